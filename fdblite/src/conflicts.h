@@ -1,0 +1,63 @@
+// conflicts.h: the write history that optimistic concurrency control checks.
+//
+// For every committed read-write transaction the database records its write
+// conflict ranges at its commit version. A committing transaction with read
+// version rv conflicts when one of its read conflict ranges intersects a
+// write conflict range recorded at a version > rv. History at versions <=
+// `oldest` is forgotten by Prune: a transaction that old is refused with
+// transaction_too_old before the check, so nothing needs it.
+//
+// Representation: a step function from key to "newest version that wrote
+// this key" (a sorted map of boundaries), so a check costs O(log n) plus the
+// number of boundaries inside the read range.
+//
+// Thread safety: none inside; the database guards it with its commit lock.
+#ifndef FDBLITE_CONFLICTS_H_
+#define FDBLITE_CONFLICTS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fdblite {
+
+using Version = int64_t;
+
+// KeyRange is the half-open range [begin, end).
+struct KeyRange {
+  std::string begin;
+  std::string end;
+};
+
+class ConflictHistory {
+ public:
+  ConflictHistory();
+  ~ConflictHistory();
+  ConflictHistory(const ConflictHistory&) = delete;
+  ConflictHistory& operator=(const ConflictHistory&) = delete;
+
+  // Add records that a transaction committed at version v wrote `writes`
+  // (ranges may overlap, be empty or unsorted). v is greater than every
+  // version added before.
+  void Add(const std::vector<KeyRange>& writes, Version v);
+
+  // FirstConflict returns the index in `reads` of the first range that
+  // intersects a write recorded at a version > rv, or -1 if none does.
+  int FirstConflict(const std::vector<KeyRange>& reads, Version rv) const;
+
+  // Prune forgets writes at versions <= oldest. Amortized: cheap when little
+  // changed since the last call.
+  void Prune(Version oldest);
+
+  // Boundaries counts the boundaries kept (for memory tests).
+  size_t Boundaries() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fdblite
+
+#endif  // FDBLITE_CONFLICTS_H_
