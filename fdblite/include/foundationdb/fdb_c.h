@@ -61,6 +61,17 @@
 #endif
 
 /*
+ * In C++ the functions are declared noexcept: none of them ever throws, and
+ * it lets fdblite's own definitions carry noexcept too (C++17 makes the
+ * exception specification part of the function type).
+ */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define FDB_NOEXCEPT noexcept
+#else
+#define FDB_NOEXCEPT
+#endif
+
+/*
  * Functions that no longer exist at the selected FDB_API_VERSION are defined
  * as macros expanding to this, so calling one fails at compile time instead
  * of silently becoming an implicit declaration.
@@ -92,10 +103,10 @@ typedef int fdb_bool_t;
 /* ---- Errors and API version -------------------------------------------- */
 
 /* The static, never-freed description of `code`. */
-DLLEXPORT const char* fdb_get_error(fdb_error_t code);
+DLLEXPORT const char* fdb_get_error(fdb_error_t code) FDB_NOEXCEPT;
 
 /* Whether `code` belongs to the FDBErrorPredicate class `predicate_test`. */
-DLLEXPORT fdb_bool_t fdb_error_predicate(int predicate_test, fdb_error_t code);
+DLLEXPORT fdb_bool_t fdb_error_predicate(int predicate_test, fdb_error_t code) FDB_NOEXCEPT;
 
 /* Selects the runtime API version; call once, before anything else. */
 #define /* fdb_error_t */ fdb_select_api_version(v) fdb_select_api_version_impl(v, FDB_API_VERSION)
@@ -105,28 +116,28 @@ DLLEXPORT fdb_bool_t fdb_error_predicate(int predicate_test, fdb_error_t code);
   fdb_select_api_version_impl(                             \
       v, FDB_API_VERSION < fdb_get_max_api_version() ? FDB_API_VERSION : fdb_get_max_api_version())
 
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_select_api_version_impl(int runtime_version, int header_version);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_select_api_version_impl(int runtime_version, int header_version) FDB_NOEXCEPT;
 
-DLLEXPORT int fdb_get_max_api_version(void);
+DLLEXPORT int fdb_get_max_api_version(void) FDB_NOEXCEPT;
 
-DLLEXPORT const char* fdb_get_client_version(void);
+DLLEXPORT const char* fdb_get_client_version(void) FDB_NOEXCEPT;
 
 /* ---- Network ------------------------------------------------------------ */
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_network_set_option(FDBNetworkOption option,
                                                                 uint8_t const* value,
-                                                                int value_length);
+                                                                int value_length) FDB_NOEXCEPT;
 
 #if FDB_API_VERSION >= 14
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_setup_network(void);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_setup_network(void) FDB_NOEXCEPT;
 #endif
 
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_run_network(void);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_run_network(void) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_stop_network(void);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_stop_network(void) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_add_network_thread_completion_hook(void (*hook)(void*),
-                                                                                void* hook_parameter);
+                                                                                void* hook_parameter) FDB_NOEXCEPT;
 
 /* ---- Result structures -------------------------------------------------- */
 
@@ -277,139 +288,139 @@ typedef struct FDB_bgfiledescription {
 
 /* ---- Futures ------------------------------------------------------------ */
 
-DLLEXPORT void fdb_future_cancel(FDBFuture* f);
+DLLEXPORT void fdb_future_cancel(FDBFuture* f) FDB_NOEXCEPT;
 
-DLLEXPORT void fdb_future_release_memory(FDBFuture* f);
+DLLEXPORT void fdb_future_release_memory(FDBFuture* f) FDB_NOEXCEPT;
 
-DLLEXPORT void fdb_future_destroy(FDBFuture* f);
+DLLEXPORT void fdb_future_destroy(FDBFuture* f) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_block_until_ready(FDBFuture* f);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_block_until_ready(FDBFuture* f) FDB_NOEXCEPT;
 
-DLLEXPORT fdb_bool_t fdb_future_is_ready(FDBFuture* f);
+DLLEXPORT fdb_bool_t fdb_future_is_ready(FDBFuture* f) FDB_NOEXCEPT;
 
 /* Called once when the future becomes ready (or at once if it already is). */
 typedef void (*FDBCallback)(FDBFuture* future, void* callback_parameter);
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_set_callback(FDBFuture* f,
                                                                  FDBCallback callback,
-                                                                 void* callback_parameter);
+                                                                 void* callback_parameter) FDB_NOEXCEPT;
 
 #if FDB_API_VERSION >= 23
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_error(FDBFuture* f);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_error(FDBFuture* f) FDB_NOEXCEPT;
 #endif
 
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_bool(FDBFuture* f, fdb_bool_t* out);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_bool(FDBFuture* f, fdb_bool_t* out) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_int64(FDBFuture* f, int64_t* out);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_int64(FDBFuture* f, int64_t* out) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_uint64(FDBFuture* f, uint64_t* out);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_uint64(FDBFuture* f, uint64_t* out) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_double(FDBFuture* f, double* out);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_double(FDBFuture* f, double* out) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_key(FDBFuture* f, uint8_t const** out_key, int* out_key_length);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_key(FDBFuture* f, uint8_t const** out_key, int* out_key_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_value(FDBFuture* f,
                                                               fdb_bool_t* out_present,
                                                               uint8_t const** out_value,
-                                                              int* out_value_length);
+                                                              int* out_value_length) FDB_NOEXCEPT;
 
 #if FDB_API_VERSION >= 14
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_keyvalue_array(FDBFuture* f,
                                                                        FDBKeyValue const** out_kv,
                                                                        int* out_count,
-                                                                       fdb_bool_t* out_more);
+                                                                       fdb_bool_t* out_more) FDB_NOEXCEPT;
 #endif
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_mappedkeyvalue_array(FDBFuture* f,
                                                                              FDBMappedKeyValue const** out_kv,
                                                                              int* out_count,
-                                                                             fdb_bool_t* out_more);
+                                                                             fdb_bool_t* out_more) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_key_array(FDBFuture* f,
                                                                   FDBKey const** out_key_array,
-                                                                  int* out_count);
+                                                                  int* out_count) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_string_array(FDBFuture* f,
                                                                      const char*** out_strings,
-                                                                     int* out_count);
+                                                                     int* out_count) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_keyrange_array(FDBFuture* f,
                                                                        FDBKeyRange const** out_ranges,
-                                                                       int* out_count);
+                                                                       int* out_count) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_granule_summary_array(FDBFuture* f,
                                                                               FDBGranuleSummary const** out_summaries,
-                                                                              int* out_count);
+                                                                              int* out_count) FDB_NOEXCEPT;
 
 /* Reads the result of fdb_transaction_read_blob_granules_description. */
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_readbg_get_descriptions(FDBFuture* f,
                                                                             FDBBGFileDescription** out,
-                                                                            int* desc_count);
+                                                                            int* desc_count) FDB_NOEXCEPT;
 
 /* ---- Synchronous results ------------------------------------------------ */
 
 DLLEXPORT WARN_UNUSED_RESULT FDBResult* fdb_readbg_parse_snapshot_file(const uint8_t* file_data,
                                                                        int file_len,
                                                                        FDBBGTenantPrefix const* tenant_prefix,
-                                                                       FDBBGEncryptionCtx const* encryption_ctx);
+                                                                       FDBBGEncryptionCtx const* encryption_ctx) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBResult* fdb_readbg_parse_delta_file(const uint8_t* file_data,
                                                                     int file_len,
                                                                     FDBBGTenantPrefix const* tenant_prefix,
-                                                                    FDBBGEncryptionCtx const* encryption_ctx);
+                                                                    FDBBGEncryptionCtx const* encryption_ctx) FDB_NOEXCEPT;
 
-DLLEXPORT void fdb_result_destroy(FDBResult* r);
+DLLEXPORT void fdb_result_destroy(FDBResult* r) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_result_get_keyvalue_array(FDBResult* r,
                                                                        FDBKeyValue const** out_kv,
                                                                        int* out_count,
-                                                                       fdb_bool_t* out_more);
+                                                                       fdb_bool_t* out_more) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_result_get_bg_mutations_array(FDBResult* r,
                                                                            FDBBGMutation const** out_mutations,
-                                                                           int* out_count);
+                                                                           int* out_count) FDB_NOEXCEPT;
 
 /* ---- Databases ---------------------------------------------------------- */
 
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_create_database(const char* cluster_file_path, FDBDatabase** out_database);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_create_database(const char* cluster_file_path, FDBDatabase** out_database) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_create_database_from_connection_string(const char* connection_string,
-                                                                                    FDBDatabase** out_database);
+                                                                                    FDBDatabase** out_database) FDB_NOEXCEPT;
 
-DLLEXPORT void fdb_database_destroy(FDBDatabase* d);
+DLLEXPORT void fdb_database_destroy(FDBDatabase* d) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_database_set_option(FDBDatabase* d,
                                                                  FDBDatabaseOption option,
                                                                  uint8_t const* value,
-                                                                 int value_length);
+                                                                 int value_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_database_open_tenant(FDBDatabase* d,
                                                                   uint8_t const* tenant_name,
                                                                   int tenant_name_length,
-                                                                  FDBTenant** out_tenant);
+                                                                  FDBTenant** out_tenant) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_database_create_transaction(FDBDatabase* d,
-                                                                         FDBTransaction** out_transaction);
+                                                                         FDBTransaction** out_transaction) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_reboot_worker(FDBDatabase* db,
                                                                    uint8_t const* address,
                                                                    int address_length,
                                                                    fdb_bool_t check,
-                                                                   int duration);
+                                                                   int duration) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_force_recovery_with_data_loss(FDBDatabase* db,
                                                                                    uint8_t const* dcid,
-                                                                                   int dcid_length);
+                                                                                   int dcid_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_create_snapshot(FDBDatabase* db,
                                                                      uint8_t const* uid,
                                                                      int uid_length,
                                                                      uint8_t const* snap_command,
-                                                                     int snap_command_length);
+                                                                     int snap_command_length) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT double fdb_database_get_main_thread_busyness(FDBDatabase* db);
+DLLEXPORT WARN_UNUSED_RESULT double fdb_database_get_main_thread_busyness(FDBDatabase* db) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_get_server_protocol(FDBDatabase* db, uint64_t expected_version);
+DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_get_server_protocol(FDBDatabase* db, uint64_t expected_version) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_purge_blob_granules(FDBDatabase* db,
                                                                          uint8_t const* begin_key_name,
@@ -417,43 +428,43 @@ DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_purge_blob_granules(FDBData
                                                                          uint8_t const* end_key_name,
                                                                          int end_key_name_length,
                                                                          int64_t purge_version,
-                                                                         fdb_bool_t force);
+                                                                         fdb_bool_t force) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_wait_purge_granules_complete(FDBDatabase* db,
                                                                                   uint8_t const* purge_key_name,
-                                                                                  int purge_key_name_length);
+                                                                                  int purge_key_name_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_blobbify_range(FDBDatabase* db,
                                                                     uint8_t const* begin_key_name,
                                                                     int begin_key_name_length,
                                                                     uint8_t const* end_key_name,
-                                                                    int end_key_name_length);
+                                                                    int end_key_name_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_blobbify_range_blocking(FDBDatabase* db,
                                                                              uint8_t const* begin_key_name,
                                                                              int begin_key_name_length,
                                                                              uint8_t const* end_key_name,
-                                                                             int end_key_name_length);
+                                                                             int end_key_name_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_unblobbify_range(FDBDatabase* db,
                                                                       uint8_t const* begin_key_name,
                                                                       int begin_key_name_length,
                                                                       uint8_t const* end_key_name,
-                                                                      int end_key_name_length);
+                                                                      int end_key_name_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_list_blobbified_ranges(FDBDatabase* db,
                                                                             uint8_t const* begin_key_name,
                                                                             int begin_key_name_length,
                                                                             uint8_t const* end_key_name,
                                                                             int end_key_name_length,
-                                                                            int rangeLimit);
+                                                                            int rangeLimit) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_verify_blob_range(FDBDatabase* db,
                                                                        uint8_t const* begin_key_name,
                                                                        int begin_key_name_length,
                                                                        uint8_t const* end_key_name,
                                                                        int end_key_name_length,
-                                                                       int64_t version);
+                                                                       int64_t version) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_flush_blob_range(FDBDatabase* db,
                                                                       uint8_t const* begin_key_name,
@@ -461,14 +472,14 @@ DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_flush_blob_range(FDBDatabas
                                                                       uint8_t const* end_key_name,
                                                                       int end_key_name_length,
                                                                       fdb_bool_t compact,
-                                                                      int64_t version);
+                                                                      int64_t version) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_get_client_status(FDBDatabase* db);
+DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_database_get_client_status(FDBDatabase* db) FDB_NOEXCEPT;
 
 /* ---- Tenants ------------------------------------------------------------ */
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_tenant_create_transaction(FDBTenant* tenant,
-                                                                       FDBTransaction** out_transaction);
+                                                                       FDBTransaction** out_transaction) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_tenant_purge_blob_granules(FDBTenant* tenant,
                                                                        uint8_t const* begin_key_name,
@@ -476,43 +487,43 @@ DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_tenant_purge_blob_granules(FDBTenant
                                                                        uint8_t const* end_key_name,
                                                                        int end_key_name_length,
                                                                        int64_t purge_version,
-                                                                       fdb_bool_t force);
+                                                                       fdb_bool_t force) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_tenant_wait_purge_granules_complete(FDBTenant* tenant,
                                                                                 uint8_t const* purge_key_name,
-                                                                                int purge_key_name_length);
+                                                                                int purge_key_name_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_tenant_blobbify_range(FDBTenant* tenant,
                                                                   uint8_t const* begin_key_name,
                                                                   int begin_key_name_length,
                                                                   uint8_t const* end_key_name,
-                                                                  int end_key_name_length);
+                                                                  int end_key_name_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_tenant_blobbify_range_blocking(FDBTenant* tenant,
                                                                            uint8_t const* begin_key_name,
                                                                            int begin_key_name_length,
                                                                            uint8_t const* end_key_name,
-                                                                           int end_key_name_length);
+                                                                           int end_key_name_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_tenant_unblobbify_range(FDBTenant* tenant,
                                                                     uint8_t const* begin_key_name,
                                                                     int begin_key_name_length,
                                                                     uint8_t const* end_key_name,
-                                                                    int end_key_name_length);
+                                                                    int end_key_name_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_tenant_list_blobbified_ranges(FDBTenant* tenant,
                                                                           uint8_t const* begin_key_name,
                                                                           int begin_key_name_length,
                                                                           uint8_t const* end_key_name,
                                                                           int end_key_name_length,
-                                                                          int rangeLimit);
+                                                                          int rangeLimit) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_tenant_verify_blob_range(FDBTenant* tenant,
                                                                      uint8_t const* begin_key_name,
                                                                      int begin_key_name_length,
                                                                      uint8_t const* end_key_name,
                                                                      int end_key_name_length,
-                                                                     int64_t version);
+                                                                     int64_t version) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_tenant_flush_blob_range(FDBTenant* tenant,
                                                                     uint8_t const* begin_key_name,
@@ -520,46 +531,46 @@ DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_tenant_flush_blob_range(FDBTenant* t
                                                                     uint8_t const* end_key_name,
                                                                     int end_key_name_length,
                                                                     fdb_bool_t compact,
-                                                                    int64_t version);
+                                                                    int64_t version) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_tenant_get_id(FDBTenant* tenant);
+DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_tenant_get_id(FDBTenant* tenant) FDB_NOEXCEPT;
 
-DLLEXPORT void fdb_tenant_destroy(FDBTenant* tenant);
+DLLEXPORT void fdb_tenant_destroy(FDBTenant* tenant) FDB_NOEXCEPT;
 
 /* ---- Transactions ------------------------------------------------------- */
 
-DLLEXPORT void fdb_transaction_destroy(FDBTransaction* tr);
+DLLEXPORT void fdb_transaction_destroy(FDBTransaction* tr) FDB_NOEXCEPT;
 
-DLLEXPORT void fdb_transaction_cancel(FDBTransaction* tr);
+DLLEXPORT void fdb_transaction_cancel(FDBTransaction* tr) FDB_NOEXCEPT;
 
 #if FDB_API_VERSION >= 14
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_transaction_set_option(FDBTransaction* tr,
                                                                     FDBTransactionOption option,
                                                                     uint8_t const* value,
-                                                                    int value_length);
+                                                                    int value_length) FDB_NOEXCEPT;
 #endif
 
-DLLEXPORT void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t version);
+DLLEXPORT void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t version) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_read_version(FDBTransaction* tr);
+DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_read_version(FDBTransaction* tr) FDB_NOEXCEPT;
 
 #if FDB_API_VERSION >= 14
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get(FDBTransaction* tr,
                                                             uint8_t const* key_name,
                                                             int key_name_length,
-                                                            fdb_bool_t snapshot);
+                                                            fdb_bool_t snapshot) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_key(FDBTransaction* tr,
                                                                 uint8_t const* key_name,
                                                                 int key_name_length,
                                                                 fdb_bool_t or_equal,
                                                                 int offset,
-                                                                fdb_bool_t snapshot);
+                                                                fdb_bool_t snapshot) FDB_NOEXCEPT;
 #endif
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_addresses_for_key(FDBTransaction* tr,
                                                                               uint8_t const* key_name,
-                                                                              int key_name_length);
+                                                                              int key_name_length) FDB_NOEXCEPT;
 
 #if FDB_API_VERSION >= 14
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_range(FDBTransaction* tr,
@@ -576,7 +587,7 @@ DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_range(FDBTransaction
                                                                   FDBStreamingMode mode,
                                                                   int iteration,
                                                                   fdb_bool_t snapshot,
-                                                                  fdb_bool_t reverse);
+                                                                  fdb_bool_t reverse) FDB_NOEXCEPT;
 #endif
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_mapped_range(FDBTransaction* tr,
@@ -595,78 +606,78 @@ DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_mapped_range(FDBTran
                                                                          FDBStreamingMode mode,
                                                                          int iteration,
                                                                          fdb_bool_t snapshot,
-                                                                         fdb_bool_t reverse);
+                                                                         fdb_bool_t reverse) FDB_NOEXCEPT;
 
 DLLEXPORT void fdb_transaction_set(FDBTransaction* tr,
                                    uint8_t const* key_name,
                                    int key_name_length,
                                    uint8_t const* value,
-                                   int value_length);
+                                   int value_length) FDB_NOEXCEPT;
 
 DLLEXPORT void fdb_transaction_atomic_op(FDBTransaction* tr,
                                          uint8_t const* key_name,
                                          int key_name_length,
                                          uint8_t const* param,
                                          int param_length,
-                                         FDBMutationType operation_type);
+                                         FDBMutationType operation_type) FDB_NOEXCEPT;
 
-DLLEXPORT void fdb_transaction_clear(FDBTransaction* tr, uint8_t const* key_name, int key_name_length);
+DLLEXPORT void fdb_transaction_clear(FDBTransaction* tr, uint8_t const* key_name, int key_name_length) FDB_NOEXCEPT;
 
 DLLEXPORT void fdb_transaction_clear_range(FDBTransaction* tr,
                                            uint8_t const* begin_key_name,
                                            int begin_key_name_length,
                                            uint8_t const* end_key_name,
-                                           int end_key_name_length);
+                                           int end_key_name_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_watch(FDBTransaction* tr,
                                                               uint8_t const* key_name,
-                                                              int key_name_length);
+                                                              int key_name_length) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_commit(FDBTransaction* tr);
+DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_commit(FDBTransaction* tr) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr,
-                                                                               int64_t* out_version);
+                                                                               int64_t* out_version) FDB_NOEXCEPT;
 
 /* The next four return futures (not plain numbers) so that they observe every
  * mutation issued on the transaction before the call. */
-DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_tag_throttled_duration(FDBTransaction* tr);
+DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_tag_throttled_duration(FDBTransaction* tr) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_total_cost(FDBTransaction* tr);
+DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_total_cost(FDBTransaction* tr) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr);
+DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_versionstamp(FDBTransaction* tr);
+DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_versionstamp(FDBTransaction* tr) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_on_error(FDBTransaction* tr, fdb_error_t error);
+DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_on_error(FDBTransaction* tr, fdb_error_t error) FDB_NOEXCEPT;
 
-DLLEXPORT void fdb_transaction_reset(FDBTransaction* tr);
+DLLEXPORT void fdb_transaction_reset(FDBTransaction* tr) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_transaction_add_conflict_range(FDBTransaction* tr,
                                                                             uint8_t const* begin_key_name,
                                                                             int begin_key_name_length,
                                                                             uint8_t const* end_key_name,
                                                                             int end_key_name_length,
-                                                                            FDBConflictRangeType type);
+                                                                            FDBConflictRangeType type) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_estimated_range_size_bytes(FDBTransaction* tr,
                                                                                        uint8_t const* begin_key_name,
                                                                                        int begin_key_name_length,
                                                                                        uint8_t const* end_key_name,
-                                                                                       int end_key_name_length);
+                                                                                       int end_key_name_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_range_split_points(FDBTransaction* tr,
                                                                                uint8_t const* begin_key_name,
                                                                                int begin_key_name_length,
                                                                                uint8_t const* end_key_name,
                                                                                int end_key_name_length,
-                                                                               int64_t chunk_size);
+                                                                               int64_t chunk_size) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_blob_granule_ranges(FDBTransaction* tr,
                                                                                 uint8_t const* begin_key_name,
                                                                                 int begin_key_name_length,
                                                                                 uint8_t const* end_key_name,
                                                                                 int end_key_name_length,
-                                                                                int rangeLimit);
+                                                                                int rangeLimit) FDB_NOEXCEPT;
 
 /* readVersion -2 (latestVersion) means "use the transaction's read version". */
 DLLEXPORT WARN_UNUSED_RESULT FDBResult* fdb_transaction_read_blob_granules(FDBTransaction* tr,
@@ -676,7 +687,7 @@ DLLEXPORT WARN_UNUSED_RESULT FDBResult* fdb_transaction_read_blob_granules(FDBTr
                                                                            int end_key_name_length,
                                                                            int64_t beginVersion,
                                                                            int64_t readVersion,
-                                                                           FDBReadBlobGranuleContext granuleContext);
+                                                                           FDBReadBlobGranuleContext granuleContext) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_summarize_blob_granules(FDBTransaction* tr,
                                                                                 uint8_t const* begin_key_name,
@@ -684,7 +695,7 @@ DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_summarize_blob_granules(
                                                                                 uint8_t const* end_key_name,
                                                                                 int end_key_name_length,
                                                                                 int64_t summaryVersion,
-                                                                                int rangeLimit);
+                                                                                int rangeLimit) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_read_blob_granules_description(FDBTransaction* tr,
                                                                                        uint8_t const* begin_key_name,
@@ -693,7 +704,7 @@ DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_read_blob_granules_descr
                                                                                        int end_key_name_length,
                                                                                        int64_t begin_version,
                                                                                        int64_t read_version,
-                                                                                       int64_t* read_version_out);
+                                                                                       int64_t* read_version_out) FDB_NOEXCEPT;
 
 /* ---- Key selectors ------------------------------------------------------ */
 
@@ -707,7 +718,7 @@ DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_read_blob_granules_descr
 /* ---- Functions of older API versions ------------------------------------ */
 
 #if FDB_API_VERSION < 620
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_version(FDBFuture* f, int64_t* out_version);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_version(FDBFuture* f, int64_t* out_version) FDB_NOEXCEPT;
 #else
 #define fdb_future_get_version(f, ov) FDB_REMOVED_FUNCTION
 #endif
@@ -722,22 +733,22 @@ typedef enum {
 #endif
 
 #if FDB_API_VERSION < 610
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_cluster(FDBFuture* f, FDBCluster** out_cluster);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_cluster(FDBFuture* f, FDBCluster** out_cluster) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_database(FDBFuture* f, FDBDatabase** out_database);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_database(FDBFuture* f, FDBDatabase** out_database) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_create_cluster(const char* cluster_file_path);
+DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_create_cluster(const char* cluster_file_path) FDB_NOEXCEPT;
 
-DLLEXPORT void fdb_cluster_destroy(FDBCluster* c);
+DLLEXPORT void fdb_cluster_destroy(FDBCluster* c) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_cluster_set_option(FDBCluster* c,
                                                                 FDBClusterOption option,
                                                                 uint8_t const* value,
-                                                                int value_length);
+                                                                int value_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_cluster_create_database(FDBCluster* c,
                                                                     uint8_t const* db_name,
-                                                                    int db_name_length);
+                                                                    int db_name_length) FDB_NOEXCEPT;
 #else
 #define fdb_future_get_cluster(f, oc) FDB_REMOVED_FUNCTION
 #define fdb_future_get_database(f, od) FDB_REMOVED_FUNCTION
@@ -748,9 +759,9 @@ DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_cluster_create_database(FDBCluster* 
 #endif
 
 #if FDB_API_VERSION < 23
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_error(FDBFuture* f, const char** out_description);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_error(FDBFuture* f, const char** out_description) FDB_NOEXCEPT;
 
-DLLEXPORT fdb_bool_t fdb_future_is_error(FDBFuture* f);
+DLLEXPORT fdb_bool_t fdb_future_is_error(FDBFuture* f) FDB_NOEXCEPT;
 #else
 #define fdb_future_is_error(x) FDB_REMOVED_FUNCTION
 #endif
@@ -758,28 +769,28 @@ DLLEXPORT fdb_bool_t fdb_future_is_error(FDBFuture* f);
 #if FDB_API_VERSION < 14
 DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_future_get_keyvalue_array(FDBFuture* f,
                                                                        FDBKeyValue const** out_kv,
-                                                                       int* out_count);
+                                                                       int* out_count) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get(FDBTransaction* tr,
                                                             uint8_t const* key_name,
-                                                            int key_name_length);
+                                                            int key_name_length) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_key(FDBTransaction* tr,
                                                                 uint8_t const* key_name,
                                                                 int key_name_length,
                                                                 fdb_bool_t or_equal,
-                                                                int offset);
+                                                                int offset) FDB_NOEXCEPT;
 
-DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_setup_network(const char* local_address);
+DLLEXPORT WARN_UNUSED_RESULT fdb_error_t fdb_setup_network(const char* local_address) FDB_NOEXCEPT;
 
-DLLEXPORT void fdb_transaction_set_option(FDBTransaction* tr, FDBTransactionOption option);
+DLLEXPORT void fdb_transaction_set_option(FDBTransaction* tr, FDBTransactionOption option) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_range(FDBTransaction* tr,
                                                                   uint8_t const* begin_key_name,
                                                                   int begin_key_name_length,
                                                                   uint8_t const* end_key_name,
                                                                   int end_key_name_length,
-                                                                  int limit);
+                                                                  int limit) FDB_NOEXCEPT;
 
 DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_range_selector(FDBTransaction* tr,
                                                                            uint8_t const* begin_key_name,
@@ -790,7 +801,7 @@ DLLEXPORT WARN_UNUSED_RESULT FDBFuture* fdb_transaction_get_range_selector(FDBTr
                                                                            int end_key_name_length,
                                                                            fdb_bool_t end_or_equal,
                                                                            int end_offset,
-                                                                           int limit);
+                                                                           int limit) FDB_NOEXCEPT;
 #else
 #define fdb_transaction_get_range_selector(tr, bkn, bknl, boe, bo, ekn, eknl, eoe, eo, lim) FDB_REMOVED_FUNCTION
 #endif
