@@ -1,0 +1,75 @@
+# fdyno: a DynamoDB-model library on FoundationDB.
+#
+#   make demo                          build fdblite if needed, run examples/demo
+#   make test                          build fdblite and run every test
+#   make bench                         run the benchmarks (fdblite/bench)
+#   make install-fdblite PREFIX=/usr/local
+#                                      install fdblite's libfdb_c.so and headers
+#
+# Every Go command here links the official FoundationDB Go bindings against
+# fdblite (fdblite/build/lib/libfdb_c.so), found through the cgo flags below;
+# nothing has to be set by hand. After `make install-fdblite`, or with the real
+# FoundationDB client package installed, plain `go test ./...` works too.
+
+GO     ?= go
+PREFIX ?= /usr/local
+
+FDBLITE_LIB := $(CURDIR)/fdblite/build/lib
+FDBLITE_INC := $(CURDIR)/fdblite/include
+
+# cgo does not track headers outside the module's packages, so after fdb_c.h
+# changes the Go build cache would reuse bindings compiled against the old
+# header. A checksum of the headers in CGO_CFLAGS is part of the cache key.
+FDBLITE_HDR_SUM := $(shell cat $(FDBLITE_INC)/foundationdb/*.h 2>/dev/null | cksum | cut -d' ' -f1)
+
+export CGO_ENABLED := 1
+export CGO_CFLAGS  := -I$(FDBLITE_INC) -DFDBLITE_HEADERS=$(FDBLITE_HDR_SUM)
+export CGO_LDFLAGS := -L$(FDBLITE_LIB) -Wl,-rpath,$(FDBLITE_LIB)
+
+# The bindings' own test packages. Their tenant tests are skipped: tenants have
+# no in-process meaning and fdblite answers them with tenants_disabled (2136).
+BINDINGS := github.com/apple/foundationdb/bindings/go/src/fdb
+BINDINGS_TESTS := $(BINDINGS) $(BINDINGS)/tuple $(BINDINGS)/subspace
+
+# -count=1: test results must not be cached, because the test binaries load
+# libfdb_c.so at run time and Go's cache does not see it change.
+TESTFLAGS ?= -count=1 -timeout 10m
+
+.PHONY: all demo test fmt-check vet go-test bindings-test fdblite-test bench fdblite install-fdblite clean
+
+all: test
+
+fdblite:
+	$(MAKE) -C fdblite lib
+
+demo: fdblite
+	$(GO) run ./examples/demo
+
+test: fdblite fmt-check vet go-test bindings-test fdblite-test
+
+fmt-check:
+	@out="$$(gofmt -l .)"; \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet: fdblite
+	$(GO) vet ./...
+
+go-test: fdblite
+	$(GO) test -race $(TESTFLAGS) ./...
+
+bindings-test: fdblite
+	$(GO) test $(TESTFLAGS) -skip 'Tenant' $(BINDINGS_TESTS)
+
+fdblite-test:
+	$(MAKE) -C fdblite check sanitize
+
+# Benchmark figures for the README. -run '^$$' skips the tests.
+BENCHFLAGS ?= -benchmem -count=1
+bench: fdblite
+	$(GO) test -run '^$$' -bench . $(BENCHFLAGS) -timeout 30m ./fdblite/bench
+
+install-fdblite:
+	$(MAKE) -C fdblite install PREFIX=$(PREFIX)
+
+clean:
+	$(MAKE) -C fdblite clean

@@ -1,0 +1,72 @@
+package fdblitetest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// StatsKey is the special key that reads as a JSON object of a database's
+// counters; see [Stats]. Do not modify.
+var StatsKey = fdb.Key("\xff\xff/fdblite/stats")
+
+// ErrNoStats is returned by [ReadStats] when the database does not answer
+// [StatsKey]; that happens on a real FoundationDB cluster.
+var ErrNoStats = errors.New("fdblitetest: database has no fdblite stats")
+
+// Stats are the counters of one fdblite database, read from [StatsKey].
+type Stats struct {
+	// Keys is the number of keys with a live value at the latest version.
+	Keys int64 `json:"keys"`
+	// Versions is the number of stored key versions, including those still
+	// kept for readers inside the 5-second MVCC window.
+	Versions int64 `json:"versions"`
+	// ConflictBoundaries is the size of the conflict history (range
+	// boundaries of recent writes kept to check later commits).
+	ConflictBoundaries int64 `json:"conflict_boundaries"`
+	// Commits counts successful read-write commits.
+	Commits int64 `json:"commits"`
+	// Conflicts counts commits rejected with not_committed (1020) by a real
+	// conflict, not by injection.
+	Conflicts int64 `json:"conflicts"`
+	// HeapBytes is fdblite's estimate of the memory the database holds.
+	HeapBytes int64 `json:"heap_bytes"`
+	// Injected counts the faults injected so far, by kind.
+	Injected Injected `json:"injected"`
+}
+
+// Injected counts injected faults by kind; the names match [Faults].
+type Injected struct {
+	ReadTooOld          int64 `json:"read_too_old"`
+	ReadFutureVersion   int64 `json:"read_future_version"`
+	CommitNotCommitted  int64 `json:"commit_not_committed"`
+	CommitTooOld        int64 `json:"commit_too_old"`
+	CommitUnknownResult int64 `json:"commit_unknown_result"`
+}
+
+// Total returns the number of injected faults of all kinds.
+func (in Injected) Total() int64 {
+	return in.ReadTooOld + in.ReadFutureVersion + in.CommitNotCommitted + in.CommitTooOld + in.CommitUnknownResult
+}
+
+// ReadStats reads db's counters. It returns [ErrNoStats] if the key is absent,
+// and an fdb.Error (reachable with errors.As) if the read fails.
+func ReadStats(db fdb.Database) (Stats, error) {
+	v, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+		return rt.Get(StatsKey).Get()
+	})
+	if err != nil {
+		return Stats{}, fmt.Errorf("fdblitetest: read stats: %w", err)
+	}
+	raw := v.([]byte)
+	if raw == nil {
+		return Stats{}, ErrNoStats
+	}
+	var st Stats
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return Stats{}, fmt.Errorf("fdblitetest: decode stats %q: %w", raw, err)
+	}
+	return st, nil
+}
