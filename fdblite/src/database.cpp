@@ -1,0 +1,284 @@
+// database.cpp: see database.h.
+#include "database.h"
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+#include <unordered_map>
+
+#include "atomic.h"
+#include "errors.h"
+
+namespace fdblite {
+
+namespace {
+
+// Prune at most this often (in versions, i.e. microseconds), or after this
+// many writes, whichever comes first: pruning is amortized over commits.
+constexpr Version kPruneEveryVersions = 100'000;
+constexpr uint64_t kPruneEveryWrites = 4096;
+// Versions start well above zero so a test can ask for a read version more
+// than one MVCC window in the past right after the process starts.
+constexpr Version kVersionBase = 100'000'000;
+// How far ahead of the live version a read version may be before it is
+// future_version at once; closer ones wait (storage servers wait ~1 s).
+constexpr Version kFutureVersionWait = 1'000'000;
+
+std::string KeyAfter(std::string_view k) {
+  std::string s(k);
+  s.push_back('\0');
+  return s;
+}
+
+struct Registry {
+  std::mutex mu;
+  std::unordered_map<std::string, std::shared_ptr<Database>> dbs;  // GUARDED_BY(mu)
+};
+
+Registry& GetRegistry() {
+  static Registry* r = new Registry();  // NoDestructor: live for the process
+  return *r;
+}
+
+}  // namespace
+
+std::shared_ptr<Database> Database::Open(const std::string& name) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto& db = r.dbs[name];
+  if (!db) db = std::make_shared<Database>();
+  return db;
+}
+
+Version Database::Now() {
+  static const auto start = std::chrono::steady_clock::now();
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                std::chrono::steady_clock::now() - start)
+                .count();
+  return kVersionBase + us;
+}
+
+void Database::BumpVersion(Version v) {
+  Version cur = version_.load();
+  while (cur < v && !version_.compare_exchange_weak(cur, v)) {
+  }
+}
+
+Version Database::GetReadVersion() {
+  Version v = std::max(version_.load(), Now());
+  BumpVersion(v);
+  return v;
+}
+
+int Database::CheckReadVersion(Version rv) {
+  Version live = std::max(version_.load(), Now());
+  if (rv < live - kMvccWindowVersions) return kTransactionTooOld;
+  if (rv > live) {
+    if (rv - live > kFutureVersionWait) return kFutureVersion;
+    std::this_thread::sleep_for(std::chrono::microseconds(rv - live));
+    BumpVersion(rv);  // the version is now live: no commit may take it
+  }
+  return 0;
+}
+
+bool Database::ReserveWatch() {
+  int n = outstanding_watches_.fetch_add(1) + 1;
+  if (n > max_watches_.load()) {
+    outstanding_watches_.fetch_sub(1);
+    return false;
+  }
+  return true;
+}
+
+void Database::FailWatch(const std::shared_ptr<Watch>& w, int code) {
+  {
+    std::lock_guard<std::mutex> lock(watch_mu_);
+    auto range = watches_.equal_range(w->key);
+    for (auto it = range.first; it != range.second; ++it) {
+      if (it->second == w) {
+        watches_.erase(it);
+        break;
+      }
+    }
+  }
+  if (w->future->SetError(code)) outstanding_watches_.fetch_sub(1);
+}
+
+void Database::ArmWatch(const std::shared_ptr<Watch>& w) {
+  bool fire = false;
+  {
+    auto lock = ReadLock();
+    std::string cur;
+    bool present = store_.Get(w->key, INT64_MAX, &cur);
+    fire = present != w->value.has_value() || (present && cur != *w->value);
+    if (!fire) {
+      std::lock_guard<std::mutex> wlock(watch_mu_);
+      // A watch cancelled before this point stays out of the table; one
+      // cancelled after is removed by its cancel hook.
+      if (!w->future->IsReady()) watches_.emplace(w->key, w);
+    }
+  }
+  if (fire && w->future->SetVoid()) outstanding_watches_.fetch_sub(1);
+}
+
+void Database::CollectFiredLocked(const std::vector<KeyRange>& touched,
+                                  Version v,
+                                  std::vector<std::shared_ptr<Watch>>* fired) {
+  std::lock_guard<std::mutex> lock(watch_mu_);
+  if (watches_.empty()) return;
+  for (const KeyRange& r : touched) {
+    auto it = watches_.lower_bound(r.begin);
+    while (it != watches_.end() && it->first < r.end) {
+      const auto& w = it->second;
+      std::string cur;
+      bool present = store_.Get(w->key, v, &cur);
+      if (present != w->value.has_value() || (present && cur != *w->value)) {
+        fired->push_back(w);
+        it = watches_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
+void Database::ApplyLocked(const Mutation& m, Version v, int api_version,
+                           std::vector<KeyRange>* touched) {
+  auto touch = [&](std::string_view key) {
+    touched->push_back({std::string(key), KeyAfter(key)});
+  };
+  switch (m.type) {
+    case Mutation::kSet:
+      store_.Set(m.key, m.param, v);
+      touch(m.key);
+      break;
+    case Mutation::kClear:
+      store_.Clear(m.key, v);
+      touch(m.key);
+      break;
+    case Mutation::kClearRange:
+      store_.ClearRange(m.key, m.param, v);
+      touched->push_back({m.key, m.param});
+      break;
+    case Mutation::kAtomic: {
+      std::optional<std::string> existing;
+      std::string cur;
+      if (store_.Get(m.key, v, &cur)) existing = std::move(cur);
+      auto result = ApplyAtomic(m.op, existing, m.param, api_version);
+      if (result) {
+        store_.Set(m.key, *result, v);
+      } else {
+        store_.Clear(m.key, v);
+      }
+      touch(m.key);
+      break;
+    }
+    case Mutation::kStampedKey: {
+      std::string key = m.key;
+      WriteVersionstamp(&key, m.stamp_pos, v, 0);
+      store_.Set(key, m.param, v);
+      touch(key);
+      break;
+    }
+    case Mutation::kStampedValue: {
+      std::string value = m.param;
+      WriteVersionstamp(&value, m.stamp_pos, v, 0);
+      store_.Set(m.key, value, v);
+      touch(m.key);
+      break;
+    }
+  }
+  ++writes_since_prune_;
+}
+
+void Database::MaybePruneLocked(Version v) {
+  if (v - last_prune_ < kPruneEveryVersions &&
+      writes_since_prune_ < kPruneEveryWrites) {
+    return;
+  }
+  Version oldest = v - kMvccWindowVersions;
+  if (oldest > oldest_) {
+    store_.Prune(oldest);
+    conflicts_.Prune(oldest);
+    oldest_ = oldest;
+  }
+  last_prune_ = v;
+  writes_since_prune_ = 0;
+}
+
+CommitResult Database::Commit(const CommitRequest& req) {
+  CommitResult r;
+  std::vector<std::shared_ptr<Watch>> fired;
+  {
+    std::unique_lock<std::shared_mutex> lock(store_mu_);
+    Version cv = std::max(version_.load() + 1, Now());
+    bool has_reads = !req.reads->empty();
+    if (has_reads && req.read_version < cv - kMvccWindowVersions) {
+      r.error = kTransactionTooOld;
+      return r;
+    }
+    if (has_reads &&
+        conflicts_.FirstConflict(*req.reads, req.read_version) >= 0) {
+      conflicts_seen_.fetch_add(1);
+      r.error = kNotCommitted;
+      return r;
+    }
+    if (int injected = faults_.BeforeCommit()) {
+      r.error = injected;
+      return r;
+    }
+    BumpVersion(cv);
+    std::vector<KeyRange> touched;
+    touched.reserve(req.mutations->size());
+    for (const Mutation& m : *req.mutations) {
+      ApplyLocked(m, cv, req.api_version, &touched);
+    }
+    conflicts_.Add(*req.writes, cv);
+    commits_.fetch_add(1);
+    CollectFiredLocked(touched, cv, &fired);
+    MaybePruneLocked(cv);
+    r.version = cv;
+  }
+  for (auto& w : fired) {
+    if (w->future->SetVoid()) outstanding_watches_.fetch_sub(1);
+  }
+  if (faults_.AfterCommit() && !req.automatic_idempotency) {
+    r.error = kCommitUnknownResult;  // applied, but the client cannot know
+  }
+  return r;
+}
+
+std::string Database::StatsJSON() {
+  size_t keys, versions, boundaries;
+  {
+    auto lock = ReadLock();
+    keys = store_.KeyNodes();
+    versions = store_.VersionRecords();
+    boundaries = conflicts_.Boundaries();
+  }
+  struct mallinfo2 mi = mallinfo2();
+  FaultCounters c = faults_.Counters();
+  char buf[1024];
+  std::snprintf(
+      buf, sizeof buf,
+      "{\"keys\":%zu,\"versions\":%zu,\"conflict_boundaries\":%zu,"
+      "\"commits\":%llu,\"conflicts\":%llu,\"watches\":%d,\"heap_bytes\":%zu,"
+      "\"injected\":{\"read_too_old\":%llu,\"read_future_version\":%llu,"
+      "\"commit_not_committed\":%llu,\"commit_too_old\":%llu,"
+      "\"commit_unknown_result\":%llu}}",
+      keys, versions, boundaries,
+      static_cast<unsigned long long>(commits_.load()),
+      static_cast<unsigned long long>(conflicts_seen_.load()),
+      outstanding_watches_.load(), mi.uordblks,
+      static_cast<unsigned long long>(c.read_too_old),
+      static_cast<unsigned long long>(c.read_future_version),
+      static_cast<unsigned long long>(c.commit_not_committed),
+      static_cast<unsigned long long>(c.commit_too_old),
+      static_cast<unsigned long long>(c.commit_unknown_result));
+  return buf;
+}
+
+}  // namespace fdblite

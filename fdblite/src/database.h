@@ -1,0 +1,181 @@
+// database.h: one in-memory FoundationDB database, and its handles.
+//
+// Locking, written once for all of fdblite:
+//   * Database::store_mu_ (reader/writer) guards the versioned store, the
+//     conflict history and the pruning horizon. Reads hold it shared; a
+//     commit holds it exclusive while it checks conflicts, picks its version
+//     and applies its mutations, so a commit is atomic to every reader.
+//   * Database::watch_mu_ guards the armed watches.
+//   * Transaction::mu_ guards one transaction's state.
+//   * Future::mu_ guards one future.
+//   Lock order: Transaction::mu_ -> Database::store_mu_ ->
+//   Database::watch_mu_ -> Future::mu_. Future callbacks and wakeups never
+//   run under any of these: completions are collected and fired after the
+//   locks are released.
+//
+// Versions: microseconds of a steady clock plus a base, so the 5-second MVCC
+// window is 5,000,000 versions as in FoundationDB. version_ is the newest
+// version handed out (by a GRV or a commit); a commit takes a version greater
+// than every version handed out before, so a read version, once returned,
+// never gains a commit later.
+#ifndef FDBLITE_DATABASE_H_
+#define FDBLITE_DATABASE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "conflicts.h"
+#include "faults.h"
+#include "future.h"
+#include "store.h"
+
+namespace fdblite {
+
+// The MVCC window: reads older than this many versions are transaction_too_old.
+constexpr Version kMvccWindowVersions = 5'000'000;
+constexpr int kDefaultMaxWatches = 10'000;
+constexpr int kMaxMaxWatches = 1'000'000;
+// The key FoundationDB layers read to learn that cached metadata changed.
+inline constexpr char kMetadataVersionKey[] = "\xff/metadataVersion";
+
+// Mutation is one write, as a transaction logged it.
+struct Mutation {
+  enum Type { kSet, kClear, kClearRange, kAtomic, kStampedKey, kStampedValue };
+  Type type;
+  int op = 0;         // kAtomic: the FDBMutationType
+  std::string key;    // kStampedKey: the key body without its offset suffix
+  std::string param;  // value, clear-range end, atomic operand, or stamped value body
+  uint32_t stamp_pos = 0;
+};
+
+// Watch is one fdb_transaction_watch: it fires when the key's committed
+// value differs from `value`.
+struct Watch {
+  std::string key;
+  std::optional<std::string> value;
+  FuturePtr future;
+};
+
+// CommitRequest is what a transaction hands the database to commit.
+struct CommitRequest {
+  Version read_version = 0;
+  const std::vector<KeyRange>* reads = nullptr;
+  const std::vector<KeyRange>* writes = nullptr;
+  const std::vector<Mutation>* mutations = nullptr;
+  int api_version = 0;
+  bool automatic_idempotency = false;
+};
+
+struct CommitResult {
+  int error = 0;
+  Version version = -1;  // committed version
+  uint16_t batch = 0;    // order within the version (always 0: one txn per version)
+};
+
+class Database {
+ public:
+  // Open returns the database named `name` (a cluster-file path; "" is the
+  // default database). Databases live for the whole process, like a cluster.
+  static std::shared_ptr<Database> Open(const std::string& name);
+
+  Database() = default;
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  // Now is the live version: what a GRV would return now.
+  Version Now();
+  // GetReadVersion hands out a read version (causally consistent).
+  Version GetReadVersion();
+  // CheckReadVersion validates a read at `rv`: 0, transaction_too_old, or
+  // future_version (waiting briefly first, as storage servers do).
+  int CheckReadVersion(Version rv);
+
+  // Read access: callers hold a ReadLock while they use Store().
+  std::shared_lock<std::shared_mutex> ReadLock() {
+    return std::shared_lock<std::shared_mutex>(store_mu_);
+  }
+  const Store& store() const { return store_; }  // REQUIRES: a ReadLock
+  // OldestReadableLocked is the pruning horizon. REQUIRES: a ReadLock.
+  Version OldestReadableLocked() const { return oldest_; }
+
+  CommitResult Commit(const CommitRequest& req);
+
+  // Watches.
+  int max_watches() const { return max_watches_.load(); }
+  void set_max_watches(int n) { max_watches_.store(n); }
+  // ReserveWatch takes a watch slot; false if the database has max_watches.
+  bool ReserveWatch();
+  // ArmWatch registers a committed watch (or fires it at once if the key
+  // already changed). The slot is released when the watch completes.
+  void ArmWatch(const std::shared_ptr<Watch>& w);
+  // FailWatch completes a watch with an error and releases its slot.
+  void FailWatch(const std::shared_ptr<Watch>& w, int code);
+
+  Faults& faults() { return faults_; }
+  // StatsJSON describes the database for \xff\xff/fdblite/stats.
+  std::string StatsJSON();
+
+ private:
+  // ApplyLocked applies one mutation at version v. REQUIRES: store_mu_ held
+  // exclusively.
+  void ApplyLocked(const Mutation& m, Version v, int api_version,
+                   std::vector<KeyRange>* touched);
+  // CollectFiredLocked finds armed watches on `touched` whose value changed.
+  // REQUIRES: store_mu_ held.
+  void CollectFiredLocked(const std::vector<KeyRange>& touched, Version v,
+                          std::vector<std::shared_ptr<Watch>>* fired);
+  void MaybePruneLocked(Version v);
+  void BumpVersion(Version v);
+
+  std::shared_mutex store_mu_;
+  Store store_;                // GUARDED_BY(store_mu_)
+  ConflictHistory conflicts_;  // GUARDED_BY(store_mu_)
+  Version oldest_ = 0;         // GUARDED_BY(store_mu_)
+  Version last_prune_ = 0;     // GUARDED_BY(store_mu_)
+  uint64_t writes_since_prune_ = 0;  // GUARDED_BY(store_mu_)
+  std::atomic<Version> version_{0};
+
+  std::mutex watch_mu_;
+  std::multimap<std::string, std::shared_ptr<Watch>> watches_;  // GUARDED_BY(watch_mu_)
+  std::atomic<int> outstanding_watches_{0};
+  std::atomic<int> max_watches_{kDefaultMaxWatches};
+
+  Faults faults_;
+  std::atomic<uint64_t> commits_{0};
+  std::atomic<uint64_t> conflicts_seen_{0};
+};
+
+// DatabaseOptions are a handle's options: what fdb_database_set_option sets
+// and every new transaction starts from.
+struct DatabaseOptions {
+  int snapshot_ryw_delta = 0;  // options 26/27
+  int64_t timeout_ms = 0;      // 500
+  int64_t retry_limit = -1;    // 501
+  int64_t max_retry_delay_ms = 1000;  // 502
+  int64_t size_limit = 0;             // 503 (0 = default)
+  bool causal_read_risky = false;     // 504 -> 20
+  bool include_port = false;          // 505 -> 23
+  bool automatic_idempotency = false; // 506 -> 505
+  bool bypass_unreadable = false;     // 700 -> 1100
+  bool used_during_commit_protection_disable = false;  // 701
+  bool read_lock_aware = false;       // 702 -> 712
+  bool transaction_logging_max_field_length = false;   // 405
+};
+
+}  // namespace fdblite
+
+// The C handle: one reference to a database plus this handle's options.
+struct FDB_database {
+  std::shared_ptr<fdblite::Database> db;
+  std::mutex mu;
+  fdblite::DatabaseOptions options;  // GUARDED_BY(mu)
+};
+
+#endif  // FDBLITE_DATABASE_H_

@@ -1,0 +1,81 @@
+// view.h: iterators over what a transaction reads: the database at its read
+// version, overlaid (when read-your-writes applies) with its own writes.
+//
+// ForwardView starts at the first visible key >= start and walks up;
+// ReverseView starts at the last visible key < start and walks down. Both
+// stop before `limit` (the maximum readable key). key() and value() are
+// valid until the next move.
+//
+// REQUIRES: the caller holds the database's read lock and the transaction's
+// lock for the life of a view.
+#ifndef FDBLITE_VIEW_H_
+#define FDBLITE_VIEW_H_
+
+#include <string>
+#include <string_view>
+
+#include "store.h"
+#include "transaction.h"
+
+namespace fdblite {
+
+// ResolveEntry computes the value a point write leaves, given the database
+// value (null = absent). Returns false if the key ends up absent.
+bool ResolveEntry(const WriteEntry& e, const std::string* db_value,
+                  int api_version, std::string* out);
+
+class ForwardView {
+ public:
+  ForwardView(const Store& store, Version v, const WriteMap* writes,
+              int api_version, std::string_view start, std::string_view limit);
+  bool Valid() const { return valid_; }
+  void Next();
+  std::string_view key() const { return key_; }
+  std::string_view value() const { return value_; }
+  // unreadable reports whether the current key was written by a
+  // versionstamped value in this transaction.
+  bool unreadable() const { return unreadable_; }
+
+ private:
+  void Find();
+  Store::Cursor db_;
+  const WriteMap* writes_;
+  int api_version_;
+  std::string_view limit_;
+  std::map<std::string, WriteEntry, std::less<>>::const_iterator point_;
+  enum { kNone, kDb, kPoint, kBoth } src_ = kNone;
+  bool valid_ = false;
+  bool unreadable_ = false;
+  std::string_view key_, value_;
+  std::string db_copy_, computed_;
+};
+
+class ReverseView {
+ public:
+  ReverseView(const Store& store, Version v, const WriteMap* writes,
+              int api_version, std::string_view start, std::string_view limit);
+  bool Valid() const { return valid_; }
+  void Prev();
+  std::string_view key() const { return key_; }
+  std::string_view value() const { return value_; }
+  bool unreadable() const { return unreadable_; }
+
+ private:
+  void Find();
+  void StepPoint();
+  Store::Cursor db_;
+  const WriteMap* writes_;
+  int api_version_;
+  std::string_view limit_;
+  std::map<std::string, WriteEntry, std::less<>>::const_iterator point_;
+  bool point_done_ = true;
+  enum { kNone, kDb, kPoint, kBoth } src_ = kNone;
+  bool valid_ = false;
+  bool unreadable_ = false;
+  std::string_view key_, value_;
+  std::string db_copy_, computed_;
+};
+
+}  // namespace fdblite
+
+#endif  // FDBLITE_VIEW_H_
