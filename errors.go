@@ -1,0 +1,138 @@
+package fdyno
+
+import (
+	"errors"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Errors named after DynamoDB's exceptions. Use errors.Is to test for a
+// category and errors.As to reach the detail type, the same shape as io/fs
+// (fs.ErrNotExist and *fs.PathError).
+var (
+	// ErrValidation is DynamoDB's ValidationException: a malformed or
+	// out-of-range parameter, item or value. Details are in *ValidationError.
+	ErrValidation = errors.New("fdyno: ValidationException")
+	// ErrConditionalCheckFailed is DynamoDB's ConditionalCheckFailedException.
+	ErrConditionalCheckFailed = errors.New("fdyno: ConditionalCheckFailedException: the conditional request failed")
+	// ErrResourceNotFound is DynamoDB's ResourceNotFoundException.
+	ErrResourceNotFound = errors.New("fdyno: ResourceNotFoundException")
+	// ErrTransactionCanceled is DynamoDB's TransactionCanceledException.
+	ErrTransactionCanceled = errors.New("fdyno: TransactionCanceledException")
+)
+
+// Errors of fdyno's own storage formats.
+var (
+	// ErrCorrupt reports stored bytes that are not a valid encoding: a
+	// truncated or damaged item, or a key that fdyno did not write. Details
+	// are in *CorruptError.
+	ErrCorrupt = errors.New("fdyno: corrupt data")
+)
+
+// ValidationError describes a broken DynamoDB validation rule. It unwraps to
+// [ErrValidation].
+type ValidationError struct {
+	// Op is the operation that was being validated, such as "PutItem"; it
+	// is empty when the value was validated on its own.
+	Op string
+	// Path is the document path of the offending attribute, such as
+	// "tags" or "address.lines[2]"; it is empty for whole-item rules.
+	Path string
+	// Reason says which rule was broken, in DynamoDB's words where
+	// DynamoDB has them.
+	Reason string
+}
+
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	b.WriteString("fdyno: ValidationException: ")
+	if e.Op != "" {
+		b.WriteString(e.Op)
+		b.WriteString(": ")
+	}
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Reason)
+	return b.String()
+}
+
+// Unwrap returns [ErrValidation].
+func (e *ValidationError) Unwrap() error { return ErrValidation }
+
+// CorruptError describes why bytes could not be decoded. It unwraps to
+// [ErrCorrupt].
+type CorruptError struct {
+	// What names the format: "item" or "key".
+	What string
+	// Offset is the byte offset at which decoding failed.
+	Offset int
+	// Reason says what was wrong.
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	return "fdyno: corrupt " + e.What + " at byte " + strconv.Itoa(e.Offset) + ": " + e.Reason
+}
+
+// Unwrap returns [ErrCorrupt].
+func (e *CorruptError) Unwrap() error { return ErrCorrupt }
+
+// MarshalError reports a Go value that [Marshal] cannot represent as a
+// DynamoDB value.
+type MarshalError struct {
+	// Path is the document path of the value, empty for the top level.
+	Path string
+	// Type is the Go type of the value.
+	Type reflect.Type
+	// Reason says why the value cannot be represented.
+	Reason string
+	// Err is the underlying error, if any, such as a *ValidationError for
+	// a number outside DynamoDB's range.
+	Err error
+}
+
+func (e *MarshalError) Error() string {
+	return "fdyno: cannot marshal " + typeName(e.Type) + pathSuffix(e.Path) + ": " + e.Reason
+}
+
+// Unwrap returns the underlying error, if any.
+func (e *MarshalError) Unwrap() error { return e.Err }
+
+// UnmarshalError reports a DynamoDB value that [Unmarshal] cannot store in a
+// Go value without losing information.
+type UnmarshalError struct {
+	// Path is the document path of the value, empty for the top level.
+	Path string
+	// Value is the DynamoDB type of the value.
+	Value Type
+	// Type is the Go type it was to be stored in.
+	Type reflect.Type
+	// Reason says why.
+	Reason string
+	// Err is the underlying error, if any.
+	Err error
+}
+
+func (e *UnmarshalError) Error() string {
+	return "fdyno: cannot unmarshal " + e.Value.String() + pathSuffix(e.Path) + " into " + typeName(e.Type) + ": " + e.Reason
+}
+
+// Unwrap returns the underlying error, if any.
+func (e *UnmarshalError) Unwrap() error { return e.Err }
+
+func typeName(t reflect.Type) string {
+	if t == nil {
+		return "nil"
+	}
+	return t.String()
+}
+
+func pathSuffix(p string) string {
+	if p == "" {
+		return ""
+	}
+	return " at " + p
+}

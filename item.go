@@ -1,0 +1,674 @@
+package fdyno
+
+import (
+	"encoding/base64"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// DynamoDB's item limits (the service quotas page).
+const (
+	// MaxAttributeNameLength is the longest attribute name, in UTF-8
+	// bytes; 64 KB itself is rejected.
+	MaxAttributeNameLength = 65535
+	// MaxNestingDepth is the deepest level a value may sit at: a top-level
+	// attribute's value is at level 1 and each enclosing M or L adds a
+	// level, so a scalar may be wrapped in at most 31 maps or lists.
+	MaxNestingDepth = 32
+)
+
+// Reasons for rejecting a value, in DynamoDB's words where it has them.
+const (
+	reasonEmptyValue     = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+	reasonDuplicates     = "One or more parameter values were invalid: Input collection contains duplicates"
+	reasonNesting        = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
+	reasonEmptyName      = "Empty attribute name"
+	reasonNameTooLong    = "Attribute name is too large, must be less than 65536 bytes"
+	reasonEmptySetFormat = "One or more parameter values were invalid: An %s set  may not be empty"
+)
+
+// Type is one of DynamoDB's ten attribute types. The zero Type is the type
+// of the zero Value, which is no value at all.
+type Type uint8
+
+// The DynamoDB attribute types.
+const (
+	TypeS    Type = iota + 1 // string
+	TypeN                    // number
+	TypeB                    // binary
+	TypeBOOL                 // boolean
+	TypeNULL                 // null
+	TypeM                    // map
+	TypeL                    // list
+	TypeSS                   // string set
+	TypeNS                   // number set
+	TypeBS                   // binary set
+)
+
+var typeNames = [...]string{"", "S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"}
+
+// String returns DynamoDB's name for t, such as "S" or "BOOL".
+func (t Type) String() string {
+	if int(t) < len(typeNames) && t != 0 {
+		return typeNames[t]
+	}
+	return "Type(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Item is a DynamoDB item: attribute names mapped to values. The same type
+// holds the contents of an M value.
+type Item map[string]Value
+
+// Value is one DynamoDB attribute value of any of the ten types. Build
+// values with the constructors ([S], [N], [B], [Bool], [Null], [M], [L], [SS],
+// [NS], [BS]) and read them with the accessor of the same name. The zero
+// Value is no value: its Type is 0, and it is what indexing an Item with a
+// missing name returns.
+//
+// Invariants:
+//
+//  1. A Value is immutable, except that [M] and [L] share the Item or slice
+//     they are given and [Value.M] and [Value.L] return it.
+//  2. An N value holds its canonical text (plain notation, no leading zeros,
+//     no trailing fractional zeros, "0" for any zero) unless the text it was
+//     built from is not a legal DynamoDB number; then it holds that text and
+//     [Item.Validate] reports why.
+//  3. Set members are kept in canonical order: SS and BS by bytes, NS by
+//     numeric value; duplicates are kept so that Validate can reject them.
+//
+// Values are safe for concurrent reads.
+type Value struct {
+	typ  Type
+	bad  bool     // an N or NS that failed to normalise
+	b    bool     // BOOL
+	s    string   // S, N, and B's bytes
+	list []Value  // L
+	m    Item     // M
+	set  []string // SS, NS, and BS's members
+}
+
+// S returns a string value.
+func S(s string) Value { return Value{typ: TypeS, s: s} }
+
+// N returns a number value from its decimal text, such as "42", "-1.5" or
+// "6.02E23". DynamoDB's rules apply: at most 38 significant digits and a
+// magnitude from 1E-130 to 9.9999999999999999999999999999999999999E+125.
+// The value is normalised the way DynamoDB returns numbers ("1e3" becomes
+// "1000"). Illegal text is kept as is, for [Item.Validate] to reject; use
+// [ParseN] to get the error at once.
+func N(s string) Value {
+	c, err := canonicalNumber(s)
+	if err != nil {
+		return Value{typ: TypeN, s: s, bad: true}
+	}
+	return Value{typ: TypeN, s: c}
+}
+
+// ParseN is like [N] but returns a *[ValidationError] for illegal text.
+func ParseN(s string) (Value, error) {
+	c, err := canonicalNumber(s)
+	if err != nil {
+		return Value{}, &ValidationError{Reason: err.Error()}
+	}
+	return Value{typ: TypeN, s: c}, nil
+}
+
+// NInt returns the number value of i.
+func NInt(i int64) Value { return Value{typ: TypeN, s: strconv.FormatInt(i, 10)} }
+
+// NUint returns the number value of u.
+func NUint(u uint64) Value { return Value{typ: TypeN, s: strconv.FormatUint(u, 10)} }
+
+// NFloat returns the number value of the shortest decimal that reads back
+// as f. NaN, infinities and magnitudes outside DynamoDB's range give a
+// value that [Item.Validate] rejects.
+func NFloat(f float64) Value {
+	c, err := formatFloat(f, 64)
+	if err != nil {
+		return Value{typ: TypeN, s: strconv.FormatFloat(f, 'g', -1, 64), bad: true}
+	}
+	return Value{typ: TypeN, s: c}
+}
+
+// NDecimal returns the number value of d; see [N] for the rules.
+func NDecimal(d *apd.Decimal) Value {
+	c, err := canonicalDecimal(d)
+	if err != nil {
+		return Value{typ: TypeN, s: d.String(), bad: true}
+	}
+	return Value{typ: TypeN, s: c}
+}
+
+// B returns a binary value holding a copy of b.
+func B(b []byte) Value { return Value{typ: TypeB, s: string(b)} }
+
+// Bool returns a BOOL value.
+func Bool(b bool) Value { return Value{typ: TypeBOOL, b: b} }
+
+// Null returns the NULL value.
+func Null() Value { return Value{typ: TypeNULL, b: true} }
+
+// M returns a map value. The Item is shared, not copied; a nil Item is an
+// empty map.
+func M(it Item) Value { return Value{typ: TypeM, m: it} }
+
+// L returns a list value. The slice is shared, not copied.
+func L(vs ...Value) Value { return Value{typ: TypeL, list: vs} }
+
+// SS returns a string set of the members, which it copies and sorts.
+// DynamoDB rejects empty sets and duplicate members; [Item.Validate] does
+// too.
+func SS(members ...string) Value {
+	set := slices.Clone(members)
+	slices.Sort(set)
+	return Value{typ: TypeSS, set: set}
+}
+
+// NS returns a number set of the members, each given as decimal text and
+// normalised as by [N]; the set is sorted by numeric value, so "1" and
+// "1.0" are duplicates, which [Item.Validate] rejects.
+func NS(members ...string) Value {
+	set := make([]string, len(members))
+	bad := false
+	for i, m := range members {
+		c, err := canonicalNumber(m)
+		if err != nil {
+			bad, c = true, m
+		}
+		set[i] = c
+	}
+	if !bad {
+		slices.SortFunc(set, compareNumbers)
+	}
+	return Value{typ: TypeNS, set: set, bad: bad}
+}
+
+// BS returns a binary set of copies of the members, sorted by bytes.
+func BS(members ...[]byte) Value {
+	set := make([]string, len(members))
+	for i, m := range members {
+		set[i] = string(m)
+	}
+	slices.Sort(set)
+	return Value{typ: TypeBS, set: set}
+}
+
+// Type returns v's DynamoDB type, or 0 for the zero Value.
+func (v Value) Type() Type { return v.typ }
+
+// IsZero reports whether v is the zero Value, which is no value at all.
+func (v Value) IsZero() bool { return v.typ == 0 }
+
+// S returns the string of an S value, or "" for any other type.
+func (v Value) S() string {
+	if v.typ != TypeS {
+		return ""
+	}
+	return v.s
+}
+
+// N returns the canonical text of an N value, or "" for any other type.
+func (v Value) N() string {
+	if v.typ != TypeN {
+		return ""
+	}
+	return v.s
+}
+
+// Number returns the canonical text of an N value as a [Number], or "" for
+// any other type.
+func (v Value) Number() Number { return Number(v.N()) }
+
+// Int64 returns an N value as an int64. It fails if v is not a legal N
+// value, is not an integer, or does not fit.
+func (v Value) Int64() (int64, error) {
+	if v.typ != TypeN || v.bad {
+		return 0, &UnmarshalError{Value: v.typ, Type: typeInt64, Reason: "not a number"}
+	}
+	i, err := strconv.ParseInt(v.s, 10, 64)
+	if err != nil {
+		return 0, &UnmarshalError{Value: v.typ, Type: typeInt64, Reason: "number " + v.s + " does not fit", Err: err}
+	}
+	return i, nil
+}
+
+// Float64 returns the float64 nearest to an N value. It fails if v is not
+// a legal N value or is beyond the float64 range.
+func (v Value) Float64() (float64, error) {
+	if v.typ != TypeN || v.bad {
+		return 0, &UnmarshalError{Value: v.typ, Type: typeFloat64, Reason: "not a number"}
+	}
+	f, err := strconv.ParseFloat(v.s, 64)
+	if err != nil {
+		return 0, &UnmarshalError{Value: v.typ, Type: typeFloat64, Reason: "number " + v.s + " does not fit", Err: err}
+	}
+	return f, nil
+}
+
+// Decimal returns an N value as an exact decimal.
+func (v Value) Decimal() (*apd.Decimal, error) {
+	if v.typ != TypeN || v.bad {
+		return nil, &UnmarshalError{Value: v.typ, Type: typeDecimal, Reason: "not a number"}
+	}
+	d, _, err := apd.NewFromString(v.s)
+	return d, err
+}
+
+// BigInt returns an integral N value as a big.Int.
+func (v Value) BigInt() (*big.Int, error) {
+	i, ok := new(big.Int).SetString(v.N(), 10)
+	if v.bad || !ok {
+		return nil, &UnmarshalError{Value: v.typ, Type: typeBigInt, Reason: "not an integer"}
+	}
+	return i, nil
+}
+
+// B returns a copy of the bytes of a B value, or nil for any other type.
+func (v Value) B() []byte {
+	if v.typ != TypeB {
+		return nil
+	}
+	return []byte(v.s)
+}
+
+// Bool returns the boolean of a BOOL value, or false for any other type.
+func (v Value) Bool() bool { return v.typ == TypeBOOL && v.b }
+
+// IsNull reports whether v is the NULL value.
+func (v Value) IsNull() bool { return v.typ == TypeNULL }
+
+// M returns the Item of an M value, or nil for any other type. The Item is
+// shared with v.
+func (v Value) M() Item {
+	if v.typ != TypeM {
+		return nil
+	}
+	return v.m
+}
+
+// L returns the elements of an L value, or nil for any other type. The
+// slice is shared with v.
+func (v Value) L() []Value {
+	if v.typ != TypeL {
+		return nil
+	}
+	return v.list
+}
+
+// SS returns a copy of the members of an SS value in byte order, or nil for
+// any other type.
+func (v Value) SS() []string {
+	if v.typ != TypeSS {
+		return nil
+	}
+	return slices.Clone(v.set)
+}
+
+// NS returns a copy of the canonical members of an NS value in numeric
+// order, or nil for any other type.
+func (v Value) NS() []string {
+	if v.typ != TypeNS {
+		return nil
+	}
+	return slices.Clone(v.set)
+}
+
+// BS returns copies of the members of a BS value in byte order, or nil for
+// any other type.
+func (v Value) BS() [][]byte {
+	if v.typ != TypeBS {
+		return nil
+	}
+	out := make([][]byte, len(v.set))
+	for i, m := range v.set {
+		out[i] = []byte(m)
+	}
+	return out
+}
+
+// Len returns the number of elements of an M, L or set value, the length
+// in bytes of an S or B value, and 0 otherwise: what DynamoDB's size()
+// function returns for the types it accepts.
+func (v Value) Len() int {
+	switch v.typ {
+	case TypeS, TypeB:
+		return len(v.s)
+	case TypeM:
+		return len(v.m)
+	case TypeL:
+		return len(v.list)
+	case TypeSS, TypeNS, TypeBS:
+		return len(v.set)
+	}
+	return 0
+}
+
+// Equal reports whether v and w are the same DynamoDB value: numbers are
+// equal by value and sets regardless of the order they were built in.
+// go-cmp uses this method.
+func (v Value) Equal(w Value) bool {
+	if v.typ != w.typ || v.bad != w.bad {
+		return false
+	}
+	switch v.typ {
+	case TypeS, TypeN, TypeB:
+		return v.s == w.s
+	case TypeBOOL:
+		return v.b == w.b
+	case TypeM:
+		return v.m.Equal(w.m)
+	case TypeL:
+		return slices.EqualFunc(v.list, w.list, Value.Equal)
+	case TypeSS, TypeNS, TypeBS:
+		return slices.Equal(v.set, w.set)
+	}
+	return true
+}
+
+// Equal reports whether it and other hold the same attributes with equal
+// values.
+func (it Item) Equal(other Item) bool {
+	if len(it) != len(other) {
+		return false
+	}
+	for k, v := range it {
+		w, ok := other[k]
+		if !ok || !v.Equal(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// String returns v in DynamoDB's JSON form, such as {"S":"x"} or
+// {"NS":["1","2.5"]}, for debugging and test output.
+func (v Value) String() string {
+	return string(appendValueJSON(nil, v))
+}
+
+// String returns it in DynamoDB's JSON form with the names in byte order.
+func (it Item) String() string {
+	return string(appendItemJSON(nil, it))
+}
+
+func appendItemJSON(dst []byte, it Item) []byte {
+	dst = append(dst, '{')
+	for i, k := range sortedNames(it) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, k)
+		dst = append(dst, ':')
+		dst = appendValueJSON(dst, it[k])
+	}
+	return append(dst, '}')
+}
+
+func appendValueJSON(dst []byte, v Value) []byte {
+	if v.typ == 0 {
+		return append(dst, "{}"...)
+	}
+	dst = append(dst, '{')
+	dst = appendJSONString(dst, v.typ.String())
+	dst = append(dst, ':')
+	switch v.typ {
+	case TypeS, TypeN:
+		dst = appendJSONString(dst, v.s)
+	case TypeB:
+		dst = appendBase64JSON(dst, v.s)
+	case TypeBOOL, TypeNULL:
+		dst = strconv.AppendBool(dst, v.b)
+	case TypeM:
+		dst = appendItemJSON(dst, v.m)
+	case TypeL:
+		dst = append(dst, '[')
+		for i, e := range v.list {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendValueJSON(dst, e)
+		}
+		dst = append(dst, ']')
+	case TypeSS, TypeNS, TypeBS:
+		dst = append(dst, '[')
+		for i, m := range v.set {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if v.typ == TypeBS {
+				dst = appendBase64JSON(dst, m)
+			} else {
+				dst = appendJSONString(dst, m)
+			}
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+func appendBase64JSON(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, []byte(s))
+	return append(dst, '"')
+}
+
+// appendJSONString appends s as a JSON string; invalid UTF-8 becomes U+FFFD
+// as in encoding/json.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c == '\n':
+				dst = append(dst, '\\', 'n')
+			case c == '\r':
+				dst = append(dst, '\\', 'r')
+			case c == '\t':
+				dst = append(dst, '\\', 't')
+			case c < 0x20:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}
+
+// sortedNames returns the names of it in byte order.
+func sortedNames(it Item) []string {
+	names := make([]string, 0, len(it))
+	for k := range it {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Validate checks it against DynamoDB's rules for item contents: attribute
+// names of 1 to 65535 bytes, legal numbers, non-empty sets without
+// duplicates, and nesting at most 32 levels deep. It does not check the
+// item size or key attributes, which depend on the table. The error is a
+// *[ValidationError] naming the attribute path and the rule.
+func (it Item) Validate() error {
+	for _, name := range sortedNames(it) {
+		if name == "" {
+			return &ValidationError{Reason: reasonEmptyName}
+		}
+		p := pathNode{name: name}
+		if err := validateValue(it[name], &p, 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate checks v on its own as a top-level attribute value; see
+// [Item.Validate].
+func (v Value) Validate() error {
+	return validateValue(v, nil, 1)
+}
+
+// pathNode is one step of a document path, kept on the stack while
+// validating and turned into text only for an error.
+type pathNode struct {
+	parent *pathNode
+	name   string
+	index  int
+	isElem bool
+}
+
+func (p *pathNode) String() string {
+	if p == nil {
+		return ""
+	}
+	var steps []*pathNode
+	for n := p; n != nil; n = n.parent {
+		steps = append(steps, n)
+	}
+	var b strings.Builder
+	for i := len(steps) - 1; i >= 0; i-- {
+		n := steps[i]
+		switch {
+		case n.isElem:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(n.index))
+			b.WriteByte(']')
+		default:
+			if i != len(steps)-1 {
+				b.WriteByte('.')
+			}
+			b.WriteString(n.name)
+		}
+	}
+	return b.String()
+}
+
+func validateValue(v Value, p *pathNode, depth int) error {
+	fail := func(reason string) error {
+		return &ValidationError{Path: p.String(), Reason: reason}
+	}
+	if depth > MaxNestingDepth {
+		return fail(reasonNesting)
+	}
+	if p != nil && !p.isElem && len(p.name) > MaxAttributeNameLength {
+		return fail(reasonNameTooLong)
+	}
+	switch v.typ {
+	case 0:
+		return fail(reasonEmptyValue)
+	case TypeN:
+		if v.bad {
+			_, err := canonicalNumber(v.s)
+			return fail(err.Error())
+		}
+	case TypeSS, TypeNS, TypeBS:
+		if len(v.set) == 0 {
+			kind := map[Type]string{TypeSS: "string", TypeNS: "number", TypeBS: "binary"}[v.typ]
+			return fail(strings.Replace(reasonEmptySetFormat, "%s", kind, 1))
+		}
+		if v.bad {
+			for _, m := range v.set {
+				if _, err := canonicalNumber(m); err != nil {
+					return fail(err.Error())
+				}
+			}
+		}
+		for i := 1; i < len(v.set); i++ {
+			if v.set[i] == v.set[i-1] {
+				return fail(reasonDuplicates)
+			}
+		}
+	case TypeM:
+		for _, k := range sortedNames(v.m) {
+			c := pathNode{parent: p, name: k}
+			if err := validateValue(v.m[k], &c, depth+1); err != nil {
+				return err
+			}
+		}
+	case TypeL:
+		for i, e := range v.list {
+			c := pathNode{parent: p, index: i, isElem: true}
+			if err := validateValue(e, &c, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Size returns the size DynamoDB charges for it, the measure of its 400 KB
+// item limit: for each attribute, the UTF-8 length of its name plus the size
+// of its value. S is its UTF-8 length, B its raw length, N about one byte per
+// two significant digits plus one, BOOL and NULL one byte, each set the sum
+// of its members, and M and L three bytes plus one byte per element (plus
+// each M key's length) plus the elements.
+func (it Item) Size() int {
+	n := 0
+	for k, v := range it {
+		n += len(k) + v.Size()
+	}
+	return n
+}
+
+// Size returns the size DynamoDB charges for v alone; see [Item.Size].
+func (v Value) Size() int {
+	switch v.typ {
+	case TypeS, TypeB:
+		return len(v.s)
+	case TypeN:
+		if v.bad {
+			return len(v.s)
+		}
+		return numberSize(v.s)
+	case TypeBOOL, TypeNULL:
+		return 1
+	case TypeSS, TypeBS:
+		n := 0
+		for _, m := range v.set {
+			n += len(m)
+		}
+		return n
+	case TypeNS:
+		n := 0
+		for _, m := range v.set {
+			if v.bad {
+				n += len(m)
+			} else {
+				n += numberSize(m)
+			}
+		}
+		return n
+	case TypeM:
+		n := 3
+		for k, e := range v.m {
+			n += 1 + len(k) + e.Size()
+		}
+		return n
+	case TypeL:
+		n := 3
+		for _, e := range v.list {
+			n += 1 + e.Size()
+		}
+		return n
+	}
+	return 0
+}
