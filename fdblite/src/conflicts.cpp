@@ -1,0 +1,129 @@
+// conflicts.cpp: the write history as a step function over keys.
+//
+// Invariants:
+//  1. segments_ always holds the boundary "" so every key has a segment: the
+//     one starting at the last boundary <= key.
+//  2. Neighbouring segments written by the same Add are merged, so Add leaves
+//     no two adjacent boundaries with the same version it wrote.
+//  3. Versions <= pruned_ are as good as 0: no caller checks a read version
+//     that old. Prune only rewrites them to 0 (and merges) when the map has
+//     grown enough since the last pass to pay for the pass.
+#include "conflicts.h"
+
+#include <algorithm>
+#include <map>
+#include <string_view>
+
+namespace fdblite {
+namespace {
+
+// kMinPassBoundaries keeps tiny maps from being swept on every Prune.
+constexpr size_t kMinPassBoundaries = 64;
+
+}  // namespace
+
+struct ConflictHistory::Impl {
+  Impl() { segments.emplace(std::string(), 0); }
+
+  // AddRange assigns v over [begin, end).
+  void AddRange(std::string_view begin, std::string_view end, Version v);
+  // Sweep rewrites versions <= oldest to 0 and merges equal neighbours.
+  void Sweep(Version oldest);
+
+  // Boundary key -> newest version that wrote [key, next boundary); 0 when
+  // never written (or forgotten).
+  std::map<std::string, Version, std::less<>> segments;
+  Version newest = 0;            // greatest version added
+  size_t pass_threshold = kMinPassBoundaries;  // sweep when size() reaches it
+};
+
+void ConflictHistory::Impl::AddRange(std::string_view begin,
+                                     std::string_view end, Version v) {
+  if (begin >= end) return;
+  // The segment after the range keeps its old version from `end` on.
+  auto hi = segments.lower_bound(end);
+  if (hi == segments.end() || hi->first != end) {
+    Version after = std::prev(hi)->second;  // "" is always there (invariant 1)
+    if (after != v) hi = segments.emplace_hint(hi, std::string(end), after);
+  } else if (hi->second == v) {
+    hi = segments.erase(hi);  // merge: the range runs straight into it
+  }
+  // Now every boundary in [begin, hi) is replaced by one at begin (unless the
+  // segment before begin already carries v).
+  auto lo = segments.lower_bound(begin);
+  bool at_begin = lo != segments.end() && lo->first == begin;
+  Version before = at_begin ? (lo == segments.begin() ? -1 : std::prev(lo)->second)
+                            : std::prev(lo)->second;
+  if (at_begin) {
+    lo->second = v;
+    ++lo;
+  }
+  segments.erase(lo, hi);
+  if (!at_begin && before != v) {
+    segments.emplace_hint(hi, std::string(begin), v);
+  } else if (at_begin && before == v) {
+    segments.erase(std::prev(hi));  // merge into the segment before begin
+  }
+}
+
+void ConflictHistory::Impl::Sweep(Version oldest) {
+  Version prev = -1;
+  for (auto it = segments.begin(); it != segments.end();) {
+    if (it->second <= oldest) it->second = 0;
+    if (it->second == prev) {
+      it = segments.erase(it);
+    } else {
+      prev = it->second;
+      ++it;
+    }
+  }
+}
+
+ConflictHistory::ConflictHistory() : impl_(std::make_unique<Impl>()) {}
+ConflictHistory::~ConflictHistory() = default;
+
+void ConflictHistory::Add(const std::vector<KeyRange>& writes, Version v) {
+  for (const KeyRange& r : writes) impl_->AddRange(r.begin, r.end, v);
+  impl_->newest = std::max(impl_->newest, v);
+}
+
+int ConflictHistory::FirstConflict(const std::vector<KeyRange>& reads,
+                                   Version rv) const {
+  const auto& segs = impl_->segments;
+  for (size_t i = 0; i < reads.size(); ++i) {
+    const KeyRange& r = reads[i];
+    if (r.begin >= r.end) continue;
+    // Start at the segment containing r.begin, which may start before it.
+    auto it = std::prev(segs.upper_bound(r.begin));
+    for (; it != segs.end() && it->first < r.end; ++it) {
+      if (it->second > rv) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+void ConflictHistory::Prune(Version oldest) {
+  Impl& s = *impl_;
+  if (s.newest <= oldest) {
+    // Everything is forgotten: cheaper than a sweep, and it runs at most once
+    // per burst of Adds.
+    if (s.segments.size() > 1) {
+      s.segments.clear();
+      s.segments.emplace(std::string(), 0);
+    } else {
+      s.segments.begin()->second = 0;
+    }
+    s.pass_threshold = kMinPassBoundaries;
+    return;
+  }
+  if (s.segments.size() < s.pass_threshold) return;
+  // The map at least doubled since the last pass, so this O(n) pass is paid
+  // for by the Adds that grew it; memory stays within twice the boundaries
+  // that are still live.
+  s.Sweep(oldest);
+  s.pass_threshold = std::max(kMinPassBoundaries, 2 * s.segments.size());
+}
+
+size_t ConflictHistory::Boundaries() const { return impl_->segments.size(); }
+
+}  // namespace fdblite

@@ -1,0 +1,544 @@
+// store.cpp: the versioned store as a skiplist of keys, each holding a chain
+// of version records, newest first.
+//
+// Invariants (checked by the differential test in tests/store_test.cpp):
+//  1. Level 0 is a sorted, duplicate-free, doubly linked list: head_ <->
+//     first <-> ... <-> last, with head_->prev == last (head_ when empty), so
+//     SeekToLast and Prev are O(1). Higher levels are sorted sublists.
+//  2. A node's version chain is non-empty and strictly decreasing in version.
+//  3. The GC queue holds (node, record) entries in non-decreasing record
+//     version order (writes are monotonic). A record carries kQueued while an
+//     entry refers to it, and is never freed before that entry is popped:
+//     records older than it were written earlier, so their entries (if any)
+//     sit ahead of it in the queue.
+//  4. Every record that may need pruning later has an entry: a record with an
+//     older record below it, or a tombstone. A node's first value, alone in
+//     its chain, needs none, which keeps bulk loads free of queue memory.
+//  5. A record replaced by a same-version write while queued is "detached":
+//     out of every chain, flagged kDetached, freed when its entry pops.
+#include "store.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstddef>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+
+namespace fdblite {
+namespace {
+
+constexpr int kMaxHeight = 20;  // p = 1/4: fine beyond 4^20 keys.
+
+constexpr uint8_t kTombstone = 1;  // a clear, not a value
+constexpr uint8_t kQueued = 2;     // a GC queue entry refers to this record
+constexpr uint8_t kDetached = 4;   // replaced while queued; freed when popped
+
+// VersionRecord is one version of one key: a single allocation of the header
+// followed by the value bytes (at kValueOffset, inside the header's tail
+// padding when the value is short).
+struct VersionRecord {
+  Version version;
+  VersionRecord* older;
+  uint32_t value_len;
+  uint8_t flags;
+
+  bool tombstone() const { return (flags & kTombstone) != 0; }
+  char* value_data();
+  const char* value_data() const;
+  std::string_view value() const { return {value_data(), value_len}; }
+};
+constexpr size_t kValueOffset = offsetof(VersionRecord, flags) + 1;
+
+char* VersionRecord::value_data() {
+  return reinterpret_cast<char*>(this) + kValueOffset;
+}
+const char* VersionRecord::value_data() const {
+  return reinterpret_cast<const char*>(this) + kValueOffset;
+}
+
+// Node is one key: a single allocation of the header, `height` forward
+// pointers, then the key bytes.
+struct Node {
+  VersionRecord* newest;
+  Node* prev;  // level 0 back pointer (head sentinel for the first node)
+  uint32_t key_len;
+  uint8_t height;
+
+  Node** next() {
+    return std::launder(
+        reinterpret_cast<Node**>(reinterpret_cast<char*>(this) + sizeof(Node)));
+  }
+  Node* const* next() const {
+    return std::launder(reinterpret_cast<Node* const*>(
+        reinterpret_cast<const char*>(this) + sizeof(Node)));
+  }
+  std::string_view key() const {
+    return {reinterpret_cast<const char*>(this) + sizeof(Node) +
+                sizeof(Node*) * height,
+            key_len};
+  }
+};
+static_assert(sizeof(Node) % alignof(Node*) == 0, "next[] must be aligned");
+
+// KeyLess is lexicographic byte order, as std::string_view's operator<, but
+// inline and a word at a time: the search spends most of its time here, and
+// keys under a common prefix (tuple-encoded subspaces) differ late.
+inline bool KeyLess(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  const char* pa = a.data();
+  const char* pb = b.data();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, pa + i, 8);
+    std::memcpy(&y, pb + i, 8);
+    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y);
+  }
+  for (; i < n; ++i) {
+    if (pa[i] != pb[i]) {
+      return static_cast<unsigned char>(pa[i]) < static_cast<unsigned char>(pb[i]);
+    }
+  }
+  return a.size() < b.size();
+}
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "KeyLess byte-swaps words to compare them in memory order");
+
+// Allocation goes through the global operator new so malloc statistics (and
+// sanitizers) see every byte.
+VersionRecord* NewRecord(Version v, std::string_view value, bool tombstone,
+                         VersionRecord* older) {
+  if (value.size() > UINT32_MAX) throw std::length_error("fdblite: value too long");
+  size_t bytes = std::max(sizeof(VersionRecord), kValueOffset + value.size());
+  void* mem = ::operator new(bytes);
+  auto* r = new (mem) VersionRecord{v, older, static_cast<uint32_t>(value.size()),
+                                    static_cast<uint8_t>(tombstone ? kTombstone : 0)};
+  if (!value.empty()) std::memcpy(r->value_data(), value.data(), value.size());
+  return r;
+}
+
+void FreeRecord(VersionRecord* r) {
+  r->~VersionRecord();
+  ::operator delete(r);
+}
+
+Node* NewNode(std::string_view key, int height) {
+  if (key.size() > UINT32_MAX) throw std::length_error("fdblite: key too long");
+  size_t bytes = sizeof(Node) + sizeof(Node*) * height + key.size();
+  void* mem = ::operator new(bytes);
+  auto* n = new (mem) Node{nullptr, nullptr, static_cast<uint32_t>(key.size()),
+                           static_cast<uint8_t>(height)};
+  char* links = static_cast<char*>(mem) + sizeof(Node);
+  for (int i = 0; i < height; ++i) {
+    new (links + sizeof(Node*) * i) Node*(nullptr);
+  }
+  if (!key.empty()) {
+    std::memcpy(links + sizeof(Node*) * height, key.data(), key.size());
+  }
+  return n;
+}
+
+void FreeNode(Node* n) {
+  n->~Node();
+  ::operator delete(n);
+}
+
+// Visible returns the record of n a read at v sees, or null when that is a
+// tombstone or n has no version <= v.
+const VersionRecord* Visible(const Node* n, Version v) {
+  const VersionRecord* r = n->newest;
+  while (r != nullptr && r->version > v) r = r->older;
+  if (r == nullptr || r->tombstone()) return nullptr;
+  return r;
+}
+
+// GcQueue is a FIFO ring buffer of (node, record) entries: amortized
+// allocation-free pushes, and it shrinks back after a burst.
+class GcQueue {
+ public:
+  struct Entry {
+    Node* node;
+    VersionRecord* rec;
+  };
+
+  bool empty() const { return count_ == 0; }
+  size_t size() const { return count_; }
+  const Entry& front() const { return buf_[head_]; }
+  const Entry& at(size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+
+  void push_back(Entry e) {
+    if (count_ == buf_.size()) Resize(buf_.empty() ? 64 : buf_.size() * 2);
+    buf_[(head_ + count_) & (buf_.size() - 1)] = e;
+    ++count_;
+  }
+  Entry pop_front() {
+    Entry e = buf_[head_];
+    head_ = (head_ + 1) & (buf_.size() - 1);
+    --count_;
+    return e;
+  }
+  // MaybeShrink halves the buffer while it is under a quarter full.
+  void MaybeShrink() {
+    size_t cap = buf_.size();
+    while (cap > 64 && count_ < cap / 4) cap /= 2;
+    if (cap != buf_.size()) Resize(cap);
+  }
+
+ private:
+  void Resize(size_t cap) {
+    std::vector<Entry> next(cap);
+    for (size_t i = 0; i < count_; ++i) next[i] = at(i);
+    buf_.swap(next);
+    head_ = 0;
+  }
+
+  std::vector<Entry> buf_;  // size is zero or a power of two
+  size_t head_ = 0;
+  size_t count_ = 0;
+};
+
+}  // namespace
+
+struct Store::Impl {
+  Impl() : head(NewNode({}, kMaxHeight)) { head->prev = head; }
+  ~Impl();
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  int RandomHeight();
+  // FindGreaterOrEqual returns the first node >= key (null if none), filling
+  // prevs[i] (when not null) with the last node < key at each level.
+  Node* FindGreaterOrEqual(std::string_view key, Node** prevs) const;
+  // FindLessThan returns the last node < key, or head if none.
+  Node* FindLessThan(std::string_view key) const;
+  void Write(std::string_view key, std::string_view value, bool tombstone,
+             Version v);
+  void WriteVersion(Node* n, std::string_view value, bool tombstone, Version v);
+  void MaybeQueue(Node* n, VersionRecord* r);
+  void FreeOlder(VersionRecord* r);
+  void Unlink(Node* n);
+  void Prune(Version oldest);
+
+  Node* const head;
+  int height = 1;                   // levels in use
+  uint64_t rng = 0x2545F4914F6CDD1DULL;  // deterministic per store
+  Version last_write = INT64_MIN;   // greatest version written
+  size_t nodes = 0;
+  size_t records = 0;   // records in chains
+  size_t detached = 0;  // records awaiting their queue entry
+  GcQueue queue;
+};
+
+Store::Impl::~Impl() {
+  // Detached records live only in the queue; everything else hangs off the
+  // list.
+  for (size_t i = 0; i < queue.size(); ++i) {
+    if (queue.at(i).rec->flags & kDetached) FreeRecord(queue.at(i).rec);
+  }
+  Node* n = head->next()[0];
+  while (n != nullptr) {
+    Node* next = n->next()[0];
+    VersionRecord* r = n->newest;
+    while (r != nullptr) {
+      VersionRecord* older = r->older;
+      FreeRecord(r);
+      r = older;
+    }
+    FreeNode(n);
+    n = next;
+  }
+  FreeNode(head);
+}
+
+int Store::Impl::RandomHeight() {
+  // xorshift64*: cheap, deterministic, good enough for level choice.
+  rng ^= rng >> 12;
+  rng ^= rng << 25;
+  rng ^= rng >> 27;
+  uint64_t r = rng * 0x2545F4914F6CDD1DULL;
+  int h = 1;
+  r >>= 8;  // the low bits of xorshift64* are its weakest
+  while (h < kMaxHeight && (r & 3) == 0) {
+    ++h;
+    r >>= 2;
+  }
+  return h;
+}
+
+Node* Store::Impl::FindGreaterOrEqual(std::string_view key, Node** prevs) const {
+  Node* x = head;
+  Node* known_ge = nullptr;  // a node already found >= key: skip comparing it
+  int level = height - 1;
+  while (true) {
+    Node* next = x->next()[level];
+    // The search is a chain of cache misses; start fetching the candidate one
+    // level down too, so a descent finds it (often) already on its way.
+    if (level > 0) __builtin_prefetch(x->next()[level - 1]);
+    if (next != nullptr && next != known_ge && KeyLess(next->key(), key)) {
+      x = next;
+    } else {
+      known_ge = next;
+      if (prevs != nullptr) prevs[level] = x;
+      if (level == 0) return next;
+      --level;
+    }
+  }
+}
+
+Node* Store::Impl::FindLessThan(std::string_view key) const {
+  Node* x = head;
+  for (int level = height - 1; level >= 0; --level) {
+    Node* next = x->next()[level];
+    while (next != nullptr && KeyLess(next->key(), key)) {
+      x = next;
+      next = x->next()[level];
+    }
+  }
+  return x;
+}
+
+void Store::Impl::MaybeQueue(Node* n, VersionRecord* r) {
+  if ((r->flags & kQueued) != 0) return;
+  if (r->older == nullptr && !r->tombstone()) return;  // invariant 4
+  r->flags |= kQueued;
+  queue.push_back({n, r});
+}
+
+void Store::Impl::Write(std::string_view key, std::string_view value,
+                        bool tombstone, Version v) {
+  if (v < last_write) {
+    throw std::invalid_argument("fdblite: store write below an earlier version");
+  }
+  last_write = v;
+  Node* prevs[kMaxHeight];
+  Node* n = FindGreaterOrEqual(key, prevs);
+  if (n != nullptr && n->key() == key) {
+    WriteVersion(n, value, tombstone, v);
+    return;
+  }
+  if (tombstone) return;  // nothing visible to clear
+  int h = RandomHeight();
+  if (h > height) {
+    for (int i = height; i < h; ++i) prevs[i] = head;
+    height = h;
+  }
+  n = NewNode(key, h);
+  try {
+    n->newest = NewRecord(v, value, false, nullptr);
+  } catch (...) {
+    FreeNode(n);
+    throw;
+  }
+  for (int i = 0; i < h; ++i) {
+    n->next()[i] = prevs[i]->next()[i];
+    prevs[i]->next()[i] = n;
+  }
+  n->prev = prevs[0];
+  Node* succ = n->next()[0];
+  (succ != nullptr ? succ->prev : head->prev) = n;
+  ++nodes;
+  ++records;
+}
+
+void Store::Impl::WriteVersion(Node* n, std::string_view value, bool tombstone,
+                               Version v) {
+  VersionRecord* r = n->newest;
+  if (tombstone && r->tombstone()) return;  // already cleared
+  if (r->version != v) {
+    n->newest = NewRecord(v, value, tombstone, r);
+    ++records;
+    MaybeQueue(n, n->newest);
+    return;
+  }
+  // A second write at the same version replaces the first: in place when the
+  // value fits, else by a new record in the same chain position.
+  if (value.size() <= r->value_len) {
+    r->value_len = static_cast<uint32_t>(value.size());
+    if (!value.empty()) std::memcpy(r->value_data(), value.data(), value.size());
+    r->flags = static_cast<uint8_t>((r->flags & ~kTombstone) |
+                                    (tombstone ? kTombstone : 0));
+    MaybeQueue(n, r);
+    return;
+  }
+  VersionRecord* fresh = NewRecord(v, value, tombstone, r->older);
+  n->newest = fresh;
+  r->older = nullptr;
+  if ((r->flags & kQueued) != 0) {
+    r->flags |= kDetached;  // invariant 5: its queue entry frees it
+    ++detached;
+  } else {
+    FreeRecord(r);
+  }
+  MaybeQueue(n, fresh);
+}
+
+void Store::Impl::FreeOlder(VersionRecord* r) {
+  VersionRecord* x = r->older;
+  r->older = nullptr;
+  while (x != nullptr) {
+    VersionRecord* older = x->older;
+    assert((x->flags & kQueued) == 0);
+    FreeRecord(x);
+    --records;
+    x = older;
+  }
+}
+
+void Store::Impl::Unlink(Node* n) {
+  Node* prevs[kMaxHeight];
+  FindGreaterOrEqual(n->key(), prevs);
+  for (int i = 0; i < n->height; ++i) {
+    assert(prevs[i]->next()[i] == n);
+    prevs[i]->next()[i] = n->next()[i];
+  }
+  Node* succ = n->next()[0];
+  (succ != nullptr ? succ->prev : head->prev) = n->prev;
+  --nodes;
+}
+
+void Store::Impl::Prune(Version oldest) {
+  while (!queue.empty() && queue.front().rec->version <= oldest) {
+    GcQueue::Entry e = queue.pop_front();
+    VersionRecord* r = e.rec;
+    if ((r->flags & kDetached) != 0) {
+      FreeRecord(r);
+      --detached;
+      continue;
+    }
+    r->flags &= ~kQueued;
+    // r is a version <= oldest, so reads at >= oldest never see below it.
+    FreeOlder(r);
+    // Entries for this node's older records came earlier, and it has no newer
+    // record, so nothing else in the queue refers to it.
+    if (e.node->newest == r && r->tombstone()) {
+      Unlink(e.node);
+      FreeRecord(r);
+      --records;
+      FreeNode(e.node);
+    }
+  }
+  queue.MaybeShrink();
+}
+
+Store::Store() : impl_(std::make_unique<Impl>()) {}
+Store::~Store() = default;
+
+bool Store::Get(std::string_view key, Version v, std::string* value) const {
+  const Node* n = impl_->FindGreaterOrEqual(key, nullptr);
+  if (n == nullptr || n->key() != key) return false;
+  const VersionRecord* r = Visible(n, v);
+  if (r == nullptr) return false;
+  if (value != nullptr) value->assign(r->value_data(), r->value_len);
+  return true;
+}
+
+void Store::Set(std::string_view key, std::string_view value, Version v) {
+  impl_->Write(key, value, false, v);
+}
+
+void Store::Clear(std::string_view key, Version v) {
+  impl_->Write(key, {}, true, v);
+}
+
+void Store::ClearRange(std::string_view begin, std::string_view end, Version v) {
+  if (begin >= end) return;
+  if (v < impl_->last_write) {
+    throw std::invalid_argument("fdblite: store write below an earlier version");
+  }
+  impl_->last_write = v;
+  for (Node* n = impl_->FindGreaterOrEqual(begin, nullptr);
+       n != nullptr && KeyLess(n->key(), end); n = n->next()[0]) {
+    if (!n->newest->tombstone()) impl_->WriteVersion(n, {}, true, v);
+  }
+}
+
+void Store::Prune(Version oldest) { impl_->Prune(oldest); }
+
+size_t Store::KeyNodes() const { return impl_->nodes; }
+size_t Store::VersionRecords() const { return impl_->records; }
+
+uint64_t Store::EstimateRangeBytes(std::string_view begin, std::string_view end,
+                                   Version v) const {
+  uint64_t total = 0;
+  for (const Node* n = impl_->FindGreaterOrEqual(begin, nullptr);
+       n != nullptr && KeyLess(n->key(), end); n = n->next()[0]) {
+    if (const VersionRecord* r = Visible(n, v)) total += n->key_len + r->value_len;
+  }
+  return total;
+}
+
+std::vector<std::string> Store::SplitPoints(std::string_view begin,
+                                            std::string_view end, Version v,
+                                            int64_t chunk_bytes) const {
+  std::vector<std::string> points;
+  points.emplace_back(begin);
+  uint64_t chunk = chunk_bytes < 1 ? 1 : static_cast<uint64_t>(chunk_bytes);
+  uint64_t acc = 0;
+  if (begin < end) {
+    for (const Node* n = impl_->FindGreaterOrEqual(begin, nullptr);
+         n != nullptr && KeyLess(n->key(), end); n = n->next()[0]) {
+      const VersionRecord* r = Visible(n, v);
+      if (r == nullptr) continue;
+      // acc > 0 means an earlier key lies in this chunk, so n->key() > begin.
+      if (acc >= chunk) {
+        points.emplace_back(n->key());
+        acc = 0;
+      }
+      acc += n->key_len + r->value_len;
+    }
+  }
+  points.emplace_back(end);
+  return points;
+}
+
+// Cursor ----------------------------------------------------------------
+
+struct Store::Cursor::Impl {
+  const Store::Impl* store;
+  Version version;
+  const Node* node = nullptr;         // null when not Valid()
+  const VersionRecord* rec = nullptr;  // node's visible record
+
+  // Forward settles on the first visible node at or after n.
+  void Forward(const Node* n) {
+    while (n != nullptr) {
+      if ((rec = Visible(n, version)) != nullptr) break;
+      n = n->next()[0];
+    }
+    node = n;
+  }
+  // Backward settles on the last visible node at or before n.
+  void Backward(const Node* n) {
+    while (n != store->head) {
+      if ((rec = Visible(n, version)) != nullptr) {
+        node = n;
+        return;
+      }
+      n = n->prev;
+    }
+    node = nullptr;
+  }
+};
+
+Store::Cursor::Cursor(const Store& store, Version v)
+    : impl_(std::make_unique<Impl>(Impl{store.impl_.get(), v})) {}
+Store::Cursor::~Cursor() = default;
+
+void Store::Cursor::Seek(std::string_view key) {
+  impl_->Forward(impl_->store->FindGreaterOrEqual(key, nullptr));
+}
+void Store::Cursor::SeekBefore(std::string_view key) {
+  impl_->Backward(impl_->store->FindLessThan(key));
+}
+void Store::Cursor::SeekToFirst() {
+  impl_->Forward(impl_->store->head->next()[0]);
+}
+void Store::Cursor::SeekToLast() { impl_->Backward(impl_->store->head->prev); }
+bool Store::Cursor::Valid() const { return impl_->node != nullptr; }
+void Store::Cursor::Next() { impl_->Forward(impl_->node->next()[0]); }
+void Store::Cursor::Prev() { impl_->Backward(impl_->node->prev); }
+std::string_view Store::Cursor::key() const { return impl_->node->key(); }
+std::string_view Store::Cursor::value() const { return impl_->rec->value(); }
+
+}  // namespace fdblite

@@ -1,0 +1,231 @@
+// conflicts_test.cpp: ConflictHistory, by table tests, a differential test
+// against a brute-force list of commits, a boundedness check and a printed
+// cost figure.
+#include "conflicts.h"
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test.h"
+
+namespace {
+
+using fdblite::ConflictHistory;
+using fdblite::KeyRange;
+using fdblite::Version;
+
+// Point is the range holding just k.
+KeyRange Point(const std::string& k) { return {k, k + std::string(1, '\0')}; }
+
+TEST("ConflictHistory::FirstConflict empty history") {
+  ConflictHistory h;
+  EXPECT_EQ(h.FirstConflict({{"", "\xff"}}, 0), -1);
+  EXPECT_EQ(h.FirstConflict({}, 0), -1);
+  EXPECT_EQ(h.Boundaries(), 1u);
+}
+
+TEST("ConflictHistory::FirstConflict ranges and versions") {
+  ConflictHistory h;
+  h.Add({{"b", "d"}}, 10);
+  h.Add({Point("m")}, 20);
+  struct Case {
+    const char* name;
+    std::vector<KeyRange> reads;
+    Version rv;
+    int want;
+  } cases[] = {
+      {"inside, older read", {{"c", "c\x01"}}, 9, 0},
+      {"inside, read at the write", {{"c", "c\x01"}}, 10, -1},
+      {"segment starts before the read", {{"bz", "bzz"}}, 5, 0},
+      {"read covers the write", {{"", "\xff"}}, 19, 0},
+      {"read ends at the write's begin", {{"a", "b"}}, 0, -1},
+      {"read begins at the write's end", {{"d", "l"}}, 0, -1},
+      {"just the write's first key", {{"a", std::string("b\0", 2)}}, 0, 0},
+      {"point write, point read", {Point("m")}, 19, 0},
+      {"point write, read of its successor", {{std::string("m\0", 2), "n"}}, 0, -1},
+      {"point write, newer read", {Point("m")}, 20, -1},
+      {"first conflicting index", {{"x", "y"}, {"e", "f"}, Point("m"), {"c", "d"}}, 15, 2},
+      {"empty and inverted reads", {{"c", "c"}, {"d", "b"}}, 0, -1},
+  };
+  for (const auto& tc : cases) {
+    int got = h.FirstConflict(tc.reads, tc.rv);
+    if (got != tc.want) {
+      fdblite_test::Fail(__FILE__, __LINE__,
+                         std::string(tc.name) + ": got " + std::to_string(got) +
+                             " want " + std::to_string(tc.want));
+    }
+  }
+}
+
+TEST("ConflictHistory::Add newer writes override, older ones show through") {
+  ConflictHistory h;
+  h.Add({{"a", "z"}}, 5);
+  h.Add({{"c", "d"}}, 10);
+  EXPECT_EQ(h.FirstConflict({{"a", "b"}}, 6), -1);
+  EXPECT_EQ(h.FirstConflict({{"a", "b"}}, 4), 0);
+  EXPECT_EQ(h.FirstConflict({{"c", "c\x01"}}, 6), 0);
+  EXPECT_EQ(h.FirstConflict({{"c", "d"}}, 10), -1);
+  EXPECT_EQ(h.FirstConflict({{"d", "z"}}, 6), -1);
+  EXPECT_EQ(h.FirstConflict({{"b", "c\x01"}}, 9), 0);
+  EXPECT_EQ(h.Boundaries(), 5u);  // "", a, c, d, z
+}
+
+TEST("ConflictHistory::Add overlapping, unsorted and empty ranges") {
+  struct Case {
+    const char* name;
+    std::vector<KeyRange> writes;
+    size_t boundaries;
+  } cases[] = {
+      {"one range", {{"b", "c"}}, 3},
+      {"adjacent ranges merge", {{"c", "d"}, {"b", "c"}}, 3},
+      {"overlapping ranges merge", {{"b", "d"}, {"a", "c"}}, 3},
+      {"nested", {{"a", "z"}, {"c", "d"}}, 3},
+      {"disjoint", {{"x", "y"}, {"a", "b"}}, 5},
+      {"empty and inverted ranges", {{"a", "a"}, {"z", "b"}}, 1},
+      {"from the empty key", {{"", "b"}}, 2},
+  };
+  for (const auto& tc : cases) {
+    ConflictHistory h;
+    h.Add(tc.writes, 7);
+    if (h.Boundaries() != tc.boundaries) {
+      fdblite_test::Fail(__FILE__, __LINE__,
+                         std::string(tc.name) + ": boundaries " +
+                             std::to_string(h.Boundaries()));
+    }
+    for (const auto& w : tc.writes) {
+      int want = w.begin < w.end ? 0 : -1;
+      EXPECT_EQ(h.FirstConflict({w}, 6), want);
+      EXPECT_EQ(h.FirstConflict({w}, 7), -1);
+    }
+  }
+  // A write that exactly re-covers an older segment replaces it.
+  ConflictHistory h;
+  h.Add({{"b", "c"}}, 1);
+  h.Add({{"a", "b"}, {"c", "d"}}, 2);
+  h.Add({{"b", "c"}}, 2);
+  EXPECT_EQ(h.Boundaries(), 3u);  // "", a, d
+  EXPECT_EQ(h.FirstConflict({{"b", "c"}}, 1), 0);
+}
+
+TEST("ConflictHistory::Prune forgets old writes") {
+  ConflictHistory h;
+  for (int i = 0; i < 100; ++i) {
+    h.Add({Point("k" + std::to_string(i))}, i + 1);
+  }
+  EXPECT_EQ(h.Boundaries(), 201u);
+  h.Prune(50);  // reads at >= 50 still see writes 51..100
+  for (int i = 0; i < 100; ++i) {
+    int want = i + 1 > 50 ? 0 : -1;
+    EXPECT_EQ(h.FirstConflict({Point("k" + std::to_string(i))}, 50), want);
+  }
+  EXPECT_TRUE(h.Boundaries() <= 201u);
+  h.Prune(100);  // everything
+  EXPECT_EQ(h.Boundaries(), 1u);
+  EXPECT_EQ(h.FirstConflict({{"", "\xff"}}, 100), -1);
+  h.Add({Point("k1")}, 101);
+  EXPECT_EQ(h.FirstConflict({{"", "\xff"}}, 100), 0);
+}
+
+TEST("ConflictHistory differential against a brute-force list") {
+  for (uint32_t seed : {11u, 12u, 13u, 14u}) {
+    std::mt19937 rng(seed);
+    auto rand = [&rng](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+    auto key = [&] {
+      std::string k;
+      int len = rand(4);
+      for (int i = 0; i < len; ++i) k += static_cast<char>("ab\0\xff"[rand(4)]);
+      return k;
+    };
+    auto ranges = [&](int max) {
+      std::vector<KeyRange> rs(static_cast<size_t>(rand(max + 1)));
+      for (auto& r : rs) {
+        if (rand(3) == 0) {
+          r = Point(key());
+        } else {
+          r = {key(), key()};  // sometimes empty or inverted
+        }
+      }
+      return rs;
+    };
+    struct Commit {
+      Version v;
+      std::vector<KeyRange> writes;
+    };
+    std::vector<Commit> model;
+    ConflictHistory h;
+    Version latest = 0, horizon = 0;
+    for (int op = 0; op < 5000; ++op) {
+      int what = rand(10);
+      if (what < 4) {
+        latest += 1 + rand(3);
+        auto w = ranges(4);
+        h.Add(w, latest);
+        model.push_back({latest, w});
+      } else if (what < 5) {
+        horizon = std::max(horizon, latest - rand(10));
+        h.Prune(horizon);
+      } else {
+        Version rv = horizon + rand(static_cast<int>(latest - horizon) + 2);
+        auto reads = ranges(3);
+        int want = -1;
+        for (size_t i = 0; i < reads.size() && want < 0; ++i) {
+          const KeyRange& r = reads[i];
+          for (const auto& c : model) {
+            if (c.v <= rv) continue;
+            for (const auto& w : c.writes) {
+              if (std::max(w.begin, r.begin) < std::min(w.end, r.end)) want = static_cast<int>(i);
+            }
+          }
+        }
+        EXPECT_EQ(h.FirstConflict(reads, rv), want);
+      }
+    }
+    // With few keys, the step function stays small however long the run.
+    EXPECT_TRUE(h.Boundaries() < 200u);
+  }
+}
+
+TEST("ConflictHistory::Prune bounds memory under sustained commits") {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__OPTIMIZE__)
+  constexpr int kCommits = 50000;
+#else
+  constexpr int kCommits = 300000;
+#endif
+  constexpr Version kWindow = 2000;
+  ConflictHistory h;
+  std::mt19937_64 rng(3);
+  auto key = [&rng] { return "user/" + std::to_string(rng() % 10000000); };
+  size_t peak = 0;
+  int conflicts = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  for (Version v = 1; v <= kCommits; ++v) {
+    // A read-modify-write of one key, then a blind write of another.
+    std::string k = key();
+    conflicts += h.FirstConflict({Point(k)}, v - 1 - static_cast<Version>(rng() % 50)) >= 0;
+    h.Add({Point(k), Point(key())}, v);
+    h.Prune(v - kWindow);
+    peak = std::max(peak, h.Boundaries());
+  }
+  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0)
+                  .count() / kCommits;
+  // Live: up to 4 boundaries per commit in the window; Prune lets the map
+  // grow to twice what its last pass kept.
+  EXPECT_TRUE(peak <= static_cast<size_t>(2 * 4 * kWindow + 64));
+  std::printf("  conflicts: %.0f ns per commit (check 1 read, add 2 writes, prune), "
+              "peak %zu boundaries, %d conflicts\n", ns, peak, conflicts);
+
+  // The check alone, against a history of ~16k boundaries.
+  std::vector<std::vector<KeyRange>> reads;
+  for (int i = 0; i < 100000; ++i) reads.push_back({Point(key())});
+  t0 = std::chrono::steady_clock::now();
+  int hits = 0;
+  for (const auto& r : reads) hits += h.FirstConflict(r, kCommits - kWindow) >= 0;
+  ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() /
+       static_cast<double>(reads.size());
+  std::printf("  conflicts: FirstConflict %.0f ns (1 point read, %zu boundaries, %d hits)\n", ns,
+              h.Boundaries(), hits);
+}
+
+}  // namespace
