@@ -118,6 +118,17 @@ bool ReadInt(const uint8_t* v, int len, int64_t* out) {
   return true;
 }
 
+// Code reads an enum argument as the int the caller passed. A caller may pass
+// any int (an unknown option code is an error, not UB), so the value is
+// copied as bytes instead of loaded as the enum type.
+template <typename E>
+int Code(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized");
+  int code;
+  std::memcpy(&code, &e, sizeof code);
+  return code;
+}
+
 enum class Param { kNone, kString, kInt, kAny };
 
 // NetworkOptionParam: every network option of 7.3 and its parameter.
@@ -181,7 +192,7 @@ DLLEXPORT fdb_error_t fdb_network_set_option(FDBNetworkOption option, uint8_t co
                                              int value_length) noexcept {
   if (Api() == 0) return fdblite::kApiVersionUnset;
   Param p;
-  if (!NetworkOptionParam(option, &p)) return fdblite::kInvalidOption;
+  if (!NetworkOptionParam(Code(option), &p)) return fdblite::kInvalidOption;
   if (value_length < 0) return fdblite::kInvalidOptionValue;
   if (p == Param::kInt) {
     int64_t n;
@@ -192,7 +203,7 @@ DLLEXPORT fdb_error_t fdb_network_set_option(FDBNetworkOption option, uint8_t co
   }
   if (g_network_setup.load()) {
     // These shape how the client starts; after setup they are refused.
-    switch (option) {
+    switch (Code(option)) {
       case 60: case 61: case 64: case 65:
         return fdblite::kInvalidOption;
       case 72:
@@ -432,7 +443,7 @@ DLLEXPORT fdb_error_t fdb_database_set_option(FDBDatabase* d, FDBDatabaseOption 
     };
     std::lock_guard<std::mutex> lock(d->mu);
     fdblite::DatabaseOptions& o = d->options;
-    switch (option) {
+    switch (Code(option)) {
       case 10:
         return need_int(0, INT_MAX) ? 0 : fdblite::kInvalidOptionValue;
       case 20:
@@ -638,7 +649,7 @@ DLLEXPORT fdb_error_t fdb_transaction_set_option(FDBTransaction* tr, FDBTransact
     tr->t.Poison(fdblite::kInvalidOptionValue);
     return 0;
   }
-  return Guard([&] { return tr->t.SetOption(option, value, value_length); });
+  return Guard([&] { return tr->t.SetOption(Code(option), value, value_length); });
 }
 
 DLLEXPORT void fdb_transaction_set_read_version(FDBTransaction* tr, int64_t version) noexcept {
@@ -690,7 +701,7 @@ DLLEXPORT FDBFuture* fdb_transaction_get_range(
   return GuardFuture([&] {
     return tr->t.GetRange(fdblite::Selector{b, begin_or_equal != 0, begin_offset},
                           fdblite::Selector{e, end_or_equal != 0, end_offset}, limit,
-                          target_bytes, mode, iteration, snapshot != 0, reverse != 0);
+                          target_bytes, Code(mode), iteration, snapshot != 0, reverse != 0);
   });
 }
 
@@ -724,7 +735,7 @@ DLLEXPORT void fdb_transaction_atomic_op(FDBTransaction* tr, uint8_t const* key_
     tr->t.Poison(fdblite::kClientInvalidOperation);
     return;
   }
-  GuardVoid(tr, [&] { tr->t.AtomicOp(k, p, operation_type); });
+  GuardVoid(tr, [&] { tr->t.AtomicOp(k, p, Code(operation_type)); });
 }
 
 DLLEXPORT void fdb_transaction_clear(FDBTransaction* tr, uint8_t const* key_name,
@@ -806,7 +817,7 @@ DLLEXPORT fdb_error_t fdb_transaction_add_conflict_range(FDBTransaction* tr,
       !Bytes(end_key_name, end_key_name_length, &e)) {
     return fdblite::kClientInvalidOperation;
   }
-  return Guard([&] { return tr->t.AddConflictRange(b, e, type); });
+  return Guard([&] { return tr->t.AddConflictRange(b, e, Code(type)); });
 }
 
 DLLEXPORT FDBFuture* fdb_transaction_get_estimated_range_size_bytes(
