@@ -129,6 +129,13 @@ func TestCommit_ReadWriteConflicts(t *testing.T) {
 			wantErr: 1020,
 		},
 		{
+			// [begin, end) is read even when it holds no rows.
+			name:    "empty GetRange conflicts with an insert into it",
+			reader:  func(tr fdb.Transaction, s space) { tr.GetRange(s.kr("a", "z"), fdb.RangeOptions{}).GetSliceOrPanic() },
+			writer:  set("m", "1"),
+			wantErr: 1020,
+		},
+		{
 			name:   "GetRange does not conflict with a write past its end",
 			setup:  []any{"a", "0"},
 			reader: func(tr fdb.Transaction, s space) { tr.GetRange(s.kr("a", "m"), fdb.RangeOptions{}).GetSliceOrPanic() },
@@ -254,6 +261,25 @@ func TestCommit_ReadWriteConflicts(t *testing.T) {
 				tr.GetRange(s.kr("b", "f"), fdb.RangeOptions{}).GetSliceOrPanic()
 			},
 			writer: set("c", "1"),
+		},
+		{
+			// Only the parts of the range not decided by own writes are read:
+			// [j, k) and [k+\x00, l), so a write of k itself does not conflict.
+			name: "range read excludes keys the transaction set first",
+			reader: func(tr fdb.Transaction, s space) {
+				tr.Set(s.k("k"), []byte("mine"))
+				tr.GetRange(s.kr("j", "l"), fdb.RangeOptions{}).GetSliceOrPanic()
+			},
+			writer: set("k", "1"),
+		},
+		{
+			name: "range read still conflicts outside keys the transaction set",
+			reader: func(tr fdb.Transaction, s space) {
+				tr.Set(s.k("k"), []byte("mine"))
+				tr.GetRange(s.kr("j", "l"), fdb.RangeOptions{}).GetSliceOrPanic()
+			},
+			writer:  set("kk", "1"),
+			wantErr: 1020,
 		},
 		{
 			name:  "reading a key with only a pending atomic op conflicts",

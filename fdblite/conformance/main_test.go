@@ -246,12 +246,17 @@ func printable(v []byte) string {
 func namedDB(t testing.TB, name string) fdb.Database {
 	t.Helper()
 	fdbliteOnly(t)
-	path := fmt.Sprintf("/tmp/fdblite-conformance-%d-%s.cluster", os.Getpid(), strings.ReplaceAll(name, "/", "_"))
+	path := namedPath(name)
 	d, err := fdb.OpenDatabase(path)
 	if err != nil {
 		t.Fatalf("OpenDatabase(%q): %v", path, err)
 	}
 	return d
+}
+
+// namedPath is the cluster-file path naming the test database called name.
+func namedPath(name string) string {
+	return fmt.Sprintf("/tmp/fdblite-conformance-%d-%s.cluster", os.Getpid(), strings.ReplaceAll(name, "/", "_"))
 }
 
 // faultsKey is fdblite's fault-injection configuration special key.
