@@ -35,20 +35,23 @@ constexpr uint8_t kQueued = 2;     // a GC queue entry refers to this record
 constexpr uint8_t kDetached = 4;   // replaced while queued; freed when popped
 
 // VersionRecord is one version of one key: a single allocation of the header
-// followed by the value bytes (at kValueOffset, inside the header's tail
-// padding when the value is short).
+// followed by the value bytes. The value starts in value_head, a named member
+// where the header would otherwise end in padding (which the compiler may
+// clobber), and runs on past the struct into the rest of the allocation.
 struct VersionRecord {
   Version version;
   VersionRecord* older;
   uint32_t value_len;
   uint8_t flags;
+  char value_head[3];
 
   bool tombstone() const { return (flags & kTombstone) != 0; }
   char* value_data();
   const char* value_data() const;
   std::string_view value() const { return {value_data(), value_len}; }
 };
-constexpr size_t kValueOffset = offsetof(VersionRecord, flags) + 1;
+constexpr size_t kValueOffset = offsetof(VersionRecord, value_head);
+static_assert(sizeof(VersionRecord) == kValueOffset + 3, "no tail padding");
 
 char* VersionRecord::value_data() {
   return reinterpret_cast<char*>(this) + kValueOffset;
@@ -113,7 +116,8 @@ VersionRecord* NewRecord(Version v, std::string_view value, bool tombstone,
   size_t bytes = std::max(sizeof(VersionRecord), kValueOffset + value.size());
   void* mem = ::operator new(bytes);
   auto* r = new (mem) VersionRecord{v, older, static_cast<uint32_t>(value.size()),
-                                    static_cast<uint8_t>(tombstone ? kTombstone : 0)};
+                                    static_cast<uint8_t>(tombstone ? kTombstone : 0),
+                                    {}};
   if (!value.empty()) std::memcpy(r->value_data(), value.data(), value.size());
   return r;
 }
@@ -167,8 +171,13 @@ class GcQueue {
   const Entry& front() const { return buf_[head_]; }
   const Entry& at(size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }
 
-  void push_back(Entry e) {
+  // ReserveOne makes room for one push_back, so a write can allocate
+  // everything it needs before it changes anything.
+  void ReserveOne() {
     if (count_ == buf_.size()) Resize(buf_.empty() ? 64 : buf_.size() * 2);
+  }
+  void push_back(Entry e) {
+    ReserveOne();
     buf_[(head_ + count_) & (buf_.size() - 1)] = e;
     ++count_;
   }
@@ -345,6 +354,7 @@ void Store::Impl::WriteVersion(Node* n, std::string_view value, bool tombstone,
                                Version v) {
   VersionRecord* r = n->newest;
   if (tombstone && r->tombstone()) return;  // already cleared
+  queue.ReserveOne();  // MaybeQueue below then cannot throw
   if (r->version != v) {
     n->newest = NewRecord(v, value, tombstone, r);
     ++records;
