@@ -394,7 +394,7 @@ func FuzzDecode(f *testing.F) {
 
 // TestFuzzCorpusPresent keeps the checked-in seed corpora from vanishing.
 func TestFuzzCorpusPresent(t *testing.T) {
-	for _, target := range []string{"FuzzDecode", "FuzzParseNumber"} {
+	for _, target := range []string{"FuzzDecode", "FuzzDecodeKey", "FuzzParseNumber"} {
 		files, _ := filepath.Glob(filepath.Join("testdata", "fuzz", target, "*"))
 		if len(files) == 0 {
 			t.Errorf("no seed corpus in testdata/fuzz/%s", target)

@@ -1,0 +1,309 @@
+package fdyno
+
+// keys.go is the only file that builds or parses FoundationDB keys. Every
+// key is a FoundationDB tuple, so the byte order of keys is the order of
+// their elements, and that order is DynamoDB's:
+//
+//	dynodb/<table>/                                   one directory per table
+//	    m                                             table metadata
+//	    i/<hash>[/<range>]                            item head: the encoded item (codec.go)
+//	    c/<hash>[/<range>]/<chunk>                    chunks of an item too large for one value
+//	    x/<index>/<hashValue>/<sortValue>/<basePK>    secondary index entries
+//	    v/<versionstamp>                              stream records, in commit order
+//
+// Key attribute values (<hash>, <range>, <hashValue>, <sortValue>) are one
+// tuple element each:
+//
+//	S   tuple string (code 0x02) of the UTF-8 bytes: orders by bytes
+//	B   tuple bytes (code 0x01) of the raw bytes: orders by bytes
+//	N   tuple bytes (code 0x01) of the order-preserving number encoding
+//	    below: orders by numeric value
+//
+// A key attribute's type is fixed by the table's key schema, so an N and a
+// B never meet in the same position and need no distinct codes.
+//
+// The number encoding, for a canonical number with adjusted exponent e
+// (scientific notation, -130 ≤ e ≤ 125) and significant digits d1 d2 … dn
+// (n ≤ 38, d1 ≠ 0, dn ≠ 0), taken in pairs (a lone last digit pairs with 0):
+//
+//	zero       0x02
+//	positive   0x03  e+130         pair+1 …                 (bytes 1..100)
+//	negative   0x01  255-(e+130)   100-pair …  0xff         (bytes 1..100)
+//
+// Sign first; then the exponent, inverted for negatives; then the digits,
+// inverted for negatives, where the 0xff terminator makes a longer digit
+// string (a larger magnitude) sort before its prefix. Digits have no
+// trailing zeros, so every number has exactly one encoding, and byte order
+// equals numeric order for every legal number.
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb/tuple"
+)
+
+// DynamoDB's key value limits (the service quotas page).
+const (
+	// MaxPartitionKeyLength is the longest partition key value, in bytes.
+	MaxPartitionKeyLength = 2048
+	// MaxSortKeyLength is the longest sort key value, in bytes.
+	MaxSortKeyLength = 1024
+)
+
+// Leading bytes of the number encoding.
+const (
+	numberKeyNegative = 0x01
+	numberKeyZero     = 0x02
+	numberKeyPositive = 0x03
+	numberKeyEnd      = 0xff // terminator of negative numbers
+	numberKeyBias     = -MinNumberExponent
+)
+
+// checkKeyValue validates v as the value of key attribute name, declared
+// of type want, in the partition key (hash) or sort key position, with
+// DynamoDB's messages.
+func checkKeyValue(name string, v Value, want Type, hash bool) error {
+	fail := func(reason string) error {
+		return &ValidationError{Path: name, Reason: reason}
+	}
+	if v.typ != want {
+		return fail("One or more parameter values were invalid: Type mismatch for key " + name + " expected: " + want.String() + " actual: " + v.typ.String())
+	}
+	switch v.typ {
+	case TypeS, TypeB:
+		switch {
+		case v.s == "":
+			return fail("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty " +
+				map[Type]string{TypeS: "string", TypeB: "binary"}[v.typ] + " value. Key: " + name)
+		case hash && len(v.s) > MaxPartitionKeyLength:
+			return fail("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
+		case !hash && len(v.s) > MaxSortKeyLength:
+			return fail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+		}
+	case TypeN:
+		if v.bad {
+			_, err := canonicalNumber(v.s)
+			return fail(err.Error())
+		}
+	default:
+		return fail("key attributes must be S, N or B, not " + v.typ.String())
+	}
+	return nil
+}
+
+// keyElement returns the tuple element of a key attribute value.
+func keyElement(v Value) (tuple.TupleElement, error) {
+	switch v.typ {
+	case TypeS:
+		return v.s, nil
+	case TypeB:
+		return []byte(v.s), nil
+	case TypeN:
+		if v.bad {
+			_, err := canonicalNumber(v.s)
+			return nil, &ValidationError{Reason: err.Error()}
+		}
+		return appendNumberKey(nil, v.s), nil
+	}
+	return nil, &ValidationError{Reason: "key attributes must be S, N or B, not " + v.typ.String()}
+}
+
+// keyValue returns the value of type t held by a tuple element that
+// keyElement produced.
+func keyValue(el tuple.TupleElement, t Type) (Value, error) {
+	switch t {
+	case TypeS:
+		if s, ok := el.(string); ok && s != "" {
+			return Value{typ: TypeS, s: s}, nil
+		}
+	case TypeB:
+		if b, ok := el.([]byte); ok && len(b) > 0 {
+			return Value{typ: TypeB, s: string(b)}, nil
+		}
+	case TypeN:
+		if b, ok := el.([]byte); ok {
+			s, err := decodeNumberKey(b)
+			if err != nil {
+				return Value{}, err
+			}
+			return Value{typ: TypeN, s: s}, nil
+		}
+	}
+	return Value{}, &CorruptError{What: "key", Reason: "element is not a " + t.String() + " key value"}
+}
+
+// packKeyValues packs key attribute values into a tuple key, in order.
+func packKeyValues(values ...Value) ([]byte, error) {
+	t := make(tuple.Tuple, len(values))
+	for i, v := range values {
+		el, err := keyElement(v)
+		if err != nil {
+			return nil, err
+		}
+		t[i] = el
+	}
+	return t.Pack(), nil
+}
+
+// unpackKeyValues parses a key packed by packKeyValues whose values have
+// the given types. It fails with a *CorruptError, and never panics, on
+// anything packKeyValues cannot produce.
+func unpackKeyValues(key []byte, types ...Type) ([]Value, error) {
+	if err := checkTuple(key); err != nil {
+		return nil, err
+	}
+	t, err := tuple.Unpack(key)
+	if err != nil {
+		return nil, &CorruptError{What: "key", Reason: err.Error()}
+	}
+	if len(t) != len(types) {
+		return nil, &CorruptError{What: "key", Reason: "has " + strconv.Itoa(len(t)) + " elements, want " + strconv.Itoa(len(types))}
+	}
+	values := make([]Value, len(t))
+	for i, el := range t {
+		if values[i], err = keyValue(el, types[i]); err != nil {
+			return nil, err
+		}
+	}
+	return values, nil
+}
+
+// checkTuple verifies that key is a well-formed tuple of the element kinds
+// fdyno writes (byte strings and Unicode strings). tuple.Unpack trusts its
+// input and can panic on truncated elements, so keys read from the
+// database go through this first.
+func checkTuple(key []byte) error {
+	for i := 0; i < len(key); {
+		switch key[i] {
+		case 0x01, 0x02:
+			i++
+			for {
+				j := bytes.IndexByte(key[i:], 0x00)
+				if j < 0 {
+					return &CorruptError{What: "key", Offset: len(key), Reason: "unterminated string element"}
+				}
+				i += j + 1
+				if i < len(key) && key[i] == 0xff {
+					i++ // an escaped 0x00 inside the element
+					continue
+				}
+				break
+			}
+		default:
+			return &CorruptError{What: "key", Offset: i, Reason: "unexpected tuple element code 0x" + strconv.FormatUint(uint64(key[i]), 16)}
+		}
+	}
+	return nil
+}
+
+// appendNumberKey appends the order-preserving encoding of canonical
+// number s to dst.
+func appendNumberKey(dst []byte, s string) []byte {
+	if s == "0" {
+		return append(dst, numberKeyZero)
+	}
+	neg, adj, hi, lo := numberParts(s)
+	n := len(hi) + len(lo)
+	exp := byte(adj + numberKeyBias)
+	if neg {
+		dst = append(dst, numberKeyNegative, 255-exp)
+	} else {
+		dst = append(dst, numberKeyPositive, exp)
+	}
+	for i := 0; i < n; i += 2 {
+		pair := (digitAt(hi, lo, i) - '0') * 10
+		if i+1 < n {
+			pair += digitAt(hi, lo, i+1) - '0'
+		}
+		if neg {
+			dst = append(dst, 100-pair)
+		} else {
+			dst = append(dst, pair+1)
+		}
+	}
+	if neg {
+		dst = append(dst, numberKeyEnd)
+	}
+	return dst
+}
+
+// decodeNumberKey returns the canonical text of a number encoded by
+// appendNumberKey, accepting nothing else.
+func decodeNumberKey(b []byte) (string, error) {
+	fail := func(reason string) (string, error) {
+		return "", &CorruptError{What: "key", Reason: "number: " + reason}
+	}
+	if len(b) == 0 {
+		return fail("empty")
+	}
+	sign := b[0]
+	switch {
+	case sign == numberKeyZero && len(b) == 1:
+		return "0", nil
+	case sign != numberKeyNegative && sign != numberKeyPositive:
+		return fail("bad sign byte")
+	}
+	neg := sign == numberKeyNegative
+	if len(b) < 3 {
+		return fail("truncated")
+	}
+	exp, digitBytes := b[1], b[2:]
+	if neg {
+		exp = 255 - exp
+		if digitBytes[len(digitBytes)-1] != numberKeyEnd {
+			return fail("missing terminator")
+		}
+		digitBytes = digitBytes[:len(digitBytes)-1]
+	}
+	if len(digitBytes) == 0 || len(digitBytes) > (MaxNumberDigits+1)/2 {
+		return fail("bad digit count")
+	}
+	var digits [MaxNumberDigits + 1]byte
+	n := 0
+	for _, d := range digitBytes {
+		if d < 1 || d > 100 {
+			return fail("bad digit byte")
+		}
+		pair := d - 1
+		if neg {
+			pair = 100 - d
+		}
+		digits[n], digits[n+1] = '0'+pair/10, '0'+pair%10
+		n += 2
+	}
+	if digits[n-1] == '0' {
+		n-- // a lone last digit, padded
+	}
+	if digits[0] == '0' || digits[n-1] == '0' || n > MaxNumberDigits {
+		return fail("digits not canonical")
+	}
+	s := formatNumber(neg, int(exp)-numberKeyBias, string(digits[:n]))
+	if !isCanonicalNumber(s) {
+		return fail("out of range")
+	}
+	return s, nil
+}
+
+// formatNumber returns the plain-notation text of ±0.d1d2…dn × 10^(adj+1).
+func formatNumber(neg bool, adj int, digits string) string {
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	switch {
+	case adj < 0:
+		b.WriteString("0.")
+		b.WriteString(strings.Repeat("0", -adj-1))
+		b.WriteString(digits)
+	case adj+1 >= len(digits):
+		b.WriteString(digits)
+		b.WriteString(strings.Repeat("0", adj+1-len(digits)))
+	default:
+		b.WriteString(digits[:adj+1])
+		b.WriteByte('.')
+		b.WriteString(digits[adj+1:])
+	}
+	return b.String()
+}

@@ -1,0 +1,286 @@
+package fdyno
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb/tuple"
+	"github.com/cockroachdb/apd/v3"
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+func sign(x int) int {
+	switch {
+	case x < 0:
+		return -1
+	case x > 0:
+		return 1
+	}
+	return 0
+}
+
+// Numbers in increasing order, from DynamoDB's documented extremes inwards:
+// the packed keys must sort the same way.
+func TestNumberKeyOrderTable(t *testing.T) {
+	max := "9.9999999999999999999999999999999999999E+125"
+	ordered := []string{
+		"-" + max,
+		"-1E+125",
+		"-123456789012345678901234567890.12345678",
+		"-1000",
+		"-999.99",
+		"-10",
+		"-2",
+		"-1.05",
+		"-1",
+		"-0.99999999999999999999999999999999999999",
+		"-0.5",
+		"-1E-129",
+		"-1.1E-130",
+		"-1E-130",
+		"0",
+		"1E-130",
+		"1.1E-130",
+		"1E-129",
+		"0.5",
+		"0.99999999999999999999999999999999999999",
+		"1",
+		"1.05",
+		"1.1",
+		"2",
+		"10",
+		"99",
+		"100",
+		"101",
+		"12345678901234567890123456789012345678",
+		"1E+125",
+		max,
+	}
+	var keys [][]byte
+	for _, s := range ordered {
+		k, err := packKeyValues(N(s))
+		if err != nil {
+			t.Fatalf("packKeyValues(N(%s)): %v", s, err)
+		}
+		keys = append(keys, k)
+		got, err := unpackKeyValues(k, TypeN)
+		if err != nil {
+			t.Fatalf("unpackKeyValues(%s): %v", tuple.Tuple{k}, err)
+		}
+		if !got[0].Equal(N(s)) {
+			t.Errorf("N(%s) round trips to %v", s, got[0])
+		}
+	}
+	for i := 1; i < len(keys); i++ {
+		if bytes.Compare(keys[i-1], keys[i]) >= 0 {
+			t.Errorf("key of %s does not sort before key of %s", ordered[i-1], ordered[i])
+		}
+	}
+}
+
+// The N key encoding orders exactly as an arbitrary-precision comparison.
+func TestNumberKeyOrderMatchesApd(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a := canonicalNumberGen().Draw(t, "a")
+		b := a
+		if rapid.IntRange(0, 9).Draw(t, "same") != 0 {
+			b = canonicalNumberGen().Draw(t, "b")
+		}
+		ka, err := packKeyValues(N(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kb, err := packKeyValues(N(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, _, _ := apd.NewFromString(a)
+		y, _, _ := apd.NewFromString(b)
+		if got, want := bytes.Compare(ka, kb), x.Cmp(y); got != want {
+			t.Fatalf("key order of %s vs %s is %d, want %d", a, b, got, want)
+		}
+		for _, pair := range [][2]any{{a, ka}, {b, kb}} {
+			vs, err := unpackKeyValues(pair[1].([]byte), TypeN)
+			if err != nil || vs[0].N() != pair[0].(string) {
+				t.Fatalf("unpack of N(%s) = %v, %v", pair[0], vs, err)
+			}
+		}
+	})
+}
+
+// S and B keys order by bytes.Compare, including bytes 0x00 and 0xff that
+// the tuple layer escapes, and as the leading element of a composite key.
+func TestStringAndBinaryKeyOrder(t *testing.T) {
+	raw := rapid.SliceOfN(rapid.SampledFrom([]byte{0x00, 0x01, 0xfe, 0xff, 'a', 'b'}), 1, 6)
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := raw.Draw(t, "a"), raw.Draw(t, "b")
+		typ := rapid.SampledFrom([]Type{TypeS, TypeB}).Draw(t, "type")
+		mk := func(x []byte) Value {
+			if typ == TypeS {
+				return S(string(x))
+			}
+			return B(x)
+		}
+		sort := NInt(rapid.Int64Range(-3, 3).Draw(t, "sort"))
+		ka, err := packKeyValues(mk(a), sort)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kb, err := packKeyValues(mk(b), sort)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := bytes.Compare(ka, kb), bytes.Compare(a, b); got != want {
+			t.Fatalf("key order of %q vs %q is %d, want %d", a, b, got, want)
+		}
+		vs, err := unpackKeyValues(ka, typ, TypeN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]Value{mk(a), sort}, vs); diff != "" {
+			t.Fatalf("unpack mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestCheckKeyValue(t *testing.T) {
+	tests := []struct {
+		name   string
+		v      Value
+		want   Type
+		hash   bool
+		reason string
+	}{
+		{name: "string", v: S("x"), want: TypeS, hash: true},
+		{name: "number", v: N("-1.5"), want: TypeN, hash: true},
+		{name: "binary", v: B([]byte{0}), want: TypeB},
+		{name: "partition key 2048 bytes", v: S(strings.Repeat("x", 2048)), want: TypeS, hash: true},
+		{name: "sort key 1024 bytes", v: B(make([]byte, 1024)), want: TypeB},
+		{name: "type mismatch", v: N("1"), want: TypeS, hash: true,
+			reason: "One or more parameter values were invalid: Type mismatch for key k expected: S actual: N"},
+		{name: "empty string", v: S(""), want: TypeS, hash: true,
+			reason: "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: k"},
+		{name: "empty binary", v: B(nil), want: TypeB,
+			reason: "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: k"},
+		{name: "partition key 2049 bytes", v: S(strings.Repeat("x", 2049)), want: TypeS, hash: true,
+			reason: "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes"},
+		{name: "sort key 1025 bytes", v: S(strings.Repeat("x", 1025)), want: TypeS,
+			reason: "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes"},
+		{name: "bad number", v: N("1e999"), want: TypeN, reason: reasonNumberOverflow},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkKeyValue("k", tc.v, tc.want, tc.hash)
+			if tc.reason == "" {
+				if err != nil {
+					t.Fatalf("checkKeyValue() = %v", err)
+				}
+				return
+			}
+			var ve *ValidationError
+			if !errors.As(err, &ve) || ve.Reason != tc.reason || ve.Path != "k" {
+				t.Fatalf("checkKeyValue() = %v, want reason %q", err, tc.reason)
+			}
+		})
+	}
+}
+
+func TestUnpackKeyCorrupt(t *testing.T) {
+	good, _ := packKeyValues(S("a"), N("1.5"))
+	tests := []struct {
+		name  string
+		key   []byte
+		types []Type
+	}{
+		{"unterminated string", []byte{0x02, 'a'}, []Type{TypeS}},
+		{"truncated", good[:len(good)-1], []Type{TypeS, TypeN}},
+		{"integer element", tuple.Tuple{int64(5)}.Pack(), []Type{TypeN}},
+		{"nested tuple", []byte{0x05, 0x00}, []Type{TypeS}},
+		{"wrong element count", good, []Type{TypeS}},
+		{"string for binary", tuple.Tuple{"a"}.Pack(), []Type{TypeB}},
+		{"empty string", tuple.Tuple{""}.Pack(), []Type{TypeS}},
+		{"empty number", tuple.Tuple{[]byte{}}.Pack(), []Type{TypeN}},
+		{"number bad sign", tuple.Tuple{[]byte{0x04, 130, 2}}.Pack(), []Type{TypeN}},
+		{"number zero with digits", tuple.Tuple{[]byte{0x02, 1}}.Pack(), []Type{TypeN}},
+		{"number no digits", tuple.Tuple{[]byte{0x03, 130}}.Pack(), []Type{TypeN}},
+		{"number digit byte 0", tuple.Tuple{[]byte{0x03, 130, 0}}.Pack(), []Type{TypeN}},
+		{"number digit byte 101", tuple.Tuple{[]byte{0x03, 130, 101}}.Pack(), []Type{TypeN}},
+		{"number leading zero", tuple.Tuple{[]byte{0x03, 130, 6}}.Pack(), []Type{TypeN}},
+		{"number trailing zeros", tuple.Tuple{[]byte{0x03, 130, 11, 1}}.Pack(), []Type{TypeN}},
+		{"negative without terminator", tuple.Tuple{[]byte{0x01, 125, 90}}.Pack(), []Type{TypeN}},
+		{"too many digits", tuple.Tuple{append([]byte{0x03, 130}, slices.Repeat([]byte{12}, 20)...)}.Pack(), []Type{TypeN}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			vs, err := unpackKeyValues(tc.key, tc.types...)
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("unpackKeyValues(%x) = %v, %v; want ErrCorrupt", tc.key, vs, err)
+			}
+		})
+	}
+}
+
+func FuzzDecodeKey(f *testing.F) {
+	for _, vs := range [][]Value{
+		{S("user#1")}, {B([]byte{0, 0xff})}, {N("0")}, {N("-1.5")}, {N("1E-130")},
+		{N("9.9999999999999999999999999999999999999E+125")}, {S("a"), N("42")}, {B([]byte{1}), S("\x00")},
+	} {
+		k, err := packKeyValues(vs...)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(k, uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, key []byte, typeBits uint8) {
+		// typeBits picks the schema: up to two elements of S, N or B.
+		all := []Type{TypeS, TypeN, TypeB}
+		types := []Type{all[int(typeBits)%3]}
+		if typeBits&0x80 != 0 {
+			types = append(types, all[int(typeBits>>2)%3])
+		}
+		vs, err := unpackKeyValues(key, types...)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error %v is not ErrCorrupt", err)
+			}
+			return
+		}
+		// What decodes re-encodes to the same key.
+		again, err := packKeyValues(vs...)
+		if err != nil {
+			t.Fatalf("packKeyValues(%v): %v", vs, err)
+		}
+		if !bytes.Equal(again, key) {
+			t.Fatalf("re-encoding differs:\n in %x\nout %x", key, again)
+		}
+	})
+}
+
+// TestOnlyKeysGoPacksTuples is the lint of style.md §6: keys.go is the only
+// file that builds or parses keys.
+func TestOnlyKeysGoPacksTuples(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f == "keys.go" || strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"tuple.Tuple", "tuple.Unpack", ".Pack()", "fdb/tuple\""} {
+			if strings.Contains(string(data), bad) {
+				t.Errorf("%s uses %s; only keys.go builds or parses keys", f, bad)
+			}
+		}
+	}
+}
