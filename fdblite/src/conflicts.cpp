@@ -1,16 +1,18 @@
 // conflicts.cpp: the write history as a step function over keys.
 //
 // Invariants:
-//  1. segments_ always holds the boundary "" so every key has a segment: the
+//  1. segments always holds the boundary "" so every key has a segment: the
 //     one starting at the last boundary <= key.
 //  2. Neighbouring segments written by the same Add are merged, so Add leaves
 //     no two adjacent boundaries with the same version it wrote.
-//  3. Versions <= pruned_ are as good as 0: no caller checks a read version
-//     that old. Prune only rewrites them to 0 (and merges) when the map has
-//     grown enough since the last pass to pay for the pass.
+//  3. Versions <= the last Prune's `oldest` are as good as 0: no caller checks
+//     a read version that old. Prune only rewrites them to 0 (and merges) when
+//     the map has doubled since the last pass, which pays for the pass and
+//     keeps the map within twice the boundaries still live.
 #include "conflicts.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <string_view>
 

@@ -93,7 +93,7 @@ bool Database::ReserveWatch() {
   return true;
 }
 
-void Database::FailWatch(const std::shared_ptr<Watch>& w, int code) {
+void Database::CompleteWatch(const std::shared_ptr<Watch>& w, int code) {
   {
     std::lock_guard<std::mutex> lock(watch_mu_);
     auto range = watches_.equal_range(w->key);
@@ -104,7 +104,8 @@ void Database::FailWatch(const std::shared_ptr<Watch>& w, int code) {
       }
     }
   }
-  if (w->future->SetError(code)) outstanding_watches_.fetch_sub(1);
+  if (!w->done.exchange(true)) outstanding_watches_.fetch_sub(1);
+  w->future->SetError(code);  // no-op if cancelled first
 }
 
 void Database::ArmWatch(const std::shared_ptr<Watch>& w) {
@@ -121,7 +122,7 @@ void Database::ArmWatch(const std::shared_ptr<Watch>& w) {
       if (!w->future->IsReady()) watches_.emplace(w->key, w);
     }
   }
-  if (fire && w->future->SetVoid()) outstanding_watches_.fetch_sub(1);
+  if (fire) CompleteWatch(w, 0);
 }
 
 void Database::CollectFiredLocked(const std::vector<KeyRange>& touched,
@@ -242,9 +243,7 @@ CommitResult Database::Commit(const CommitRequest& req) {
     MaybePruneLocked(cv);
     r.version = cv;
   }
-  for (auto& w : fired) {
-    if (w->future->SetVoid()) outstanding_watches_.fetch_sub(1);
-  }
+  for (auto& w : fired) CompleteWatch(w, 0);
   if (faults_.AfterCommit() && !req.automatic_idempotency) {
     r.error = kCommitUnknownResult;  // applied, but the client cannot know
   }

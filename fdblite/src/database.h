@@ -61,6 +61,7 @@ struct Watch {
   std::string key;
   std::optional<std::string> value;
   FuturePtr future;
+  std::atomic<bool> done{false};  // its slot was released
 };
 
 // CommitRequest is what a transaction hands the database to commit.
@@ -115,8 +116,9 @@ class Database {
   // ArmWatch registers a committed watch (or fires it at once if the key
   // already changed). The slot is released when the watch completes.
   void ArmWatch(const std::shared_ptr<Watch>& w);
-  // FailWatch completes a watch with an error and releases its slot.
-  void FailWatch(const std::shared_ptr<Watch>& w, int code);
+  // CompleteWatch completes a watch (code 0: it fired) and releases its
+  // slot, exactly once however many paths race to complete it.
+  void CompleteWatch(const std::shared_ptr<Watch>& w, int code);
 
   Faults& faults() { return faults_; }
   // StatsJSON describes the database for \xff\xff/fdblite/stats.

@@ -147,7 +147,7 @@ Transaction::~Transaction() {
 }
 
 void Transaction::AbandonPendingLocked(int code) {
-  for (auto& w : watches_) db_->FailWatch(w, code);
+  for (auto& w : watches_) db_->CompleteWatch(w, code);
   watches_.clear();
   if (versionstamp_) versionstamp_->SetError(code);
   versionstamp_.reset();
@@ -392,6 +392,41 @@ void Transaction::AddReadConflictLocked(std::string begin, std::string end) {
   read_conflicts_.push_back({std::move(begin), std::move(end)});
 }
 
+// AddRangeReadConflictLocked adds [begin, end) minus the parts this
+// transaction's own sets and clears fully decide: another transaction's
+// write there cannot change what this one read.
+void Transaction::AddRangeReadConflictLocked(const std::string& begin,
+                                             const std::string& end) {
+  if (writes_.empty()) {
+    AddReadConflictLocked(begin, end);
+    return;
+  }
+  std::string cur = begin;
+  auto point = writes_.points.lower_bound(begin);
+  auto cleared = writes_.cleared.upper_bound(begin);
+  if (cleared != writes_.cleared.begin() && std::prev(cleared)->second > begin) --cleared;
+  for (;;) {
+    while (point != writes_.points.end() && point->second.kind == WriteEntry::kAtomic) ++point;
+    bool has_point = point != writes_.points.end() && point->first < end;
+    bool has_clear = cleared != writes_.cleared.end() && cleared->first < end;
+    if (!has_point && !has_clear) break;
+    std::string seg_begin, seg_end;
+    if (has_point && (!has_clear || point->first < cleared->first)) {
+      seg_begin = point->first;
+      seg_end = KeyAfter(point->first);
+      ++point;
+    } else {
+      seg_begin = cleared->first;
+      seg_end = cleared->second;
+      ++cleared;
+    }
+    if (seg_begin > cur) AddReadConflictLocked(cur, std::min(seg_begin, end));
+    if (seg_end > cur) cur = seg_end;
+    if (cur >= end) return;
+  }
+  AddReadConflictLocked(cur, end);
+}
+
 void Transaction::AddWriteConflictLocked(std::string begin, std::string end) {
   if (begin >= end) return;
   size_ += static_cast<int64_t>(begin.size() + end.size());
@@ -493,7 +528,6 @@ FuturePtr Transaction::GetKey(Selector sel, bool snapshot) {
   std::lock_guard<std::mutex> lock(mu_);
   if (int err = ReadErrorLocked()) return Future::Error(err);
   used_ = true;
-  if (IsSpecial(sel.key)) return Future::Error(kSpecialKeysNoModuleFound);
   if (sel.key > MaxReadKeyLocked()) return Future::Error(kKeyOutsideLegalRange);
   Version rv = ReadVersionLocked();
   if (int fault = db_->faults().OnRead()) return Future::Error(fault);
@@ -551,14 +585,24 @@ FuturePtr Transaction::GetRange(Selector begin, Selector end, int limit,
   KvBuilder rows;
   bool more = false;
   std::string last;
+  // [observed_begin, observed_end) is every key whose presence could change
+  // this result: the rows, plus what resolving the selectors looked at. A
+  // first_greater_or_equal end selector resolves past its key, but rows
+  // stop below the key anyway, so the key bounds what was observed.
+  std::string observed_begin(begin.key), observed_end(end.key);
+  if (begin.or_equal) observed_begin.push_back('\0');
+  if (end.or_equal) observed_end.push_back('\0');
   {
     auto dblock = db_->ReadLock();
     if (rv < db_->OldestReadableLocked()) return Future::Error(kTransactionTooOld);
     if (int err = db_->CheckReadVersion(rv)) return Future::Error(err);
     if (int err = ResolveLocked(begin, ryw, &b)) return Future::Error(err);
     if (int err = ResolveLocked(end, ryw, &e)) return Future::Error(err);
-    if (b >= e) return Future::KeyValues(KvBuilder(), false);
-    if (ryw && RangeUnreadableLocked(b, e)) return Future::Error(kAccessedUnreadable);
+    observed_begin = std::min(observed_begin, b);
+    if (end.offset > 1) observed_end = std::max(observed_end, KeyAfter(e));
+    if (ryw && RangeUnreadableLocked(observed_begin, observed_end)) {
+      return Future::Error(kAccessedUnreadable);
+    }
     int64_t bytes = 0;
     auto add = [&](std::string_view k, std::string_view v) {
       rows.Add(k, v);
@@ -572,12 +616,12 @@ FuturePtr Transaction::GetRange(Selector begin, Selector end, int limit,
       return true;
     };
     const Store& store = db_->store();
-    if (!reverse) {
+    if (b < e && !reverse) {
       for (ForwardView v(store, rv, w, api_version_, b, e); v.Valid(); v.Next()) {
         if (v.unreadable()) return Future::Error(kAccessedUnreadable);
         if (!add(v.key(), v.value())) break;
       }
-    } else {
+    } else if (b < e) {
       for (ReverseView v(store, rv, w, api_version_, e, e); v.Valid(); v.Prev()) {
         if (v.key() < std::string_view(b)) break;
         if (v.unreadable()) return Future::Error(kAccessedUnreadable);
@@ -586,15 +630,9 @@ FuturePtr Transaction::GetRange(Selector begin, Selector end, int limit,
     }
   }
   if (!snapshot) {
-    // The selectors' own keys bound what the resolution looked at.
-    std::string lo(begin.key), hi(end.key);
-    if (begin.or_equal) lo.push_back('\0');
-    if (end.or_equal) hi.push_back('\0');
-    lo = std::min(lo, b);
-    hi = std::max(hi, e);
-    if (more && !reverse) hi = KeyAfter(last);
-    if (more && reverse) lo = last;
-    AddReadConflictLocked(std::move(lo), std::move(hi));
+    if (more && !reverse) observed_end = KeyAfter(last);
+    if (more && reverse) observed_begin = last;
+    AddRangeReadConflictLocked(observed_begin, observed_end);
   }
   return Future::KeyValues(std::move(rows), more);
 }
@@ -628,7 +666,7 @@ void Transaction::CheckWatchesLocked() {
     }
     if (known && (present != w->value.has_value() || (present && v != *w->value))) {
       // The transaction itself changed the value: the watch fires now.
-      db_->FailWatch(w, 0);
+      db_->CompleteWatch(w, 0);
       it = watches_.erase(it);
     } else {
       ++it;
@@ -641,6 +679,11 @@ void Transaction::Set(std::string_view key, std::string_view value) {
   if (!WriteAllowedLocked()) return;
   if (IsSpecial(key)) {
     SpecialWriteLocked(key, value);
+    return;
+  }
+  if (key == kMetadataVersion) {
+    // Only a versionstamped value may change the metadata version.
+    SetDeferredLocked(kClientInvalidOperation);
     return;
   }
   if (!ValidWriteKeyLocked(key)) return;
@@ -666,6 +709,10 @@ void Transaction::Clear(std::string_view key) {
   if (!WriteAllowedLocked()) return;
   if (IsSpecial(key)) {
     SpecialWriteLocked(key, std::nullopt);
+    return;
+  }
+  if (key == kMetadataVersion) {
+    SetDeferredLocked(kClientInvalidOperation);
     return;
   }
   if (key.size() > MaxKeySize(key)) return;  // cannot exist
@@ -853,7 +900,7 @@ FuturePtr Transaction::Watch(std::string_view key) {
   w->future->OnCancel([weak, weak_db] {
     auto wp = weak.lock();
     auto db = weak_db.lock();
-    if (wp && db) db->FailWatch(wp, kOperationCancelled);
+    if (wp && db) db->CompleteWatch(wp, kOperationCancelled);
   });
   if (opt_.timeout_ms > 0) {
     auto deadline = start_ + std::chrono::milliseconds(opt_.timeout_ms);
@@ -861,7 +908,7 @@ FuturePtr Transaction::Watch(std::string_view key) {
     Loop::Get().Schedule(delay, [weak, weak_db] {
       auto wp = weak.lock();
       auto db = weak_db.lock();
-      if (wp && db) db->FailWatch(wp, kTransactionTimedOut);
+      if (wp && db) db->CompleteWatch(wp, kTransactionTimedOut);
     });
   }
   watches_.push_back(w);
@@ -887,7 +934,7 @@ FuturePtr Transaction::Commit() {
     db_->faults().Configure(c);
   }
   auto fail = [&](int code) {
-    for (auto& w : watches_) db_->FailWatch(w, code);
+    for (auto& w : watches_) db_->CompleteWatch(w, code);
     watches_.clear();
     if (versionstamp_) versionstamp_->SetError(kTransactionInvalidVersion);
     versionstamp_.reset();

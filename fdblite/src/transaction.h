@@ -154,6 +154,7 @@ class Transaction {
   bool RangeUnreadableLocked(std::string_view begin,
                              std::string_view end) const;
   void AddReadConflictLocked(std::string begin, std::string end);
+  void AddRangeReadConflictLocked(const std::string& begin, const std::string& end);
   void AddWriteConflictLocked(std::string begin, std::string end);
   void CheckWatchesLocked();
 
