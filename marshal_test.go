@@ -112,8 +112,8 @@ func TestMarshalEverything(t *testing.T) {
 	want := Item{
 		"pk": S("u#1"), "ver": NInt(3), "CreatedBy": S("ada"),
 		"name": S("Ada"), "age": NInt(36), "balance": N("-12.5"),
-		"big":  N("1" + strings.Repeat("0", 37)),
-		"dec":  N("1.5"), "exact": N("0.1"), "jsonnum": N("1000"), "active": Bool(true),
+		"big": N("1" + strings.Repeat("0", 37)),
+		"dec": N("1.5"), "exact": N("0.1"), "jsonnum": N("1000"), "active": Bool(true),
 		"avatar": B([]byte{1, 2}), "hash": B([]byte{9, 8, 7, 6}),
 		"tags": SS("a", "b"), "lucky": NS("3", "7"), "keys": BS([]byte{1}, []byte{2}), "roles": SS("admin"),
 		"list":    L(S("x"), N("1.5"), Bool(true), Null(), M(Item{"k": S("v")})),
