@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -184,6 +186,7 @@ type loaded struct {
 	n      int
 	before fdblitetest.Stats // stats of the empty database
 	after  fdblitetest.Stats // once the load has aged past the MVCC window
+	rss    int64             // growth of the process's anonymous RSS, or -1
 }
 
 var (
@@ -205,6 +208,7 @@ func load(b *testing.B, n int) *loaded {
 	if err != nil {
 		b.Fatal(err)
 	}
+	rssBefore := rssAnon()
 	start := time.Now()
 	buf := make([]byte, 0, keySize)
 	for lo := 0; lo < n; lo += loadBatch {
@@ -228,9 +232,32 @@ func load(b *testing.B, n int) *loaded {
 		b.Fatalf("stats report %d keys after loading %d", after.Keys-before.Keys, n)
 	}
 	b.Logf("loaded %d keys in %v (%.0f keys/s); stats %+v", n, loadTime.Round(time.Millisecond), float64(n)/loadTime.Seconds(), after)
-	l := &loaded{db: db, n: n, before: before, after: after}
+	rss := int64(-1)
+	if rssAfter := rssAnon(); rssBefore >= 0 && rssAfter >= 0 {
+		rss = rssAfter - rssBefore
+	}
+	l := &loaded{db: db, n: n, before: before, after: after, rss: rss}
 	loads[n] = l
 	return l
+}
+
+// rssAnon returns the process's resident anonymous memory in bytes from
+// /proc/self/status (Linux), or -1 if it cannot be read.
+func rssAnon() int64 {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				return -1
+			}
+			return kb << 10
+		}
+	}
+	return -1
 }
 
 // BenchmarkPointGet reads one random key per transaction from databases of
@@ -277,6 +304,11 @@ func BenchmarkMemoryPerKey(b *testing.B) {
 	heap := float64(l.after.HeapBytes-l.before.HeapBytes) / n
 	b.ReportMetric(heap, "heap-B/key")
 	b.ReportMetric(heap-(keySize+valueSize), "overhead-B/key")
+	if l.rss >= 0 {
+		// A cross-check independent of fdblite's own accounting: what the
+		// load added to the process's resident anonymous memory.
+		b.ReportMetric(float64(l.rss)/n-(keySize+valueSize), "rss-overhead-B/key")
+	}
 	b.ReportMetric(float64(l.after.Versions)/n, "versions/key")
 	b.ReportMetric(float64(l.after.ConflictBoundaries), "conflict-boundaries")
 }
