@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -136,51 +137,60 @@ func (e *encoder) bytes(s string) {
 	e.buf = append(e.buf, s...)
 }
 
-// smallMap is the size up to which encodeMap sorts names in a stack array,
-// which spares the garbage collector's write barriers of a heap slice.
+// smallMap is the size up to which encodeMap sorts a map's attributes in
+// a stack array: no heap scratch, no write barriers, and no second lookup
+// of each value.
 const smallMap = 16
 
+type attribute struct {
+	name  string
+	value Value
+}
+
+func compareAttributes(a, b attribute) int { return strings.Compare(a.name, b.name) }
+
 func (e *encoder) encodeMap(m Item, depth int, top bool) {
-	var (
-		small [smallMap]string
-		names []string
-		base  = len(e.names)
-	)
+	e.uvarint(uint64(len(m)))
 	if len(m) <= smallMap {
-		names = small[:0]
-		for k := range m {
-			names = append(names, k)
+		var small [smallMap]attribute
+		attrs := small[:0]
+		for k, v := range m {
+			attrs = append(attrs, attribute{k, v})
 		}
-	} else {
-		for k := range m {
-			e.names = append(e.names, k)
+		slices.SortFunc(attrs, compareAttributes)
+		for i := range attrs {
+			if e.encodeAttribute(attrs[i].name, attrs[i].value, depth, top) {
+				return
+			}
 		}
-		names = e.names[base:]
+		return
 	}
-	slices.Sort(names)
-	e.uvarint(uint64(len(names)))
-	for i := range names {
-		// Index each time: nested maps may grow e.names.
-		var k string
-		if len(m) <= smallMap {
-			k = names[i]
-		} else {
-			k = e.names[base+i]
-		}
-		if len(k) > MaxAttributeNameLength || (top && k == "") {
-			e.err = true
-			break
-		}
-		e.bytes(k)
-		e.encodeValue(m[k], depth)
-		if e.err {
+	base := len(e.names)
+	for k := range m {
+		e.names = append(e.names, k)
+	}
+	slices.Sort(e.names[base:])
+	for i := base; i < base+len(m); i++ {
+		// Index e.names each time: nested maps may grow it.
+		k := e.names[i]
+		if e.encodeAttribute(k, m[k], depth, top) {
 			break
 		}
 	}
-	if len(m) > smallMap {
-		clear(e.names[base:])
-		e.names = e.names[:base]
+	clear(e.names[base:])
+	e.names = e.names[:base]
+}
+
+// encodeAttribute encodes one name and value of a map and reports whether
+// encoding failed.
+func (e *encoder) encodeAttribute(name string, v Value, depth int, top bool) bool {
+	if len(name) > MaxAttributeNameLength || (top && name == "") {
+		e.err = true
+		return true
 	}
+	e.bytes(name)
+	e.encodeValue(v, depth)
+	return e.err
 }
 
 func (e *encoder) encodeValue(v Value, depth int) {
@@ -212,25 +222,25 @@ func (e *encoder) encodeValue(v Value, depth int) {
 		e.buf = append(e.buf, tagNULL)
 	case TypeM:
 		e.buf = append(e.buf, tagM)
-		e.encodeMap(v.m, depth+1, false)
+		e.encodeMap(v.mapv(), depth+1, false)
 	case TypeL:
 		e.buf = append(e.buf, tagL)
-		e.uvarint(uint64(len(v.list)))
-		for _, el := range v.list {
+		e.uvarint(uint64(len(v.listv())))
+		for _, el := range v.listv() {
 			e.encodeValue(el, depth+1)
 			if e.err {
 				return
 			}
 		}
 	case TypeSS, TypeNS, TypeBS:
-		if v.bad || len(v.set) == 0 {
+		if v.bad || len(v.setv()) == 0 {
 			e.err = true
 			return
 		}
 		e.buf = append(e.buf, tagSS+byte(v.typ-TypeSS))
-		e.uvarint(uint64(len(v.set)))
-		for i, m := range v.set {
-			if i > 0 && m == v.set[i-1] {
+		e.uvarint(uint64(len(v.setv())))
+		for i, m := range v.setv() {
+			if i > 0 && m == v.setv()[i-1] {
 				e.err = true
 				return
 			}
@@ -405,7 +415,7 @@ func (d *decoder) decodeValue(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		return Value{typ: TypeM, m: m}, nil
+		return Value{typ: TypeM, x: m}, nil
 	case tagL:
 		n, err := d.count(1)
 		if err != nil {
@@ -417,7 +427,7 @@ func (d *decoder) decodeValue(depth int) (Value, error) {
 				return Value{}, err
 			}
 		}
-		return Value{typ: TypeL, list: list}, nil
+		return Value{typ: TypeL, x: list}, nil
 	case tagSS, tagNS, tagBS:
 		n, err := d.count(1)
 		if err != nil {
@@ -446,7 +456,7 @@ func (d *decoder) decodeValue(depth int) (Value, error) {
 				return Value{}, d.fail("set members not in strictly increasing order")
 			}
 		}
-		return Value{typ: TypeSS + Type(tag-tagSS), set: set}, nil
+		return Value{typ: TypeSS + Type(tag-tagSS), x: set}, nil
 	}
 	d.off--
 	return Value{}, d.fail("unknown value tag 0x" + strconv.FormatUint(uint64(tag), 16))

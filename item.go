@@ -83,13 +83,30 @@ type Item map[string]Value
 //
 // Values are safe for concurrent reads.
 type Value struct {
-	typ  Type
-	bad  bool     // an N or NS that failed to normalise
-	b    bool     // BOOL
-	s    string   // S, N, and B's bytes
-	list []Value  // L
-	m    Item     // M
-	set  []string // SS, NS, and BS's members
+	_   [0]func() // Values are not comparable with ==; use Equal
+	typ Type
+	bad bool   // an N or NS that failed to normalise
+	b   bool   // BOOL
+	s   string // S, N, and B's bytes
+	// x holds the contents of a container: Item for M, []Value for L,
+	// and []string for the members of SS, NS and BS. One interface field
+	// keeps a Value at 40 bytes, which matters for maps of many values.
+	x any
+}
+
+func (v Value) mapv() Item {
+	m, _ := v.x.(Item)
+	return m
+}
+
+func (v Value) listv() []Value {
+	l, _ := v.x.([]Value)
+	return l
+}
+
+func (v Value) setv() []string {
+	s, _ := v.x.([]string)
+	return s
 }
 
 // S returns a string value.
@@ -155,10 +172,10 @@ func Null() Value { return Value{typ: TypeNULL, b: true} }
 
 // M returns a map value. The Item is shared, not copied; a nil Item is an
 // empty map.
-func M(it Item) Value { return Value{typ: TypeM, m: it} }
+func M(it Item) Value { return Value{typ: TypeM, x: it} }
 
 // L returns a list value. The slice is shared, not copied.
-func L(vs ...Value) Value { return Value{typ: TypeL, list: vs} }
+func L(vs ...Value) Value { return Value{typ: TypeL, x: vs} }
 
 // SS returns a string set of the members, which it copies and sorts.
 // DynamoDB rejects empty sets and duplicate members; [Item.Validate] does
@@ -166,7 +183,7 @@ func L(vs ...Value) Value { return Value{typ: TypeL, list: vs} }
 func SS(members ...string) Value {
 	set := slices.Clone(members)
 	slices.Sort(set)
-	return Value{typ: TypeSS, set: set}
+	return Value{typ: TypeSS, x: set}
 }
 
 // NS returns a number set of the members, each given as decimal text and
@@ -185,7 +202,7 @@ func NS(members ...string) Value {
 	if !bad {
 		slices.SortFunc(set, compareNumbers)
 	}
-	return Value{typ: TypeNS, set: set, bad: bad}
+	return Value{typ: TypeNS, x: set, bad: bad}
 }
 
 // BS returns a binary set of copies of the members, sorted by bytes.
@@ -195,7 +212,7 @@ func BS(members ...[]byte) Value {
 		set[i] = string(m)
 	}
 	slices.Sort(set)
-	return Value{typ: TypeBS, set: set}
+	return Value{typ: TypeBS, x: set}
 }
 
 // Type returns v's DynamoDB type, or 0 for the zero Value.
@@ -288,7 +305,7 @@ func (v Value) M() Item {
 	if v.typ != TypeM {
 		return nil
 	}
-	return v.m
+	return v.mapv()
 }
 
 // L returns the elements of an L value, or nil for any other type. The
@@ -297,7 +314,7 @@ func (v Value) L() []Value {
 	if v.typ != TypeL {
 		return nil
 	}
-	return v.list
+	return v.listv()
 }
 
 // SS returns a copy of the members of an SS value in byte order, or nil for
@@ -306,7 +323,7 @@ func (v Value) SS() []string {
 	if v.typ != TypeSS {
 		return nil
 	}
-	return slices.Clone(v.set)
+	return slices.Clone(v.setv())
 }
 
 // NS returns a copy of the canonical members of an NS value in numeric
@@ -315,7 +332,7 @@ func (v Value) NS() []string {
 	if v.typ != TypeNS {
 		return nil
 	}
-	return slices.Clone(v.set)
+	return slices.Clone(v.setv())
 }
 
 // BS returns copies of the members of a BS value in byte order, or nil for
@@ -324,8 +341,8 @@ func (v Value) BS() [][]byte {
 	if v.typ != TypeBS {
 		return nil
 	}
-	out := make([][]byte, len(v.set))
-	for i, m := range v.set {
+	out := make([][]byte, len(v.setv()))
+	for i, m := range v.setv() {
 		out[i] = []byte(m)
 	}
 	return out
@@ -339,11 +356,11 @@ func (v Value) Len() int {
 	case TypeS, TypeB:
 		return len(v.s)
 	case TypeM:
-		return len(v.m)
+		return len(v.mapv())
 	case TypeL:
-		return len(v.list)
+		return len(v.listv())
 	case TypeSS, TypeNS, TypeBS:
-		return len(v.set)
+		return len(v.setv())
 	}
 	return 0
 }
@@ -361,11 +378,11 @@ func (v Value) Equal(w Value) bool {
 	case TypeBOOL:
 		return v.b == w.b
 	case TypeM:
-		return v.m.Equal(w.m)
+		return v.mapv().Equal(w.mapv())
 	case TypeL:
-		return slices.EqualFunc(v.list, w.list, Value.Equal)
+		return slices.EqualFunc(v.listv(), w.listv(), Value.Equal)
 	case TypeSS, TypeNS, TypeBS:
-		return slices.Equal(v.set, w.set)
+		return slices.Equal(v.setv(), w.setv())
 	}
 	return true
 }
@@ -424,10 +441,10 @@ func appendValueJSON(dst []byte, v Value) []byte {
 	case TypeBOOL, TypeNULL:
 		dst = strconv.AppendBool(dst, v.b)
 	case TypeM:
-		dst = appendItemJSON(dst, v.m)
+		dst = appendItemJSON(dst, v.mapv())
 	case TypeL:
 		dst = append(dst, '[')
-		for i, e := range v.list {
+		for i, e := range v.listv() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -436,7 +453,7 @@ func appendValueJSON(dst []byte, v Value) []byte {
 		dst = append(dst, ']')
 	case TypeSS, TypeNS, TypeBS:
 		dst = append(dst, '[')
-		for i, m := range v.set {
+		for i, m := range v.setv() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -581,31 +598,31 @@ func validateValue(v Value, p *pathNode, depth int) error {
 			return fail(err.Error())
 		}
 	case TypeSS, TypeNS, TypeBS:
-		if len(v.set) == 0 {
+		if len(v.setv()) == 0 {
 			kind := map[Type]string{TypeSS: "string", TypeNS: "number", TypeBS: "binary"}[v.typ]
 			return fail(strings.Replace(reasonEmptySetFormat, "%s", kind, 1))
 		}
 		if v.bad {
-			for _, m := range v.set {
+			for _, m := range v.setv() {
 				if _, err := canonicalNumber(m); err != nil {
 					return fail(err.Error())
 				}
 			}
 		}
-		for i := 1; i < len(v.set); i++ {
-			if v.set[i] == v.set[i-1] {
+		for i := 1; i < len(v.setv()); i++ {
+			if v.setv()[i] == v.setv()[i-1] {
 				return fail(reasonDuplicates)
 			}
 		}
 	case TypeM:
-		for _, k := range sortedNames(v.m) {
+		for _, k := range sortedNames(v.mapv()) {
 			c := pathNode{parent: p, name: k}
-			if err := validateValue(v.m[k], &c, depth+1); err != nil {
+			if err := validateValue(v.mapv()[k], &c, depth+1); err != nil {
 				return err
 			}
 		}
 	case TypeL:
-		for i, e := range v.list {
+		for i, e := range v.listv() {
 			c := pathNode{parent: p, index: i, isElem: true}
 			if err := validateValue(e, &c, depth+1); err != nil {
 				return err
@@ -643,13 +660,13 @@ func (v Value) Size() int {
 		return 1
 	case TypeSS, TypeBS:
 		n := 0
-		for _, m := range v.set {
+		for _, m := range v.setv() {
 			n += len(m)
 		}
 		return n
 	case TypeNS:
 		n := 0
-		for _, m := range v.set {
+		for _, m := range v.setv() {
 			if v.bad {
 				n += len(m)
 			} else {
@@ -659,13 +676,13 @@ func (v Value) Size() int {
 		return n
 	case TypeM:
 		n := 3
-		for k, e := range v.m {
+		for k, e := range v.mapv() {
 			n += 1 + len(k) + e.Size()
 		}
 		return n
 	case TypeL:
 		n := 3
-		for _, e := range v.list {
+		for _, e := range v.listv() {
 			n += 1 + e.Size()
 		}
 		return n

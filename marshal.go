@@ -36,7 +36,7 @@ func Marshal(v any) (Item, error) {
 	if val.typ != TypeM {
 		return nil, &MarshalError{Type: reflect.TypeOf(v), Reason: "an item needs a struct or a map, not " + val.typ.String()}
 	}
-	return val.m, nil
+	return val.mapv(), nil
 }
 
 // MarshalValue returns the DynamoDB value of v:
@@ -512,7 +512,7 @@ func marshalSet(rv reflect.Value, t Type, p *pathNode) (Value, error) {
 			return Value{}, marshalErr(rv, p, reasonDuplicates, &ValidationError{Path: p.String(), Reason: reasonDuplicates})
 		}
 	}
-	return Value{typ: t, set: set}, nil
+	return Value{typ: t, x: set}, nil
 }
 
 func unmarshalErr(val Value, rv reflect.Value, p *pathNode, reason string, err error) error {
@@ -694,10 +694,10 @@ func unmarshalReflect(val Value, rv reflect.Value, p *pathNode, depth int) error
 		switch val.typ {
 		case TypeM:
 			if rv.IsNil() {
-				rv.Set(reflect.MakeMapWithSize(rv.Type(), len(val.m)))
+				rv.Set(reflect.MakeMapWithSize(rv.Type(), len(val.mapv())))
 			}
 			et := rv.Type().Elem()
-			for k, v := range val.m {
+			for k, v := range val.mapv() {
 				c := pathNode{parent: p, name: k}
 				ev := reflect.New(et).Elem()
 				if err := unmarshalReflect(v, ev, &c, depth+1); err != nil {
@@ -713,13 +713,13 @@ func unmarshalReflect(val Value, rv reflect.Value, p *pathNode, depth int) error
 				return mismatch()
 			}
 			if rv.IsNil() {
-				rv.Set(reflect.MakeMapWithSize(rv.Type(), len(val.set)))
+				rv.Set(reflect.MakeMapWithSize(rv.Type(), len(val.setv())))
 			}
 			present := reflect.New(rv.Type().Elem()).Elem()
 			if ek == reflect.Bool {
 				present.SetBool(true)
 			}
-			for _, m := range val.set {
+			for _, m := range val.setv() {
 				rv.SetMapIndex(reflect.ValueOf(m).Convert(rv.Type().Key()), present)
 			}
 			return nil
@@ -730,7 +730,7 @@ func unmarshalReflect(val Value, rv reflect.Value, p *pathNode, depth int) error
 			return mismatch()
 		}
 		for _, f := range structFields(rv.Type()) {
-			v, ok := val.m[f.name]
+			v, ok := val.mapv()[f.name]
 			if !ok {
 				continue
 			}
@@ -770,9 +770,9 @@ func settableField(rv reflect.Value, index []int) (reflect.Value, error) {
 func listLen(val Value) int {
 	switch val.typ {
 	case TypeL:
-		return len(val.list)
+		return len(val.listv())
 	case TypeSS, TypeNS, TypeBS:
-		return len(val.set)
+		return len(val.setv())
 	}
 	return -1
 }
@@ -781,13 +781,13 @@ func listLen(val Value) int {
 func elem(val Value, i int) Value {
 	switch val.typ {
 	case TypeSS:
-		return Value{typ: TypeS, s: val.set[i]}
+		return Value{typ: TypeS, s: val.setv()[i]}
 	case TypeNS:
-		return Value{typ: TypeN, s: val.set[i], bad: val.bad}
+		return Value{typ: TypeN, s: val.setv()[i], bad: val.bad}
 	case TypeBS:
-		return Value{typ: TypeB, s: val.set[i]}
+		return Value{typ: TypeB, s: val.setv()[i]}
 	}
-	return val.list[i]
+	return val.listv()[i]
 }
 
 func unmarshalElems(val Value, rv reflect.Value, p *pathNode, depth int) error {
@@ -817,8 +817,8 @@ func naturalValue(val Value, p *pathNode, depth int) (any, error) {
 	case TypeNULL:
 		return nil, nil
 	case TypeM:
-		m := make(map[string]any, len(val.m))
-		for k, v := range val.m {
+		m := make(map[string]any, len(val.mapv()))
+		for k, v := range val.mapv() {
 			c := pathNode{parent: p, name: k}
 			x, err := naturalValue(v, &c, depth+1)
 			if err != nil {
@@ -828,8 +828,8 @@ func naturalValue(val Value, p *pathNode, depth int) (any, error) {
 		}
 		return m, nil
 	case TypeL:
-		l := make([]any, len(val.list))
-		for i, v := range val.list {
+		l := make([]any, len(val.listv()))
+		for i, v := range val.listv() {
 			c := pathNode{parent: p, index: i, isElem: true}
 			x, err := naturalValue(v, &c, depth+1)
 			if err != nil {
@@ -839,10 +839,10 @@ func naturalValue(val Value, p *pathNode, depth int) (any, error) {
 		}
 		return l, nil
 	case TypeSS:
-		return slices.Clone(val.set), nil
+		return slices.Clone(val.setv()), nil
 	case TypeNS:
-		ns := make([]Number, len(val.set))
-		for i, m := range val.set {
+		ns := make([]Number, len(val.setv()))
+		for i, m := range val.setv() {
 			ns[i] = Number(m)
 		}
 		return ns, nil
