@@ -108,7 +108,7 @@ void Database::CompleteWatch(const std::shared_ptr<Watch>& w, int code) {
   w->future->SetError(code);  // no-op if cancelled first
 }
 
-void Database::ArmWatch(const std::shared_ptr<Watch>& w) {
+void Database::ArmWatch(const std::shared_ptr<Watch>& w, Deferred* defer) {
   bool fire = false;
   {
     auto lock = ReadLock();
@@ -122,7 +122,7 @@ void Database::ArmWatch(const std::shared_ptr<Watch>& w) {
       if (!w->future->IsReady()) watches_.emplace(w->key, w);
     }
   }
-  if (fire) CompleteWatch(w, 0);
+  if (fire) defer->push_back([this, w] { CompleteWatch(w, 0); });
 }
 
 void Database::CollectFiredLocked(const std::vector<KeyRange>& touched,
@@ -210,7 +210,7 @@ void Database::MaybePruneLocked(Version v) {
   writes_since_prune_ = 0;
 }
 
-CommitResult Database::Commit(const CommitRequest& req) {
+CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
   CommitResult r;
   std::vector<std::shared_ptr<Watch>> fired;
   {
@@ -243,7 +243,7 @@ CommitResult Database::Commit(const CommitRequest& req) {
     MaybePruneLocked(cv);
     r.version = cv;
   }
-  for (auto& w : fired) CompleteWatch(w, 0);
+  for (auto& w : fired) defer->push_back([this, w] { CompleteWatch(w, 0); });
   if (faults_.AfterCommit() && !req.automatic_idempotency) {
     r.error = kCommitUnknownResult;  // applied, but the client cannot know
   }

@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,6 +38,9 @@
 #include "store.h"
 
 namespace fdblite {
+
+// Deferred is work (future completions) to run once no fdblite lock is held.
+using Deferred = std::vector<std::function<void()>>;
 
 // The MVCC window: reads older than this many versions are transaction_too_old.
 constexpr Version kMvccWindowVersions = 5'000'000;
@@ -106,16 +110,19 @@ class Database {
   // OldestReadableLocked is the pruning horizon. REQUIRES: a ReadLock.
   Version OldestReadableLocked() const { return oldest_; }
 
-  CommitResult Commit(const CommitRequest& req);
+  // Commit checks conflicts and applies the request atomically. Watches the
+  // commit fires are added to *defer, to complete once the caller holds no
+  // lock.
+  CommitResult Commit(const CommitRequest& req, Deferred* defer);
 
   // Watches.
   int max_watches() const { return max_watches_.load(); }
   void set_max_watches(int n) { max_watches_.store(n); }
   // ReserveWatch takes a watch slot; false if the database has max_watches.
   bool ReserveWatch();
-  // ArmWatch registers a committed watch (or fires it at once if the key
-  // already changed). The slot is released when the watch completes.
-  void ArmWatch(const std::shared_ptr<Watch>& w);
+  // ArmWatch registers a committed watch (or, if the key already changed,
+  // adds its firing to *defer). The slot is released when the watch completes.
+  void ArmWatch(const std::shared_ptr<Watch>& w, Deferred* defer);
   // CompleteWatch completes a watch (code 0: it fired) and releases its
   // slot, exactly once however many paths race to complete it.
   void CompleteWatch(const std::shared_ptr<Watch>& w, int code);

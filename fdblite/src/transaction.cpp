@@ -103,6 +103,13 @@ double Uniform01() {
 
 }  // namespace
 
+Transaction::Lock::~Lock() {
+  Deferred work;
+  work.swap(t_->deferred_work_);
+  t_->mu_.unlock();
+  for (auto& fn : work) fn();
+}
+
 // ---- WriteMap ----
 
 const std::pair<const std::string, std::string>* WriteMap::ClearedRange(
@@ -137,19 +144,20 @@ void WriteMap::Clear(std::string_view begin, std::string_view end) {
 Transaction::Transaction(std::shared_ptr<Database> db,
                          const DatabaseOptions& db_options, int api_version)
     : db_(std::move(db)), db_options_(db_options), api_version_(api_version) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   ResetLocked(false);
 }
 
 Transaction::~Transaction() {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   AbandonPendingLocked(kTransactionCancelled);
 }
 
 void Transaction::AbandonPendingLocked(int code) {
-  for (auto& w : watches_) db_->CompleteWatch(w, code);
+  auto db = db_;
+  for (auto& w : watches_) DeferLocked([db, w, code] { db->CompleteWatch(w, code); });
   watches_.clear();
-  if (versionstamp_) versionstamp_->SetError(code);
+  if (versionstamp_) DeferLocked([f = versionstamp_, code] { f->SetError(code); });
   versionstamp_.reset();
 }
 
@@ -194,18 +202,18 @@ void Transaction::ResetLocked(bool for_retry) {
 }
 
 void Transaction::Reset() {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   ResetLocked(false);
 }
 
 void Transaction::Cancel() {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (cancelled_ == 0) cancelled_ = kTransactionCancelled;
   AbandonPendingLocked(kTransactionCancelled);
 }
 
 void Transaction::Poison(int code) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (cancelled_ == 0) SetDeferredLocked(code);
 }
 
@@ -267,7 +275,7 @@ bool Transaction::ReadYourWritesLocked(bool snapshot) const {
 // ---- options ----
 
 int Transaction::SetOption(int code, const uint8_t* value, int length) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   enum Param { kNoParam, kString, kInt };
   Param p;
   switch (code) {
@@ -348,7 +356,7 @@ int Transaction::SetOption(int code, const uint8_t* value, int length) {
 // ---- versions ----
 
 FuturePtr Transaction::GetReadVersion() {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   CheckTimeoutLocked();
   if (cancelled_ != 0) return Future::Error(cancelled_);
   if (deferred_ != 0) return Future::Error(deferred_);
@@ -356,7 +364,7 @@ FuturePtr Transaction::GetReadVersion() {
 }
 
 void Transaction::SetReadVersion(int64_t version) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (!WriteAllowedLocked()) return;
   if (read_version_ >= 0) {
     SetDeferredLocked(kReadVersionAlreadySet);
@@ -478,7 +486,7 @@ int Transaction::GetLocked(std::string_view key, bool snapshot, bool* present,
 }
 
 FuturePtr Transaction::Get(std::string_view key, bool snapshot) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (int err = ReadErrorLocked()) return Future::Error(err);
   used_ = true;
   if (IsSpecial(key)) return SpecialGetLocked(key);
@@ -525,7 +533,7 @@ int Transaction::ResolveLocked(const Selector& sel, bool ryw, std::string* out) 
 }
 
 FuturePtr Transaction::GetKey(Selector sel, bool snapshot) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (int err = ReadErrorLocked()) return Future::Error(err);
   used_ = true;
   if (sel.key > MaxReadKeyLocked()) return Future::Error(kKeyOutsideLegalRange);
@@ -555,7 +563,7 @@ FuturePtr Transaction::GetKey(Selector sel, bool snapshot) {
 FuturePtr Transaction::GetRange(Selector begin, Selector end, int limit,
                                 int target_bytes, int mode, int iteration,
                                 bool snapshot, bool reverse) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (int err = ReadErrorLocked()) return Future::Error(err);
   used_ = true;
   if (limit < -1 || target_bytes < -1) return Future::Error(kRangeLimitsInvalid);
@@ -666,7 +674,7 @@ void Transaction::CheckWatchesLocked() {
     }
     if (known && (present != w->value.has_value() || (present && v != *w->value))) {
       // The transaction itself changed the value: the watch fires now.
-      db_->CompleteWatch(w, 0);
+      DeferLocked([db = db_, w] { db->CompleteWatch(w, 0); });
       it = watches_.erase(it);
     } else {
       ++it;
@@ -675,7 +683,7 @@ void Transaction::CheckWatchesLocked() {
 }
 
 void Transaction::Set(std::string_view key, std::string_view value) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (!WriteAllowedLocked()) return;
   if (IsSpecial(key)) {
     SpecialWriteLocked(key, value);
@@ -705,7 +713,7 @@ void Transaction::Set(std::string_view key, std::string_view value) {
 }
 
 void Transaction::Clear(std::string_view key) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (!WriteAllowedLocked()) return;
   if (IsSpecial(key)) {
     SpecialWriteLocked(key, std::nullopt);
@@ -734,7 +742,7 @@ void Transaction::Clear(std::string_view key) {
 }
 
 void Transaction::ClearRange(std::string_view begin, std::string_view end) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (!WriteAllowedLocked()) return;
   if (IsSpecial(begin)) {
     if (!opt_.special_key_writes) {
@@ -767,7 +775,7 @@ void Transaction::ClearRange(std::string_view begin, std::string_view end) {
 }
 
 void Transaction::AtomicOp(std::string_view key, std::string_view param, int type) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (!WriteAllowedLocked()) return;
   if (!IsKnownMutationType(type)) {
     SetDeferredLocked(kInvalidMutationType);
@@ -860,7 +868,7 @@ int Transaction::AddConflictRange(std::string_view begin, std::string_view end,
                                   int type) {
   if (begin > end) return kInvertedRange;
   if (type != 0 && type != 1) return kClientInvalidOperation;
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (!WriteAllowedLocked()) return 0;
   std::string max_key = MaxReadKeyLocked();
   if (begin > max_key || end > max_key) {
@@ -879,7 +887,7 @@ int Transaction::AddConflictRange(std::string_view begin, std::string_view end,
 // ---- watches ----
 
 FuturePtr Transaction::Watch(std::string_view key) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (int err = ReadErrorLocked()) return Future::Error(err);
   if (opt_.ryw_disabled) return Future::Error(kWatchesDisabled);
   if (key >= MaxReadKeyLocked() && key != kMetadataVersion) {
@@ -918,14 +926,14 @@ FuturePtr Transaction::Watch(std::string_view key) {
 // ---- commit ----
 
 FuturePtr Transaction::GetVersionstamp() {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (int err = ReadErrorLocked()) return Future::Error(err);
   if (!versionstamp_) versionstamp_ = std::make_shared<Future>();
   return versionstamp_;
 }
 
 FuturePtr Transaction::Commit() {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (int err = ReadErrorLocked()) return Future::Error(err);
   commit_called_ = true;
   if (special_faults_) {
@@ -934,17 +942,19 @@ FuturePtr Transaction::Commit() {
     db_->faults().Configure(c);
   }
   auto fail = [&](int code) {
-    for (auto& w : watches_) db_->CompleteWatch(w, code);
+    for (auto& w : watches_) DeferLocked([db = db_, w, code] { db->CompleteWatch(w, code); });
     watches_.clear();
-    if (versionstamp_) versionstamp_->SetError(kTransactionInvalidVersion);
+    if (versionstamp_) {
+      DeferLocked([f = versionstamp_] { f->SetError(kTransactionInvalidVersion); });
+    }
     versionstamp_.reset();
     return Future::Error(code);
   };
   if (mutations_.empty() && write_conflicts_.empty()) {
     // Read-only: nothing to check or apply.
-    if (versionstamp_) versionstamp_->SetError(kNoCommitVersion);
+    if (versionstamp_) DeferLocked([f = versionstamp_] { f->SetError(kNoCommitVersion); });
     versionstamp_.reset();
-    for (auto& w : watches_) db_->ArmWatch(w);
+    for (auto& w : watches_) db_->ArmWatch(w, &deferred_work_);
     watches_.clear();
     return Future::Void();
   }
@@ -956,32 +966,32 @@ FuturePtr Transaction::Commit() {
   req.mutations = &mutations_;
   req.api_version = api_version_;
   req.automatic_idempotency = opt_.automatic_idempotency;
-  CommitResult r = db_->Commit(req);
+  CommitResult r = db_->Commit(req, &deferred_work_);
   if (r.error != 0 && r.version < 0) return fail(r.error);
   committed_version_ = r.version;
   if (versionstamp_) {
     std::string stamp(10, '\0');
     WriteVersionstamp(&stamp, 0, r.version, r.batch);
-    versionstamp_->SetKey(std::move(stamp));
+    DeferLocked([f = versionstamp_, stamp = std::move(stamp)]() mutable { f->SetKey(std::move(stamp)); });
     versionstamp_.reset();
   }
   if (r.error != 0) {
     // Applied, but reported as unknown: watches learn the same.
     return fail(r.error);
   }
-  for (auto& w : watches_) db_->ArmWatch(w);
+  for (auto& w : watches_) db_->ArmWatch(w, &deferred_work_);
   watches_.clear();
   return Future::Void();
 }
 
 int Transaction::GetCommittedVersion(int64_t* out) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   *out = committed_version_;
   return 0;
 }
 
 FuturePtr Transaction::GetApproximateSize() {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (int err = ReadErrorLocked()) return Future::Error(err);
   int64_t size = size_;
   return Future::Int64(size);
@@ -989,7 +999,7 @@ FuturePtr Transaction::GetApproximateSize() {
 
 FuturePtr Transaction::GetEstimatedRangeSizeBytes(std::string_view begin,
                                                   std::string_view end) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (int err = ReadErrorLocked()) return Future::Error(err);
   if (begin > end) return Future::Error(kInvertedRange);
   Version rv = ReadVersionLocked();
@@ -1000,7 +1010,7 @@ FuturePtr Transaction::GetEstimatedRangeSizeBytes(std::string_view begin,
 FuturePtr Transaction::GetRangeSplitPoints(std::string_view begin,
                                            std::string_view end,
                                            int64_t chunk_size) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   if (int err = ReadErrorLocked()) return Future::Error(err);
   if (begin > end) return Future::Error(kInvertedRange);
   std::string max_key = MaxReadKeyLocked();
@@ -1014,7 +1024,7 @@ FuturePtr Transaction::GetRangeSplitPoints(std::string_view begin,
 // ---- retries ----
 
 FuturePtr Transaction::OnError(int code) {
-  std::lock_guard<std::mutex> lock(mu_);
+  Lock lock(this);
   CheckTimeoutLocked();
   if (cancelled_ != 0) return Future::Error(cancelled_);
   if (deferred_ == kUsedDuringCommit) return Future::Error(kUsedDuringCommit);

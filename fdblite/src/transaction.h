@@ -127,6 +127,20 @@ class Transaction {
  private:
   using Clock = std::chrono::steady_clock;
 
+  // Lock holds mu_; on release it runs the completions deferred while it was
+  // held (future callbacks never run under a lock).
+  class Lock {
+   public:
+    explicit Lock(Transaction* t) : t_(t) { t_->mu_.lock(); }
+    ~Lock();
+    Lock(const Lock&) = delete;
+    Lock& operator=(const Lock&) = delete;
+
+   private:
+    Transaction* t_;
+  };
+  void DeferLocked(std::function<void()> fn) { deferred_work_.push_back(std::move(fn)); }
+
   // State checks. ReadErrorLocked returns the error a future-returning call
   // must fail with now, or 0; it also poisons a transaction used after
   // commit. WriteAllowedLocked is its counterpart for void calls.
@@ -185,6 +199,7 @@ class Transaction {
   std::optional<std::string> special_faults_;  // GUARDED_BY(mu_): pending config
   std::vector<std::shared_ptr<struct Watch>> watches_;  // GUARDED_BY(mu_)
   FuturePtr versionstamp_;             // GUARDED_BY(mu_)
+  Deferred deferred_work_;             // GUARDED_BY(mu_): run by ~Lock
   int64_t size_ = 0;                   // GUARDED_BY(mu_)
   int retries_ = 0;                    // GUARDED_BY(mu_)
   double backoff_ = 0.01;              // GUARDED_BY(mu_), seconds

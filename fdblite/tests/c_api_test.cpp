@@ -562,3 +562,29 @@ TEST("fault injection through \\xff\\xff/fdblite/faults") {
   }
   fdb_database_destroy(db);
 }
+
+TEST("future callbacks run with no transaction lock held") {
+  // A callback may call back into the transaction whose commit completed its
+  // future; fdblite must not hold that transaction's lock while it runs.
+  FDBDatabase* db = Db();
+  Txn t(db);
+  t.Set(Prefix("callback_reentry") + "k", "v");
+  Fut vs(fdb_transaction_get_versionstamp(t.get()));
+  struct Ctx {
+    FDBTransaction* tr;
+    std::atomic<int64_t> committed{0};
+  } ctx{t.get()};
+  auto cb = [](FDBFuture*, void* arg) {
+    auto* c = static_cast<Ctx*>(arg);
+    int64_t v = 0;
+    if (fdb_transaction_get_committed_version(c->tr, &v) == 0) c->committed.store(v);
+  };
+  EXPECT_EQ(fdb_future_set_callback(vs.get(), cb, &ctx), 0);
+  EXPECT_EQ(t.Commit(), 0);
+  EXPECT_EQ(vs.Wait(), 0);
+  int64_t committed = 0;
+  EXPECT_EQ(fdb_transaction_get_committed_version(t.get(), &committed), 0);
+  EXPECT_TRUE(committed > 0);
+  EXPECT_EQ(ctx.committed.load(), committed);
+  fdb_database_destroy(db);
+}
