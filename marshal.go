@@ -41,7 +41,8 @@ func Marshal(v any) (Item, error) {
 
 // MarshalValue returns the DynamoDB value of v:
 //
-//   - a [Marshaler] makes its own value; a [Value] or [Item] is used as is;
+//   - a [Marshaler] makes its own value; a [Value] or [Item] is used as is,
+//     except that the zero Value is NULL;
 //   - bool is BOOL; the integer and float types, [Number], json.Number,
 //     *big.Int, *big.Float and *apd.Decimal are N, exactly (a value outside
 //     DynamoDB's number range, or NaN or an infinity, is an error);
@@ -285,7 +286,11 @@ func marshalReflect(rv reflect.Value, opts fieldOptions, p *pathNode, depth int)
 	}
 	switch rv.Type() {
 	case typeValue:
-		return rv.Interface().(Value), nil
+		v := rv.Interface().(Value)
+		if v.typ == 0 {
+			return Null(), nil // an unset Value field, like a nil pointer
+		}
+		return v, nil
 	case typeTime:
 		t := rv.Interface().(time.Time)
 		if opts.unixTime {

@@ -167,12 +167,14 @@ func TestMarshalOmitEmpty(t *testing.T) {
 		H bool           `fdyno:",omitempty"`
 		I []string       `fdyno:",stringset"`
 		J []int
+		K Value
+		L Value `fdyno:",omitempty"`
 	}
 	it, err := Marshal(s{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Item{"I": Null(), "J": Null()}, it); diff != "" {
+	if diff := cmp.Diff(Item{"I": Null(), "J": Null(), "K": Null()}, it); diff != "" {
 		t.Errorf("Marshal() mismatch (-want +got):\n%s", diff)
 	}
 }
