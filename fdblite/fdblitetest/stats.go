@@ -31,6 +31,9 @@ type Stats struct {
 	// Conflicts counts commits rejected with not_committed (1020) by a real
 	// conflict, not by injection.
 	Conflicts int64 `json:"conflicts"`
+	// Watches is the number of outstanding watches (the too_many_watches
+	// limit counts these).
+	Watches int64 `json:"watches"`
 	// HeapBytes is fdblite's estimate of the memory the database holds.
 	HeapBytes int64 `json:"heap_bytes"`
 	// Injected counts the faults injected so far, by kind.
