@@ -2,7 +2,7 @@
 #
 #   make demo                          build fdblite if needed, run examples/demo
 #   make test                          build fdblite and run every test
-#   make bench                         run the benchmarks (fdblite/bench)
+#   make bench                         run the benchmarks (BENCHPKGS=./fdblite/bench for fdblite's)
 #   make install-fdblite PREFIX=/usr/local
 #                                      install fdblite's libfdb_c.so and headers
 #
@@ -65,8 +65,9 @@ fdblite-test:
 
 # Benchmark figures for the README. -run '^$$' skips the tests.
 BENCHFLAGS ?= -benchmem -count=1
+BENCHPKGS  ?= ./...
 bench: fdblite
-	$(GO) test -run '^$$' -bench . $(BENCHFLAGS) -timeout 30m ./fdblite/bench
+	$(GO) test -run '^$$' -bench . $(BENCHFLAGS) -timeout 30m $(BENCHPKGS)
 
 install-fdblite:
 	$(MAKE) -C fdblite install PREFIX=$(PREFIX)
