@@ -8,7 +8,9 @@
 //  3. Versions <= the last Prune's `oldest` are as good as 0: no caller checks
 //     a read version that old. Prune only rewrites them to 0 (and merges) when
 //     the map has doubled since the last pass, which pays for the pass and
-//     keeps the map within twice the boundaries still live.
+//     keeps the map within twice the boundaries still live; or when every
+//     version the last pass saw has expired, so that history written in a
+//     burst is reclaimed one window later even if the map stops growing.
 #include "conflicts.h"
 
 #include <algorithm>
@@ -63,6 +65,7 @@ struct ConflictHistory::Impl {
   std::map<std::string, Version, KeyOrder> segments;
   Version newest = 0;            // greatest version added
   size_t pass_threshold = kMinPassBoundaries;  // sweep when size() reaches it
+  Version newest_at_pass = 0;    // `newest` when the last pass ran
 };
 
 void ConflictHistory::Impl::AddRange(std::string_view begin,
@@ -144,12 +147,16 @@ void ConflictHistory::Prune(Version oldest) {
     s.pass_threshold = kMinPassBoundaries;
     return;
   }
-  if (s.segments.size() < s.pass_threshold) return;
-  // The map at least doubled since the last pass, so this O(n) pass is paid
-  // for by the Adds that grew it; memory stays within twice the boundaries
-  // that are still live.
+  // A pass is due when the map at least doubled since the last one (the Adds
+  // that grew it pay for the O(n) pass; memory stays within twice the live
+  // boundaries), or when everything the last pass kept has expired since (at
+  // most one pass per MVCC window of commits).
+  bool doubled = s.segments.size() >= s.pass_threshold;
+  bool expired = s.segments.size() > kMinPassBoundaries && oldest >= s.newest_at_pass;
+  if (!doubled && !expired) return;
   s.Sweep(oldest);
   s.pass_threshold = std::max(kMinPassBoundaries, 2 * s.segments.size());
+  s.newest_at_pass = s.newest;
 }
 
 size_t ConflictHistory::Boundaries() const { return impl_->segments.size(); }

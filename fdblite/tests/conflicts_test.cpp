@@ -229,3 +229,25 @@ TEST("ConflictHistory::Prune bounds memory under sustained commits") {
 }
 
 }  // namespace
+
+TEST("ConflictHistory::Prune reclaims a burst once it expires, without growth") {
+  // A burst of distinct writes, then a trickle: once the burst is older than
+  // `oldest`, Prune must forget it even though the map no longer grows.
+  fdblite::ConflictHistory h;
+  fdblite::Version v = 1;
+  for (int i = 0; i < 10000; ++i) {
+    std::string k = "burst/" + std::to_string(i);
+    h.Add({{k, k + std::string(1, '\0')}}, v++);
+    h.Prune(0);
+  }
+  size_t after_burst = h.Boundaries();
+  EXPECT_TRUE(after_burst >= 10000);
+  fdblite::Version burst_end = v;
+  // One more write, after the burst has expired.
+  v += 10;
+  h.Add({{"late", std::string("late\0", 5)}}, v);
+  h.Prune(burst_end);
+  EXPECT_TRUE(h.Boundaries() <= 4);
+  EXPECT_EQ(h.FirstConflict({{"late", "latf"}}, burst_end), 0);
+  EXPECT_EQ(h.FirstConflict({{"burst/", "burst0"}}, burst_end), -1);
+}
