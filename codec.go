@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -137,28 +136,37 @@ func (e *encoder) bytes(s string) {
 	e.buf = append(e.buf, s...)
 }
 
-// smallMap is the size up to which encodeMap sorts a map's attributes in
-// a stack array: no heap scratch, no write barriers, and no second lookup
-// of each value.
-const smallMap = 16
+// smallMap is the size up to which encodeMap sorts a map's attributes on
+// the stack: the name/value pairs are stored by array index (which needs no
+// GC write barriers) and an index permutation is sorted, which also spares
+// a second lookup of each value.
+const smallMap = 32
 
 type attribute struct {
 	name  string
 	value Value
 }
 
-func compareAttributes(a, b attribute) int { return strings.Compare(a.name, b.name) }
-
 func (e *encoder) encodeMap(m Item, depth int, top bool) {
 	e.uvarint(uint64(len(m)))
 	if len(m) <= smallMap {
-		var small [smallMap]attribute
-		attrs := small[:0]
+		var (
+			attrs [smallMap]attribute
+			order [smallMap]uint8
+			n     int
+		)
 		for k, v := range m {
-			attrs = append(attrs, attribute{k, v})
+			attrs[n] = attribute{k, v}
+			// Insertion sort of the permutation as attributes arrive.
+			j := n
+			for j > 0 && attrs[order[j-1]].name > k {
+				order[j] = order[j-1]
+				j--
+			}
+			order[j] = uint8(n)
+			n++
 		}
-		slices.SortFunc(attrs, compareAttributes)
-		for i := range attrs {
+		for _, i := range order[:n] {
 			if e.encodeAttribute(attrs[i].name, attrs[i].value, depth, top) {
 				return
 			}
