@@ -14,6 +14,10 @@
 
 #include "test.h"
 
+namespace fdblite::store_testing {
+uint64_t IndexVisits();  // defined in src/store.cpp
+}  // namespace fdblite::store_testing
+
 namespace {
 
 using fdblite::Store;
@@ -558,6 +562,104 @@ TEST("Store differential against a model") {
   }
 }
 
+// The differential test above keeps under ~100 keys; this one drives the
+// hash index (invariant 6 in store.cpp) through growth from empty to
+// thousands of keys, mass removal by Prune (backward-shift deletes, then
+// shrinking), and re-insertion of removed keys, comparing every point read
+// and the key order against the model.
+TEST("Store differential: index growth, prune removal and re-insert") {
+  for (uint32_t seed : {11u, 12u}) {
+    std::mt19937 rng(seed);
+    auto rand = [&rng](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+    // A pool of distinct keys of every length from 0 to 40 bytes, over a small
+    // alphabet so keys share prefixes and differ only in length ("a", "a\0").
+    std::vector<std::string> pool;
+    {
+      std::map<std::string, bool> seen;
+      while (pool.size() < 3000) {
+        std::string k;
+        int len = rand(4) == 0 ? rand(41) : rand(12);
+        for (int i = 0; i < len; ++i) k += static_cast<char>("ab\0\xff"[rand(4)]);
+        if (seen.emplace(k, true).second) pool.push_back(k);
+      }
+    }
+    Store s;
+    Model m;
+    Version latest = 1;
+    auto check = [&](Version v) {
+      for (const auto& k : pool) {
+        if (Show(Get(s, k, v)) != Show(m.Get(k, v))) {
+          fdblite_test::Fail(__FILE__, __LINE__, "Get mismatch at version " + std::to_string(v));
+          return;
+        }
+      }
+      EXPECT_EQ(s.KeyNodes(), m.Nodes());
+      EXPECT_EQ(s.VersionRecords(), m.Records());
+      EXPECT_EQ(Join(Scan(s, v, false)), Join(m.Scan(v)));
+    };
+    for (int round = 0; round < 6; ++round) {
+      // Grow: insert (or overwrite) a random share of the pool.
+      int writes = 500 + rand(2500);
+      for (int i = 0; i < writes; ++i) {
+        const std::string& k = pool[static_cast<size_t>(rand(static_cast<int>(pool.size())))];
+        std::string v(static_cast<size_t>(rand(20)), static_cast<char>('a' + rand(26)));
+        s.Set(k, v, latest);
+        m.Set(k, v, latest);
+        if (rand(50) == 0) ++latest;
+      }
+      ++latest;
+      check(latest);
+      // Remove: clear most keys (singly and by range), then prune past it so
+      // their nodes go.
+      for (const auto& k : pool) {
+        if (rand(4) != 0) {
+          s.Clear(k, latest);
+          m.Clear(k, latest);
+        }
+      }
+      std::string b = pool[static_cast<size_t>(rand(static_cast<int>(pool.size())))];
+      std::string e = pool[static_cast<size_t>(rand(static_cast<int>(pool.size())))];
+      s.ClearRange(b, e, latest);
+      m.ClearRange(b, e, latest);
+      Version before = latest - 1;
+      ++latest;
+      s.Prune(round % 2 == 0 ? latest : before);
+      m.Prune(round % 2 == 0 ? latest : before);
+      check(latest);
+      if (round % 2 != 0) check(before);
+      // Re-insert: removed keys come back, some at once in the same version.
+      for (const auto& k : pool) {
+        if (rand(3) == 0) {
+          s.Set(k, "again", latest);
+          m.Set(k, "again", latest);
+        }
+      }
+      check(latest);
+      s.Prune(latest);
+      m.Prune(latest);
+      check(latest);
+      ++latest;
+    }
+    // Everything goes, then the index works from a shrunk table.
+    s.ClearRange("", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
+                     "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
+                     "\xff\xff\xff\xff\xff\xff\xff\xff\xff", latest);
+    m.ClearRange("", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
+                     "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
+                     "\xff\xff\xff\xff\xff\xff\xff\xff\xff", latest);
+    s.Prune(latest);
+    m.Prune(latest);
+    check(latest);
+    EXPECT_EQ(s.KeyNodes(), 0u);
+    ++latest;
+    for (size_t i = 0; i < pool.size(); i += 7) {
+      s.Set(pool[i], "last", latest);
+      m.Set(pool[i], "last", latest);
+    }
+    check(latest);
+  }
+}
+
 TEST("Store::Prune bounds memory under sustained overwrite") {
   Store s;
   constexpr int kKeys = 1000;
@@ -606,19 +708,21 @@ double NsPer(std::chrono::steady_clock::time_point start, int ops) {
   return static_cast<double>(ns) / ops;
 }
 
-TEST("Store memory per key at 1M keys and flat Get/Seek/Set cost") {
+// Issue 2: point operations must cost the same at 10k and 1M keys, and a key
+// must cost under 100 bytes beyond its key and value bytes at 1M keys. Speed
+// is printed, never asserted (the machine may be shared; targets live in the
+// README); what is asserted is the memory bound and the cache-miss proxy: the
+// nodes an index lookup visits per Get stay bounded as the store grows.
+TEST("Store memory per key at 1M keys and flat Get/Set node visits") {
   if (!BigTests()) return;
   constexpr int kValueBytes = 16;
-  struct Figures {
-    int keys;
-    double get_ns, seek_ns, set_ns;
-  };
-  std::vector<Figures> figures;
   for (int keys : {10000, 100000, 1000000}) {
     size_t before = HeapInUse();
     auto s = std::make_unique<Store>();
     std::string value(kValueBytes, 'v');
+    auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < keys; ++i) s->Set(BenchKey(static_cast<uint64_t>(i)), value, 1);
+    double load_ns = NsPer(t0, keys);
     size_t after = HeapInUse();
     if (keys == 1000000) {
       double overhead = (static_cast<double>(after - before) -
@@ -630,18 +734,28 @@ TEST("Store memory per key at 1M keys and flat Get/Seek/Set cost") {
     }
     constexpr int kOps = 200000;
     std::mt19937_64 rng(1);
-    std::vector<std::string> probe;
-    for (int i = 0; i < kOps; ++i) probe.push_back(BenchKey(rng() % static_cast<uint64_t>(keys)));
-    // Best of three passes: the figures are printed, and the machine may be
-    // shared.
+    std::vector<std::string> probe, absent;
+    for (int i = 0; i < kOps; ++i) {
+      probe.push_back(BenchKey(rng() % static_cast<uint64_t>(keys)));
+      absent.push_back(BenchKey(static_cast<uint64_t>(keys) + rng() % static_cast<uint64_t>(keys)));
+    }
+    // Best of three passes: the machine may be shared.
     std::string out;
-    double get_ns = 1e18, seek_ns = 1e18;
+    double get_ns = 1e18, miss_ns = 1e18, seek_ns = 1e18;
+    uint64_t get_visits = 0, miss_visits = 0;
     Store::Cursor c(*s, 1);
     for (int pass = 0; pass < 3; ++pass) {
       size_t found = 0;
-      auto t0 = std::chrono::steady_clock::now();
+      uint64_t v0 = fdblite::store_testing::IndexVisits();
+      t0 = std::chrono::steady_clock::now();
       for (const auto& k : probe) found += s->Get(k, 1, &out);
       get_ns = std::min(get_ns, NsPer(t0, kOps));
+      uint64_t v1 = fdblite::store_testing::IndexVisits();
+      t0 = std::chrono::steady_clock::now();
+      for (const auto& k : absent) found += s->Get(k, 1, &out);
+      miss_ns = std::min(miss_ns, NsPer(t0, kOps));
+      get_visits = v1 - v0;
+      miss_visits = fdblite::store_testing::IndexVisits() - v1;
       EXPECT_EQ(found, static_cast<size_t>(kOps));
       t0 = std::chrono::steady_clock::now();
       for (const auto& k : probe) {
@@ -650,22 +764,24 @@ TEST("Store memory per key at 1M keys and flat Get/Seek/Set cost") {
       }
       seek_ns = std::min(seek_ns, NsPer(t0, kOps));
     }
-    auto t0 = std::chrono::steady_clock::now();
+    t0 = std::chrono::steady_clock::now();
     Version v = 2;
     for (const auto& k : probe) s->Set(k, value, v++);
     double set_ns = NsPer(t0, kOps);
     t0 = std::chrono::steady_clock::now();
     s->Prune(v);
     double prune_ns = NsPer(t0, kOps);
-    std::printf("  store: %7d keys: Get %.0f ns, Seek %.0f ns, Set %.0f ns, Prune %.0f ns/write\n",
-                keys, get_ns, seek_ns, set_ns, prune_ns);
-    figures.push_back({keys, get_ns, seek_ns, set_ns});
+    double per_get = static_cast<double>(get_visits) / kOps;
+    double per_miss = static_cast<double>(miss_visits) / kOps;
+    std::printf("  store: %7d keys: Get %.0f ns (absent %.0f), Seek %.0f ns, Set %.0f ns, "
+                "Prune %.0f ns/write, load %.0f ns/key; nodes visited per Get %.2f (absent %.2f)\n",
+                keys, get_ns, miss_ns, seek_ns, set_ns, prune_ns, load_ns, per_get, per_miss);
+    // Linear probing under a 4/5 load bound passes at most ~2 other keys on
+    // a hit and ~13 slots on a miss, and the 4-bit slot tag lets about 1 in
+    // 16 of them cost a node visit; a skiplist visits ~log2(n) nodes.
+    EXPECT_TRUE(per_get < 1.25);
+    EXPECT_TRUE(per_miss < 1.0);
   }
-  // O(log n) node visits, but at 1M keys nearly all of them miss the cache
-  // while 10k keys fit in it: expect several times the cost, not the 100x a
-  // linear step would show (kept loose: the machine may be shared).
-  EXPECT_TRUE(figures.back().get_ns < 40 * figures.front().get_ns);
-  EXPECT_TRUE(figures.back().seek_ns < 40 * figures.front().seek_ns);
 }
 
 }  // namespace
