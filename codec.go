@@ -83,8 +83,9 @@ func AppendItem(dst []byte, it Item) ([]byte, error) {
 	e.encodeMap(it, 1, true)
 	out, failed := e.buf, e.err
 	e.buf = nil
-	clear(e.names)
-	e.names = e.names[:0]
+	if cap(e.names) > maxPooledNames {
+		e.names = nil // do not keep the scratch of a huge map alive
+	}
 	encoderPool.Put(e)
 	if failed {
 		return dst, validationFailure(it)
@@ -108,8 +109,11 @@ func EncodeItem(it Item) ([]byte, error) {
 	return out, err
 }
 
-// maxPooledBuffer bounds the encoding buffers kept for reuse.
-const maxPooledBuffer = 1 << 20
+// Bounds on the scratch space kept for reuse.
+const (
+	maxPooledBuffer = 1 << 20 // bytes of an encoding buffer
+	maxPooledNames  = 1 << 12 // names of a map larger than smallMap
+)
 
 var bufferPool = sync.Pool{New: func() any { return new([]byte) }}
 

@@ -401,3 +401,48 @@ func TestFuzzCorpusPresent(t *testing.T) {
 		}
 	}
 }
+
+// Maps larger than smallMap take the heap-scratch path of the encoder,
+// including a large map nested in a large map.
+func TestCodecLargeMaps(t *testing.T) {
+	build := func(n int, reverse bool) Item {
+		it := make(Item, n)
+		for i := range n {
+			j := i
+			if reverse {
+				j = n - 1 - i
+			}
+			name := fmt.Sprintf("attr%03d", j)
+			if j%10 == 0 {
+				inner := make(Item, 40)
+				for k := range 40 {
+					inner[fmt.Sprintf("k%02d", (k*7)%40)] = NInt(int64(k))
+				}
+				it[name] = M(inner)
+			} else {
+				it[name] = S(name)
+			}
+		}
+		return it
+	}
+	for _, n := range []int{smallMap - 1, smallMap, smallMap + 1, 100, 1000} {
+		a, err := EncodeItem(build(n, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := EncodeItem(build(n, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Fatalf("n=%d: insertion order changed the encoding", n)
+		}
+		dec, err := DecodeItem(a)
+		if err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		if diff := cmp.Diff(build(n, false), dec); diff != "" {
+			t.Fatalf("n=%d: round trip mismatch (-want +got):\n%s", n, diff)
+		}
+	}
+}
