@@ -16,7 +16,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+var updateGolden = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 // Generators of valid items, with the edges weighted: empty strings and
 // binaries, 38-digit and extreme numbers, deep nesting, every type.
@@ -214,7 +214,7 @@ func TestCodecGolden(t *testing.T) {
 		}
 		fmt.Fprintf(&out, "\n%s\n%s\n%s\n", g.name, g.item.String(), hex.EncodeToString(enc))
 	}
-	if *update {
+	if *updateGolden {
 		if err := os.WriteFile(goldenFile, []byte(out.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,492 @@
+package fdyno
+
+// This file holds what every DynamoDB expression shares: the request's
+// ExpressionAttributeNames and ExpressionAttributeValues (exprContext), the
+// document path (docPath), the limits, the error wording, and
+// ProjectionExpression. The lexer is in expression_lex.go, the parser of
+// conditions and operands in expression_parse.go, condition evaluation in
+// expression_eval.go and UpdateExpression in expression_update.go.
+//
+// The grammar is the one in the "Expression grammar" section of
+// /work/shared/dynamodb-facts.md, restated from the DynamoDB developer
+// guide's expressions chapter:
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.html
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Expression limits (the DynamoDB service quotas page, "Expression
+// parameters").
+const (
+	// maxExpressionLength is the longest expression string, in bytes;
+	// 4096 is allowed and 4097 rejected.
+	maxExpressionLength = 4096
+	// maxPlaceholderLength is the longest #name or :value key, sigil
+	// included.
+	maxPlaceholderLength = 255
+	// maxSubstitutionsSize bounds ExpressionAttributeNames and
+	// ExpressionAttributeValues together.
+	maxSubstitutionsSize = 2 << 20
+	// maxExpressionOperators is the most operators an expression may
+	// hold.
+	maxExpressionOperators = 300
+	// maxInOperands is the most operands on the right of IN.
+	maxInOperands = 100
+	// maxPathDepth is the most elements of a document path, the same as
+	// the item nesting limit.
+	maxPathDepth = MaxNestingDepth
+)
+
+// Reasons, in DynamoDB's words. The expression kind is prefixed by
+// exprError ("Invalid UpdateExpression: ...").
+const (
+	reasonExprEmpty          = "The expression can not be empty;"
+	reasonExprTooLong        = "Expression size has exceeded the maximum allowed size; expression size: "
+	reasonTooManyOperators   = "The expression contains too many operators; operator count: "
+	reasonNameUndefined      = "An expression attribute name used in the document path is not defined; attribute name: "
+	reasonValueUndefined     = "An expression attribute value used in expression is not defined; attribute value: "
+	reasonReservedWord       = "Attribute name is a reserved keyword; reserved keyword: "
+	reasonRedundantParens    = "The expression has redundant parentheses;"
+	reasonPathTooDeep        = "The document path has too many nesting levels; nesting levels: "
+	reasonInvalidFunction    = "Invalid function name; function: "
+	reasonFunctionMisused    = "The function is not allowed to be used this way in an expression; function: "
+	reasonFunctionInCond     = "The function is not allowed in a condition expression; function: "
+	reasonFunctionInUpdate   = "The function is not allowed in a update expression; function: "
+	reasonOperandType        = "Incorrect operand type for operator or function; operator or function: "
+	reasonOperandCount       = "Incorrect number of operands for operator or function; operator or function: "
+	reasonOperandNotDistinct = "The first operand must be distinct from the remaining operands for this operator or function; operator: "
+	reasonTooManyIn          = "The IN operator is provided with too many operands; number of operands: "
+	reasonBetweenTypes       = "The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: "
+	reasonBetweenOrder       = "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: "
+	reasonAttributeTypeName  = "Invalid attribute type name found; type: "
+	reasonPathsOverlap       = "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: "
+	reasonPathsConflict      = "Two document paths conflict with each other; must remove or rewrite one of these paths; path one: "
+	reasonClauseTwice        = "The \"%s\" section can only be used once in an update expression;"
+	reasonUpdatePathInvalid  = "The document path provided in the update expression is invalid for update"
+	reasonUpdateOperandType  = "An operand in the update expression has an incorrect data type"
+	reasonUpdateMissingAttr  = "The provided expression refers to an attribute that does not exist in the item"
+	reasonNamesEmpty         = "ExpressionAttributeNames must not be empty"
+	reasonValuesEmpty        = "ExpressionAttributeValues must not be empty"
+	reasonNamesUnused        = "Value provided in ExpressionAttributeNames unused in expressions: keys: {"
+	reasonValuesUnused       = "Value provided in ExpressionAttributeValues unused in expressions: keys: {"
+	reasonSubstitutionsSize  = "ExpressionAttributeNames and ExpressionAttributeValues exceed the size limit of 2 MB"
+)
+
+// Expression kinds, as DynamoDB names them in its messages.
+const (
+	kindCondition  = "ConditionExpression"
+	kindFilter     = "FilterExpression"
+	kindUpdate     = "UpdateExpression"
+	kindProjection = "ProjectionExpression"
+)
+
+// exprError returns the *ValidationError for a rejected expression of the
+// given kind.
+func exprError(kind, reason string) error {
+	return &ValidationError{Reason: "Invalid " + kind + ": " + reason}
+}
+
+// exprContext holds one request's ExpressionAttributeNames and
+// ExpressionAttributeValues and records which placeholders the request's
+// expressions used, so that [exprContext.checkAllUsed] can reject the rest
+// as DynamoDB does. Parse every expression of the request with the same
+// context, then call checkAllUsed. A context is not safe for concurrent
+// use.
+type exprContext struct {
+	names      map[string]string
+	values     map[string]Value
+	usedNames  map[string]bool
+	usedValues map[string]bool
+}
+
+// newExprContext validates a request's ExpressionAttributeNames and
+// ExpressionAttributeValues: keys of the form #[A-Za-z0-9_]+ and
+// :[A-Za-z0-9_]+ of at most 255 bytes, non-empty attribute names, values
+// that pass [Value.Validate], maps that are nil or non-empty, and at most
+// 2 MB in all. Either map may be nil. Errors are *[ValidationError].
+//
+// Whether an expression was supplied at all is the caller's to check:
+// DynamoDB rejects the maps without one.
+func newExprContext(names map[string]string, values map[string]Value) (*exprContext, error) {
+	if names != nil && len(names) == 0 {
+		return nil, &ValidationError{Reason: reasonNamesEmpty}
+	}
+	if values != nil && len(values) == 0 {
+		return nil, &ValidationError{Reason: reasonValuesEmpty}
+	}
+	size := 0
+	for _, k := range sortedKeys(names) {
+		if !validPlaceholder(k, '#') {
+			return nil, &ValidationError{Reason: "ExpressionAttributeNames contains invalid key: Syntax error; key: " + strconv.Quote(k)}
+		}
+		if names[k] == "" {
+			return nil, &ValidationError{Reason: "ExpressionAttributeNames contains invalid value: Empty attribute name for key " + k}
+		}
+		if len(names[k]) > MaxAttributeNameLength {
+			return nil, &ValidationError{Reason: "ExpressionAttributeNames contains invalid value: " + reasonNameTooLong + " for key " + k}
+		}
+		size += len(k) + len(names[k])
+	}
+	for _, k := range sortedKeys(values) {
+		if !validPlaceholder(k, ':') {
+			return nil, &ValidationError{Reason: "ExpressionAttributeValues contains invalid key: Syntax error; key: " + strconv.Quote(k)}
+		}
+		if err := values[k].Validate(); err != nil {
+			reason := err.Error()
+			if ve, ok := err.(*ValidationError); ok {
+				reason = ve.Reason
+			}
+			return nil, &ValidationError{Reason: "ExpressionAttributeValues contains invalid value: " + reason + " for key " + k}
+		}
+		size += len(k) + values[k].Size()
+	}
+	if size > maxSubstitutionsSize {
+		return nil, &ValidationError{Reason: reasonSubstitutionsSize}
+	}
+	return &exprContext{
+		names:      names,
+		values:     values,
+		usedNames:  make(map[string]bool),
+		usedValues: make(map[string]bool),
+	}, nil
+}
+
+// validPlaceholder reports whether k is sigil followed by 1 to 254 of
+// [A-Za-z0-9_].
+func validPlaceholder(k string, sigil byte) bool {
+	if len(k) < 2 || len(k) > maxPlaceholderLength || k[0] != sigil {
+		return false
+	}
+	for i := 1; i < len(k); i++ {
+		if !isNameByte(k[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// name resolves a #name placeholder and marks it used.
+func (c *exprContext) name(k string) (string, bool) {
+	if c == nil {
+		return "", false
+	}
+	n, ok := c.names[k]
+	if ok {
+		c.usedNames[k] = true
+	}
+	return n, ok
+}
+
+// value resolves a :value placeholder and marks it used.
+func (c *exprContext) value(k string) (Value, bool) {
+	if c == nil {
+		return Value{}, false
+	}
+	v, ok := c.values[k]
+	if ok {
+		c.usedValues[k] = true
+	}
+	return v, ok
+}
+
+// checkAllUsed fails if a supplied placeholder was used by none of the
+// expressions parsed with c, in DynamoDB's words: "Value provided in
+// ExpressionAttributeNames unused in expressions: keys: {#x}" (names are
+// checked before values).
+func (c *exprContext) checkAllUsed() error {
+	if c == nil {
+		return nil
+	}
+	var unused []string
+	for _, k := range sortedKeys(c.names) {
+		if !c.usedNames[k] {
+			unused = append(unused, k)
+		}
+	}
+	if len(unused) > 0 {
+		return &ValidationError{Reason: reasonNamesUnused + strings.Join(unused, ", ") + "}"}
+	}
+	for _, k := range sortedKeys(c.values) {
+		if !c.usedValues[k] {
+			unused = append(unused, k)
+		}
+	}
+	if len(unused) > 0 {
+		return &ValidationError{Reason: reasonValuesUnused + strings.Join(unused, ", ") + "}"}
+	}
+	return nil
+}
+
+// pathElem is one element of a document path: an attribute or map key
+// name, or a list index.
+type pathElem struct {
+	name    string
+	index   int
+	isIndex bool
+}
+
+// docPath is a parsed document path: an attribute name followed by .name
+// and [index] elements, with placeholders already substituted.
+//
+// Invariants:
+//
+//  1. A docPath has 1 to maxPathDepth elements.
+//  2. The first element is a name, never an index.
+type docPath []pathElem
+
+// String returns p as it would be written without placeholders, such as
+// "a.b[2]".
+func (p docPath) String() string {
+	var b strings.Builder
+	for i, e := range p {
+		switch {
+		case e.isIndex:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(e.index))
+			b.WriteByte(']')
+		default:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(e.name)
+		}
+	}
+	return b.String()
+}
+
+// listString returns p as DynamoDB prints it in overlap messages:
+// "[a, b, [2]]".
+func (p docPath) listString() string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, e := range p {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if e.isIndex {
+			b.WriteString("[" + strconv.Itoa(e.index) + "]")
+		} else {
+			b.WriteString(e.name)
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+func (p docPath) equal(q docPath) bool { return slices.Equal(p, q) }
+
+// pathsRelation says how two paths relate: pathsDisjoint, pathsOverlap (one
+// is the other or an ancestor of it) or pathsConflict (at some level one
+// takes a map key and the other a list index, as a.b and a[0]).
+func pathsRelation(p, q docPath) int {
+	for i := 0; i < len(p) && i < len(q); i++ {
+		a, b := p[i], q[i]
+		if a.isIndex != b.isIndex {
+			return pathsConflict
+		}
+		if a != b {
+			return pathsDisjoint
+		}
+	}
+	return pathsOverlap
+}
+
+const (
+	pathsDisjoint = iota
+	pathsOverlap
+	pathsConflict
+)
+
+// checkOverlaps rejects two paths that overlap or conflict, naming them in
+// the order they were written.
+func checkOverlaps(kind string, paths []docPath) error {
+	// Quadratic, but an expression holds at most a few hundred paths.
+	for i := range paths {
+		for j := i + 1; j < len(paths); j++ {
+			switch pathsRelation(paths[i], paths[j]) {
+			case pathsOverlap:
+				return exprError(kind, reasonPathsOverlap+paths[i].listString()+", path two: "+paths[j].listString())
+			case pathsConflict:
+				return exprError(kind, reasonPathsConflict+paths[i].listString()+", path two: "+paths[j].listString())
+			}
+		}
+	}
+	return nil
+}
+
+// lookupPath returns the value at p in it, or the zero Value if there is
+// none: a missing name, an index past the end, or an element of the wrong
+// kind for its container.
+func lookupPath(it Item, p docPath) Value {
+	if len(p) == 0 || it == nil {
+		return Value{}
+	}
+	v, ok := it[p[0].name]
+	if !ok {
+		return Value{}
+	}
+	for _, e := range p[1:] {
+		switch {
+		case e.isIndex:
+			l := v.L()
+			if v.typ != TypeL || e.index >= len(l) {
+				return Value{}
+			}
+			v = l[e.index]
+		default:
+			if v.typ != TypeM {
+				return Value{}
+			}
+			w, ok := v.mapv()[e.name]
+			if !ok {
+				return Value{}
+			}
+			v = w
+		}
+	}
+	return v
+}
+
+// projection is a parsed ProjectionExpression. It is immutable after
+// parsing and safe for concurrent use.
+type projection struct {
+	paths []docPath
+}
+
+// parseProjection parses a ProjectionExpression: document paths separated
+// by commas, none overlapping another. Errors are *[ValidationError].
+func parseProjection(c *exprContext, expr string) (*projection, error) {
+	p, err := newParser(c, kindProjection, expr)
+	if err != nil {
+		return nil, err
+	}
+	var paths []docPath
+	for {
+		path, err := p.parsePath()
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, path)
+		if !p.accept(tokComma) {
+			break
+		}
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	if err := checkOverlaps(kindProjection, paths); err != nil {
+		return nil, err
+	}
+	return &projection{paths: paths}, nil
+}
+
+// String returns the projection as an expression without placeholders.
+func (p *projection) String() string {
+	s := make([]string, len(p.paths))
+	for i, q := range p.paths {
+		s[i] = q.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// apply returns the attributes of it that the projection names; see
+// [projectPaths]. A nil item projects to nil.
+func (p *projection) apply(it Item) Item {
+	if it == nil {
+		return nil
+	}
+	return projectPaths(it, p.paths)
+}
+
+// projectPaths returns the sub-item of it holding just the given paths, as
+// DynamoDB returns a projection: a map keeps only the named keys, a list
+// keeps only the named elements, in index order and without gaps, and
+// paths that do not exist are left out. The result shares scalar values
+// and unprojected containers with it but never modifies it.
+func projectPaths(it Item, paths []docPath) Item {
+	root := &projNode{}
+	for _, p := range paths {
+		v := lookupPath(it, p)
+		if v.IsZero() {
+			continue
+		}
+		n := root
+		for _, e := range p {
+			n = n.child(e)
+		}
+		n.leaf, n.hasLeaf = v, true
+	}
+	out := make(Item, len(root.fields))
+	for name, n := range root.fields {
+		out[name] = n.build()
+	}
+	return out
+}
+
+// projNode is a node of the tree of projected paths.
+type projNode struct {
+	leaf    Value
+	hasLeaf bool
+	fields  map[string]*projNode
+	elems   map[int]*projNode
+}
+
+func (n *projNode) child(e pathElem) *projNode {
+	if e.isIndex {
+		if n.elems == nil {
+			n.elems = make(map[int]*projNode)
+		}
+		c := n.elems[e.index]
+		if c == nil {
+			c = &projNode{}
+			n.elems[e.index] = c
+		}
+		return c
+	}
+	if n.fields == nil {
+		n.fields = make(map[string]*projNode)
+	}
+	c := n.fields[e.name]
+	if c == nil {
+		c = &projNode{}
+		n.fields[e.name] = c
+	}
+	return c
+}
+
+func (n *projNode) build() Value {
+	if n.hasLeaf {
+		// Paths never overlap, so a leaf has no children.
+		return n.leaf
+	}
+	if n.elems != nil {
+		idx := make([]int, 0, len(n.elems))
+		for i := range n.elems {
+			idx = append(idx, i)
+		}
+		sort.Ints(idx)
+		l := make([]Value, len(idx))
+		for j, i := range idx {
+			l[j] = n.elems[i].build()
+		}
+		return L(l...)
+	}
+	m := make(Item, len(n.fields))
+	for name, c := range n.fields {
+		m[name] = c.build()
+	}
+	return M(m)
+}

@@ -1,0 +1,737 @@
+package fdyno
+
+import (
+	"strconv"
+	"strings"
+)
+
+// parser is a recursive-descent parser over the tokens of one expression.
+// Syntax errors end the parse at once. Semantic errors (reserved words,
+// undefined placeholders, misused functions, limits) are remembered and
+// reported only if the expression is syntactically valid, because DynamoDB
+// checks the syntax of the whole expression first.
+//
+// Work is bounded: an expression has at most maxExpressionLength bytes, so
+// at most that many tokens, and each token is consumed once. Recursion is
+// at most one level per token.
+type parser struct {
+	c      *exprContext
+	kind   string
+	src    string
+	toks   []token
+	i      int
+	ops    int
+	semErr error
+}
+
+// newParser checks the length of expr and tokenizes it.
+func newParser(c *exprContext, kind, expr string) (*parser, error) {
+	if len(expr) > maxExpressionLength {
+		return nil, exprError(kind, reasonExprTooLong+strconv.Itoa(len(expr)))
+	}
+	if strings.TrimLeft(expr, " \t\r\n") == "" {
+		return nil, exprError(kind, reasonExprEmpty)
+	}
+	toks, err := lex(kind, expr)
+	if err != nil {
+		return nil, err
+	}
+	return &parser{c: c, kind: kind, src: expr, toks: toks}, nil
+}
+
+func (p *parser) peek() token { return p.toks[p.i] }
+func (p *parser) peekAt(n int) token {
+	if p.i+n < len(p.toks) {
+		return p.toks[p.i+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if t.kind != tokEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) accept(k tokKind) bool {
+	if p.peek().kind == k {
+		p.next()
+		return true
+	}
+	return false
+}
+
+func (p *parser) expect(k tokKind) error {
+	if !p.accept(k) {
+		return p.syntaxError()
+	}
+	return nil
+}
+
+// isKeyword reports whether the current token is the keyword kw, compared
+// case-insensitively.
+func (p *parser) isKeyword(kw string) bool {
+	t := p.peek()
+	return t.kind == tokIdent && strings.EqualFold(t.text, kw)
+}
+
+// grammarKeywords are the keywords of the expression languages; they can
+// never start a path, so meeting one where a path belongs is a syntax error
+// rather than a reserved-word error.
+var grammarKeywords = [...]string{"AND", "OR", "NOT", "BETWEEN", "IN", "SET", "REMOVE", "ADD", "DELETE"}
+
+func isGrammarKeyword(s string) bool {
+	for _, kw := range grammarKeywords {
+		if strings.EqualFold(s, kw) {
+			return true
+		}
+	}
+	return false
+}
+
+// syntaxError reports the current token as DynamoDB does: the token, and
+// the source text from the token before it to the token after it,
+// `Syntax error; token: "<", near: "a < <"`. The end of input is "<EOF>".
+func (p *parser) syntaxError() error {
+	at := p.i
+	t := p.toks[at]
+	text := t.text
+	if t.kind == tokEOF {
+		text = "<EOF>"
+	}
+	from, to := t.pos, t.end
+	if at > 0 {
+		from = p.toks[at-1].pos
+	}
+	if t.kind != tokEOF && p.toks[at+1].kind != tokEOF {
+		to = p.toks[at+1].end
+	}
+	return exprError(p.kind, "Syntax error; token: "+strconv.Quote(text)+", near: "+strconv.Quote(p.src[from:to]))
+}
+
+// semantic records the first semantic error.
+func (p *parser) semantic(reason string) {
+	if p.semErr == nil {
+		p.semErr = exprError(p.kind, reason)
+	}
+}
+
+// op counts one operator against maxExpressionOperators.
+func (p *parser) op() { p.ops++ }
+
+// finish requires the end of input and reports any semantic error.
+func (p *parser) finish() error {
+	if p.peek().kind != tokEOF {
+		return p.syntaxError()
+	}
+	if p.semErr != nil {
+		return p.semErr
+	}
+	if p.ops > maxExpressionOperators {
+		return exprError(p.kind, reasonTooManyOperators+strconv.Itoa(p.ops))
+	}
+	return nil
+}
+
+// parsePath parses name ( '.' name | '[' digits ']' )*.
+func (p *parser) parsePath() (docPath, error) {
+	first, err := p.parseName()
+	if err != nil {
+		return nil, err
+	}
+	path := docPath{{name: first}}
+	for {
+		switch p.peek().kind {
+		case tokDot:
+			p.next()
+			name, err := p.parseName()
+			if err != nil {
+				return nil, err
+			}
+			path = append(path, pathElem{name: name})
+		case tokLBracket:
+			p.next()
+			t := p.peek()
+			if t.kind != tokNumber {
+				return nil, p.syntaxError()
+			}
+			n, err := strconv.Atoi(t.text)
+			if err != nil || n > maxListIndex {
+				return nil, p.syntaxError()
+			}
+			p.next()
+			if err := p.expect(tokRBracket); err != nil {
+				return nil, err
+			}
+			path = append(path, pathElem{index: n, isIndex: true})
+		default:
+			if len(path) > maxPathDepth {
+				p.semantic(reasonPathTooDeep + strconv.Itoa(len(path)))
+			}
+			return path, nil
+		}
+	}
+}
+
+// maxListIndex bounds a list index literal. DynamoDB documents no limit,
+// but a list in a 400 KB item has far fewer elements; the bound keeps
+// indexes in an int on every platform.
+const maxListIndex = 1<<31 - 1
+
+// parseName parses one path element name: an identifier that is not a
+// reserved word, or a defined #placeholder.
+func (p *parser) parseName() (string, error) {
+	t := p.peek()
+	switch t.kind {
+	case tokIdent:
+		if isGrammarKeyword(t.text) {
+			return "", p.syntaxError()
+		}
+		p.next()
+		if isReservedWord(t.text) {
+			p.semantic(reasonReservedWord + t.text)
+		}
+		return t.text, nil
+	case tokName:
+		if len(t.text) < 2 {
+			return "", p.syntaxError()
+		}
+		p.next()
+		if len(t.text) > maxPlaceholderLength {
+			// Such a key could not have been supplied.
+			p.semantic(reasonNameUndefined + t.text)
+			return t.text, nil
+		}
+		name, ok := p.c.name(t.text)
+		if !ok {
+			p.semantic(reasonNameUndefined + t.text)
+			return t.text, nil
+		}
+		return name, nil
+	}
+	return "", p.syntaxError()
+}
+
+// operand kinds.
+type operandKind uint8
+
+const (
+	opPath  operandKind = iota + 1 // a document path
+	opValue                        // a :value placeholder
+	opCall                         // a function call: size, if_not_exists, list_append, ...
+	opPlus                         // args[0] + args[1], UpdateExpression SET only
+	opMinus                        // args[0] - args[1], UpdateExpression SET only
+)
+
+// operand is a value-producing node: a path, a :value, a function call, or
+// in SET an addition or subtraction.
+type operand struct {
+	kind  operandKind
+	path  docPath   // opPath
+	token string    // opValue: the placeholder, for messages
+	value Value     // opValue
+	fn    string    // opCall
+	args  []operand // opCall, opPlus, opMinus
+}
+
+// String returns o as expression text, with paths written without
+// placeholders and values as their placeholders.
+func (o operand) String() string {
+	switch o.kind {
+	case opPath:
+		return o.path.String()
+	case opValue:
+		return o.token
+	case opPlus, opMinus:
+		sign := " + "
+		if o.kind == opMinus {
+			sign = " - "
+		}
+		return o.args[0].String() + sign + o.args[1].String()
+	case opCall:
+		s := make([]string, len(o.args))
+		for i, a := range o.args {
+			s[i] = a.String()
+		}
+		return o.fn + "(" + strings.Join(s, ", ") + ")"
+	}
+	return "?"
+}
+
+// same reports whether o and q are written the same way, for DynamoDB's
+// "first operand must be distinct" rule.
+func (o operand) same(q operand) bool {
+	if o.kind != q.kind {
+		return false
+	}
+	switch o.kind {
+	case opPath:
+		return o.path.equal(q.path)
+	case opValue:
+		return o.token == q.token
+	}
+	return o.String() == q.String()
+}
+
+// describe returns o as DynamoDB names an operand in messages: a path as
+// "[a, b]", a value as its placeholder.
+func (o operand) describe() string {
+	if o.kind == opPath {
+		return o.path.listString()
+	}
+	return o.String()
+}
+
+// Functions of the expression languages. Their names are case-sensitive.
+var (
+	conditionFunctions = map[string]bool{
+		"attribute_exists": true, "attribute_not_exists": true, "attribute_type": true,
+		"begins_with": true, "contains": true,
+	}
+	updateFunctions = map[string]bool{"if_not_exists": true, "list_append": true}
+)
+
+func isFunction(name string) bool {
+	return name == "size" || conditionFunctions[name] || updateFunctions[name]
+}
+
+// parseOperand parses a path, a :value or a function call.
+func (p *parser) parseOperand() (operand, error) {
+	t := p.peek()
+	switch {
+	case t.kind == tokValue:
+		if len(t.text) < 2 {
+			return operand{}, p.syntaxError()
+		}
+		p.next()
+		v, ok := p.c.value(t.text)
+		if !ok {
+			p.semantic(reasonValueUndefined + t.text)
+		}
+		return operand{kind: opValue, token: t.text, value: v}, nil
+	case t.kind == tokIdent && p.peekAt(1).kind == tokLParen && !isGrammarKeyword(t.text):
+		return p.parseCall()
+	}
+	path, err := p.parsePath()
+	if err != nil {
+		return operand{}, err
+	}
+	return operand{kind: opPath, path: path}, nil
+}
+
+// parseCall parses name '(' operand (',' operand)* ')'. In an
+// UpdateExpression an argument may itself be an addition (if_not_exists's
+// default may not, but DynamoDB's error for that is a type error, below).
+func (p *parser) parseCall() (operand, error) {
+	t := p.next()
+	p.next() // '('
+	if !isFunction(t.text) {
+		p.semantic(reasonInvalidFunction + t.text)
+	}
+	o := operand{kind: opCall, fn: t.text}
+	for {
+		var (
+			a   operand
+			err error
+		)
+		if p.kind == kindUpdate {
+			a, err = p.parseSetValue()
+		} else {
+			a, err = p.parseOperand()
+		}
+		if err != nil {
+			return operand{}, err
+		}
+		o.args = append(o.args, a)
+		if !p.accept(tokComma) {
+			break
+		}
+	}
+	if err := p.expect(tokRParen); err != nil {
+		return operand{}, err
+	}
+	return o, nil
+}
+
+// condKind is the kind of a condition node.
+type condKind uint8
+
+const (
+	condOr condKind = iota + 1
+	condAnd
+	condNot
+	condCompare // args[0] op args[1]
+	condBetween // args[0] BETWEEN args[1] AND args[2]
+	condIn      // args[0] IN (args[1:]...)
+	condFunc    // fn(args...)
+)
+
+// condition is a parsed ConditionExpression (or FilterExpression) node. It
+// is immutable after parsing and safe for concurrent use.
+type condition struct {
+	kind        condKind
+	op          string // condCompare: = <> < <= > >=; condFunc: the function name
+	left, right *condition
+	args        []operand
+}
+
+// String returns c as expression text, parenthesized where precedence
+// requires, with paths written without placeholders.
+func (c *condition) String() string {
+	switch c.kind {
+	case condOr:
+		return c.left.String() + " OR " + c.right.wrap(condOr)
+	case condAnd:
+		left := c.left.String()
+		if c.left.kind == condOr {
+			left = "(" + left + ")"
+		}
+		return left + " AND " + c.right.wrap(condAnd)
+	case condNot:
+		return "NOT " + c.left.wrap(condNot)
+	case condCompare:
+		return c.args[0].String() + " " + c.op + " " + c.args[1].String()
+	case condBetween:
+		return c.args[0].String() + " BETWEEN " + c.args[1].String() + " AND " + c.args[2].String()
+	case condIn:
+		s := make([]string, len(c.args)-1)
+		for i, a := range c.args[1:] {
+			s[i] = a.String()
+		}
+		return c.args[0].String() + " IN (" + strings.Join(s, ", ") + ")"
+	case condFunc:
+		return operand{kind: opCall, fn: c.op, args: c.args}.String()
+	}
+	return "?"
+}
+
+// wrap prints c as an operand of a parent of kind parent: a child that binds
+// less tightly, or as tightly on the right, is parenthesized.
+func (c *condition) wrap(parent condKind) string {
+	if c.kind == condOr || c.kind == condAnd && parent != condOr {
+		return "(" + c.String() + ")"
+	}
+	return c.String()
+}
+
+// parseCondition parses a ConditionExpression. Placeholders are resolved
+// in c and marked used. Errors are *[ValidationError] in DynamoDB's words,
+// syntax errors with the offending token and its neighbours.
+func parseCondition(c *exprContext, expr string) (*condition, error) {
+	return parseConditionKind(c, kindCondition, expr)
+}
+
+// parseConditionKind is parseCondition for another kind of condition, such
+// as kindFilter, whose name DynamoDB puts in its messages.
+func parseConditionKind(c *exprContext, kind, expr string) (*condition, error) {
+	p, err := newParser(c, kind, expr)
+	if err != nil {
+		return nil, err
+	}
+	cond, _, err := p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	return cond, nil
+}
+
+// The parse functions return, besides the node, whether it is exactly a
+// parenthesized condition, to reject DynamoDB's "redundant parentheses".
+
+func (p *parser) parseOr() (*condition, bool, error) {
+	left, paren, err := p.parseAnd()
+	if err != nil {
+		return nil, false, err
+	}
+	for p.isKeyword("OR") {
+		p.next()
+		p.op()
+		right, _, err := p.parseAnd()
+		if err != nil {
+			return nil, false, err
+		}
+		left, paren = &condition{kind: condOr, left: left, right: right}, false
+	}
+	return left, paren, nil
+}
+
+func (p *parser) parseAnd() (*condition, bool, error) {
+	left, paren, err := p.parseNot()
+	if err != nil {
+		return nil, false, err
+	}
+	for p.isKeyword("AND") {
+		p.next()
+		p.op()
+		right, _, err := p.parseNot()
+		if err != nil {
+			return nil, false, err
+		}
+		left, paren = &condition{kind: condAnd, left: left, right: right}, false
+	}
+	return left, paren, nil
+}
+
+func (p *parser) parseNot() (*condition, bool, error) {
+	if p.isKeyword("NOT") {
+		p.next()
+		p.op()
+		c, _, err := p.parseNot()
+		if err != nil {
+			return nil, false, err
+		}
+		return &condition{kind: condNot, left: c}, false, nil
+	}
+	return p.parsePrimary()
+}
+
+var comparators = map[tokKind]string{tokEq: "=", tokNe: "<>", tokLt: "<", tokLe: "<=", tokGt: ">", tokGe: ">="}
+
+func (p *parser) parsePrimary() (*condition, bool, error) {
+	if p.accept(tokLParen) {
+		c, paren, err := p.parseOr()
+		if err != nil {
+			return nil, false, err
+		}
+		if err := p.expect(tokRParen); err != nil {
+			return nil, false, err
+		}
+		if paren {
+			p.semantic(reasonRedundantParens)
+		}
+		return c, true, nil
+	}
+	left, err := p.parseOperand()
+	if err != nil {
+		return nil, false, err
+	}
+	t := p.peek()
+	var c *condition
+	switch {
+	case comparators[t.kind] != "":
+		p.next()
+		p.op()
+		right, err := p.parseOperand()
+		if err != nil {
+			return nil, false, err
+		}
+		c = &condition{kind: condCompare, op: comparators[t.kind], args: []operand{left, right}}
+	case p.isKeyword("BETWEEN"):
+		p.next()
+		p.op()
+		lo, err := p.parseOperand()
+		if err != nil {
+			return nil, false, err
+		}
+		if !p.isKeyword("AND") {
+			return nil, false, p.syntaxError()
+		}
+		p.next()
+		hi, err := p.parseOperand()
+		if err != nil {
+			return nil, false, err
+		}
+		c = &condition{kind: condBetween, args: []operand{left, lo, hi}}
+		p.checkBetween(lo, hi)
+	case p.isKeyword("IN"):
+		p.next()
+		p.op()
+		if err := p.expect(tokLParen); err != nil {
+			return nil, false, err
+		}
+		args := []operand{left}
+		for {
+			a, err := p.parseOperand()
+			if err != nil {
+				return nil, false, err
+			}
+			args = append(args, a)
+			if !p.accept(tokComma) {
+				break
+			}
+		}
+		if err := p.expect(tokRParen); err != nil {
+			return nil, false, err
+		}
+		if len(args)-1 > maxInOperands {
+			p.semantic(reasonTooManyIn + strconv.Itoa(len(args)-1))
+		}
+		c = &condition{kind: condIn, args: args}
+	default:
+		if left.kind != opCall {
+			return nil, false, p.syntaxError()
+		}
+		p.checkConditionFunction(left)
+		return &condition{kind: condFunc, op: left.fn, args: left.args}, false, nil
+	}
+	for _, a := range c.args {
+		p.checkComparisonOperand(a)
+	}
+	if c.kind != condIn || len(c.args) > 1 {
+		for _, a := range c.args[1:] {
+			if a.same(c.args[0]) {
+				op := c.op
+				if c.kind == condBetween {
+					op = "BETWEEN"
+				} else if c.kind == condIn {
+					op = "IN"
+				}
+				p.semantic(reasonOperandNotDistinct + op + ", first operand: " + c.args[0].describe())
+				break
+			}
+		}
+	}
+	return c, false, nil
+}
+
+// checkComparisonOperand allows only paths, values and size(path) as
+// operands of a comparison, BETWEEN or IN.
+func (p *parser) checkComparisonOperand(o operand) {
+	if o.kind != opCall {
+		return
+	}
+	switch {
+	case !isFunction(o.fn):
+		// Already reported as an invalid function name.
+	case updateFunctions[o.fn]:
+		p.semantic(reasonFunctionInCond + o.fn)
+	case o.fn != "size":
+		p.semantic(reasonFunctionMisused + o.fn)
+	default:
+		if p.checkArgs(o, 1) && o.args[0].kind != opPath {
+			p.operandTypeError(o.fn, o.args[0])
+		}
+	}
+}
+
+// checkConditionFunction validates a function used as a condition.
+func (p *parser) checkConditionFunction(o operand) {
+	switch {
+	case !isFunction(o.fn):
+		return
+	case updateFunctions[o.fn]:
+		p.semantic(reasonFunctionInCond + o.fn)
+		return
+	case o.fn == "size":
+		p.semantic(reasonFunctionMisused + o.fn)
+		return
+	}
+	for _, a := range o.args {
+		if a.kind == opCall && a.fn != "size" && isFunction(a.fn) {
+			p.semantic(reasonFunctionMisused + a.fn)
+			return
+		}
+		if a.kind == opCall {
+			p.checkComparisonOperand(a)
+		}
+	}
+	switch o.fn {
+	case "attribute_exists", "attribute_not_exists":
+		if p.checkArgs(o, 1) && o.args[0].kind != opPath {
+			p.operandTypeError(o.fn, o.args[0])
+		}
+	case "attribute_type":
+		if !p.checkArgs(o, 2) {
+			return
+		}
+		if o.args[0].kind != opPath {
+			p.operandTypeError(o.fn, o.args[0])
+			return
+		}
+		t := o.args[1]
+		if t.kind != opValue || (!t.value.IsZero() && t.value.typ != TypeS) {
+			p.operandTypeError(o.fn, t)
+			return
+		}
+		if !t.value.IsZero() && typeByName(t.value.s) == 0 {
+			p.semantic(reasonAttributeTypeName + t.value.s + ", valid types: { B,NULL,SS,BOOL,L,BS,N,NS,S,M }")
+		}
+	case "begins_with", "contains":
+		if !p.checkArgs(o, 2) {
+			return
+		}
+		if o.args[0].kind != opPath {
+			p.operandTypeError(o.fn, o.args[0])
+			return
+		}
+		if o.fn == "begins_with" {
+			if t := o.args[1]; t.kind == opValue && !t.value.IsZero() && t.value.typ != TypeS && t.value.typ != TypeB {
+				p.operandTypeError(o.fn, t)
+				return
+			}
+		}
+		if o.args[1].same(o.args[0]) {
+			p.semantic(reasonOperandNotDistinct + o.fn + ", first operand: " + o.args[0].describe())
+		}
+	}
+}
+
+// checkArgs reports a wrong number of arguments.
+func (p *parser) checkArgs(o operand, n int) bool {
+	if len(o.args) != n {
+		p.semantic(reasonOperandCount + o.fn + ", number of operands: " + strconv.Itoa(len(o.args)))
+		return false
+	}
+	return true
+}
+
+// operandTypeError reports an operand of the wrong kind or type for fn.
+func (p *parser) operandTypeError(fn string, o operand) {
+	p.semantic(reasonOperandType + fn + ", operand type: " + operandTypeName(o))
+}
+
+// operandTypeName names an operand's type in messages: the type of a value,
+// or the kind of any other operand.
+func operandTypeName(o operand) string {
+	switch o.kind {
+	case opValue:
+		if o.value.IsZero() {
+			return "NULL"
+		}
+		return o.value.typ.String()
+	case opPath:
+		return "PATH"
+	case opCall:
+		return "FUNCTION"
+	}
+	return "OPERATOR"
+}
+
+// checkBetween applies DynamoDB's parse-time rules to constant bounds: the
+// same type, and lower <= upper.
+func (p *parser) checkBetween(lo, hi operand) {
+	if lo.kind != opValue || hi.kind != opValue || lo.value.IsZero() || hi.value.IsZero() {
+		return
+	}
+	desc := func(v Value) string {
+		s := v.s
+		if v.typ == TypeB {
+			s = string(appendBase64JSON(nil, v.s))
+			s = s[1 : len(s)-1]
+		}
+		return "{" + v.typ.String() + ":" + s + "}"
+	}
+	bounds := desc(lo.value) + ", upper bound operand: AttributeValue: " + desc(hi.value)
+	if lo.value.typ != hi.value.typ {
+		p.semantic(reasonBetweenTypes + bounds)
+		return
+	}
+	if c, ok := compareScalars(lo.value, hi.value); ok && c > 0 {
+		p.semantic(reasonBetweenOrder + bounds)
+	}
+}
+
+// typeByName returns the Type DynamoDB names s, or 0.
+func typeByName(s string) Type {
+	for i, n := range typeNames {
+		if i > 0 && n == s {
+			return Type(i)
+		}
+	}
+	return 0
+}
