@@ -161,4 +161,18 @@ void ConflictHistory::Prune(Version oldest) {
 
 size_t ConflictHistory::Boundaries() const { return impl_->segments.size(); }
 
+size_t ConflictHistory::MemoryBytes() const {
+  // A red-black tree node: colour and three links, then the key string and
+  // the version; one malloc chunk header each.
+  constexpr size_t kNode = 4 * sizeof(void*) + sizeof(std::string) +
+                           sizeof(Version) + sizeof(void*);
+  constexpr size_t kInline = sizeof(std::string) - 2 * sizeof(size_t) - 1;
+  size_t bytes = 0;
+  for (const auto& [key, version] : impl_->segments) {
+    bytes += kNode;
+    if (key.capacity() > kInline) bytes += key.capacity() + 1 + sizeof(void*);
+  }
+  return bytes;
+}
+
 }  // namespace fdblite

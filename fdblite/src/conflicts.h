@@ -52,6 +52,9 @@ class ConflictHistory {
 
   // Boundaries counts the boundaries kept (for memory tests).
   size_t Boundaries() const;
+  // MemoryBytes estimates the bytes the history holds (map nodes and key
+  // buffers as malloc holds them). O(boundaries): for statistics only.
+  size_t MemoryBytes() const;
 
  private:
   struct Impl;

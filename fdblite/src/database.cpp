@@ -1,8 +1,6 @@
 // database.cpp: see database.h.
 #include "database.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -251,14 +249,14 @@ CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
 }
 
 std::string Database::StatsJSON() {
-  size_t keys, versions, boundaries;
+  size_t keys, versions, boundaries, bytes;
   {
     auto lock = ReadLock();
     keys = store_.KeyNodes();
     versions = store_.VersionRecords();
     boundaries = conflicts_.Boundaries();
+    bytes = store_.MemoryBytes() + conflicts_.MemoryBytes();
   }
-  struct mallinfo2 mi = mallinfo2();
   FaultCounters c = faults_.Counters();
   char buf[1024];
   std::snprintf(
@@ -271,7 +269,7 @@ std::string Database::StatsJSON() {
       keys, versions, boundaries,
       static_cast<unsigned long long>(commits_.load()),
       static_cast<unsigned long long>(conflicts_seen_.load()),
-      outstanding_watches_.load(), mi.uordblks,
+      outstanding_watches_.load(), bytes,
       static_cast<unsigned long long>(c.read_too_old),
       static_cast<unsigned long long>(c.read_future_version),
       static_cast<unsigned long long>(c.commit_not_committed),

@@ -24,6 +24,8 @@
 //     the skiplist (issue 2); ordered operations stay on the skiplist.
 #include "store.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
@@ -115,13 +117,19 @@ inline bool KeyLess(std::string_view a, std::string_view b) {
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "KeyLess byte-swaps words to compare them in memory order");
 
-// Allocation goes through the global operator new so malloc statistics (and
-// sanitizers) see every byte.
-VersionRecord* NewRecord(Version v, std::string_view value, bool tombstone,
+// Allocation goes through the global operator new so sanitizers see every
+// byte. *bytes counts what malloc holds for the store: each block's usable
+// size plus its chunk header (one word on glibc).
+constexpr size_t kMallocHeader = sizeof(void*);
+
+size_t HeldBytes(void* mem) { return malloc_usable_size(mem) + kMallocHeader; }
+
+VersionRecord* NewRecord(size_t* held, Version v, std::string_view value, bool tombstone,
                          VersionRecord* older) {
   if (value.size() > UINT32_MAX) throw std::length_error("fdblite: value too long");
   size_t bytes = std::max(sizeof(VersionRecord), kValueOffset + value.size());
   void* mem = ::operator new(bytes);
+  *held += HeldBytes(mem);
   auto* r = new (mem) VersionRecord{v, older, static_cast<uint32_t>(value.size()),
                                     static_cast<uint8_t>(tombstone ? kTombstone : 0),
                                     {}};
@@ -129,15 +137,17 @@ VersionRecord* NewRecord(Version v, std::string_view value, bool tombstone,
   return r;
 }
 
-void FreeRecord(VersionRecord* r) {
+void FreeRecord(size_t* held, VersionRecord* r) {
+  *held -= HeldBytes(r);
   r->~VersionRecord();
   ::operator delete(r);
 }
 
-Node* NewNode(std::string_view key, int height) {
+Node* NewNode(size_t* held, std::string_view key, int height) {
   if (key.size() > UINT32_MAX) throw std::length_error("fdblite: key too long");
   size_t bytes = sizeof(Node) + sizeof(Node*) * height + key.size();
   void* mem = ::operator new(bytes);
+  *held += HeldBytes(mem);
   auto* n = new (mem) Node{nullptr, nullptr, static_cast<uint32_t>(key.size()),
                            static_cast<uint8_t>(height)};
   char* links = static_cast<char*>(mem) + sizeof(Node);
@@ -150,7 +160,8 @@ Node* NewNode(std::string_view key, int height) {
   return n;
 }
 
-void FreeNode(Node* n) {
+void FreeNode(size_t* held, Node* n) {
+  *held -= HeldBytes(n);
   n->~Node();
   ::operator delete(n);
 }
@@ -384,6 +395,7 @@ class GcQueue {
 
   bool empty() const { return count_ == 0; }
   size_t size() const { return count_; }
+  size_t capacity() const { return buf_.capacity(); }
   const Entry& front() const { return buf_[head_]; }
   const Entry& at(size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }
 
@@ -426,7 +438,10 @@ class GcQueue {
 }  // namespace
 
 struct Store::Impl {
-  Impl() : head(NewNode({}, kMaxHeight)) { head->prev = head; }
+  Impl() : head(NewNode(&held, {}, kMaxHeight)) { head->prev = head; }
+  // MemoryBytes: nodes and records as malloc holds them, plus the index
+  // table and the GC queue.
+  size_t MemoryBytes() const;
   ~Impl();
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
@@ -445,6 +460,7 @@ struct Store::Impl {
   void Unlink(Node* n);
   void Prune(Version oldest);
 
+  size_t held = 0;  // bytes malloc holds for nodes and records
   Node* const head;
   int height = 1;                   // levels in use
   uint64_t rng = 0x2545F4914F6CDD1DULL;  // deterministic per store
@@ -460,7 +476,7 @@ Store::Impl::~Impl() {
   // Detached records live only in the queue; everything else hangs off the
   // list.
   for (size_t i = 0; i < queue.size(); ++i) {
-    if (queue.at(i).rec->flags & kDetached) FreeRecord(queue.at(i).rec);
+    if (queue.at(i).rec->flags & kDetached) FreeRecord(&held, queue.at(i).rec);
   }
   Node* n = head->next()[0];
   while (n != nullptr) {
@@ -468,13 +484,13 @@ Store::Impl::~Impl() {
     VersionRecord* r = n->newest;
     while (r != nullptr) {
       VersionRecord* older = r->older;
-      FreeRecord(r);
+      FreeRecord(&held, r);
       r = older;
     }
-    FreeNode(n);
+    FreeNode(&held, n);
     n = next;
   }
-  FreeNode(head);
+  FreeNode(&held, head);
 }
 
 int Store::Impl::RandomHeight() {
@@ -547,11 +563,11 @@ void Store::Impl::Write(std::string_view key, std::string_view value,
   // failure leaves the store as it was; then link.
   index.ReserveOne();
   const int h = RandomHeight();
-  Node* n = NewNode(key, h);
+  Node* n = NewNode(&held, key, h);
   try {
-    n->newest = NewRecord(v, value, false, nullptr);
+    n->newest = NewRecord(&held, v, value, false, nullptr);
   } catch (...) {
-    FreeNode(n);
+    FreeNode(&held, n);
     throw;
   }
   Node* prevs[kMaxHeight];
@@ -578,7 +594,7 @@ void Store::Impl::WriteVersion(Node* n, std::string_view value, bool tombstone,
   if (tombstone && r->tombstone()) return;  // already cleared
   queue.ReserveOne();  // MaybeQueue below then cannot throw
   if (r->version != v) {
-    n->newest = NewRecord(v, value, tombstone, r);
+    n->newest = NewRecord(&held, v, value, tombstone, r);
     ++records;
     MaybeQueue(n, n->newest);
     return;
@@ -593,14 +609,14 @@ void Store::Impl::WriteVersion(Node* n, std::string_view value, bool tombstone,
     MaybeQueue(n, r);
     return;
   }
-  VersionRecord* fresh = NewRecord(v, value, tombstone, r->older);
+  VersionRecord* fresh = NewRecord(&held, v, value, tombstone, r->older);
   n->newest = fresh;
   r->older = nullptr;
   if ((r->flags & kQueued) != 0) {
     r->flags |= kDetached;  // invariant 5: its queue entry frees it
     ++detached;
   } else {
-    FreeRecord(r);
+    FreeRecord(&held, r);
   }
   MaybeQueue(n, fresh);
 }
@@ -611,7 +627,7 @@ void Store::Impl::FreeOlder(VersionRecord* r) {
   while (x != nullptr) {
     VersionRecord* older = x->older;
     assert((x->flags & kQueued) == 0);
-    FreeRecord(x);
+    FreeRecord(&held, x);
     --records;
     x = older;
   }
@@ -635,7 +651,7 @@ void Store::Impl::Prune(Version oldest) {
     GcQueue::Entry e = queue.pop_front();
     VersionRecord* r = e.rec;
     if ((r->flags & kDetached) != 0) {
-      FreeRecord(r);
+      FreeRecord(&held, r);
       --detached;
       continue;
     }
@@ -646,9 +662,9 @@ void Store::Impl::Prune(Version oldest) {
     // record, so nothing else in the queue refers to it.
     if (e.node->newest == r && r->tombstone()) {
       Unlink(e.node);
-      FreeRecord(r);
+      FreeRecord(&held, r);
       --records;
-      FreeNode(e.node);
+      FreeNode(&held, e.node);
     }
   }
   queue.MaybeShrink();
@@ -688,6 +704,13 @@ void Store::ClearRange(std::string_view begin, std::string_view end, Version v) 
 }
 
 void Store::Prune(Version oldest) { impl_->Prune(oldest); }
+
+size_t Store::Impl::MemoryBytes() const {
+  return held + index.capacity() * sizeof(uintptr_t) +
+         queue.capacity() * sizeof(GcQueue::Entry);
+}
+
+size_t Store::MemoryBytes() const { return impl_->MemoryBytes(); }
 
 size_t Store::KeyNodes() const { return impl_->nodes; }
 size_t Store::VersionRecords() const { return impl_->records; }

@@ -14,7 +14,8 @@
 //
 // Memory: one allocation per key plus one per retained version (a skiplist
 // node with inline key bytes, with a back pointer at level 0 so Prev is
-// O(1)); per-key overhead beyond the key and value bytes stays under 100
+// O(1)), plus a hash index of node pointers that keeps point operations
+// O(1); per-key overhead beyond the key and value bytes stays under 100
 // bytes at 1M keys (measured in tests/store_test.cpp).
 #ifndef FDBLITE_STORE_H_
 #define FDBLITE_STORE_H_
@@ -95,6 +96,10 @@ class Store {
   size_t KeyNodes() const;
   // VersionRecords counts retained versions over all keys.
   size_t VersionRecords() const;
+  // MemoryBytes is what the store holds in memory: every node and version
+  // record as malloc holds it (usable size plus chunk header), the hash
+  // index and the GC queue.
+  size_t MemoryBytes() const;
 
  private:
   struct Impl;
