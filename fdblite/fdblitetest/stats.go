@@ -18,7 +18,8 @@ var ErrNoStats = errors.New("fdblitetest: database has no fdblite stats")
 
 // Stats are the counters of one fdblite database, read from [StatsKey].
 type Stats struct {
-	// Keys is the number of keys with a live value at the latest version.
+	// Keys is the number of keys the store holds: keys with a value, and
+	// cleared keys whose old versions are still inside the MVCC window.
 	Keys int64 `json:"keys"`
 	// Versions is the number of stored key versions, including those still
 	// kept for readers inside the 5-second MVCC window.
@@ -34,7 +35,9 @@ type Stats struct {
 	// Watches is the number of outstanding watches (the too_many_watches
 	// limit counts these).
 	Watches int64 `json:"watches"`
-	// HeapBytes is fdblite's estimate of the memory the database holds.
+	// HeapBytes is the memory this database holds, as malloc holds it: every
+	// key and version record, the hash index, the pruning queue and the
+	// conflict history (estimated).
 	HeapBytes int64 `json:"heap_bytes"`
 	// Injected counts the faults injected so far, by kind.
 	Injected Injected `json:"injected"`
