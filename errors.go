@@ -20,7 +20,50 @@ var (
 	ErrResourceNotFound = errors.New("fdyno: ResourceNotFoundException")
 	// ErrTransactionCanceled is DynamoDB's TransactionCanceledException.
 	ErrTransactionCanceled = errors.New("fdyno: TransactionCanceledException")
+	// ErrResourceInUse is DynamoDB's ResourceInUseException: here, a table
+	// opened with a schema that differs from the one it was created with.
+	ErrResourceInUse = errors.New("fdyno: ResourceInUseException")
 )
+
+// ConditionalCheckFailedError reports that the ConditionExpression of a
+// Put, Update or Delete evaluated to false. It unwraps to
+// [ErrConditionalCheckFailed].
+type ConditionalCheckFailedError struct {
+	// Item is the item as it was, when the request set
+	// ReturnValuesOnConditionCheckFailure to ALL_OLD and the item existed;
+	// otherwise nil.
+	Item Item
+}
+
+func (e *ConditionalCheckFailedError) Error() string {
+	return "fdyno: ConditionalCheckFailedException: the conditional request failed"
+}
+
+// Unwrap returns [ErrConditionalCheckFailed].
+func (e *ConditionalCheckFailedError) Unwrap() error { return ErrConditionalCheckFailed }
+
+// TableError reports a table that does not exist ([ErrResourceNotFound]) or
+// exists with another schema ([ErrResourceInUse]). It unwraps to that
+// sentinel, never to a FoundationDB error.
+type TableError struct {
+	// Table is the table name.
+	Table string
+	// Reason says what is wrong, in DynamoDB's words where it has them.
+	Reason string
+	// Err is ErrResourceNotFound or ErrResourceInUse.
+	Err error
+}
+
+func (e *TableError) Error() string {
+	return e.Err.Error() + ": " + e.Reason
+}
+
+// Unwrap returns the category, [ErrResourceNotFound] or [ErrResourceInUse].
+func (e *TableError) Unwrap() error { return e.Err }
+
+func tableNotFound(name string) error {
+	return &TableError{Table: name, Reason: "Requested resource not found: Table: " + name + " not found", Err: ErrResourceNotFound}
+}
 
 // Errors of fdyno's own storage formats.
 var (

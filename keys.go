@@ -41,8 +41,187 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/tuple"
 )
+
+// The keyspace of one table. DefaultRoot is the directory-layer path under
+// which tables live unless [WithRoot] names another, so several
+// applications or tenants can share a cluster without seeing each other's
+// tables; each table is the directory root/<table>, and inside it:
+//
+//	("m",)                      the table's schema, JSON (tableMeta)
+//	("i", <hash>[, <range>])    the item head: the encoded item, or a chunk
+//	                            manifest (chunk.go) when the item is large
+//	("c", <hash>[, <range>], n) chunk n (an int64 tuple element) of a large item
+//	("x", …)                    secondary index entries (index.go, later)
+//	("v", …)                    change records (stream.go, later)
+//
+// A chunk key extends its item key by one element, so all chunks of an
+// item form one contiguous range that a single ClearRange removes.
+const DefaultRoot = "dynodb"
+
+// Subspace names inside a table's directory.
+const (
+	metaSubspace   = "m"
+	itemSubspace   = "i"
+	chunkSubspace  = "c"
+	indexSubspace  = "x"
+	streamSubspace = "v"
+)
+
+// metadataVersionKey is FoundationDB's cluster-wide metadata version. Every
+// schema change bumps it (bumpMetadataVersion) in the transaction that makes
+// the change, and every operation reads it to decide whether a table
+// handle's cached schema is still current (table.go).
+var metadataVersionKey = fdb.Key("\xff/metadataVersion")
+
+// bumpMetadataVersion makes tr change the metadata version when it commits.
+// The value must be a 14-byte versionstamp placeholder (10-byte stamp, then
+// the 4-byte little-endian offset 0).
+func bumpMetadataVersion(tr fdb.Transaction) {
+	tr.SetVersionstampedValue(metadataVersionKey, make([]byte, 14))
+}
+
+// tablePath returns the directory-layer path of table name under root.
+func tablePath(root []string, name string) []string {
+	return append(append([]string(nil), root...), name)
+}
+
+// tableKeys holds the key prefixes of one table directory.
+type tableKeys struct {
+	meta   fdb.Key           // ("m",)
+	items  subspace.Subspace // ("i", …)
+	chunks subspace.Subspace // ("c", …)
+	index  subspace.Subspace // ("x", …), for index.go
+	stream subspace.Subspace // ("v", …), for stream.go
+	all    fdb.KeyRange      // the whole directory
+}
+
+func newTableKeys(dir subspace.Subspace) tableKeys {
+	begin, end := dir.FDBRangeKeys()
+	return tableKeys{
+		meta:   dir.Pack(tuple.Tuple{metaSubspace}),
+		items:  dir.Sub(itemSubspace),
+		chunks: dir.Sub(chunkSubspace),
+		index:  dir.Sub(indexSubspace),
+		stream: dir.Sub(streamSubspace),
+		all:    fdb.KeyRange{Begin: begin, End: end},
+	}
+}
+
+// itemKey returns the key of the item head whose packed key values
+// (packKeyValues) are kv.
+func (k tableKeys) itemKey(kv []byte) fdb.Key {
+	return concatKey(k.items.Bytes(), kv)
+}
+
+// chunkPrefix returns the prefix of the chunk keys of the item whose packed
+// key values are kv.
+func (k tableKeys) chunkPrefix(kv []byte) fdb.Key {
+	return concatKey(k.chunks.Bytes(), kv)
+}
+
+// chunkRange returns the range of every chunk of the item whose packed key
+// values are kv.
+func (k tableKeys) chunkRange(kv []byte) fdb.KeyRange {
+	p := k.chunkPrefix(kv)
+	return fdb.KeyRange{Begin: p, End: concatKey(p, []byte{0xff})}
+}
+
+// chunkKey returns the key of chunk n of the item whose packed key values
+// are kv.
+func (k tableKeys) chunkKey(kv []byte, n int) fdb.Key {
+	return concatKey(k.chunkPrefix(kv), tuple.Tuple{int64(n)}.Pack())
+}
+
+// splitChunkKey returns the packed key values and the chunk number of a
+// key in the chunks subspace. Chunk numbers are non-negative int64 tuple
+// elements, coded 0x14 (zero) to 0x1c followed by big-endian bytes.
+func (k tableKeys) splitChunkKey(key fdb.Key) (kv []byte, n int, err error) {
+	rest, ok := bytes.CutPrefix(key, k.chunks.Bytes())
+	if !ok {
+		return nil, 0, &CorruptError{What: "key", Reason: "not a chunk key"}
+	}
+	for i := len(rest) - 1; i >= 0 && i >= len(rest)-9; i-- {
+		c := rest[i]
+		if c < 0x14 || c > 0x1c || int(c-0x14) != len(rest)-i-1 {
+			continue
+		}
+		t, terr := tuple.Unpack(rest[i:])
+		if terr != nil || len(t) != 1 || checkTuple(rest[:i]) != nil {
+			continue
+		}
+		if v, ok := t[0].(int64); ok && v >= 0 {
+			return rest[:i], int(v), nil
+		}
+	}
+	return nil, 0, &CorruptError{What: "key", Reason: "chunk key without a chunk number"}
+}
+
+// splitItemKey returns the packed key values of a key in the items
+// subspace.
+func (k tableKeys) splitItemKey(key fdb.Key) ([]byte, error) {
+	rest, ok := bytes.CutPrefix(key, k.items.Bytes())
+	if !ok {
+		return nil, &CorruptError{What: "key", Reason: "not an item key"}
+	}
+	return rest, checkTuple(rest)
+}
+
+func concatKey(a, b []byte) fdb.Key {
+	k := make([]byte, 0, len(a)+len(b))
+	return append(append(k, a...), b...)
+}
+
+// keyAttr is a key attribute of a table's key schema.
+type keyAttr struct {
+	Name string
+	Type Type
+}
+
+// keyOf validates the key attributes of it against the table's key
+// (hash, and rng unless its Name is empty) and returns their packed values.
+// With exact, it is a Key parameter and may hold nothing else.
+func keyOf(op string, it Item, hash, rng keyAttr, exact bool) ([]byte, error) {
+	fail := func(reason string) error {
+		return &ValidationError{Op: op, Reason: reason}
+	}
+	want := 1
+	if rng.Name != "" {
+		want = 2
+	}
+	if exact && len(it) != want {
+		return nil, fail("The provided key element does not match the schema")
+	}
+	hv, ok := it[hash.Name]
+	if !ok {
+		if exact {
+			return nil, fail("The provided key element does not match the schema")
+		}
+		return nil, fail("One or more parameter values were invalid: Missing the key " + hash.Name + " in the item")
+	}
+	if err := checkKeyValue(hash.Name, hv, hash.Type, true); err != nil {
+		err.(*ValidationError).Op = op
+		return nil, err
+	}
+	if rng.Name == "" {
+		return packKeyValues(hv)
+	}
+	rv, ok := it[rng.Name]
+	if !ok {
+		if exact {
+			return nil, fail("The provided key element does not match the schema")
+		}
+		return nil, fail("One or more parameter values were invalid: Missing the key " + rng.Name + " in the item")
+	}
+	if err := checkKeyValue(rng.Name, rv, rng.Type, false); err != nil {
+		err.(*ValidationError).Op = op
+		return nil, err
+	}
+	return packKeyValues(hv, rv)
+}
 
 // DynamoDB's key value limits (the service quotas page).
 const (

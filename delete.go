@@ -1,0 +1,71 @@
+package fdyno
+
+import "github.com/apple/foundationdb/bindings/go/src/fdb"
+
+// DeleteInput is the request of [Table.Delete], DynamoDB's DeleteItem.
+// Zero values are the defaults.
+type DeleteInput struct {
+	// Key holds exactly the table's key attributes.
+	Key                       Item
+	ConditionExpression       string
+	ExpressionAttributeNames  map[string]string
+	ExpressionAttributeValues map[string]Value
+	// ReturnValues is NONE or ALL_OLD.
+	ReturnValues                        ReturnValue
+	ReturnValuesOnConditionCheckFailure ReturnValuesOnConditionCheckFailure
+}
+
+// DeleteOutput is the result of [Table.Delete].
+type DeleteOutput struct {
+	// Attributes is the deleted item when ReturnValues is ALL_OLD and
+	// there was one; otherwise nil.
+	Attributes Item
+}
+
+// Delete removes one item, and its chunks; deleting an absent item is not
+// an error unless a condition fails. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteItem.html.
+//
+// Errors, transactions and retries are as for [Table.Put]. Delete is safe
+// for concurrent use.
+func (t *Table) Delete(tx fdb.Transactor, in DeleteInput) (*DeleteOutput, error) {
+	const op = "DeleteItem"
+	st0 := t.state.Load()
+	kv, err := keyOf(op, in.Key, st0.hash, st0.rng, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkReturnValues(op, in.ReturnValues, ReturnValueAllOld); err != nil {
+		return nil, err
+	}
+	if err := checkReturnOnFailure(op, in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	e, err := prepareExprs(op, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ConditionExpression, "", "")
+	if err != nil {
+		return nil, err
+	}
+	return transact(tx, func(tr fdb.Transaction) (*DeleteOutput, error) {
+		allOld := in.ReturnValues == ReturnValueAllOld
+		needOld := e.cond != nil || allOld || st0.needsOld()
+		tg, err := t.fetch(tr, op, st0, in.Key, kv, true, needOld)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkCondition(e.cond, tg.old, in.ReturnValuesOnConditionCheckFailure); err != nil {
+			return nil, err
+		}
+		out := &DeleteOutput{}
+		if needOld && tg.old == nil {
+			return out, nil // nothing to delete
+		}
+		c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld}
+		if err := writeItem(tr, c, t.maxItemSize, t.chunkThreshold); err != nil {
+			return nil, withOp(op, err)
+		}
+		if allOld {
+			out.Attributes = tg.old
+		}
+		return out, nil
+	})
+}

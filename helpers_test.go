@@ -1,0 +1,110 @@
+package fdyno
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+)
+
+// Schemas used across the tests.
+var (
+	hashOnly = TableSchema{
+		KeySchema:            []KeySchemaElement{{"pk", KeyTypeHash}},
+		AttributeDefinitions: []AttributeDefinition{{"pk", ScalarAttributeTypeS}},
+	}
+	hashRange = TableSchema{
+		KeySchema:            []KeySchemaElement{{"pk", KeyTypeHash}, {"sk", KeyTypeRange}},
+		AttributeDefinitions: []AttributeDefinition{{"pk", ScalarAttributeTypeS}, {"sk", ScalarAttributeTypeN}},
+	}
+)
+
+// testRoot returns a directory-layer root of t's own, removed at cleanup.
+func testRoot(t testing.TB, db fdb.Database) Option {
+	t.Helper()
+	dir := fdblitetest.UniqueDirectory(t, db)
+	return WithRoot(dir.GetPath()...)
+}
+
+// newTestTable creates a table with schema s under a root of t's own, and
+// checks the table's storage invariants (checkTable) when t ends.
+func newTestTable(t testing.TB, db fdb.Database, s TableSchema, opts ...Option) *Table {
+	t.Helper()
+	tbl, err := Open(db, "Test", append([]Option{testRoot(t, db), WithSchema(s)}, opts...)...)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { checkTable(t, db, tbl) })
+	return tbl
+}
+
+// checkTable verifies the chunk invariants of chunk.go: every manifest has
+// exactly its chunks, and every chunk belongs to a manifest; and every
+// head decodes to an item whose key matches its key.
+func checkTable(t testing.TB, db fdb.Database, tbl *Table) {
+	t.Helper()
+	_, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+		st, err := tbl.current(rt, rt.Get(metadataVersionKey))
+		if err != nil {
+			return nil, err
+		}
+		heads, err := rt.GetRange(st.keys.items, fdb.RangeOptions{}).GetSliceWithError()
+		if err != nil {
+			return nil, err
+		}
+		chunks, err := rt.GetRange(st.keys.chunks, fdb.RangeOptions{}).GetSliceWithError()
+		if err != nil {
+			return nil, err
+		}
+		want := map[string]int{} // packed key values → chunk count
+		for _, kv := range heads {
+			k, err := st.keys.splitItemKey(kv.Key)
+			if err != nil {
+				t.Errorf("checkTable: item key %s: %v", fdb.Printable(kv.Key), err)
+				continue
+			}
+			it, err := decodeHead(rt, st.keys, k, kv.Value)
+			if err != nil {
+				t.Errorf("checkTable: item %s: %v", fdb.Printable(kv.Key), err)
+				continue
+			}
+			if got, err := keyOf("check", it, st.hash, st.rng, false); err != nil || !bytes.Equal(got, k) {
+				t.Errorf("checkTable: item %s holds key %s (%v)", fdb.Printable(kv.Key), fdb.Printable(got), err)
+			}
+			if isManifest(kv.Value) {
+				m, _ := decodeManifest(kv.Value)
+				want[string(k)] = m.count
+			}
+		}
+		got := map[string]int{}
+		for _, kv := range chunks {
+			k, n, err := st.keys.splitChunkKey(kv.Key)
+			if err != nil {
+				t.Errorf("checkTable: chunk key %s: %v", fdb.Printable(kv.Key), err)
+				continue
+			}
+			if n != got[string(k)] {
+				t.Errorf("checkTable: chunk %s out of sequence", fdb.Printable(kv.Key))
+			}
+			got[string(k)]++
+		}
+		for k, n := range got {
+			if want[k] != n {
+				t.Errorf("checkTable: item %s has %d chunks, manifest says %d", fdb.Printable([]byte(k)), n, want[k])
+			}
+		}
+		for k, n := range want {
+			if got[k] != n {
+				t.Errorf("checkTable: manifest %s says %d chunks, found %d", fdb.Printable([]byte(k)), n, got[k])
+			}
+		}
+		return nil, nil
+	})
+	if err != nil && !isNotFound(err) {
+		t.Errorf("checkTable: %v", err)
+	}
+}
+
+func isNotFound(err error) bool { return errors.Is(err, ErrResourceNotFound) }

@@ -1,0 +1,194 @@
+package fdyno
+
+import (
+	"errors"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// item_ops.go holds what Put, Get, Update and Delete share: ReturnValues,
+// expression preparation and reading the target item.
+
+// ReturnValue is the ReturnValues parameter of a write: which attributes,
+// as they were before or after the write, to return. The zero value is
+// NONE.
+type ReturnValue string
+
+// The ReturnValues of DynamoDB's writes. Put and Delete accept NONE and
+// ALL_OLD; Update accepts all five.
+const (
+	ReturnValueNone       ReturnValue = "NONE"
+	ReturnValueAllOld     ReturnValue = "ALL_OLD"
+	ReturnValueUpdatedOld ReturnValue = "UPDATED_OLD"
+	ReturnValueAllNew     ReturnValue = "ALL_NEW"
+	ReturnValueUpdatedNew ReturnValue = "UPDATED_NEW"
+)
+
+// ReturnValuesOnConditionCheckFailure says whether a failed condition
+// returns the item as it was (ALL_OLD) in the
+// *[ConditionalCheckFailedError]. The zero value is NONE.
+type ReturnValuesOnConditionCheckFailure string
+
+// The ReturnValuesOnConditionCheckFailure values.
+const (
+	ReturnValuesOnConditionCheckFailureNone   ReturnValuesOnConditionCheckFailure = "NONE"
+	ReturnValuesOnConditionCheckFailureAllOld ReturnValuesOnConditionCheckFailure = "ALL_OLD"
+)
+
+func checkReturnValues(op string, rv ReturnValue, allowed ...ReturnValue) error {
+	if rv == "" || rv == ReturnValueNone {
+		return nil
+	}
+	for _, a := range allowed {
+		if rv == a {
+			return nil
+		}
+	}
+	return &ValidationError{Op: op, Reason: "Return values set to invalid value: " + string(rv)}
+}
+
+func checkReturnOnFailure(op string, r ReturnValuesOnConditionCheckFailure) error {
+	switch r {
+	case "", ReturnValuesOnConditionCheckFailureNone, ReturnValuesOnConditionCheckFailureAllOld:
+		return nil
+	}
+	return &ValidationError{Op: op, Reason: "ReturnValuesOnConditionCheckFailure set to invalid value: " + string(r)}
+}
+
+// exprs are a request's parsed expressions; absent ones are nil.
+type exprs struct {
+	cond *condition
+	upd  *update
+	proj *projection
+}
+
+// prepareExprs parses a request's expressions with its placeholders and
+// checks that every placeholder is used.
+func prepareExprs(op string, names map[string]string, values map[string]Value, cond, upd, proj string) (exprs, error) {
+	var e exprs
+	if cond == "" && upd == "" && proj == "" {
+		switch {
+		case names != nil:
+			return e, &ValidationError{Op: op, Reason: "ExpressionAttributeNames can only be specified when using expressions"}
+		case values != nil:
+			return e, &ValidationError{Op: op, Reason: "ExpressionAttributeValues can only be specified when using expressions"}
+		}
+		return e, nil
+	}
+	c, err := newExprContext(names, values)
+	if err == nil && proj != "" {
+		e.proj, err = parseProjection(c, proj)
+	}
+	if err == nil && upd != "" {
+		e.upd, err = parseUpdate(c, upd)
+	}
+	if err == nil && cond != "" {
+		e.cond, err = parseCondition(c, cond)
+	}
+	if err == nil {
+		err = c.checkAllUsed()
+	}
+	return e, withOp(op, err)
+}
+
+// withOp sets the Op of a *ValidationError that has none.
+func withOp(op string, err error) error {
+	var ve *ValidationError
+	if errors.As(err, &ve) && ve.Op == "" {
+		ve.Op = op
+	}
+	return err
+}
+
+// checkIndexKeys checks that the attributes of it that are index keys
+// have their declared types; DynamoDB rejects the write otherwise.
+func checkIndexKeys(op string, it Item, st *tableState) error {
+	for name, ik := range st.indexKeys {
+		v, ok := it[name]
+		if !ok {
+			continue
+		}
+		if v.typ != ik.typ {
+			return &ValidationError{Op: op, Path: name, Reason: "One or more parameter values were invalid: Type mismatch for Index Key " +
+				name + " Expected: " + ik.typ.String() + " Actual: " + v.typ.String() + " IndexName: " + ik.index}
+		}
+		if (v.typ == TypeS || v.typ == TypeB) && v.s == "" {
+			return &ValidationError{Op: op, Path: name, Reason: "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty " +
+				map[Type]string{TypeS: "string", TypeB: "binary"}[v.typ] + " value. IndexName: " + ik.index + ", IndexKey: " + name}
+		}
+	}
+	return nil
+}
+
+// target is the item an operation works on, as of its transaction.
+type target struct {
+	st  *tableState
+	kv  []byte
+	old Item // nil if absent, or if not read
+}
+
+// fetch resolves the table's current state in rt and, if needOld, reads
+// the item with key attributes taken from key (a Key parameter if exact,
+// a whole item otherwise). kv is the packed key under the cached state
+// st0 the request was validated with; the item read is started together
+// with the metadata version read and redone only if the schema changed.
+func (t *Table) fetch(rt fdb.ReadTransaction, op string, st0 *tableState, key Item, kv []byte, exact, needOld bool) (target, error) {
+	mvf := rt.Get(metadataVersionKey)
+	var head fdb.FutureByteSlice
+	if needOld {
+		head = rt.Get(st0.keys.itemKey(kv))
+	}
+	st, err := t.current(rt, mvf)
+	if err != nil {
+		return target{}, err
+	}
+	if st != st0 {
+		// Another schema: validate again before anything is written.
+		if kv, err = keyOf(op, key, st.hash, st.rng, exact); err != nil {
+			return target{}, err
+		}
+		if !exact {
+			if err := checkIndexKeys(op, key, st); err != nil {
+				return target{}, err
+			}
+		}
+		if needOld {
+			head = rt.Get(st.keys.itemKey(kv))
+		}
+	}
+	tg := target{st: st, kv: kv}
+	if needOld {
+		v, err := head.Get()
+		if err != nil {
+			return target{}, err
+		}
+		if tg.old, err = decodeHead(rt, st.keys, kv, v); err != nil {
+			return target{}, err
+		}
+	}
+	return tg, nil
+}
+
+// conditionFailed returns the error of a failed ConditionExpression.
+func conditionFailed(old Item, r ReturnValuesOnConditionCheckFailure) error {
+	e := &ConditionalCheckFailedError{}
+	if r == ReturnValuesOnConditionCheckFailureAllOld {
+		e.Item = old
+	}
+	return e
+}
+
+// checkCondition evaluates cond (if any) against old.
+func checkCondition(cond *condition, old Item, r ReturnValuesOnConditionCheckFailure) error {
+	if cond == nil {
+		return nil
+	}
+	ok, err := cond.eval(old)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return conditionFailed(old, r)
+	}
+	return nil
+}

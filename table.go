@@ -1,0 +1,708 @@
+package fdyno
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/apple/foundationdb/bindings/go/src/fdb/directory"
+)
+
+// Table and index limits (DynamoDB's service quotas and API reference).
+const (
+	// MinTableNameLength and MaxTableNameLength bound table and index
+	// names, which use only a-z, A-Z, 0-9, '_', '-' and '.'.
+	MinTableNameLength = 3
+	MaxTableNameLength = 255
+	// MaxKeyAttributeNameLength is the longest name of a table or index
+	// key attribute, and of an INCLUDE projection attribute, in bytes.
+	MaxKeyAttributeNameLength = 255
+	// MaxLocalSecondaryIndexes is the most LSIs a table may have.
+	MaxLocalSecondaryIndexes = 5
+	// MaxGlobalSecondaryIndexes is DynamoDB's default GSI quota.
+	MaxGlobalSecondaryIndexes = 20
+	// MaxIndexNonKeyAttributes bounds the NonKeyAttributes of one INCLUDE
+	// projection; MaxTotalNonKeyAttributes their sum over all indexes.
+	MaxIndexNonKeyAttributes = 20
+	MaxTotalNonKeyAttributes = 100
+)
+
+// Item size limits.
+const (
+	// DefaultMaxItemSize is DynamoDB's item size limit, 400 KB, as
+	// measured by [Item.Size].
+	DefaultMaxItemSize = 400 * 1024
+	// MaxItemSizeLimit is the largest item size [WithMaxItemSize] accepts.
+	// It keeps an item, its old version's deletion and its chunk keys well
+	// inside FoundationDB's 10 MB transaction limit.
+	MaxItemSizeLimit = 4 << 20
+)
+
+// KeyType is the role of a key attribute: HASH (partition key) or RANGE
+// (sort key).
+type KeyType string
+
+// The key types.
+const (
+	KeyTypeHash  KeyType = "HASH"
+	KeyTypeRange KeyType = "RANGE"
+)
+
+// ScalarAttributeType is the type of a key attribute: S, N or B.
+type ScalarAttributeType string
+
+// The key attribute types.
+const (
+	ScalarAttributeTypeS ScalarAttributeType = "S"
+	ScalarAttributeTypeN ScalarAttributeType = "N"
+	ScalarAttributeTypeB ScalarAttributeType = "B"
+)
+
+// ProjectionType says which attributes a secondary index copies.
+type ProjectionType string
+
+// The projection types.
+const (
+	ProjectionTypeAll      ProjectionType = "ALL"
+	ProjectionTypeKeysOnly ProjectionType = "KEYS_ONLY"
+	ProjectionTypeInclude  ProjectionType = "INCLUDE"
+)
+
+// StreamViewType says what a change record holds; empty means no stream.
+type StreamViewType string
+
+// The stream view types.
+const (
+	StreamViewTypeKeysOnly        StreamViewType = "KEYS_ONLY"
+	StreamViewTypeNewImage        StreamViewType = "NEW_IMAGE"
+	StreamViewTypeOldImage        StreamViewType = "OLD_IMAGE"
+	StreamViewTypeNewAndOldImages StreamViewType = "NEW_AND_OLD_IMAGES"
+)
+
+// KeySchemaElement is one key attribute of a table or index.
+type KeySchemaElement struct {
+	AttributeName string
+	KeyType       KeyType
+}
+
+// AttributeDefinition declares the type of a key attribute of the table
+// or of one of its indexes.
+type AttributeDefinition struct {
+	AttributeName string
+	AttributeType ScalarAttributeType
+}
+
+// Projection says which attributes an index copies from the table.
+type Projection struct {
+	ProjectionType   ProjectionType
+	NonKeyAttributes []string `json:",omitempty"`
+}
+
+// LocalSecondaryIndex is an index with the table's partition key and
+// another sort key.
+type LocalSecondaryIndex struct {
+	IndexName  string
+	KeySchema  []KeySchemaElement
+	Projection Projection
+}
+
+// GlobalSecondaryIndex is an index with its own partition and sort keys.
+type GlobalSecondaryIndex struct {
+	IndexName  string
+	KeySchema  []KeySchemaElement
+	Projection Projection
+}
+
+// TableSchema is what CreateTable takes, in DynamoDB's vocabulary.
+// AttributeDefinitions declares exactly the key attributes of the table
+// and its indexes.
+type TableSchema struct {
+	KeySchema              []KeySchemaElement
+	AttributeDefinitions   []AttributeDefinition
+	LocalSecondaryIndexes  []LocalSecondaryIndex  `json:",omitempty"`
+	GlobalSecondaryIndexes []GlobalSecondaryIndex `json:",omitempty"`
+	StreamViewType         StreamViewType         `json:",omitempty"`
+	TimeToLiveAttribute    string                 `json:",omitempty"`
+}
+
+// TableDescription is what DescribeTable returns.
+type TableDescription struct {
+	TableName string
+	TableSchema
+	// Directory is the table's directory-layer path.
+	Directory []string
+}
+
+// Option configures [Open], [ListTables] and [DeleteTable].
+type Option func(*options)
+
+type options struct {
+	root           []string
+	schema         *TableSchema
+	maxItemSize    int
+	chunkThreshold int
+}
+
+// WithRoot sets the directory-layer path under which tables live (default
+// [DefaultRoot]). Tables under different roots never see each other.
+func WithRoot(path ...string) Option {
+	return func(o *options) { o.root = slices.Clone(path) }
+}
+
+// WithSchema makes [Open] create the table with schema s if it does not
+// exist, and check that an existing table has exactly this schema.
+func WithSchema(s TableSchema) Option {
+	return func(o *options) { o.schema = &s }
+}
+
+// WithMaxItemSize sets the largest item, by [Item.Size], that the handle
+// writes (default [DefaultMaxItemSize], at most [MaxItemSizeLimit]).
+func WithMaxItemSize(n int) Option {
+	return func(o *options) { o.maxItemSize = n }
+}
+
+// WithChunkThreshold sets the encoded size above which an item is stored
+// in chunks (default [DefaultChunkThreshold]).
+func WithChunkThreshold(n int) Option {
+	return func(o *options) { o.chunkThreshold = n }
+}
+
+func buildOptions(opts []Option) (options, error) {
+	o := options{root: []string{DefaultRoot}, maxItemSize: DefaultMaxItemSize, chunkThreshold: DefaultChunkThreshold}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	switch {
+	case len(o.root) == 0:
+		return o, &ValidationError{Op: "Open", Reason: "the root directory path is empty"}
+	case o.maxItemSize < 1 || o.maxItemSize > MaxItemSizeLimit:
+		return o, &ValidationError{Op: "Open", Reason: "max item size " + strconv.Itoa(o.maxItemSize) + " is outside 1.." + strconv.Itoa(MaxItemSizeLimit)}
+	case o.chunkThreshold < 1 || o.chunkThreshold > maxChunkThreshold:
+		return o, &ValidationError{Op: "Open", Reason: "chunk threshold " + strconv.Itoa(o.chunkThreshold) + " is outside 1.." + strconv.Itoa(maxChunkThreshold)}
+	}
+	return o, nil
+}
+
+// Table is a handle on one table. It caches the table's schema and checks,
+// inside every operation's transaction, that the cache is current (see
+// [Open]).
+//
+// A Table is safe for concurrent use by multiple goroutines.
+type Table struct {
+	name           string
+	path           []string
+	maxItemSize    int
+	chunkThreshold int
+	state          atomic.Pointer[tableState]
+}
+
+// tableState is a snapshot of a table's metadata, valid while FoundationDB's
+// metadata version equals mv.
+//
+// Invariants:
+//
+//  1. A tableState is immutable once published in Table.state.
+//  2. keys, schema and the key attributes describe the table as it was at
+//     a read version at which the metadata version was mv; mv is nil when
+//     it could not be read (in a transaction that itself changed it), and
+//     such a state is reloaded by every operation.
+type tableState struct {
+	mv     []byte
+	keys   tableKeys
+	schema TableSchema
+	hash   keyAttr
+	rng    keyAttr // Name "" if the table has no sort key
+	// indexKeys maps each non-key attribute that is an index key to its
+	// declared type and the first index using it, for write validation.
+	indexKeys map[string]indexKeyAttr
+}
+
+type indexKeyAttr struct {
+	typ   Type
+	index string
+}
+
+// tableMeta is the JSON stored at ("m",).
+type tableMeta struct {
+	FormatVersion int
+	TableName     string
+	Schema        TableSchema
+}
+
+const metaFormatVersion = 1
+
+// Open returns a handle on table name, creating it first when
+// [WithSchema] is given and the table does not exist. Creating a table
+// and bumping FoundationDB's metadata version happen in t's transaction.
+//
+// Errors: [ErrValidation] for a bad name, schema or option;
+// [ErrResourceNotFound] if the table does not exist and no schema is given;
+// [ErrResourceInUse] if it exists with a schema other than the one given.
+//
+// Every operation through the handle reads `\xff/metadataVersion` in its
+// own transaction and reloads the schema when it changed, so a table
+// deleted, recreated or re-indexed through another handle or process is
+// never acted on with a stale schema.
+//
+// With an fdb.Database, Open runs its own transaction, which may be
+// retried. See https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CreateTable.html.
+func Open(t fdb.Transactor, name string, opts ...Option) (*Table, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTableName("TableName", name); err != nil {
+		return nil, err
+	}
+	var want *tableMeta
+	if o.schema != nil {
+		if err := o.schema.validate(); err != nil {
+			return nil, err
+		}
+		want = &tableMeta{FormatVersion: metaFormatVersion, TableName: name, Schema: o.schema.canonical()}
+	}
+	tbl := &Table{name: name, path: tablePath(o.root, name), maxItemSize: o.maxItemSize, chunkThreshold: o.chunkThreshold}
+	st, err := transact(t, func(tr fdb.Transaction) (*tableState, error) {
+		return tbl.openTx(tr, want)
+	})
+	if err != nil {
+		return nil, err
+	}
+	tbl.state.Store(st)
+	return tbl, nil
+}
+
+func (t *Table) openTx(tr fdb.Transaction, want *tableMeta) (*tableState, error) {
+	mv, mvErr := readMetadataVersion(tr)
+	if mvErr != nil {
+		return nil, mvErr
+	}
+	st, err := t.load(tr, mv)
+	if err == nil {
+		if want != nil && !sameSchema(st.schema, want.Schema) {
+			return nil, &TableError{Table: t.name, Err: ErrResourceInUse,
+				Reason: "Table already exists with a different schema: " + t.name}
+		}
+		return st, nil
+	}
+	if !errors.Is(err, ErrResourceNotFound) || want == nil {
+		return nil, err
+	}
+	dir, err := directory.Create(tr, t.path, nil)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := json.Marshal(want)
+	if err != nil {
+		return nil, err
+	}
+	keys := newTableKeys(dir)
+	tr.Set(keys.meta, meta)
+	bumpMetadataVersion(tr)
+	// The metadata version changes at commit and cannot be read again in
+	// this transaction, so the state is marked for reloading.
+	return newTableState(nil, keys, want.Schema), nil
+}
+
+// readMetadataVersion returns the value of `\xff/metadataVersion`, or nil
+// (and no error) if tr already changed it and so cannot read it
+// (accessed_unreadable, 1036).
+func readMetadataVersion(rt fdb.ReadTransaction) ([]byte, error) {
+	return metadataVersionOf(rt.Get(metadataVersionKey))
+}
+
+func metadataVersionOf(f fdb.FutureByteSlice) ([]byte, error) {
+	mv, err := f.Get()
+	var fe fdb.Error
+	if errors.As(err, &fe) && fe.Code == 1036 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if mv == nil {
+		mv = []byte{} // never bumped: still a known version
+	}
+	return mv, nil
+}
+
+// load reads the table's directory and metadata in rt.
+func (t *Table) load(rt fdb.ReadTransaction, mv []byte) (*tableState, error) {
+	dir, err := directory.Open(rt, t.path, nil)
+	if errors.Is(err, directory.ErrDirNotExists) {
+		return nil, tableNotFound(t.name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	keys := newTableKeys(dir)
+	raw, err := rt.Get(keys.meta).Get()
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, &TableError{Table: t.name, Err: ErrResourceInUse,
+			Reason: "directory " + strconv.Quote(joinPath(t.path)) + " exists but is not an fdyno table"}
+	}
+	var meta tableMeta
+	if err := json.Unmarshal(raw, &meta); err != nil || meta.FormatVersion != metaFormatVersion {
+		return nil, &CorruptError{What: "table metadata", Reason: "cannot decode the schema of " + t.name}
+	}
+	return newTableState(mv, keys, meta.Schema), nil
+}
+
+func newTableState(mv []byte, keys tableKeys, s TableSchema) *tableState {
+	st := &tableState{mv: mv, keys: keys, schema: s, indexKeys: map[string]indexKeyAttr{}}
+	types := map[string]Type{}
+	for _, d := range s.AttributeDefinitions {
+		types[d.AttributeName] = scalarType(d.AttributeType)
+	}
+	for _, k := range s.KeySchema {
+		a := keyAttr{Name: k.AttributeName, Type: types[k.AttributeName]}
+		if k.KeyType == KeyTypeHash {
+			st.hash = a
+		} else {
+			st.rng = a
+		}
+	}
+	addIndex := func(name string, ks []KeySchemaElement) {
+		for _, k := range ks {
+			if k.AttributeName == st.hash.Name || k.AttributeName == st.rng.Name {
+				continue
+			}
+			if _, ok := st.indexKeys[k.AttributeName]; !ok {
+				st.indexKeys[k.AttributeName] = indexKeyAttr{typ: types[k.AttributeName], index: name}
+			}
+		}
+	}
+	for _, ix := range s.LocalSecondaryIndexes {
+		addIndex(ix.IndexName, ix.KeySchema)
+	}
+	for _, ix := range s.GlobalSecondaryIndexes {
+		addIndex(ix.IndexName, ix.KeySchema)
+	}
+	return st
+}
+
+// current returns the table's state as of rt's read version, given the
+// metadata-version future mvf started in rt. It reuses the cached state
+// when the metadata version is unchanged and reloads it otherwise.
+func (t *Table) current(rt fdb.ReadTransaction, mvf fdb.FutureByteSlice) (*tableState, error) {
+	mv, err := metadataVersionOf(mvf)
+	if err != nil {
+		return nil, err
+	}
+	st := t.state.Load()
+	if st != nil && st.mv != nil && mv != nil && bytes.Equal(st.mv, mv) {
+		return st, nil
+	}
+	st, err = t.load(rt, mv)
+	if err != nil {
+		return nil, err
+	}
+	// Publishing the state is safe even if the transaction later fails:
+	// the state is what the table was at a version whose metadata version
+	// was mv, and a state is only used while the metadata version still
+	// equals mv.
+	if mv != nil {
+		t.state.Store(st)
+	}
+	return st, nil
+}
+
+// Name returns the table's name.
+func (t *Table) Name() string { return t.name }
+
+// Describe returns the table's name and schema as of rt's read version.
+//
+// Errors: [ErrResourceNotFound] if the table was deleted. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTable.html.
+func (t *Table) Describe(rt fdb.ReadTransactor) (*TableDescription, error) {
+	return readTransact(rt, func(tr fdb.ReadTransaction) (*TableDescription, error) {
+		st, err := t.current(tr, tr.Get(metadataVersionKey))
+		if err != nil {
+			return nil, err
+		}
+		return &TableDescription{TableName: t.name, TableSchema: st.schema.clone(), Directory: slices.Clone(t.path)}, nil
+	})
+}
+
+// ListTables returns the names of the tables under the root ([WithRoot]),
+// in byte order. Options other than WithRoot are ignored. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ListTables.html.
+func ListTables(rt fdb.ReadTransactor, opts ...Option) ([]string, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return readTransact(rt, func(tr fdb.ReadTransaction) ([]string, error) {
+		ok, err := directory.Exists(tr, o.root)
+		if err != nil || !ok {
+			return []string{}, err
+		}
+		return directory.List(tr, o.root)
+	})
+}
+
+// DeleteTable removes table name and everything in it (items, chunks,
+// index entries, change records) and bumps the metadata version, so the
+// next operation through any handle fails with [ErrResourceNotFound].
+//
+// Errors: [ErrValidation] for a bad name; [ErrResourceNotFound] if there
+// is no such table. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteTable.html.
+func DeleteTable(t fdb.Transactor, name string, opts ...Option) error {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return err
+	}
+	if err := checkTableName("TableName", name); err != nil {
+		return err
+	}
+	tbl := &Table{name: name, path: tablePath(o.root, name)}
+	_, err = transact(t, func(tr fdb.Transaction) (struct{}, error) {
+		if _, err := tbl.load(tr, nil); err != nil {
+			return struct{}{}, err
+		}
+		if _, err := directory.Root().Remove(tr, tbl.path); err != nil {
+			return struct{}{}, err
+		}
+		bumpMetadataVersion(tr)
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// transact runs f in t's transaction: its own retry loop for an
+// fdb.Database, or the caller's transaction for an fdb.Transaction. It is
+// the only place that type-asserts Transact's result.
+func transact[T any](t fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
+	v, err := t.Transact(func(tr fdb.Transaction) (any, error) { return f(tr) })
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v.(T), nil
+}
+
+// readTransact is transact for reads.
+func readTransact[T any](t fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
+	v, err := t.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return f(tr) })
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v.(T), nil
+}
+
+func joinPath(p []string) string {
+	b := []byte{}
+	for i, s := range p {
+		if i > 0 {
+			b = append(b, '/')
+		}
+		b = append(b, s...)
+	}
+	return string(b)
+}
+
+func scalarType(t ScalarAttributeType) Type {
+	switch t {
+	case ScalarAttributeTypeS:
+		return TypeS
+	case ScalarAttributeTypeN:
+		return TypeN
+	case ScalarAttributeTypeB:
+		return TypeB
+	}
+	return 0
+}
+
+// checkTableName applies DynamoDB's rules for table and index names.
+func checkTableName(field, name string) error {
+	if len(name) < MinTableNameLength || len(name) > MaxTableNameLength {
+		return &ValidationError{Path: field, Reason: "TableName must be at least 3 characters long and at most 255 characters long"}
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return &ValidationError{Path: field, Reason: "Value '" + name + "' at '" + field + "' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"}
+		}
+	}
+	return nil
+}
+
+func checkKeyAttrName(field, name string) error {
+	if name == "" || len(name) > MaxKeyAttributeNameLength || !utf8.ValidString(name) {
+		return &ValidationError{Path: field, Reason: "key attribute names must be 1 to 255 bytes of UTF-8: " + strconv.Quote(name)}
+	}
+	return nil
+}
+
+// validate applies CreateTable's rules to s.
+func (s *TableSchema) validate() error {
+	fail := func(reason string) error {
+		return &ValidationError{Op: "CreateTable", Reason: "One or more parameter values were invalid: " + reason}
+	}
+	defined := map[string]ScalarAttributeType{}
+	for _, d := range s.AttributeDefinitions {
+		if err := checkKeyAttrName("AttributeDefinitions", d.AttributeName); err != nil {
+			return err
+		}
+		if scalarType(d.AttributeType) == 0 {
+			return fail("Invalid AttributeType " + strconv.Quote(string(d.AttributeType)) + " for " + d.AttributeName + "; must be S, N or B")
+		}
+		if _, dup := defined[d.AttributeName]; dup {
+			return fail("Duplicate AttributeName in AttributeDefinitions: " + d.AttributeName)
+		}
+		defined[d.AttributeName] = d.AttributeType
+	}
+	used := map[string]bool{}
+	checkKeys := func(where string, ks []KeySchemaElement) error {
+		if len(ks) < 1 || len(ks) > 2 || ks[0].KeyType != KeyTypeHash || len(ks) == 2 && ks[1].KeyType != KeyTypeRange {
+			return fail(where + ": KeySchema must be one HASH key optionally followed by one RANGE key")
+		}
+		for _, k := range ks {
+			if err := checkKeyAttrName(where, k.AttributeName); err != nil {
+				return err
+			}
+			if _, ok := defined[k.AttributeName]; !ok {
+				return fail("Some index key attributes are not defined in AttributeDefinitions. Keys: [" + k.AttributeName + "]")
+			}
+			used[k.AttributeName] = true
+		}
+		if len(ks) == 2 && ks[0].AttributeName == ks[1].AttributeName {
+			return fail(where + ": Both the Hash Key and the Range Key element in the KeySchema have the same name")
+		}
+		return nil
+	}
+	if err := checkKeys("KeySchema", s.KeySchema); err != nil {
+		return err
+	}
+	names := map[string]bool{}
+	total := 0
+	checkIndex := func(kind, name string, ks []KeySchemaElement, p Projection) error {
+		if err := checkTableName("IndexName", name); err != nil {
+			return err
+		}
+		if names[name] {
+			return fail("Duplicate index name: " + name)
+		}
+		names[name] = true
+		if err := checkKeys(kind+" "+name, ks); err != nil {
+			return err
+		}
+		switch p.ProjectionType {
+		case ProjectionTypeAll, ProjectionTypeKeysOnly:
+			if len(p.NonKeyAttributes) > 0 {
+				return fail("ProjectionType is " + string(p.ProjectionType) + ", but NonKeyAttributes is specified")
+			}
+		case ProjectionTypeInclude:
+			if len(p.NonKeyAttributes) == 0 || len(p.NonKeyAttributes) > MaxIndexNonKeyAttributes {
+				return fail("INCLUDE projection of " + name + " needs 1 to 20 NonKeyAttributes")
+			}
+			for _, a := range p.NonKeyAttributes {
+				if err := checkKeyAttrName("NonKeyAttributes", a); err != nil {
+					return err
+				}
+			}
+			total += len(p.NonKeyAttributes)
+		default:
+			return fail("Unknown ProjectionType " + strconv.Quote(string(p.ProjectionType)) + " for index " + name)
+		}
+		return nil
+	}
+	if len(s.LocalSecondaryIndexes) > MaxLocalSecondaryIndexes {
+		return fail("a table may have at most 5 local secondary indexes")
+	}
+	for _, ix := range s.LocalSecondaryIndexes {
+		if err := checkIndex("LocalSecondaryIndex", ix.IndexName, ix.KeySchema, ix.Projection); err != nil {
+			return err
+		}
+		if len(s.KeySchema) != 2 {
+			return fail("Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex")
+		}
+		if len(ix.KeySchema) != 2 || ix.KeySchema[0].AttributeName != s.KeySchema[0].AttributeName {
+			return fail("Index KeySchema of " + ix.IndexName + " must have the table's hash key and a range key")
+		}
+	}
+	if len(s.GlobalSecondaryIndexes) > MaxGlobalSecondaryIndexes {
+		return fail("a table may have at most 20 global secondary indexes")
+	}
+	for _, ix := range s.GlobalSecondaryIndexes {
+		if err := checkIndex("GlobalSecondaryIndex", ix.IndexName, ix.KeySchema, ix.Projection); err != nil {
+			return err
+		}
+	}
+	if total > MaxTotalNonKeyAttributes {
+		return fail("the indexes project more than 100 NonKeyAttributes in total")
+	}
+	if len(used) != len(defined) {
+		return fail("Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions")
+	}
+	switch s.StreamViewType {
+	case "", StreamViewTypeKeysOnly, StreamViewTypeNewImage, StreamViewTypeOldImage, StreamViewTypeNewAndOldImages:
+	default:
+		return fail("Unknown StreamViewType " + strconv.Quote(string(s.StreamViewType)))
+	}
+	if s.TimeToLiveAttribute != "" {
+		if err := checkKeyAttrName("TimeToLiveAttribute", s.TimeToLiveAttribute); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// canonical returns a copy of s with attribute definitions and indexes in
+// name order, so equal schemas compare and store equal.
+func (s TableSchema) canonical() TableSchema {
+	c := s.clone()
+	slices.SortFunc(c.AttributeDefinitions, func(a, b AttributeDefinition) int { return cmpString(a.AttributeName, b.AttributeName) })
+	slices.SortFunc(c.LocalSecondaryIndexes, func(a, b LocalSecondaryIndex) int { return cmpString(a.IndexName, b.IndexName) })
+	slices.SortFunc(c.GlobalSecondaryIndexes, func(a, b GlobalSecondaryIndex) int { return cmpString(a.IndexName, b.IndexName) })
+	for i := range c.LocalSecondaryIndexes {
+		slices.Sort(c.LocalSecondaryIndexes[i].Projection.NonKeyAttributes)
+	}
+	for i := range c.GlobalSecondaryIndexes {
+		slices.Sort(c.GlobalSecondaryIndexes[i].Projection.NonKeyAttributes)
+	}
+	return c
+}
+
+func (s TableSchema) clone() TableSchema {
+	c := s
+	c.KeySchema = slices.Clone(s.KeySchema)
+	c.AttributeDefinitions = slices.Clone(s.AttributeDefinitions)
+	c.LocalSecondaryIndexes = slices.Clone(s.LocalSecondaryIndexes)
+	for i := range c.LocalSecondaryIndexes {
+		c.LocalSecondaryIndexes[i].KeySchema = slices.Clone(c.LocalSecondaryIndexes[i].KeySchema)
+		c.LocalSecondaryIndexes[i].Projection.NonKeyAttributes = slices.Clone(c.LocalSecondaryIndexes[i].Projection.NonKeyAttributes)
+	}
+	c.GlobalSecondaryIndexes = slices.Clone(s.GlobalSecondaryIndexes)
+	for i := range c.GlobalSecondaryIndexes {
+		c.GlobalSecondaryIndexes[i].KeySchema = slices.Clone(c.GlobalSecondaryIndexes[i].KeySchema)
+		c.GlobalSecondaryIndexes[i].Projection.NonKeyAttributes = slices.Clone(c.GlobalSecondaryIndexes[i].Projection.NonKeyAttributes)
+	}
+	return c
+}
+
+func sameSchema(a, b TableSchema) bool {
+	ja, _ := json.Marshal(a.canonical())
+	jb, _ := json.Marshal(b.canonical())
+	return bytes.Equal(ja, jb)
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,239 @@
+package fdyno
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestOpenCreatesAndReopens(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	if _, err := Open(db, "Music", root); !errors.Is(err, ErrResourceNotFound) {
+		t.Fatalf("Open(missing, no schema) = %v, want ErrResourceNotFound", err)
+	}
+	tbl, err := Open(db, "Music", root, WithSchema(hashRange))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same schema, listed in another order: compatible.
+	reordered := hashRange
+	reordered.AttributeDefinitions = []AttributeDefinition{{"sk", ScalarAttributeTypeN}, {"pk", ScalarAttributeTypeS}}
+	if _, err := Open(db, "Music", root, WithSchema(reordered)); err != nil {
+		t.Fatalf("reopen with the same schema: %v", err)
+	}
+	if _, err := Open(db, "Music", root); err != nil {
+		t.Fatalf("reopen without schema: %v", err)
+	}
+	if _, err := Open(db, "Music", root, WithSchema(hashOnly)); !errors.Is(err, ErrResourceInUse) {
+		t.Fatalf("reopen with another schema = %v, want ErrResourceInUse", err)
+	}
+	d, err := tbl.Describe(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(hashRange.canonical(), d.TableSchema); diff != "" || d.TableName != "Music" {
+		t.Errorf("Describe() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestListAndDeleteTable(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	for _, name := range []string{"b-table", "a.table", "c_table"} {
+		if _, err := Open(db, name, root, WithSchema(hashOnly)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, err := ListTables(db, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a.table", "b-table", "c_table"}, names); diff != "" {
+		t.Errorf("ListTables() mismatch (-want +got):\n%s", diff)
+	}
+	if err := DeleteTable(db, "b-table", root); err != nil {
+		t.Fatal(err)
+	}
+	if err := DeleteTable(db, "b-table", root); !errors.Is(err, ErrResourceNotFound) {
+		t.Errorf("DeleteTable(again) = %v, want ErrResourceNotFound", err)
+	}
+	names, _ = ListTables(db, root)
+	if slices.Contains(names, "b-table") {
+		t.Errorf("ListTables() after delete = %q", names)
+	}
+	empty, err := ListTables(db, WithRoot("fdyno-test-no-such-root"))
+	if err != nil || len(empty) != 0 {
+		t.Errorf("ListTables(missing root) = %q, %v; want empty", empty, err)
+	}
+}
+
+// A handle never acts on a stale schema: deleting a table through one
+// handle is seen by the next operation of another (issue 4, item 2), and a
+// table recreated with another key schema is picked up.
+func TestStaleHandleSeesDeleteAndRecreate(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	h1, err := Open(db, "T01", root, WithSchema(hashOnly))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, err := Open(db, "T01", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := Item{"pk": S("a")}
+	if _, err := h1.Put(db, PutInput{Item: Item{"pk": S("a"), "v": N("1")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := DeleteTable(db, "T01", root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h2.Get(db, GetInput{Key: key}); !errors.Is(err, ErrResourceNotFound) {
+		t.Fatalf("Get through a handle of a deleted table = %v, want ErrResourceNotFound", err)
+	}
+	if _, err := h1.Put(db, PutInput{Item: key}); !errors.Is(err, ErrResourceNotFound) {
+		t.Fatalf("Put through a handle of a deleted table = %v, want ErrResourceNotFound", err)
+	}
+	// Recreated with a numeric hash key: the old handle validates against
+	// the new schema inside its transaction.
+	numeric := TableSchema{KeySchema: []KeySchemaElement{{"pk", KeyTypeHash}}, AttributeDefinitions: []AttributeDefinition{{"pk", ScalarAttributeTypeN}}}
+	if _, err := Open(db, "T01", root, WithSchema(numeric)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h2.Put(db, PutInput{Item: key}); !errors.Is(err, ErrValidation) {
+		t.Fatalf("Put with an S key into a recreated N-keyed table = %v, want ErrValidation", err)
+	}
+	out, err := h2.Get(db, GetInput{Key: Item{"pk": N("1")}})
+	if !errors.Is(err, ErrValidation) {
+		// The request was validated against the cached (S) schema.
+		t.Logf("Get(N key) = %v, %v", out, err)
+	}
+	if _, err := h2.Put(db, PutInput{Item: Item{"pk": N("7")}}); !errors.Is(err, ErrValidation) {
+		// Validated against the stale cache before the transaction; the
+		// next call sees the reloaded schema.
+		t.Logf("first Put(N) = %v", err)
+	}
+	if _, err := h2.Put(db, PutInput{Item: Item{"pk": N("7")}}); err != nil {
+		t.Fatalf("Put(N) after reload: %v", err)
+	}
+}
+
+func TestSchemaValidation(t *testing.T) {
+	gsi := func(name string, p Projection) GlobalSecondaryIndex {
+		return GlobalSecondaryIndex{IndexName: name, KeySchema: []KeySchemaElement{{"g", KeyTypeHash}}, Projection: p}
+	}
+	withG := func(s TableSchema, ix ...GlobalSecondaryIndex) TableSchema {
+		s = s.clone()
+		s.AttributeDefinitions = append(s.AttributeDefinitions, AttributeDefinition{"g", ScalarAttributeTypeS})
+		s.GlobalSecondaryIndexes = ix
+		return s
+	}
+	tests := []struct {
+		name   string
+		schema TableSchema
+		ok     bool
+	}{
+		{"hash only", hashOnly, true},
+		{"hash and range", hashRange, true},
+		{"no key schema", TableSchema{AttributeDefinitions: hashOnly.AttributeDefinitions}, false},
+		{"range first", TableSchema{KeySchema: []KeySchemaElement{{"pk", KeyTypeRange}}, AttributeDefinitions: hashOnly.AttributeDefinitions}, false},
+		{"undefined key attribute", TableSchema{KeySchema: []KeySchemaElement{{"x", KeyTypeHash}}, AttributeDefinitions: hashOnly.AttributeDefinitions}, false},
+		{"unused definition", TableSchema{KeySchema: hashOnly.KeySchema, AttributeDefinitions: hashRange.AttributeDefinitions}, false},
+		{"bad attribute type", TableSchema{KeySchema: hashOnly.KeySchema, AttributeDefinitions: []AttributeDefinition{{"pk", "BOOL"}}}, false},
+		{"gsi all", withG(hashOnly, gsi("byG", Projection{ProjectionType: ProjectionTypeAll})), true},
+		{"gsi include", withG(hashOnly, gsi("byG", Projection{ProjectionType: ProjectionTypeInclude, NonKeyAttributes: []string{"a"}})), true},
+		{"gsi include without attributes", withG(hashOnly, gsi("byG", Projection{ProjectionType: ProjectionTypeInclude})), false},
+		{"gsi keys only with attributes", withG(hashOnly, gsi("byG", Projection{ProjectionType: ProjectionTypeKeysOnly, NonKeyAttributes: []string{"a"}})), false},
+		{"gsi short name", withG(hashOnly, gsi("ab", Projection{ProjectionType: ProjectionTypeAll})), false},
+		{"gsi no projection", withG(hashOnly, gsi("byG", Projection{})), false},
+		{"duplicate index names", withG(hashOnly, gsi("byG", Projection{ProjectionType: ProjectionTypeAll}), gsi("byG", Projection{ProjectionType: ProjectionTypeAll})), false},
+		{"lsi without table range key", TableSchema{
+			KeySchema: hashOnly.KeySchema, AttributeDefinitions: append(slices.Clone(hashOnly.AttributeDefinitions), AttributeDefinition{"l", ScalarAttributeTypeS}),
+			LocalSecondaryIndexes: []LocalSecondaryIndex{{IndexName: "byL", KeySchema: []KeySchemaElement{{"pk", KeyTypeHash}, {"l", KeyTypeRange}}, Projection: Projection{ProjectionType: ProjectionTypeAll}}},
+		}, false},
+		{"lsi", TableSchema{
+			KeySchema: hashRange.KeySchema, AttributeDefinitions: append(slices.Clone(hashRange.AttributeDefinitions), AttributeDefinition{"l", ScalarAttributeTypeS}),
+			LocalSecondaryIndexes: []LocalSecondaryIndex{{IndexName: "byL", KeySchema: []KeySchemaElement{{"pk", KeyTypeHash}, {"l", KeyTypeRange}}, Projection: Projection{ProjectionType: ProjectionTypeAll}}},
+		}, true},
+		{"lsi with another hash key", TableSchema{
+			KeySchema: hashRange.KeySchema, AttributeDefinitions: append(slices.Clone(hashRange.AttributeDefinitions), AttributeDefinition{"l", ScalarAttributeTypeS}),
+			LocalSecondaryIndexes: []LocalSecondaryIndex{{IndexName: "byL", KeySchema: []KeySchemaElement{{"l", KeyTypeHash}, {"sk", KeyTypeRange}}, Projection: Projection{ProjectionType: ProjectionTypeAll}}},
+		}, false},
+		{"stream view type", TableSchema{KeySchema: hashOnly.KeySchema, AttributeDefinitions: hashOnly.AttributeDefinitions, StreamViewType: StreamViewTypeNewAndOldImages}, true},
+		{"bad stream view type", TableSchema{KeySchema: hashOnly.KeySchema, AttributeDefinitions: hashOnly.AttributeDefinitions, StreamViewType: "ALL"}, false},
+		{"ttl", TableSchema{KeySchema: hashOnly.KeySchema, AttributeDefinitions: hashOnly.AttributeDefinitions, TimeToLiveAttribute: "expires"}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.schema.validate()
+			if tc.ok && err != nil {
+				t.Errorf("validate() = %v, want nil", err)
+			}
+			if !tc.ok && !errors.Is(err, ErrValidation) {
+				t.Errorf("validate() = %v, want ErrValidation", err)
+			}
+		})
+	}
+}
+
+// DynamoDB table names: 3 to 255 of [a-zA-Z0-9_.-] (API reference).
+func TestTableNames(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"abc", true}, {"My_Table-1.x", true}, {strings.Repeat("a", 255), true},
+		{"ab", false}, {strings.Repeat("a", 256), false}, {"has space", false}, {"slash/x", false}, {"ünï", false},
+	}
+	for _, tc := range tests {
+		err := checkTableName("TableName", tc.name)
+		if (err == nil) != tc.ok {
+			t.Errorf("checkTableName(%q) = %v, want ok=%t", tc.name, err, tc.ok)
+		}
+	}
+	db := fdblitetest.Open(t)
+	if _, err := Open(db, "ab", WithSchema(hashOnly)); !errors.Is(err, ErrValidation) {
+		t.Errorf("Open(%q) = %v, want ErrValidation", "ab", err)
+	}
+}
+
+func TestOpenOptions(t *testing.T) {
+	db := fdblitetest.Open(t)
+	for _, opt := range []Option{WithMaxItemSize(0), WithMaxItemSize(MaxItemSizeLimit + 1), WithChunkThreshold(0), WithChunkThreshold(100_001), WithRoot()} {
+		if _, err := Open(db, "Opts", opt, WithSchema(hashOnly)); !errors.Is(err, ErrValidation) {
+			t.Errorf("Open with a bad option = %v, want ErrValidation", err)
+		}
+	}
+}
+
+// Creating a table inside the caller's transaction composes with it, and
+// an error later in that transaction leaves no table behind.
+func TestOpenInCallerTransaction(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	boom := errors.New("boom")
+	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		tbl, err := Open(tr, "Txn", root, WithSchema(hashOnly))
+		if err != nil {
+			return nil, err
+		}
+		// The same transaction changed the metadata version, so it cannot
+		// read it; the handle reloads the schema instead.
+		if _, err := tbl.Put(tr, PutInput{Item: Item{"pk": S("x")}}); err != nil {
+			return nil, err
+		}
+		return nil, boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Transact = %v, want boom", err)
+	}
+	if _, err := Open(db, "Txn", root); !errors.Is(err, ErrResourceNotFound) {
+		t.Fatalf("Open after a rolled-back create = %v, want ErrResourceNotFound", err)
+	}
+}

@@ -1,0 +1,128 @@
+package fdyno
+
+import (
+	"maps"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// UpdateInput is the request of [Table.Update], DynamoDB's UpdateItem.
+// Zero values are the defaults.
+type UpdateInput struct {
+	// Key holds exactly the table's key attributes.
+	Key Item
+	// UpdateExpression has SET, REMOVE, ADD and DELETE clauses; empty
+	// changes nothing (but still creates an absent item).
+	UpdateExpression          string
+	ConditionExpression       string
+	ExpressionAttributeNames  map[string]string
+	ExpressionAttributeValues map[string]Value
+	// ReturnValues is NONE, ALL_OLD, UPDATED_OLD, ALL_NEW or UPDATED_NEW.
+	ReturnValues                        ReturnValue
+	ReturnValuesOnConditionCheckFailure ReturnValuesOnConditionCheckFailure
+}
+
+// UpdateOutput is the result of [Table.Update].
+type UpdateOutput struct {
+	// Attributes holds what ReturnValues asked for, or nil: the whole
+	// item before (ALL_OLD) or after (ALL_NEW) the update, or only the
+	// updated paths before (UPDATED_OLD) or after (UPDATED_NEW) it.
+	Attributes Item
+}
+
+// Update edits an item's attributes, creating the item (from its key) if
+// it does not exist, as DynamoDB does. Key attributes cannot be updated.
+// See https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html.
+//
+// The key, expressions and placeholders are validated before tx is
+// touched; the updated item's size and index key types are checked in the
+// transaction, before anything is written.
+//
+// Errors, transactions and retries are as for [Table.Put]. Update is safe
+// for concurrent use.
+func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error) {
+	const op = "UpdateItem"
+	st0 := t.state.Load()
+	kv, err := keyOf(op, in.Key, st0.hash, st0.rng, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkReturnValues(op, in.ReturnValues, ReturnValueAllOld, ReturnValueUpdatedOld, ReturnValueAllNew, ReturnValueUpdatedNew); err != nil {
+		return nil, err
+	}
+	if err := checkReturnOnFailure(op, in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	e, err := prepareExprs(op, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ConditionExpression, in.UpdateExpression, "")
+	if err != nil {
+		return nil, err
+	}
+	var paths []docPath
+	if e.upd != nil {
+		paths = e.upd.paths()
+		if err := checkKeyNotUpdated(op, paths, st0); err != nil {
+			return nil, err
+		}
+	}
+	return transact(tx, func(tr fdb.Transaction) (*UpdateOutput, error) {
+		tg, err := t.fetch(tr, op, st0, in.Key, kv, true, true)
+		if err != nil {
+			return nil, err
+		}
+		if tg.st != st0 {
+			if err := checkKeyNotUpdated(op, paths, tg.st); err != nil {
+				return nil, err
+			}
+		}
+		if err := checkCondition(e.cond, tg.old, in.ReturnValuesOnConditionCheckFailure); err != nil {
+			return nil, err
+		}
+		base := tg.old
+		if base == nil {
+			base = maps.Clone(in.Key)
+		}
+		updated := base
+		if e.upd != nil {
+			if updated, err = e.upd.apply(base); err != nil {
+				return nil, withOp(op, err)
+			}
+		}
+		if err := checkIndexKeys(op, updated, tg.st); err != nil {
+			return nil, err
+		}
+		c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: true, new: updated}
+		if err := writeItem(tr, c, t.maxItemSize, t.chunkThreshold); err != nil {
+			return nil, withOp(op, err)
+		}
+		out := &UpdateOutput{}
+		switch in.ReturnValues {
+		case ReturnValueAllOld:
+			out.Attributes = tg.old
+		case ReturnValueAllNew:
+			out.Attributes = updated
+		case ReturnValueUpdatedOld:
+			out.Attributes = nonEmpty(projectPaths(tg.old, paths))
+		case ReturnValueUpdatedNew:
+			out.Attributes = nonEmpty(projectPaths(updated, paths))
+		}
+		return out, nil
+	})
+}
+
+// checkKeyNotUpdated rejects an update expression that touches a key
+// attribute, as DynamoDB does even when the value would not change.
+func checkKeyNotUpdated(op string, paths []docPath, st *tableState) error {
+	for _, p := range paths {
+		if name := p[0].name; name == st.hash.Name || name == st.rng.Name && st.rng.Name != "" {
+			return &ValidationError{Op: op, Path: name, Reason: "One or more parameter values were invalid: Cannot update attribute " + name + ". This attribute is part of the key"}
+		}
+	}
+	return nil
+}
+
+func nonEmpty(it Item) Item {
+	if len(it) == 0 {
+		return nil
+	}
+	return it
+}

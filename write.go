@@ -1,0 +1,86 @@
+package fdyno
+
+import (
+	"strconv"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// write.go is the single write path: every Put, Update and Delete ends in
+// writeItem, which turns the old and new versions of one item into every
+// key the change touches. Indexes and streams plug in here, and only here,
+// so they can never disagree with the base item.
+
+// itemChange is one change to one item.
+type itemChange struct {
+	st *tableState
+	kv []byte // packed key values (keys.go)
+	// old is the item before the change, nil if it did not exist. It is
+	// meaningful only if oldKnown: a Put that needs neither a condition
+	// nor return values writes blind (see tableState.needsOld).
+	old      Item
+	oldKnown bool
+	// new is the item after the change; nil deletes it.
+	new Item
+}
+
+// needsOld reports whether every write must read the old item even when
+// the request itself does not need it. It will be true once the table has
+// indexes or a stream (their hooks in writeItem need old), and is false
+// until they are implemented.
+func (st *tableState) needsOld() bool { return false }
+
+// writeItem applies c in tr. It encodes and checks everything first, so an
+// error leaves tr untouched; maxSize is the handle's item size limit and
+// threshold its chunk threshold.
+//
+// Steps, in order:
+//
+//  1. conflict on the table's metadata key, so a concurrent DeleteTable
+//     or schema change aborts this transaction instead of writing into a
+//     removed directory;
+//  2. clear the item's chunk range (no orphans, chunk.go invariant 2);
+//  3. write the head: inline encoding, or manifest plus chunks;
+//  4. index entries: hook below;
+//  5. change record: hook below.
+func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
+	var enc []byte
+	if c.new != nil {
+		if err := checkItemSize(c.new, maxSize); err != nil {
+			return err
+		}
+		var err error
+		if enc, err = EncodeItem(c.new); err != nil {
+			return err
+		}
+	}
+	// Checks are done; from here on, only writes.
+	if err := tr.AddReadConflictKey(c.st.keys.meta); err != nil {
+		return err
+	}
+	tr.ClearRange(c.st.keys.chunkRange(c.kv))
+	switch {
+	case c.new == nil:
+		tr.Clear(c.st.keys.itemKey(c.kv))
+	case len(enc) > threshold:
+		writeChunked(tr, c.st.keys, c.kv, enc)
+	default:
+		tr.Set(c.st.keys.itemKey(c.kv), enc)
+	}
+	// Hook: index entries (index.go). For each index of c.st.schema,
+	// compute the entry of c.old and of c.new and clear/set x/ keys where
+	// they differ. Requires needsOld to report true for indexed tables.
+
+	// Hook: change record (stream.go). When c.st.schema.StreamViewType is
+	// set, write v/<versionstamp> with the keys and the images the view
+	// type asks for. Requires needsOld for OLD_IMAGE views.
+	return nil
+}
+
+// checkItemSize applies the item size limit, as DynamoDB measures size.
+func checkItemSize(it Item, maxSize int) error {
+	if n := it.Size(); n > maxSize {
+		return &ValidationError{Reason: "Item size has exceeded the maximum allowed size (" + strconv.Itoa(n) + " > " + strconv.Itoa(maxSize) + " bytes)"}
+	}
+	return nil
+}
