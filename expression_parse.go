@@ -104,6 +104,9 @@ func (p *parser) syntaxError() error {
 	from, to := t.pos, t.end
 	if at > 0 {
 		from = p.toks[at-1].pos
+		if t.kind == tokEOF {
+			to = p.toks[at-1].end
+		}
 	}
 	if t.kind != tokEOF && p.toks[at+1].kind != tokEOF {
 		to = p.toks[at+1].end

@@ -1,0 +1,284 @@
+package fdyno
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Expected items come from the DynamoDB developer guide's "Update
+// expressions" page (SET, REMOVE, ADD, DELETE, arithmetic, list_append,
+// if_not_exists, list indexes past the end) and dynamodb-facts.md.
+
+func updateTestItem() Item {
+	return Item{
+		"pk": S("k"),
+		"n":  N("5"),
+		"s":  S("x"),
+		"l":  L(N("1"), N("2"), N("3")),
+		"m":  M(Item{"a": N("1"), "b": M(Item{"c": S("d")})}),
+		"ss": SS("a", "b"),
+		"ns": NS("1", "2"),
+		"bs": BS([]byte{1}, []byte{2}),
+	}
+}
+
+var updateTestValues = map[string]Value{
+	":n0": N("0"), ":n1": N("1"), ":n5": N("5"), ":n10": N("10"), ":s_v": S("v"), ":s_x": S("x"),
+	":l45": L(N("4"), N("5")), ":lempty": L(),
+	":ss_a": SS("a"), ":ss_ab": SS("a", "b"), ":ss_bc": SS("b", "c"), ":ss_cd": SS("c", "d"),
+	":ns_1": NS("1"), ":ns_23": NS("2", "3.0"), ":bs_1": BS([]byte{1}), ":bs_3": BS([]byte{3}),
+	":big": N("9.9999999999999999999999999999999999999E+125"), ":e50": N("1e50"),
+}
+
+func newUpdateContext(t testing.TB) *exprContext {
+	t.Helper()
+	c, err := newExprContext(map[string]string{"#m": "m", "#a": "a", "#dot": "x.y"}, updateTestValues)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// exprWith returns a copy of it with the given attributes set, or removed
+// where the value is the zero Value.
+func exprWith(it Item, kv ...any) Item {
+	out := make(Item, len(it))
+	for k, v := range it {
+		out[k] = v
+	}
+	for i := 0; i < len(kv); i += 2 {
+		k, v := kv[i].(string), kv[i+1].(Value)
+		if v.IsZero() {
+			delete(out, k)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func TestUpdateApply(t *testing.T) {
+	old := updateTestItem()
+	none := Value{}
+	tests := []struct {
+		name string
+		expr string
+		old  Item
+		want Item
+	}{
+		{"set value", "SET n = :n1", old, exprWith(old, "n", N("1"))},
+		{"set new attribute", "SET x = :s_v", old, exprWith(old, "x", S("v"))},
+		{"set from path", "SET x = s", old, exprWith(old, "x", S("x"))},
+		{"set placeholder with dot", "SET #dot = :n1", old, exprWith(old, "x.y", N("1"))},
+		{"increment", "SET n = n + :n1", old, exprWith(old, "n", N("6"))},
+		{"decrement", "SET n = n - :n10", old, exprWith(old, "n", N("-5"))},
+		{"value minus path", "SET n = :n10 - n", old, exprWith(old, "n", N("5"))},
+		{"parenthesized arithmetic", "SET n = (n + :n1)", old, exprWith(old, "n", N("6"))},
+		{"if_not_exists absent", "SET x = if_not_exists(x, :n0)", old, exprWith(old, "x", N("0"))},
+		{"if_not_exists present", "SET n = if_not_exists(n, :n0)", old, old},
+		{"if_not_exists plus", "SET x = if_not_exists(x, :n0) + :n1", old, exprWith(old, "x", N("1"))},
+		{"list_append end", "SET l = list_append(l, :l45)", old, exprWith(old, "l", L(N("1"), N("2"), N("3"), N("4"), N("5")))},
+		{"list_append start", "SET l = list_append(:l45, l)", old, exprWith(old, "l", L(N("4"), N("5"), N("1"), N("2"), N("3")))},
+		{"list_append if_not_exists", "SET x = list_append(if_not_exists(x, :lempty), :l45)", old, exprWith(old, "x", L(N("4"), N("5")))},
+		{"nested map key", "SET m.a = :n10", old, exprWith(old, "m", M(Item{"a": N("10"), "b": M(Item{"c": S("d")})}))},
+		{"nested placeholders", "SET #m.#a = :n10", old, exprWith(old, "m", M(Item{"a": N("10"), "b": M(Item{"c": S("d")})}))},
+		{"deep map key", "SET m.b.c = :s_v", old, exprWith(old, "m", M(Item{"a": N("1"), "b": M(Item{"c": S("v")})}))},
+		{"new map key", "SET m.z = :n1", old, exprWith(old, "m", M(Item{"a": N("1"), "z": N("1"), "b": M(Item{"c": S("d")})}))},
+		{"list element", "SET l[1] = :n10", old, exprWith(old, "l", L(N("1"), N("10"), N("3")))},
+		{"list index past end appends", "SET l[10] = :n10", old, exprWith(old, "l", L(N("1"), N("2"), N("3"), N("10")))},
+		{"two appends", "SET l[10] = :n10, l[11] = :n5", old, exprWith(old, "l", L(N("1"), N("2"), N("3"), N("10"), N("5")))},
+		{"values from the old item", "SET n = s, s = n", old, exprWith(old, "n", S("x"), "s", N("5"))},
+		{"remove", "REMOVE s", old, exprWith(old, "s", none)},
+		{"remove absent", "REMOVE x", old, old},
+		{"remove several", "REMOVE s, n", old, exprWith(old, "s", none, "n", none)},
+		{"remove list element shifts", "REMOVE l[0]", old, exprWith(old, "l", L(N("2"), N("3")))},
+		{"remove list elements by old index", "REMOVE l[0], l[2]", old, exprWith(old, "l", L(N("2")))},
+		{"remove list elements any order", "REMOVE l[2], l[0], l[1]", old, exprWith(old, "l", L())},
+		{"remove past end", "REMOVE l[5]", old, old},
+		{"remove nested", "REMOVE m.b.c", old, exprWith(old, "m", M(Item{"a": N("1"), "b": M(Item{})}))},
+		{"add number", "ADD n :n1", old, exprWith(old, "n", N("6"))},
+		{"add to absent number", "ADD x :n5", old, exprWith(old, "x", N("5"))},
+		{"add nested number", "ADD m.a :n1", old, exprWith(old, "m", M(Item{"a": N("2"), "b": M(Item{"c": S("d")})}))},
+		{"add set disjoint", "ADD ss :ss_cd", old, exprWith(old, "ss", SS("a", "b", "c", "d"))},
+		{"add set overlapping", "ADD ss :ss_bc", old, exprWith(old, "ss", SS("a", "b", "c"))},
+		{"add set to absent", "ADD x :ss_cd", old, exprWith(old, "x", SS("c", "d"))},
+		{"add number set by value", "ADD ns :ns_23", old, exprWith(old, "ns", NS("1", "2", "3"))},
+		{"add binary set", "ADD bs :bs_3", old, exprWith(old, "bs", BS([]byte{1}, []byte{2}, []byte{3}))},
+		{"delete from set", "DELETE ss :ss_a", old, exprWith(old, "ss", SS("b"))},
+		{"delete not a member", "DELETE ss :ss_cd", old, old},
+		{"delete last members removes", "DELETE ss :ss_ab", old, exprWith(old, "ss", none)},
+		{"delete from absent", "DELETE x :ss_a", old, old},
+		{"delete number set", "DELETE ns :ns_1", old, exprWith(old, "ns", NS("2"))},
+		{"delete binary set", "DELETE bs :bs_1", old, exprWith(old, "bs", BS([]byte{2}))},
+		{"all clauses", "SET n = n + :n1 REMOVE s ADD x :n1 DELETE ss :ss_a", old,
+			exprWith(old, "n", N("6"), "s", none, "x", N("1"), "ss", SS("b"))},
+		{"clauses any order and case", "delete ss :ss_a add x :n1 remove s set n = :n0", old,
+			exprWith(old, "n", N("0"), "s", none, "x", N("1"), "ss", SS("b"))},
+		{"new item set", "SET a = :n1", nil, Item{"a": N("1")}},
+		{"new item add", "ADD c :n1", nil, Item{"c": N("1")}},
+		{"new item remove", "REMOVE a", nil, Item{}},
+		{"new item if_not_exists", "SET c = if_not_exists(c, :n0) + :n1", nil, Item{"c": N("1")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u, err := parseUpdate(newUpdateContext(t), tc.expr)
+			if err != nil {
+				t.Fatalf("parseUpdate(%q): %v", tc.expr, err)
+			}
+			got, err := u.apply(tc.old)
+			if err != nil {
+				t.Fatalf("apply(%q): %v", tc.expr, err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("apply(%q) mismatch (-want +got):\n%s", tc.expr, diff)
+			}
+			if tc.old != nil {
+				if diff := cmp.Diff(updateTestItem(), tc.old); diff != "" {
+					t.Errorf("apply(%q) modified its input (-want +got):\n%s", tc.expr, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestUpdateApplyErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		expr   string
+		reason string
+	}{
+		{"set under absent", "SET x.a = :n1", reasonUpdatePathInvalid},
+		{"set under scalar", "SET s.a = :n1", reasonUpdatePathInvalid},
+		{"index into string", "SET s[0] = :n1", reasonUpdatePathInvalid},
+		{"index into map", "SET m[0] = :n1", reasonUpdatePathInvalid},
+		{"key into list", "SET l.a = :n1", reasonUpdatePathInvalid},
+		{"under index past end", "SET l[5].a = :n1", reasonUpdatePathInvalid},
+		{"deep under absent", "SET m.b.e.f = :n1", reasonUpdatePathInvalid},
+		{"add under absent", "ADD x.a :n1", reasonUpdatePathInvalid},
+		{"absent operand", "SET n = x", reasonUpdateMissingAttr},
+		{"absent arithmetic operand", "SET n = x + :n1", reasonUpdateMissingAttr},
+		{"arithmetic on string", "SET n = s + :n1", reasonUpdateOperandType},
+		{"list_append of number", "SET l = list_append(n, :l45)", reasonUpdateOperandType},
+		{"add number to string", "ADD s :n1", reasonUpdateOperandType},
+		{"add number to list", "ADD l :n1", reasonUpdateOperandType},
+		{"add set of other type", "ADD ss :ns_1", reasonUpdateOperandType},
+		{"add set to number", "ADD n :ss_a", reasonUpdateOperandType},
+		{"delete from string", "DELETE s :ss_a", reasonUpdateOperandType},
+		{"delete other set type", "DELETE ss :ns_1", reasonUpdateOperandType},
+		{"overflow", "SET n = :big + :big", reasonNumberOverflow},
+		{"precision", "SET n = :e50 + :n1", reasonNumberDigits},
+		{"add precision", "ADD n :e50", reasonNumberDigits},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u, err := parseUpdate(newUpdateContext(t), tc.expr)
+			if err != nil {
+				t.Fatalf("parseUpdate(%q): %v", tc.expr, err)
+			}
+			old := updateTestItem()
+			_, err = u.apply(old)
+			var ve *ValidationError
+			if !errors.As(err, &ve) || !errors.Is(err, ErrValidation) {
+				t.Fatalf("apply(%q) = %v, want a *ValidationError", tc.expr, err)
+			}
+			if ve.Reason != tc.reason {
+				t.Errorf("apply(%q) reason\n got: %s\nwant: %s", tc.expr, ve.Reason, tc.reason)
+			}
+			if diff := cmp.Diff(updateTestItem(), old); diff != "" {
+				t.Errorf("failed apply(%q) modified its input (-want +got):\n%s", tc.expr, diff)
+			}
+		})
+	}
+}
+
+func TestUpdateErrors(t *testing.T) {
+	tests := []exprErrorTest{
+		{"empty", "", "The expression can not be empty;"},
+		{"clause twice", "SET n = :n1 SET s = :s_x", `The "SET" section can only be used once in an update expression;`},
+		{"clause twice any case", "REMOVE n remove s", `The "REMOVE" section can only be used once in an update expression;`},
+		{"same path twice", "SET n = :n1, n = :n5", "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [n], path two: [n]"},
+		{"ancestor", "SET m = :n1 REMOVE m.a", "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [m], path two: [m, a]"},
+		{"descendant", "ADD m.b.c :n1 DELETE m :ss_a", "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [m, b, c], path two: [m]"},
+		{"conflict", "SET m.a = :n1 REMOVE m[0]", "Two document paths conflict with each other; must remove or rewrite one of these paths; path one: [m, a], path two: [m, [0]]"},
+		{"add string", "ADD s :s_x", "Incorrect operand type for operator or function; operator: ADD, operand type: STRING, typeSet: ALLOWED_FOR_ADD_OPERAND"},
+		{"add list", "ADD l :l45", "Incorrect operand type for operator or function; operator: ADD, operand type: LIST, typeSet: ALLOWED_FOR_ADD_OPERAND"},
+		{"delete number", "DELETE ss :n1", "Incorrect operand type for operator or function; operator: DELETE, operand type: NUMBER, typeSet: ALLOWED_FOR_DELETE_OPERAND"},
+		{"plus string", "SET n = :s_x + :n1", "Incorrect operand type for operator or function; operator or function: +, operand type: S"},
+		{"minus list", "SET n = n - :l45", "Incorrect operand type for operator or function; operator or function: -, operand type: L"},
+		{"list_append number", "SET l = list_append(:n1, l)", "Incorrect operand type for operator or function; operator or function: list_append, operand type: N"},
+		{"list_append nested", "SET l = list_append(list_append(l, :l45), :l45)", "The function is not allowed to be used this way in an expression; function: list_append"},
+		{"if_not_exists of value", "SET n = if_not_exists(:n1, :n1)", "Incorrect operand type for operator or function; operator or function: if_not_exists, operand type: N"},
+		{"if_not_exists one operand", "SET n = if_not_exists(n)", "Incorrect number of operands for operator or function; operator or function: if_not_exists, number of operands: 1"},
+		{"size in update", "SET n = size(s)", "The function is not allowed in a update expression; function: size"},
+		{"condition function in update", "SET n = attribute_exists(s)", "The function is not allowed in a update expression; function: attribute_exists"},
+		{"unknown function", "SET n = foo(s)", "Invalid function name; function: foo"},
+		{"function name case", "SET n = IF_NOT_EXISTS(n, :n1)", "Invalid function name; function: IF_NOT_EXISTS"},
+		{"reserved word", "SET name = :n1", "Attribute name is a reserved keyword; reserved keyword: name"},
+		{"undefined name", "SET #nope = :n1", "An expression attribute name used in the document path is not defined; attribute name: #nope"},
+		{"undefined value", "SET n = :nope", "An expression attribute value used in expression is not defined; attribute value: :nope"},
+		{"set without value", "SET n", `Syntax error; token: "<EOF>", near: "n"`},
+		{"trailing comma", "SET n = :n1,", `Syntax error; token: "<EOF>", near: ","`},
+		{"unknown clause", "UPDATE n = :n1", `Syntax error; token: "UPDATE", near: "UPDATE n"`},
+		{"bare colon", "ADD n : n1", `Syntax error; token: ":", near: "n : n1"`},
+		{"two additions", "SET n = :n1 + :n1 + :n1", `Syntax error; token: "+", near: ":n1 + :n1"`},
+		{"remove with value", "REMOVE n :n1", `Syntax error; token: ":n1", near: "n :n1"`},
+		{"add path value", "ADD n s", `Syntax error; token: "s", near: "n s"`},
+		{"comma between clauses", "SET n = :n1, REMOVE s", `Syntax error; token: "REMOVE", near: ", REMOVE s"`},
+		{"equals in remove", "REMOVE n = :n1", `Syntax error; token: "=", near: "n = :n1"`},
+		{"too long", "REMOVE n" + strings.Repeat(" ", 4089), "Expression size has exceeded the maximum allowed size; expression size: 4097"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseUpdate(newUpdateContext(t), tc.expr)
+			checkExprError(t, kindUpdate, tc, err)
+		})
+	}
+}
+
+func TestUpdatePaths(t *testing.T) {
+	u, err := parseUpdate(newUpdateContext(t), "REMOVE s SET m.b.c = :n1, l[2] = :n1 ADD x :n1 DELETE ss :ss_a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range u.paths() {
+		got = append(got, p.String())
+	}
+	want := []string{"s", "m.b.c", "l[2]", "x", "ss"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("paths() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func BenchmarkUpdate(b *testing.B) {
+	c := newUpdateContext(b)
+	old := updateTestItem()
+	const expr = "SET n = n + :n1, m.a = :n10, l = list_append(l, :l45) REMOVE s ADD ss :ss_cd"
+	b.Run("parse+apply", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			u, err := parseUpdate(c, expr)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := u.apply(old); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("apply", func(b *testing.B) {
+		u, err := parseUpdate(c, expr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := u.apply(old); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
