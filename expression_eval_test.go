@@ -303,7 +303,7 @@ func TestConditionErrors(t *testing.T) {
 
 func TestConditionLimitsAccepted(t *testing.T) {
 	for _, expr := range []string{
-		"n = :n5" + strings.Repeat(" ", 4089), // 4096 bytes
+		"n = :n5" + strings.Repeat(" ", 4089),                          // 4096 bytes
 		strings.Repeat("n = :n5 OR ", 148) + "n = :n5 AND NOT n = :n4", // 300 operators
 		"n IN (" + strings.Repeat(":n1, ", 99) + ":n1)",
 		strings.Repeat("a.", 31) + "a = :n1", // 32 levels
