@@ -235,10 +235,12 @@ uint64_t HashKey(std::string_view key) {
 // Erase shifts later entries back instead of leaving tombstones, so lookups
 // never slow down under churn.
 //
-// Memory: 8 bytes a slot, under a 4/5 load bound; at 1M keys the table is
-// 2^21 slots, 16.8 bytes a key. Growth doubles the table and re-inserts every
-// node (amortized O(1) per insert); while it runs, the old and new tables
-// coexist, 1.5x the new one. Prune shrinks the table once it is mostly empty.
+// Memory: 8 bytes a slot, under a 4/5 load bound. The capacity is any size
+// (a slot's home is the high word of hash * capacity, not a power-of-two
+// mask), so growth can be 1.5x: at 1M keys the table holds about 1.3M slots,
+// 10-11 bytes a key, where doubling would have reached 2^21 (16.8). Growth
+// re-inserts every node (amortized O(1) per insert); while it runs, the old
+// and new tables coexist. Prune shrinks the table once it is mostly empty.
 //
 // Thread safety: Find is const and reads only the table and nodes, so
 // concurrent readers are fine; every other method needs exclusive access.
@@ -249,13 +251,13 @@ class NodeIndex {
   NodeIndex& operator=(const NodeIndex&) = delete;
 
   size_t size() const { return size_; }
-  size_t capacity() const { return slots_ ? mask_ + 1 : 0; }
+  size_t capacity() const { return slots_ ? cap_ : 0; }
 
   // Find returns the node holding key (whose HashKey is hash), or null.
   Node* Find(std::string_view key, uint64_t hash) const {
     if (size_ == 0) return nullptr;
     const uintptr_t tag = Tag(hash);
-    for (size_t i = Home(hash);; i = (i + 1) & mask_) {
+    for (size_t i = Home(hash);; i = Next(i)) {
       const uintptr_t slot = slots_[i];
       if (slot == 0) return nullptr;
       if ((slot & kTagMask) != tag) continue;
@@ -273,7 +275,7 @@ class NodeIndex {
   // failure (bad_alloc) the index is unchanged.
   void ReserveOne() {
     if ((size_ + 1) * kMaxLoadDen > capacity() * kMaxLoadNum) {
-      Resize(slots_ ? capacity() * 2 : kMinCapacity);
+      Resize(slots_ ? capacity() + capacity() / 2 : kMinCapacity);
     }
   }
 
@@ -281,7 +283,7 @@ class NodeIndex {
   // the last Insert; n's key is not in the index.
   void Insert(Node* n, uint64_t hash) noexcept {
     assert((size_ + 1) * kMaxLoadDen <= capacity() * kMaxLoadNum);
-    Place(slots_.get(), mask_, shift_, n, hash);
+    Place(slots_.get(), cap_, n, hash);
     ++size_;
   }
 
@@ -292,11 +294,11 @@ class NodeIndex {
     size_t hole = Home(hash);
     while (slots_[hole] != want) {
       assert(slots_[hole] != 0);
-      hole = (hole + 1) & mask_;
+      hole = Next(hole);
     }
     // Backward shift: move into the hole each later entry of the run whose
     // home is not in (hole, j], i.e. which the hole would cut off from it.
-    for (size_t j = (hole + 1) & mask_; slots_[j] != 0; j = (j + 1) & mask_) {
+    for (size_t j = Next(hole); slots_[j] != 0; j = Next(j)) {
       const size_t home = Home(HashKey(NodeOf(slots_[j])->key()));
       const bool reachable = hole <= j ? (hole < home && home <= j)
                                        : (hole < home || home <= j);
@@ -308,13 +310,13 @@ class NodeIndex {
     --size_;
   }
 
-  // MaybeShrink halves the table (repeatedly) while it is under a tenth full,
-  // to at most 2/5 full. A failed allocation keeps the current table:
-  // shrinking is only an economy.
+  // MaybeShrink resizes the table to 2/5 full once it is under a tenth
+  // full. A failed allocation keeps the current table: shrinking is only an
+  // economy.
   void MaybeShrink() noexcept {
     size_t cap = capacity();
     if (cap <= kMinCapacity || size_ * 10 >= cap) return;
-    while (cap > kMinCapacity && size_ * 5 <= (cap / 2) * 2) cap /= 2;
+    cap = std::max(kMinCapacity, size_ * 5 / 2 + 1);
     try {
       Resize(cap);
     } catch (const std::bad_alloc&) {
@@ -331,28 +333,32 @@ class NodeIndex {
 
   static uintptr_t Tag(uint64_t hash) { return static_cast<uintptr_t>(hash) & kTagMask; }
   static Node* NodeOf(uintptr_t slot) { return reinterpret_cast<Node*>(slot & ~kTagMask); }
-  size_t Home(uint64_t hash) const { return static_cast<size_t>(hash >> shift_); }
+  // Home maps a hash to [0, cap) by the high word of hash * cap (Lemire's
+  // range reduction): uniform for any capacity, no division.
+  static size_t HomeIn(uint64_t hash, size_t cap) {
+    return static_cast<size_t>((static_cast<unsigned __int128>(hash) * cap) >> 64);
+  }
+  size_t Home(uint64_t hash) const { return HomeIn(hash, cap_); }
+  size_t Next(size_t i) const { return i + 1 == cap_ ? 0 : i + 1; }
 
   // Place stores n in the first free slot from its home in a table with the
   // given geometry.
-  static void Place(uintptr_t* slots, size_t mask, int shift, Node* n,
+  static void Place(uintptr_t* slots, size_t cap, Node* n,
                     uint64_t hash) noexcept {
     const uintptr_t p = reinterpret_cast<uintptr_t>(n);
     assert((p & kTagMask) == 0);
-    size_t i = static_cast<size_t>(hash >> shift);
-    while (slots[i] != 0) i = (i + 1) & mask;
+    size_t i = HomeIn(hash, cap);
+    while (slots[i] != 0) i = i + 1 == cap ? 0 : i + 1;
     slots[i] = p | Tag(hash);
   }
 
-  // Resize moves every node into a fresh table of cap slots (a power of two
-  // >= kMinCapacity that holds them under the load bound). Only the
-  // allocation can throw, before anything changes.
+  // Resize moves every node into a fresh table of cap slots (>= kMinCapacity,
+  // holding them under the load bound). Only the allocation can throw,
+  // before anything changes.
   void Resize(size_t cap) {
-    assert(cap >= kMinCapacity && (cap & (cap - 1)) == 0);
+    assert(cap >= kMinCapacity);
     assert(size_ * kMaxLoadDen <= cap * kMaxLoadNum);
     auto fresh = std::make_unique<uintptr_t[]>(cap);  // all empty
-    int shift = 64;
-    for (size_t c = cap; c > 1; c >>= 1) --shift;
     const size_t old_cap = capacity();
     // Rehashing reads every node's key, each a cache miss: fetch ahead.
     constexpr size_t kAhead = 8;
@@ -362,18 +368,16 @@ class NodeIndex {
       }
       if (slots_[i] == 0) continue;
       Node* n = NodeOf(slots_[i]);
-      Place(fresh.get(), cap - 1, shift, n, HashKey(n->key()));
+      Place(fresh.get(), cap, n, HashKey(n->key()));
     }
     slots_ = std::move(fresh);
-    mask_ = cap - 1;
-    shift_ = shift;
+    cap_ = cap;
   }
 
   static void CountVisit();
 
-  std::unique_ptr<uintptr_t[]> slots_;  // null, or a power of two of them
-  size_t mask_ = 0;                     // capacity - 1
-  int shift_ = 64;                      // 64 - log2(capacity)
+  std::unique_ptr<uintptr_t[]> slots_;  // null, or cap_ of them
+  size_t cap_ = 0;
   size_t size_ = 0;
 };
 
