@@ -1,0 +1,114 @@
+package fdyno
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// countChunks returns the number of chunk keys of the table.
+func countChunks(t *testing.T, db fdb.Database, tbl *Table) int {
+	t.Helper()
+	n, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+		kvs, err := rt.GetRange(tbl.state.Load().keys.chunks, fdb.RangeOptions{}).GetSliceWithError()
+		return len(kvs), err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n.(int)
+}
+
+func TestChunkedItemLifecycle(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashOnly)
+	key := Item{"pk": S("big")}
+	big := Item{"pk": S("big"), "blob": B([]byte(strings.Repeat("0123456789", 30_000))), "n": N("1")} // 300 KB
+	mustPut(t, db, tbl, big)
+	if diff := cmp.Diff(big, mustGet(t, db, tbl, key), itemCmp); diff != "" {
+		t.Fatalf("Get(chunked) mismatch (-want +got):\n%s", diff)
+	}
+	if n := countChunks(t, db, tbl); n != 5 { // 300,0xx bytes / 64 KiB
+		t.Errorf("%d chunks, want 5", n)
+	}
+	// Update of a chunked item rewrites it whole, with no orphans.
+	out, err := tbl.Update(db, UpdateInput{Key: key, UpdateExpression: "ADD n :one", ExpressionAttributeValues: map[string]Value{":one": N("1")}, ReturnValues: ReturnValueUpdatedNew})
+	if err != nil || !out.Attributes["n"].Equal(N("2")) {
+		t.Fatalf("Update(chunked) = %v, %v", out, err)
+	}
+	// Overwrite with a small item: chunks go.
+	mustPut(t, db, tbl, Item{"pk": S("big"), "small": Bool(true)})
+	if n := countChunks(t, db, tbl); n != 0 {
+		t.Errorf("%d chunks after a small overwrite, want 0", n)
+	}
+	mustPut(t, db, tbl, big)
+	if _, err := tbl.Delete(db, DeleteInput{Key: key}); err != nil {
+		t.Fatal(err)
+	}
+	if n := countChunks(t, db, tbl); n != 0 {
+		t.Errorf("%d chunks after delete, want 0", n)
+	}
+}
+
+// The maximum item size is configurable beyond DynamoDB's 400 KB, and the
+// chunk threshold is the table handle's.
+func TestLargeItemLimits(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashOnly, WithMaxItemSize(3<<20), WithChunkThreshold(100))
+	huge := Item{"pk": S("h"), "s": S(strings.Repeat("x", 2<<20))}
+	mustPut(t, db, tbl, huge)
+	if diff := cmp.Diff(huge, mustGet(t, db, tbl, Item{"pk": S("h")}), itemCmp); diff != "" {
+		t.Errorf("2 MB item mismatch (-want +got):\n%s", diff)
+	}
+	small := Item{"pk": S("s"), "s": S(strings.Repeat("y", 200))} // above the 100-byte threshold
+	mustPut(t, db, tbl, small)
+	if n := countChunks(t, db, tbl); n != 33+1 { // 2 MiB plus a few bytes of encoding: 33 chunks; the small item: 1
+		t.Errorf("%d chunks, want 34", n)
+	}
+	// DynamoDB's default: 400 KB, measured as DynamoDB measures items.
+	def := newTestTable(t, db, hashOnly)
+	atLimit := Item{"pk": S("a"), "s": S(strings.Repeat("x", DefaultMaxItemSize-len("pk")-1-len("s")))}
+	mustPut(t, db, def, atLimit)
+	over := Item{"pk": S("a"), "s": S(strings.Repeat("x", DefaultMaxItemSize-len("pk")-1-len("s")+1))}
+	if _, err := def.Put(db, PutInput{Item: over}); !errors.Is(err, ErrValidation) {
+		t.Errorf("Put(400 KB + 1) = %v, want ErrValidation", err)
+	}
+}
+
+func TestManifestDecoding(t *testing.T) {
+	m := newManifest(make([]byte, 3*ChunkSize+1))
+	got, err := decodeManifest(m.encode())
+	if err != nil || got != m || got.count != 4 {
+		t.Fatalf("decodeManifest(encode(%+v)) = %+v, %v", m, got, err)
+	}
+	for _, bad := range [][]byte{nil, {0x01}, {manifestVersion}, {manifestVersion, 0}, {manifestVersion, 10, 2, 0, 0, 0, 0}, append(m.encode(), 0)} {
+		if _, err := decodeManifest(bad); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("decodeManifest(%x) = %v, want ErrCorrupt", bad, err)
+		}
+	}
+}
+
+// A torn chunk is reported as corrupt, never decoded.
+func TestChunkCorruption(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashOnly)
+	mustPut(t, db, tbl, Item{"pk": S("c"), "s": S(strings.Repeat("z", 100_000))})
+	st := tbl.state.Load()
+	kv, _ := packKeyValues(S("c"))
+	if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		tr.Set(st.keys.chunkKey(kv, 1), []byte("torn"))
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Get(db, GetInput{Key: Item{"pk": S("c")}}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Get(torn) = %v, want ErrCorrupt", err)
+	}
+	if _, err := tbl.Delete(db, DeleteInput{Key: Item{"pk": S("c")}}); err != nil {
+		t.Fatal(err) // a blind delete still removes it
+	}
+}

@@ -1,0 +1,122 @@
+package fdyno
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// The ProductCatalog item of the developer guide's expression chapter.
+func productCatalogItem() Item {
+	return Item{
+		"Id":           N("123"),
+		"Title":        S("Bicycle 123"),
+		"Description":  S("123 description"),
+		"Price":        N("500"),
+		"Color":        SS("Red", "Black"),
+		"RelatedItems": L(N("341"), N("472"), N("649")),
+		"ProductReviews": M(Item{
+			"FiveStar": L(S("Excellent! Can't recommend it highly enough! Buy it!"), S("Do yourself a favor and buy this.")),
+			"OneStar":  L(S("Terrible product! Do not buy this.")),
+		}),
+		"Comment":        S("This product sells out quickly during the summer"),
+		"Safety.Warning": S("Always wear a helmet"),
+	}
+}
+
+var productSchema = TableSchema{
+	KeySchema:            []KeySchemaElement{{"Id", KeyTypeHash}},
+	AttributeDefinitions: []AttributeDefinition{{"Id", ScalarAttributeTypeN}},
+}
+
+func TestGetProjection(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, productSchema)
+	mustPut(t, db, tbl, productCatalogItem())
+	key := Item{"Id": N("123")}
+	// Expected results follow the developer guide's "Projection
+	// expressions" page: a list index returns a list of that element, a
+	// nested path returns its enclosing maps, and a name with a dot needs
+	// a placeholder.
+	tests := []struct {
+		name string
+		in   GetInput
+		want Item
+	}{
+		{"whole item", GetInput{Key: key}, productCatalogItem()},
+		{"top-level attributes", GetInput{Key: key, ProjectionExpression: "Description, RelatedItems[0], ProductReviews.FiveStar"},
+			Item{
+				"Description":    S("123 description"),
+				"RelatedItems":   L(N("341")),
+				"ProductReviews": M(Item{"FiveStar": L(S("Excellent! Can't recommend it highly enough! Buy it!"), S("Do yourself a favor and buy this."))}),
+			}},
+		{"dotted name via placeholder", GetInput{Key: key, ProjectionExpression: "#sw", ExpressionAttributeNames: map[string]string{"#sw": "Safety.Warning"}},
+			Item{"Safety.Warning": S("Always wear a helmet")}},
+		{"missing attribute", GetInput{Key: key, ProjectionExpression: "NoSuchThing"}, Item{}},
+		{"ConsistentRead", GetInput{Key: key, ProjectionExpression: "Price", ConsistentRead: true}, Item{"Price": N("500")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := tbl.Get(db, tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, out.Item, itemCmp); diff != "" {
+				t.Errorf("Get() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	out, err := tbl.Get(db, GetInput{Key: Item{"Id": N("999")}})
+	if err != nil || out.Item != nil {
+		t.Errorf("Get(absent) = %v, %v; want nil item", out.Item, err)
+	}
+}
+
+func TestGetValidation(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashRange)
+	tests := []struct {
+		name string
+		in   GetInput
+	}{
+		{"no key", GetInput{}},
+		{"missing range key", GetInput{Key: Item{"pk": S("a")}}},
+		{"extra attribute in key", GetInput{Key: Item{"pk": S("a"), "sk": N("1"), "x": S("y")}}},
+		{"wrong type", GetInput{Key: Item{"pk": S("a"), "sk": S("1")}}},
+		{"unused name", GetInput{Key: Item{"pk": S("a"), "sk": N("1")}, ProjectionExpression: "a", ExpressionAttributeNames: map[string]string{"#b": "b"}}},
+		{"overlapping paths", GetInput{Key: Item{"pk": S("a"), "sk": N("1")}, ProjectionExpression: "a, a.b"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := tbl.Get(db, tc.in); !errors.Is(err, ErrValidation) {
+				t.Errorf("Get() = %v, want ErrValidation", err)
+			}
+		})
+	}
+}
+
+// Reads take a ReadTransactor: a snapshot of the caller's transaction
+// works, and sees the transaction's own writes.
+func TestGetSnapshot(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashOnly)
+	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		if _, err := tbl.Put(tr, PutInput{Item: Item{"pk": S("s"), "v": N("1")}}); err != nil {
+			return nil, err
+		}
+		out, err := tbl.Get(tr.Snapshot(), GetInput{Key: Item{"pk": S("s")}})
+		if err != nil {
+			return nil, err
+		}
+		if out.Item == nil {
+			t.Errorf("snapshot Get did not see its transaction's put")
+		}
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
