@@ -3,6 +3,7 @@ package fdyno
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -40,12 +41,23 @@ func newTestTable(t testing.TB, db fdb.Database, s TableSchema, opts ...Option) 
 	return tbl
 }
 
-// checkTable verifies the chunk invariants of chunk.go: every manifest has
-// exactly its chunks, and every chunk belongs to a manifest; and every
-// head decodes to an item whose key matches its key.
+// checkTable verifies the storage invariants of tbl (tableProblems) and
+// reports each violation as an error of t.
 func checkTable(t testing.TB, db fdb.Database, tbl *Table) {
 	t.Helper()
+	for _, p := range tableProblems(db, tbl) {
+		t.Errorf("checkTable: %s", p)
+	}
+}
+
+// tableProblems checks the chunk invariants of chunk.go (every manifest
+// has exactly its chunks and every chunk belongs to a manifest) and that
+// every head decodes to an item whose key attributes match its key.
+func tableProblems(db fdb.Database, tbl *Table) []string {
+	var problems []string
+	errorf := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	_, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+		problems = problems[:0]
 		st, err := tbl.current(rt, rt.Get(metadataVersionKey))
 		if err != nil {
 			return nil, err
@@ -62,16 +74,16 @@ func checkTable(t testing.TB, db fdb.Database, tbl *Table) {
 		for _, kv := range heads {
 			k, err := st.keys.splitItemKey(kv.Key)
 			if err != nil {
-				t.Errorf("checkTable: item key %s: %v", fdb.Printable(kv.Key), err)
+				errorf("item key %s: %v", fdb.Printable(kv.Key), err)
 				continue
 			}
 			it, err := decodeHead(rt, st.keys, k, kv.Value)
 			if err != nil {
-				t.Errorf("checkTable: item %s: %v", fdb.Printable(kv.Key), err)
+				errorf("item %s: %v", fdb.Printable(kv.Key), err)
 				continue
 			}
 			if got, err := keyOf("check", it, st.hash, st.rng, false); err != nil || !bytes.Equal(got, k) {
-				t.Errorf("checkTable: item %s holds key %s (%v)", fdb.Printable(kv.Key), fdb.Printable(got), err)
+				errorf("item %s holds key %s (%v)", fdb.Printable(kv.Key), fdb.Printable(got), err)
 			}
 			if isManifest(kv.Value) {
 				m, _ := decodeManifest(kv.Value)
@@ -82,29 +94,30 @@ func checkTable(t testing.TB, db fdb.Database, tbl *Table) {
 		for _, kv := range chunks {
 			k, n, err := st.keys.splitChunkKey(kv.Key)
 			if err != nil {
-				t.Errorf("checkTable: chunk key %s: %v", fdb.Printable(kv.Key), err)
+				errorf("chunk key %s: %v", fdb.Printable(kv.Key), err)
 				continue
 			}
 			if n != got[string(k)] {
-				t.Errorf("checkTable: chunk %s out of sequence", fdb.Printable(kv.Key))
+				errorf("chunk %s out of sequence", fdb.Printable(kv.Key))
 			}
 			got[string(k)]++
 		}
 		for k, n := range got {
 			if want[k] != n {
-				t.Errorf("checkTable: item %s has %d chunks, manifest says %d", fdb.Printable([]byte(k)), n, want[k])
+				errorf("item %s has %d chunks, manifest says %d", fdb.Printable([]byte(k)), n, want[k])
 			}
 		}
 		for k, n := range want {
 			if got[k] != n {
-				t.Errorf("checkTable: manifest %s says %d chunks, found %d", fdb.Printable([]byte(k)), n, got[k])
+				errorf("manifest %s says %d chunks, found %d", fdb.Printable([]byte(k)), n, got[k])
 			}
 		}
 		return nil, nil
 	})
 	if err != nil && !isNotFound(err) {
-		t.Errorf("checkTable: %v", err)
+		errorf("%v", err)
 	}
+	return problems
 }
 
 func isNotFound(err error) bool { return errors.Is(err, ErrResourceNotFound) }
