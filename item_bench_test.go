@@ -1,0 +1,238 @@
+package fdyno
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+)
+
+// Each fdyno benchmark runs next to the raw FoundationDB operations it
+// rests on, on the same fdblite database (issue 4, item 7): the raw
+// siblings use the same keys and bytes, without fdyno's metadata-version
+// check, validation and expression handling.
+
+// benchItem returns an item whose encoding is about size bytes.
+func benchItem(pk string, size int) Item {
+	return Item{"pk": S(pk), "n": N("1"), "name": S("benchmark item"), "pad": S(strings.Repeat("p", size-40))}
+}
+
+func benchTable(b *testing.B) (fdb.Database, *Table) {
+	db := fdblitetest.Open(b)
+	tbl, err := Open(db, "Bench", testRoot(b, db), WithSchema(hashOnly))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return db, tbl
+}
+
+func rawKey(tbl *Table, it Item) fdb.Key {
+	st := tbl.state.Load()
+	kv, err := keyOf("bench", it, st.hash, st.rng, false)
+	if err != nil {
+		panic(err)
+	}
+	return st.keys.itemKey(kv)
+}
+
+func BenchmarkGetItem(b *testing.B) {
+	db, tbl := benchTable(b)
+	it := benchItem("get", 1024)
+	enc, _ := EncodeItem(it)
+	if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
+		b.Fatal(err)
+	}
+	key := Item{"pk": S("get")}
+	b.Run("size=1KB/fdyno", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(enc)))
+		for b.Loop() {
+			if _, err := tbl.Get(db, GetInput{Key: key}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	k := rawKey(tbl, it)
+	b.Run("size=1KB/raw-get-decode", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(enc)))
+		for b.Loop() {
+			if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+				v, err := rt.Get(k).Get()
+				if err != nil {
+					return nil, err
+				}
+				return DecodeItem(v)
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// The same two reads fdyno makes (the item and FoundationDB's metadata
+	// version, both futures started before either is awaited): what is
+	// left between this and fdyno is fdyno's own work.
+	b.Run("size=1KB/raw-get-metadataversion-decode", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(enc)))
+		for b.Loop() {
+			if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+				mv := rt.Get(metadataVersionKey)
+				f := rt.Get(k)
+				if _, err := mv.Get(); err != nil {
+					return nil, err
+				}
+				v, err := f.Get()
+				if err != nil {
+					return nil, err
+				}
+				return DecodeItem(v)
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkPutItem(b *testing.B) {
+	db, tbl := benchTable(b)
+	it := benchItem("put", 1024)
+	enc, _ := EncodeItem(it)
+	b.Run("size=1KB/fdyno", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(enc)))
+		for b.Loop() {
+			if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	k := rawKey(tbl, it)
+	b.Run("size=1KB/raw-encode-set-commit", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(enc)))
+		for b.Loop() {
+			if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+				v, err := EncodeItem(it)
+				tr.Set(k, v)
+				return nil, err
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkUpdateItem(b *testing.B) {
+	db, tbl := benchTable(b)
+	it := benchItem("upd", 1024)
+	if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
+		b.Fatal(err)
+	}
+	in := UpdateInput{Key: Item{"pk": S("upd")}, UpdateExpression: "SET #n = :v", ExpressionAttributeNames: map[string]string{"#n": "name"}, ExpressionAttributeValues: map[string]Value{":v": S("renamed")}}
+	b.Run("attrs=1/fdyno", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := tbl.Update(db, in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	k := rawKey(tbl, it)
+	b.Run("attrs=1/raw-get-decode-encode-set-commit", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+				v, err := tr.Get(k).Get()
+				if err != nil {
+					return nil, err
+				}
+				old, err := DecodeItem(v)
+				if err != nil {
+					return nil, err
+				}
+				old["name"] = S("renamed")
+				enc, err := EncodeItem(old)
+				tr.Set(k, enc)
+				return nil, err
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkChunkedItem reads and writes a 100 KB item stored in chunks. The
+// raw siblings read and write the same chunk keys and bytes: all chunk
+// gets started at once, then concatenated and decoded; or the chunk range
+// cleared and the chunks and manifest set.
+func BenchmarkChunkedItem(b *testing.B) {
+	db, tbl := benchTable(b)
+	it := benchItem("big", 100*1024)
+	enc, _ := EncodeItem(it)
+	if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
+		b.Fatal(err)
+	}
+	st := tbl.state.Load()
+	kv, _ := keyOf("bench", it, st.hash, st.rng, false)
+	m := newManifest(enc)
+	key := Item{"pk": S("big")}
+	b.Run("op=get/size=100KB/fdyno", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(enc)))
+		for b.Loop() {
+			if _, err := tbl.Get(db, GetInput{Key: key}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("op=get/size=100KB/raw-gets-decode", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(enc)))
+		for b.Loop() {
+			if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+				fs := make([]fdb.FutureByteSlice, m.count)
+				for n := range fs {
+					fs[n] = rt.Get(st.keys.chunkKey(kv, n))
+				}
+				buf := make([]byte, 0, m.length)
+				for _, f := range fs {
+					c, err := f.Get()
+					if err != nil {
+						return nil, err
+					}
+					buf = append(buf, c...)
+				}
+				return DecodeItem(buf)
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("op=put/size=100KB/fdyno", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(enc)))
+		for b.Loop() {
+			if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("op=put/size=100KB/raw-encode-sets-commit", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(enc)))
+		for b.Loop() {
+			if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+				v, err := EncodeItem(it)
+				if err != nil {
+					return nil, err
+				}
+				tr.ClearRange(st.keys.chunkRange(kv))
+				writeChunked(tr, st.keys, kv, v)
+				return nil, nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
