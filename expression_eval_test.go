@@ -321,7 +321,7 @@ func TestConditionFilterKind(t *testing.T) {
 	checkExprError(t, kindFilter, exprErrorTest{expr: "n <", reason: `Syntax error; token: "<EOF>", near: "<"`}, err)
 }
 
-func BenchmarkCondition(b *testing.B) {
+func BenchmarkConditionExpression(b *testing.B) {
 	c := newTestExprContext(b)
 	it := exprTestItem()
 	const expr = "attribute_exists(n) AND n BETWEEN :n4 AND :n6 AND begins_with(s, :s_he) AND size(l) < :n10"

@@ -252,7 +252,7 @@ func (o operand) String() string {
 		if o.kind == opMinus {
 			sign = " - "
 		}
-		return o.args[0].String() + sign + o.args[1].String()
+		return o.args[0].term() + sign + o.args[1].term()
 	case opCall:
 		s := make([]string, len(o.args))
 		for i, a := range o.args {
@@ -261,6 +261,15 @@ func (o operand) String() string {
 		return o.fn + "(" + strings.Join(s, ", ") + ")"
 	}
 	return "?"
+}
+
+// term returns o as a term of an addition or subtraction, parenthesized if
+// it is one itself.
+func (o operand) term() string {
+	if o.kind == opPlus || o.kind == opMinus {
+		return "(" + o.String() + ")"
+	}
+	return o.String()
 }
 
 // same reports whether o and q are written the same way, for DynamoDB's

@@ -253,7 +253,7 @@ func TestUpdatePaths(t *testing.T) {
 	}
 }
 
-func BenchmarkUpdate(b *testing.B) {
+func BenchmarkUpdateExpression(b *testing.B) {
 	c := newUpdateContext(b)
 	old := updateTestItem()
 	const expr = "SET n = n + :n1, m.a = :n10, l = list_append(l, :l45) REMOVE s ADD ss :ss_cd"
