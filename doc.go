@@ -18,6 +18,71 @@
 //
 //	item := fdyno.Item{"pk": fdyno.S("user#1"), "score": fdyno.N("1.5"), "tags": fdyno.SS("a", "b")}
 //
+// # Tables and items
+//
+// [Open] opens a table, creating it from a [TableSchema] given with
+// [WithSchema] if it does not exist. Its handle, a *[Table], runs
+// DynamoDB's item operations with DynamoDB's request and response shapes:
+//
+//	fdb.MustAPIVersion(730)
+//	db := fdb.MustOpenDefault()
+//	music, err := fdyno.Open(db, "Music", fdyno.WithSchema(fdyno.TableSchema{
+//		KeySchema:            []fdyno.KeySchemaElement{{AttributeName: "Artist", KeyType: fdyno.KeyTypeHash}},
+//		AttributeDefinitions: []fdyno.AttributeDefinition{{AttributeName: "Artist", AttributeType: fdyno.ScalarAttributeTypeS}},
+//	}))
+//	_, err = music.Put(db, fdyno.PutInput{Item: item, ConditionExpression: "attribute_not_exists(Artist)"})
+//	out, err := music.Get(db, fdyno.GetInput{Key: key, ProjectionExpression: "Info.Genre"})
+//	_, err = music.Update(db, fdyno.UpdateInput{Key: key, UpdateExpression: "ADD Plays :one",
+//		ExpressionAttributeValues: map[string]fdyno.Value{":one": fdyno.NInt(1)}})
+//	_, err = music.Delete(db, fdyno.DeleteInput{Key: key})
+//
+// [Table.Put], [Table.Update] and [Table.Delete] take ConditionExpression,
+// ExpressionAttributeNames/Values, ReturnValues and
+// ReturnValuesOnConditionCheckFailure; [Table.Get] takes a
+// ProjectionExpression. [Table.Describe], [ListTables] and [DeleteTable]
+// complete the table API. Tables live in the directory layer at
+// dynodb/<table> (see [WithRoot]); keys.go documents the keyspace.
+//
+// # Transactions and retries
+//
+// Writes take an fdb.Transactor and reads an fdb.ReadTransactor. Given an
+// fdb.Database, an operation runs its own transaction and retries it on
+// FoundationDB's retryable errors. Given an fdb.Transaction, it joins the
+// caller's transaction and commits (or rolls back) with the caller's
+// other writes:
+//
+//	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+//		if _, err := music.Delete(tr, del); err != nil {
+//			return nil, err
+//		}
+//		return music.Put(tr, put)
+//	})
+//
+// Every request is validated before its transaction is touched, and the
+// checks that need the stored item (conditions, update results, the item
+// size after an update) run before the first write: an operation that
+// returns an error has written nothing in the transaction. FoundationDB
+// errors are returned wrapped so that errors.As finds the fdb.Error (and
+// Database.Transact retries it); fdyno's DynamoDB-named errors never wrap
+// one. A retried transaction runs its operations again: a put is
+// idempotent, but an ADD or a conditional create whose commit returned
+// commit_unknown_result may apply twice unless the transaction sets
+// FoundationDB's automatic_idempotency option.
+//
+// # Guarantees
+//
+//  1. Every operation is strictly serializable: it is one FoundationDB
+//     transaction, or part of the caller's.
+//  2. A table handle never acts on a stale schema: each operation reads
+//     FoundationDB's `\xff/metadataVersion` in its transaction and reloads
+//     the schema when it changed; every schema change bumps it, and writes
+//     conflict with a concurrent DeleteTable.
+//  3. All writes of an item go through one write path (write.go), where
+//     secondary index entries and change records will be produced.
+//  4. A large item is stored as a manifest plus chunks (chunk.go); its
+//     chunks are read in parallel, checked by length and CRC-32C, and
+//     never orphaned by an overwrite, update or delete.
+//
 // # Items and values
 //
 // [Value] covers S, N, B, BOOL, NULL, M, L, SS, NS and BS, with a
@@ -46,6 +111,18 @@
 //
 // # Differences from DynamoDB
 //
+//   - Items may be larger than 400 KB: [WithMaxItemSize] allows up to
+//     [MaxItemSizeLimit] (4 MB); the default is DynamoDB's 400 KB.
+//   - Reads are always strongly consistent; ConsistentRead is accepted
+//     and ignored.
+//   - Tables are usable as soon as Open returns: there is no CREATING or
+//     DELETING state, and no ResourceInUseException for them.
+//   - Opening an existing table with a different schema fails with
+//     ResourceInUseException rather than DynamoDB's "table already exists".
+//   - Secondary index definitions are stored and validated, and non-key
+//     attributes that are index keys are type-checked on write, but
+//     index entries and streams are not written yet (the write path has
+//     their hooks).
 //   - Invalid UTF-8 in strings is stored as given; DynamoDB's JSON wire
 //     protocol cannot carry it.
 //   - Empty attribute names inside maps are accepted; only top-level
