@@ -313,17 +313,54 @@ func keyValue(el tuple.TupleElement, t Type) (Value, error) {
 	return Value{}, &CorruptError{What: "key", Reason: "element is not a " + t.String() + " key value"}
 }
 
-// packKeyValues packs key attribute values into a tuple key, in order.
+// packKeyValues packs key attribute values into a tuple key, in order:
+// the bytes tuple.Tuple{keyElement(v)…}.Pack() returns, built directly
+// (one allocation, no interface boxing) because every item operation packs
+// its key. TestPackKeyValuesMatchesTuple holds the two equal.
 func packKeyValues(values ...Value) ([]byte, error) {
-	t := make(tuple.Tuple, len(values))
-	for i, v := range values {
-		el, err := keyElement(v)
-		if err != nil {
-			return nil, err
-		}
-		t[i] = el
+	n := 0
+	for _, v := range values {
+		n += len(v.s) + 8
 	}
-	return t.Pack(), nil
+	out := make([]byte, 0, n)
+	for _, v := range values {
+		switch v.typ {
+		case TypeS:
+			out = appendTupleBytes(append(out, tupleStringCode), v.s)
+		case TypeB:
+			out = appendTupleBytes(append(out, tupleBytesCode), v.s)
+		case TypeN:
+			if v.bad {
+				_, err := canonicalNumber(v.s)
+				return nil, &ValidationError{Reason: err.Error()}
+			}
+			var buf [3 + (MaxNumberDigits+1)/2]byte
+			out = appendTupleBytes(append(out, tupleBytesCode), string(appendNumberKey(buf[:0], v.s)))
+		default:
+			return nil, &ValidationError{Reason: "key attributes must be S, N or B, not " + v.typ.String()}
+		}
+	}
+	return out, nil
+}
+
+// Tuple layer type codes of the elements fdyno packs.
+const (
+	tupleBytesCode  = 0x01
+	tupleStringCode = 0x02
+)
+
+// appendTupleBytes appends the body of a tuple byte or string element:
+// the bytes with each 0x00 escaped as 0x00 0xff, then a 0x00 terminator.
+func appendTupleBytes(dst []byte, s string) []byte {
+	for {
+		i := strings.IndexByte(s, 0x00)
+		if i < 0 {
+			break
+		}
+		dst = append(append(dst, s[:i]...), 0x00, 0xff)
+		s = s[i+1:]
+	}
+	return append(append(dst, s...), 0x00)
 }
 
 // unpackKeyValues parses a key packed by packKeyValues whose values have

@@ -3,9 +3,13 @@ package fdyno
 import (
 	"bytes"
 	"errors"
+	"go/ast"
+	goparser "go/parser"
+	gotoken "go/token"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -282,5 +286,85 @@ func TestOnlyKeysGoPacksTuples(t *testing.T) {
 				t.Errorf("%s uses %s; only keys.go builds or parses keys", f, bad)
 			}
 		}
+	}
+}
+
+// packKeyValues builds tuple bytes directly; the tuple layer is its
+// oracle.
+func TestPackKeyValuesMatchesTuple(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 3).Draw(t, "n")
+		values := make([]Value, n)
+		want := make(tuple.Tuple, n)
+		for i := range values {
+			switch rapid.IntRange(0, 2).Draw(t, "type") {
+			case 0:
+				values[i] = S(rapid.StringOf(rapid.RuneFrom([]rune{0, 'a', 0xff, 'é'})).Draw(t, "s"))
+			case 1:
+				values[i] = B(rapid.SliceOf(rapid.Byte()).Draw(t, "b"))
+			case 2:
+				values[i] = NInt(rapid.Int64().Draw(t, "n"))
+				if rapid.Bool().Draw(t, "tiny") {
+					values[i] = N(strconv.FormatInt(rapid.Int64Range(1, 99).Draw(t, "m"), 10) + "e-130")
+				}
+			}
+			el, err := keyElement(values[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[i] = el
+		}
+		got, err := packKeyValues(values...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Pack()) {
+			t.Fatalf("packKeyValues(%v) = %x, tuple packs %x", values, got, want.Pack())
+		}
+	})
+}
+
+// Lint: keys.go is the only non-test file that builds or parses keys
+// (style guide, layout): no other file imports the tuple or subspace
+// packages, and no other file using the bindings calls Pack, Unpack, Sub
+// or PackWithVersionstamp.
+func TestOnlyKeysGoPacksKeys(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := gotoken.NewFileSet()
+	for _, name := range files {
+		if name == "keys.go" || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := goparser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		usesFDB := false
+		for _, imp := range f.Imports {
+			p := strings.Trim(imp.Path.Value, `"`)
+			if strings.HasSuffix(p, "/fdb/tuple") || strings.HasSuffix(p, "/fdb/subspace") {
+				t.Errorf("%s imports %s; only keys.go builds keys", name, p)
+			}
+			usesFDB = usesFDB || strings.Contains(p, "foundationdb/bindings/go")
+		}
+		if !usesFDB {
+			continue // Sub and friends are then someone else's (apd's Context.Sub)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+				switch sel.Sel.Name {
+				case "Pack", "Unpack", "Sub", "PackWithVersionstamp":
+					t.Errorf("%s: %s calls %s; only keys.go builds keys", fset.Position(call.Pos()), name, sel.Sel.Name)
+				}
+			}
+			return true
+		})
 	}
 }

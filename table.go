@@ -318,11 +318,11 @@ func readMetadataVersion(rt fdb.ReadTransaction) ([]byte, error) {
 
 func metadataVersionOf(f fdb.FutureByteSlice) ([]byte, error) {
 	mv, err := f.Get()
-	var fe fdb.Error
-	if errors.As(err, &fe) && fe.Code == 1036 {
-		return nil, nil
-	}
 	if err != nil {
+		var fe fdb.Error
+		if errors.As(err, &fe) && fe.Code == 1036 {
+			return nil, nil
+		}
 		return nil, err
 	}
 	if mv == nil {
