@@ -478,6 +478,43 @@ func DeleteTable(t fdb.Transactor, name string, opts ...Option) error {
 	return err
 }
 
+// replaceSchema stores schema s for the table in tr and bumps the metadata
+// version, so every handle reloads it on its next operation. It is the
+// schema-change step of index creation and deletion (UpdateTable, with
+// index.go's backfill) and is used by tests until then.
+func (t *Table) replaceSchema(tr fdb.Transaction, s TableSchema) error {
+	if err := s.validate(); err != nil {
+		return err
+	}
+	st, err := t.load(tr, nil)
+	if err != nil {
+		return err
+	}
+	if !sameKeySchema(st.schema, s) {
+		return &ValidationError{Op: "UpdateTable", Reason: "the table's key schema cannot change"}
+	}
+	meta, err := json.Marshal(tableMeta{FormatVersion: metaFormatVersion, TableName: t.name, Schema: s.canonical()})
+	if err != nil {
+		return err
+	}
+	tr.Set(st.keys.meta, meta)
+	bumpMetadataVersion(tr)
+	return nil
+}
+
+func sameKeySchema(a, b TableSchema) bool {
+	if len(a.KeySchema) != len(b.KeySchema) {
+		return false
+	}
+	for i := range a.KeySchema {
+		if a.KeySchema[i] != b.KeySchema[i] {
+			return false
+		}
+	}
+	na, nb := newTableState(nil, tableKeys{}, a), newTableState(nil, tableKeys{}, b)
+	return na.hash == nb.hash && na.rng == nb.rng
+}
+
 // transact runs f in t's transaction: its own retry loop for an
 // fdb.Database, or the caller's transaction for an fdb.Transaction. It is
 // the only place that type-asserts Transact's result.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -235,5 +236,107 @@ func TestOpenInCallerTransaction(t *testing.T) {
 	}
 	if _, err := Open(db, "Txn", root); !errors.Is(err, ErrResourceNotFound) {
 		t.Fatalf("Open after a rolled-back create = %v, want ErrResourceNotFound", err)
+	}
+}
+
+// A schema change made through one handle (here: adding a GSI, as
+// UpdateTable will) is seen by the next operation of every other handle:
+// the new index key's type is enforced at once.
+func TestStaleHandleSeesIndexChange(t *testing.T) {
+	db := fdblitetest.Open(t)
+	h1 := newTestTable(t, db, hashOnly)
+	h2, err := Open(db, "Test", WithRoot(h1.path[:len(h1.path)-1]...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, db, h2, Item{"pk": S("a"), "g": S("text")})
+	indexed := hashOnly.clone()
+	indexed.AttributeDefinitions = append(indexed.AttributeDefinitions, AttributeDefinition{"g", ScalarAttributeTypeN})
+	indexed.GlobalSecondaryIndexes = []GlobalSecondaryIndex{{IndexName: "byG", KeySchema: []KeySchemaElement{{"g", KeyTypeHash}}, Projection: Projection{ProjectionType: ProjectionTypeAll}}}
+	if _, err := db.Transact(func(tr fdb.Transaction) (any, error) { return nil, h1.replaceSchema(tr, indexed) }); err != nil {
+		t.Fatal(err)
+	}
+	// h2 validated the request against its cached schema, then reloaded
+	// the schema inside the transaction and rejected the write there.
+	if _, err := h2.Put(db, PutInput{Item: Item{"pk": S("b"), "g": S("text")}}); !errors.Is(err, ErrValidation) {
+		t.Fatalf("Put(g: S) through a stale handle after adding an N index on g = %v, want ErrValidation", err)
+	}
+	d, err := h2.Describe(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.GlobalSecondaryIndexes) != 1 {
+		t.Errorf("Describe() after the index change = %+v", d.TableSchema)
+	}
+	if _, err := db.Transact(func(tr fdb.Transaction) (any, error) { return nil, h1.replaceSchema(tr, hashRange) }); !errors.Is(err, ErrValidation) {
+		t.Errorf("changing the key schema = %v, want ErrValidation", err)
+	}
+}
+
+// A write racing with DeleteTable conflicts on the table's metadata key
+// and is retried, so nothing is written into a removed directory.
+func TestWriteConflictsWithDeleteTable(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	tbl, err := Open(db, "Racy", root, WithSchema(hashOnly))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := tbl.state.Load()
+	tr, err := db.CreateTransaction()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Put(tr, PutInput{Item: Item{"pk": S("late")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := DeleteTable(db, "Racy", root); err != nil {
+		t.Fatal(err)
+	}
+	err = tr.Commit().Get()
+	var fe fdb.Error
+	if !errors.As(err, &fe) || fe.Code != 1020 {
+		t.Fatalf("commit of a put racing DeleteTable = %v, want not_committed (1020)", err)
+	}
+	left, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+		return rt.GetRange(st.keys.all, fdb.RangeOptions{}).GetSliceWithError()
+	})
+	if err != nil || len(left.([]fdb.KeyValue)) != 0 {
+		t.Errorf("keys left in the deleted table's directory: %v, %v", left, err)
+	}
+}
+
+// Concurrent writers through several handles: every acknowledged ADD
+// counts exactly once (FoundationDB's conflicts and retries, with no
+// faults injected, make each ADD apply once).
+func TestConcurrentUpdates(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashOnly)
+	const workers, adds = 6, 30
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for range workers {
+		h, err := Open(db, "Test", WithRoot(tbl.path[:len(tbl.path)-1]...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range adds {
+				if _, err := h.Update(db, UpdateInput{Key: Item{"pk": S("c")}, UpdateExpression: "ADD n :one", ExpressionAttributeValues: map[string]Value{":one": N("1")}}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if got := mustGet(t, db, tbl, Item{"pk": S("c")})["n"]; !got.Equal(NInt(workers * adds)) {
+		t.Errorf("n = %v, want %d", got, workers*adds)
 	}
 }
