@@ -1,6 +1,7 @@
 package fdyno
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 	"strconv"
@@ -84,7 +85,11 @@ func decodeManifest(head []byte) (manifest, error) {
 	if len(rest) != 4 {
 		return fail("bad checksum field")
 	}
-	return manifest{length: int(length), count: int(count), crc: binary.BigEndian.Uint32(rest)}, nil
+	m := manifest{length: int(length), count: int(count), crc: binary.BigEndian.Uint32(rest)}
+	if !bytes.Equal(m.encode(), head) {
+		return fail("not in canonical form")
+	}
+	return m, nil
 }
 
 // writeChunked stores enc as a manifest at the item key and its chunks.
