@@ -126,8 +126,10 @@ func (k tableKeys) chunkPrefix(kv []byte) fdb.Key {
 // chunkRange returns the range of every chunk of the item whose packed key
 // values are kv.
 func (k tableKeys) chunkRange(kv []byte) fdb.KeyRange {
-	p := k.chunkPrefix(kv)
-	return fdb.KeyRange{Begin: p, End: concatKey(p, []byte{0xff})}
+	prefix := k.chunks.Bytes()
+	p := make([]byte, 0, len(prefix)+len(kv)+1) // one allocation for both ends
+	p = append(append(append(p, prefix...), kv...), 0xff)
+	return fdb.KeyRange{Begin: fdb.Key(p[:len(p)-1]), End: fdb.Key(p)}
 }
 
 // chunkKey returns the key of chunk n of the item whose packed key values

@@ -54,9 +54,6 @@ func (t *Table) Put(tx fdb.Transactor, in PutInput) (*PutOutput, error) {
 	if err := checkReturnOnFailure(op, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	if err := in.Item.Validate(); err != nil {
-		return nil, withOp(op, err)
-	}
 	kv, err := keyOf(op, in.Item, st0.hash, st0.rng, false)
 	if err != nil {
 		return nil, err
@@ -67,16 +64,22 @@ func (t *Table) Put(tx fdb.Transactor, in PutInput) (*PutOutput, error) {
 	if err := checkItemSize(in.Item, t.maxItemSize); err != nil {
 		return nil, withOp(op, err)
 	}
+	// Encoding validates the item (Item.Validate's rules) and is done once,
+	// outside the transaction's retry loop.
+	enc, err := EncodeItem(in.Item)
+	if err != nil {
+		return nil, withOp(op, err)
+	}
 	e, err := prepareExprs(op, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ConditionExpression, "", "")
 	if err != nil {
 		return nil, err
 	}
 	return transact(tx, func(tr fdb.Transaction) (*PutOutput, error) {
-		return t.put(tr, st0, kv, in, e)
+		return t.put(tr, st0, kv, enc, in, e)
 	})
 }
 
-func (t *Table) put(tr fdb.Transaction, st0 *tableState, kv []byte, in PutInput, e exprs) (*PutOutput, error) {
+func (t *Table) put(tr fdb.Transaction, st0 *tableState, kv, enc []byte, in PutInput, e exprs) (*PutOutput, error) {
 	const op = "PutItem"
 	allOld := in.ReturnValues == ReturnValueAllOld
 	needOld := e.cond != nil || allOld || st0.needsOld()
@@ -87,7 +90,7 @@ func (t *Table) put(tr fdb.Transaction, st0 *tableState, kv []byte, in PutInput,
 	if err := checkCondition(e.cond, tg.old, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld || tg.st.needsOld(), new: in.Item}
+	c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld || tg.st.needsOld(), new: in.Item, enc: enc}
 	if err := writeItem(tr, c, t.maxItemSize, t.chunkThreshold); err != nil {
 		return nil, withOp(op, err)
 	}

@@ -22,6 +22,10 @@ type itemChange struct {
 	oldKnown bool
 	// new is the item after the change; nil deletes it.
 	new Item
+	// enc, if not nil, is the encoding of new, already checked against
+	// the size limit (Put encodes before its transaction, once for all
+	// retries).
+	enc []byte
 }
 
 // needsOld reports whether every write must read the old item even when
@@ -44,8 +48,8 @@ func (st *tableState) needsOld() bool { return false }
 //  4. index entries: hook below;
 //  5. change record: hook below.
 func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
-	var enc []byte
-	if c.new != nil {
+	enc := c.enc
+	if c.new != nil && enc == nil {
 		if err := checkItemSize(c.new, maxSize); err != nil {
 			return err
 		}
