@@ -133,7 +133,11 @@ type target struct {
 // st0 the request was validated with; the item read is started together
 // with the metadata version read and redone only if the schema changed.
 func (t *Table) fetch(rt fdb.ReadTransaction, op string, st0 *tableState, key Item, kv []byte, exact, needOld bool) (target, error) {
-	mvf := rt.Get(metadataVersionKey)
+	// A snapshot read: the metadata version is cluster-wide, and a
+	// conflict on it would abort this transaction for any schema change
+	// of any table. Changes to this table's schema are caught instead by
+	// the read conflict writeItem adds on the table's metadata key.
+	mvf := rt.Snapshot().Get(metadataVersionKey)
 	var head fdb.FutureByteSlice
 	if needOld {
 		head = rt.Get(st0.keys.itemKey(kv))

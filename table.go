@@ -313,7 +313,7 @@ func (t *Table) openTx(tr fdb.Transaction, want *tableMeta) (*tableState, error)
 // (and no error) if tr already changed it and so cannot read it
 // (accessed_unreadable, 1036).
 func readMetadataVersion(rt fdb.ReadTransaction) ([]byte, error) {
-	return metadataVersionOf(rt.Get(metadataVersionKey))
+	return metadataVersionOf(rt.Snapshot().Get(metadataVersionKey))
 }
 
 func metadataVersionOf(f fdb.FutureByteSlice) ([]byte, error) {
@@ -424,7 +424,7 @@ func (t *Table) Name() string { return t.name }
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTable.html.
 func (t *Table) Describe(rt fdb.ReadTransactor) (*TableDescription, error) {
 	return readTransact(rt, func(tr fdb.ReadTransaction) (*TableDescription, error) {
-		st, err := t.current(tr, tr.Get(metadataVersionKey))
+		st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
 		if err != nil {
 			return nil, err
 		}

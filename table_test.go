@@ -335,3 +335,31 @@ func TestConcurrentUpdates(t *testing.T) {
 		t.Errorf("n = %v, want %d", got, workers*adds)
 	}
 }
+
+// A schema change of another table does not abort a transaction that is
+// writing to this one: the metadata version is read at snapshot isolation,
+// and only this table's metadata key takes a read conflict.
+func TestOtherTablesSchemaChangeDoesNotConflict(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	tbl, err := Open(db, "Mine", root, WithSchema(hashOnly))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Get(db, GetInput{Key: Item{"pk": S("warm")}}); err != nil {
+		t.Fatal(err) // caches the schema with a readable metadata version
+	}
+	tr, err := db.CreateTransaction()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Update(tr, UpdateInput{Key: Item{"pk": S("k")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(db, "Theirs", root, WithSchema(hashOnly)); err != nil {
+		t.Fatal(err) // bumps the metadata version
+	}
+	if err := tr.Commit().Get(); err != nil {
+		t.Fatalf("commit after another table's creation = %v, want success", err)
+	}
+}
