@@ -19,6 +19,7 @@
 #include "fdb_api.h"
 #include "future.h"
 #include "loop.h"
+#include "option_value.h"
 #include "transaction.h"
 
 using fdblite::Future;
@@ -110,14 +111,6 @@ bool Bytes(const uint8_t* p, int len, std::string_view* out) {
   return true;
 }
 
-bool ReadInt(const uint8_t* v, int len, int64_t* out) {
-  if (v == nullptr || len != 8) return false;
-  uint64_t u = 0;
-  for (int i = 7; i >= 0; --i) u = (u << 8) | v[i];
-  std::memcpy(out, &u, sizeof u);
-  return true;
-}
-
 // Code reads an enum argument as the int the caller passed. A caller may pass
 // any int (an unknown option code is an error, not UB), so the value is
 // copied as bytes instead of loaded as the enum type.
@@ -196,7 +189,7 @@ DLLEXPORT fdb_error_t fdb_network_set_option(FDBNetworkOption option, uint8_t co
   if (value_length < 0) return fdblite::kInvalidOptionValue;
   if (p == Param::kInt) {
     int64_t n;
-    if (!ReadInt(value, value_length, &n)) return fdblite::kInvalidOptionValue;
+    if (!ReadIntOption(value, value_length, &n)) return fdblite::kInvalidOptionValue;
   }
   if (p == Param::kString && value == nullptr && value_length > 0) {
     return fdblite::kInvalidOptionValue;
@@ -439,7 +432,7 @@ DLLEXPORT fdb_error_t fdb_database_set_option(FDBDatabase* d, FDBDatabaseOption 
   return Guard([&]() -> fdb_error_t {
     int64_t n = 0;
     auto need_int = [&](int64_t lo, int64_t hi) {
-      return ReadInt(value, value_length, &n) && n >= lo && n <= hi;
+      return ReadIntOption(value, value_length, &n) && n >= lo && n <= hi;
     };
     std::lock_guard<std::mutex> lock(d->mu);
     fdblite::DatabaseOptions& o = d->options;
@@ -455,7 +448,7 @@ DLLEXPORT fdb_error_t fdb_database_set_option(FDBDatabase* d, FDBDatabaseOption 
       case 26: ++o.snapshot_ryw_delta; return 0;
       case 27: --o.snapshot_ryw_delta; return 0;
       case 405: case 900:
-        return ReadInt(value, value_length, &n) ? 0 : fdblite::kInvalidOptionValue;
+        return ReadIntOption(value, value_length, &n) ? 0 : fdblite::kInvalidOptionValue;
       case 500:
         if (!need_int(0, INT_MAX)) return fdblite::kInvalidOptionValue;
         o.timeout_ms = n;

@@ -9,6 +9,7 @@
 #include "atomic.h"
 #include "errors.h"
 #include "loop.h"
+#include "option_value.h"
 #include "view.h"
 
 namespace fdblite {
@@ -69,14 +70,6 @@ int64_t ModeByteCap(int mode, int iteration) {
       return 4096;
   }
   return 0;
-}
-
-bool ReadInt(const uint8_t* v, int len, int64_t* out) {
-  if (v == nullptr || len != 8) return false;
-  uint64_t u = 0;
-  for (int i = 7; i >= 0; --i) u = (u << 8) | v[i];
-  std::memcpy(out, &u, sizeof u);
-  return true;
 }
 
 bool RetryableWithBackoff(int code) {
@@ -306,7 +299,7 @@ int Transaction::SetOption(int code, const uint8_t* value, int length) {
     SetDeferredLocked(kInvalidOptionValue);
     return 0;
   }
-  if (p == kInt && !ReadInt(value, length, &n)) {
+  if (p == kInt && !ReadIntOption(value, length, &n)) {
     SetDeferredLocked(kInvalidOptionValue);
     return 0;
   }
