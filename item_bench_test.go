@@ -121,6 +121,31 @@ func BenchmarkPutItem(b *testing.B) {
 			}
 		}
 	})
+	// The same FoundationDB operations fdyno's blind put makes: a
+	// metadata-version read, a read conflict on the table's metadata key,
+	// a clear of the item's chunk range (no orphans), the set, the commit.
+	st := tbl.state.Load()
+	kv, _ := keyOf("bench", it, st.hash, st.rng, false)
+	b.Run("size=1KB/raw-metadataversion-conflict-clear-set-commit", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(enc)))
+		for b.Loop() {
+			if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+				if _, err := tr.Snapshot().Get(metadataVersionKey).Get(); err != nil {
+					return nil, err
+				}
+				if err := tr.AddReadConflictKey(st.keys.meta); err != nil {
+					return nil, err
+				}
+				v, err := EncodeItem(it)
+				tr.ClearRange(st.keys.chunkRange(kv))
+				tr.Set(k, v)
+				return nil, err
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 func BenchmarkUpdateItem(b *testing.B) {
