@@ -24,6 +24,7 @@
 
 using fdblite::Future;
 using fdblite::FuturePtr;
+using fdblite::ReadIntOption;
 
 static_assert(sizeof(FDBKey) == 12, "FDBKey must be packed to 12 bytes");
 static_assert(sizeof(FDBKeyValue) == 24, "FDBKeyValue must be packed to 24 bytes");
