@@ -1,0 +1,623 @@
+package fdyno
+
+import (
+	"errors"
+	"iter"
+	"strconv"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// query.go holds Query and the page reader that Query and Scan (scan.go)
+// share. A page is one FoundationDB range read of the table's i/ subspace,
+// inside one transaction:
+//
+//  1. The request is validated and planned (key range, direction, limits,
+//     expressions) against the cached table state before the transaction.
+//  2. In the transaction, the metadata-version read and the range read
+//     start together; the plan is rebuilt only if the schema changed.
+//  3. Heads are taken in key order until Limit items or PageSize bytes
+//     were read (both counted before the filter, as DynamoDB does); the
+//     chunks of every chunked head in the page are then read at once.
+//  4. The filter and projection are applied; the last key read becomes
+//     LastEvaluatedKey and Cursor when the page stopped early.
+//
+// Key ranges are computed on packed key values (keys.go's packKeyValues),
+// the bytes that follow the i/ prefix, and turned into FoundationDB keys by
+// tableKeys.itemKey; so a plan never names a key outside the table's i/
+// subspace, and an ExclusiveStartKey or cursor is checked to lie inside the
+// plan's range before it is used.
+
+// Query and Scan limits.
+const (
+	// DefaultPageSize is the most bytes of items a Query or Scan page
+	// reads, counted before the filter and projection: DynamoDB's 1 MB.
+	DefaultPageSize = 1 << 20
+)
+
+// Select is the Select parameter of Query and Scan: what a page returns.
+// The zero value is ALL_ATTRIBUTES, or SPECIFIC_ATTRIBUTES when a
+// ProjectionExpression is given.
+type Select string
+
+// The Select values.
+const (
+	SelectAllAttributes          Select = "ALL_ATTRIBUTES"
+	SelectAllProjectedAttributes Select = "ALL_PROJECTED_ATTRIBUTES"
+	SelectSpecificAttributes     Select = "SPECIFIC_ATTRIBUTES"
+	SelectCount                  Select = "COUNT"
+)
+
+// QueryInput is the request of [Table.Query], DynamoDB's Query. Zero
+// values are the defaults.
+type QueryInput struct {
+	// IndexName must be empty: querying secondary indexes comes with
+	// index.go (issue 5).
+	IndexName string
+	// KeyConditionExpression is required: equality on the partition key
+	// and optionally one condition on the sort key.
+	KeyConditionExpression string
+	// FilterExpression is applied after the items are read; it may not
+	// name key attributes.
+	FilterExpression         string
+	ProjectionExpression     string
+	ExpressionAttributeNames map[string]string
+	// ExpressionAttributeValues holds the :values of the expressions.
+	ExpressionAttributeValues map[string]Value
+	// ScanIndexForward false reads in descending sort-key order. The zero
+	// value is ascending: nil means true.
+	ScanIndexForward *bool
+	// Limit is the most items the page reads (evaluates), before the
+	// filter; 0 means no limit.
+	Limit int
+	// PageSize is the most bytes of items the page reads, before the
+	// filter; 0 means DefaultPageSize. Not a DynamoDB parameter.
+	PageSize int
+	Select   Select
+	// ExclusiveStartKey is the LastEvaluatedKey of the previous page.
+	ExclusiveStartKey Item
+	// Cursor is the Cursor of the previous page, an alternative to
+	// ExclusiveStartKey that also pins the query it came from.
+	Cursor []byte
+	// ConsistentRead is accepted for compatibility; every read is
+	// strongly consistent.
+	ConsistentRead bool
+}
+
+// QueryOutput is one page of a Query.
+type QueryOutput struct {
+	// Items are the items of the page that passed the filter, projected;
+	// nil for Select COUNT.
+	Items []Item
+	// Count is the number of items that passed the filter.
+	Count int
+	// ScannedCount is the number of items read, before the filter.
+	ScannedCount int
+	// LastEvaluatedKey holds the key attributes of the last item read when
+	// the page stopped at Limit or PageSize; nil when the query is done.
+	LastEvaluatedKey Item
+	// Cursor is LastEvaluatedKey in opaque form, bound to this query (see
+	// cursor.go); nil when the query is done.
+	Cursor []byte
+}
+
+// Forward returns a pointer to b, for ScanIndexForward.
+func Forward(b bool) *bool { return &b }
+
+// Query reads one page of the items whose key satisfies the
+// KeyConditionExpression, in sort-key order, with one FoundationDB range
+// read. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html.
+//
+// rt may be an fdb.Database (its own read transaction, retried as
+// needed), an fdb.Transaction or a snapshot of one; the page is read in
+// that one transaction. Use [Table.QueryAll] or [Table.QueryPages] to
+// walk every page, each in a fresh transaction.
+//
+// Errors: [ErrValidation] for a bad expression, key, start key or cursor
+// (including one from another query or table); [ErrResourceNotFound] when
+// the table was deleted; FoundationDB errors, wrapped so that errors.As
+// finds the fdb.Error. Query is safe for concurrent use.
+func (t *Table) Query(rt fdb.ReadTransactor, in QueryInput) (*QueryOutput, error) {
+	st0 := t.state.Load()
+	p0, err := t.queryPlan(st0, &in)
+	if err != nil {
+		return nil, err
+	}
+	return readTransact(rt, func(tr fdb.ReadTransaction) (*QueryOutput, error) {
+		pg, err := t.runPlan(tr, st0, p0, func(st *tableState) (*readPlan, error) { return t.queryPlan(st, &in) })
+		if err != nil {
+			return nil, err
+		}
+		return &QueryOutput{Items: pg.items, Count: pg.count, ScannedCount: pg.scanned, LastEvaluatedKey: pg.lastKey, Cursor: pg.cursor}, nil
+	})
+}
+
+// QueryPages returns an iterator over the pages of a Query, starting at
+// in's ExclusiveStartKey or Cursor. Each page is read in a fresh read
+// transaction of t (t.ReadTransact), so a walk of any length never meets
+// FoundationDB's five-second transaction limit; pages are therefore not
+// one snapshot: an item written between pages is seen if its key is
+// after the page boundary. If t is an fdb.Transaction, every page is read
+// in it. The walk ends after the first error, which is yielded, or when
+// the consumer stops. Limit and PageSize apply to each page.
+func (t *Table) QueryPages(tr fdb.Transactor, in QueryInput) iter.Seq2[*QueryOutput, error] {
+	return func(yield func(*QueryOutput, error) bool) {
+		for {
+			out, err := t.Query(tr, in)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(out, nil) || out.Cursor == nil {
+				return
+			}
+			in.ExclusiveStartKey, in.Cursor = nil, out.Cursor
+		}
+	}
+}
+
+// QueryAll returns an iterator over every item of a Query, page by page
+// as [Table.QueryPages] reads them, each page in its own transaction. A
+// failure is yielded once, as (nil, err), and ends the walk.
+//
+//	for it, err := range tbl.QueryAll(db, in) {
+//		if err != nil { … }
+//	}
+func (t *Table) QueryAll(tr fdb.Transactor, in QueryInput) iter.Seq2[Item, error] {
+	return allItems(t.QueryPages(tr, in), func(o *QueryOutput) []Item { return o.Items })
+}
+
+func allItems[P any](pages iter.Seq2[P, error], items func(P) []Item) iter.Seq2[Item, error] {
+	return func(yield func(Item, error) bool) {
+		for pg, err := range pages {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, it := range items(pg) {
+				if !yield(it, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// readPlan is a validated Query or Scan page request against one table
+// state.
+//
+// Invariants:
+//
+//  1. lo < hi are packed key values (or "" and "\xff", the whole i/
+//     subspace); the page reads only item keys in [itemKey(lo),
+//     itemKey(hi)).
+//  2. start, if set, lies in [lo, hi) and holds the key types of the
+//     table's key schema.
+type readPlan struct {
+	op       string
+	st       *tableState
+	lo, hi   []byte
+	start    []byte
+	forward  bool
+	limit    int
+	pageSize int
+	filter   *condition
+	proj     *projection
+	count    bool
+	fp       cursorFingerprint
+}
+
+// page is the result of one plan.
+type page struct {
+	items   []Item
+	count   int
+	scanned int
+	lastKey Item
+	cursor  []byte
+}
+
+// readOptions are the request fields Query and Scan share.
+type readOptions struct {
+	filter, proj string
+	names        map[string]string
+	values       map[string]Value
+	limit        int
+	pageSize     int
+	sel          Select
+	esk          Item
+	cursor       []byte
+	indexName    string
+}
+
+// queryPlan validates in against table state st and plans its page.
+func (t *Table) queryPlan(st *tableState, in *QueryInput) (*readPlan, error) {
+	const op = "Query"
+	o := readOptions{filter: in.FilterExpression, proj: in.ProjectionExpression, names: in.ExpressionAttributeNames,
+		values: in.ExpressionAttributeValues, limit: in.Limit, pageSize: in.PageSize, sel: in.Select,
+		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName}
+	if in.KeyConditionExpression == "" {
+		return nil, &ValidationError{Op: op, Reason: "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."}
+	}
+	p, c, err := t.planCommon(op, st, &o)
+	if err != nil {
+		return nil, err
+	}
+	kc, err := parseKeyCondition(c, in.KeyConditionExpression, st.hash, st.rng)
+	if err != nil {
+		return nil, withOp(op, err)
+	}
+	if err := t.finishExprs(op, st, p, c, &o, true); err != nil {
+		return nil, err
+	}
+	if p.lo, p.hi, err = kc.kvRange(st.rng.Name != ""); err != nil {
+		return nil, withOp(op, err)
+	}
+	p.forward = in.ScanIndexForward == nil || *in.ScanIndexForward
+	if err := t.planStart(p, &o, "The provided starting key is outside query boundaries based on provided conditions"); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// planCommon checks the options Query and Scan share that need no
+// expression parsing, and returns the plan and expression context.
+func (t *Table) planCommon(op string, st *tableState, o *readOptions) (*readPlan, *exprContext, error) {
+	fail := func(reason string) (*readPlan, *exprContext, error) {
+		return nil, nil, &ValidationError{Op: op, Reason: reason}
+	}
+	if o.indexName != "" {
+		// DynamoDB answers a bad IndexName with a ValidationException;
+		// until index.go, every IndexName is one.
+		return fail("The table does not have the specified index: " + o.indexName + " (secondary indexes are not supported yet)")
+	}
+	if o.limit < 0 {
+		return fail("1 validation error detected: Value '" + strconv.Itoa(o.limit) + "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
+	}
+	if o.pageSize < 0 {
+		return fail("PageSize must not be negative")
+	}
+	if o.esk != nil && o.cursor != nil {
+		return fail("ExclusiveStartKey and Cursor are exclusive")
+	}
+	p := &readPlan{op: op, st: st, limit: o.limit, pageSize: o.pageSize}
+	if p.pageSize == 0 {
+		p.pageSize = DefaultPageSize
+	}
+	switch o.sel {
+	case "", SelectAllAttributes, SelectSpecificAttributes, SelectCount:
+	case SelectAllProjectedAttributes:
+		return fail("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
+	default:
+		return fail("1 validation error detected: Value '" + string(o.sel) + "' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]")
+	}
+	if o.proj != "" && (o.sel == SelectAllAttributes || o.sel == SelectCount) {
+		return fail("Cannot specify the ProjectionExpression when choosing to get " + string(o.sel))
+	}
+	if o.proj == "" && o.sel == SelectSpecificAttributes {
+		return fail("Must specify the ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
+	}
+	p.count = o.sel == SelectCount
+	c, err := newExprContext(o.names, o.values)
+	if err != nil {
+		return nil, nil, withOp(op, err)
+	}
+	return p, c, nil
+}
+
+// finishExprs parses the filter and projection into p and checks that
+// every placeholder was used. A Query filter may not name key attributes.
+func (t *Table) finishExprs(op string, st *tableState, p *readPlan, c *exprContext, o *readOptions, noKeys bool) error {
+	var err error
+	if o.filter != "" {
+		if p.filter, err = parseConditionKind(c, kindFilter, o.filter); err != nil {
+			return withOp(op, err)
+		}
+		if noKeys {
+			if name := keyAttrIn(p.filter, st); name != "" {
+				return &ValidationError{Op: op, Reason: "Filter Expression can only contain non-primary key attributes: Primary key attribute: " + name}
+			}
+		}
+	}
+	if o.proj != "" {
+		if p.proj, err = parseProjection(c, o.proj); err != nil {
+			return withOp(op, err)
+		}
+	}
+	return withOp(op, c.checkAllUsed())
+}
+
+// keyAttrIn returns the first key attribute of st that cd names, or "".
+func keyAttrIn(cd *condition, st *tableState) string {
+	if cd == nil {
+		return ""
+	}
+	var inOperand func(o operand) string
+	inOperand = func(o operand) string {
+		if o.kind == opPath && (o.path[0].name == st.hash.Name || st.rng.Name != "" && o.path[0].name == st.rng.Name) {
+			return o.path[0].name
+		}
+		for _, a := range o.args {
+			if n := inOperand(a); n != "" {
+				return n
+			}
+		}
+		return ""
+	}
+	for _, a := range cd.args {
+		if n := inOperand(a); n != "" {
+			return n
+		}
+	}
+	if n := keyAttrIn(cd.left, st); n != "" {
+		return n
+	}
+	return keyAttrIn(cd.right, st)
+}
+
+// planStart resolves the request's ExclusiveStartKey or Cursor into
+// p.start, refusing one outside [p.lo, p.hi) with reason outside.
+func (t *Table) planStart(p *readPlan, o *readOptions, outside string) error {
+	p.fp = newCursorFingerprint(t.name, p.st.keys.items.Bytes(), p.op, o.indexName, p.lo, p.hi, p.forward)
+	switch {
+	case o.esk != nil:
+		kv, err := keyOf(p.op, o.esk, p.st.hash, p.st.rng, true)
+		if err != nil {
+			reason := err.Error()
+			if ve := (*ValidationError)(nil); errors.As(err, &ve) {
+				reason = ve.Reason
+			}
+			return &ValidationError{Op: p.op, Path: "ExclusiveStartKey", Reason: "The provided starting key is invalid: " + reason}
+		}
+		if !inRange(kv, p.lo, p.hi) {
+			return &ValidationError{Op: p.op, Path: "ExclusiveStartKey", Reason: outside}
+		}
+		p.start = kv
+	case o.cursor != nil:
+		kv, err := decodeCursor(o.cursor, p.fp, p.st, p.lo, p.hi)
+		if err != nil {
+			return withOp(p.op, err)
+		}
+		p.start = kv
+	}
+	return nil
+}
+
+// kvRange returns the range [lo, hi) of packed key values whose items
+// satisfy kc, for a table with a sort key if hasRange. keys.go packs a
+// key as its elements one after the other, each a type code, the value's
+// bytes with 0x00 escaped as 0x00 0xff, and a 0x00 terminator, so:
+//
+//   - the keys of one partition are those with the prefix P = pack(hash);
+//     every sort element starts with 0x01 or 0x02, so they all lie in
+//     [P, P+0xff);
+//   - the least key after k is k+0x00: nothing sorts between them;
+//   - the strings that begin with s are exactly the elements that begin
+//     with pack(s) minus its terminator, because the escaped form of a
+//     string is a prefix code (TestKeyConditionRange checks this by brute
+//     force): their keys are the byte prefix range of that.
+func (kc *keyCondition) kvRange(hasRange bool) (lo, hi []byte, err error) {
+	p, err := packKeyValues(kc.hash)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !hasRange {
+		return p, next(p), nil
+	}
+	pack := func(v Value) []byte {
+		if err != nil {
+			return nil
+		}
+		var k []byte
+		k, err = packKeyValues(kc.hash, v)
+		return k
+	}
+	end := append(p[:len(p):len(p)], 0xff)
+	switch kc.op {
+	case sortNone:
+		lo, hi = p, end
+	case sortEq:
+		lo = pack(kc.lo)
+		hi = next(lo)
+	case sortLt:
+		lo, hi = p, pack(kc.lo)
+	case sortLe:
+		lo, hi = p, next(pack(kc.lo))
+	case sortGt:
+		lo, hi = next(pack(kc.lo)), end
+	case sortGe:
+		lo, hi = pack(kc.lo), end
+	case sortBetween:
+		lo, hi = pack(kc.lo), next(pack(kc.hi))
+	case sortBeginsWith:
+		k := pack(kc.lo)
+		if err == nil {
+			lo = k[:len(k)-1]
+			var h fdb.Key
+			h, err = fdb.Strinc(lo)
+			hi = h
+		}
+	}
+	return lo, hi, err
+}
+
+// next returns the least byte string greater than k.
+func next(k []byte) []byte {
+	return append(k[:len(k):len(k)], 0x00)
+}
+
+func inRange(k, lo, hi []byte) bool {
+	return string(k) >= string(lo) && string(k) < string(hi)
+}
+
+// runPlan reads plan p0, made against state st0, in tr: the range read
+// starts together with the metadata-version read and is redone with a
+// plan rebuilt by rebuild only if the table's state changed.
+func (t *Table) runPlan(tr fdb.ReadTransaction, st0 *tableState, p0 *readPlan, rebuild func(*tableState) (*readPlan, error)) (*page, error) {
+	mvf := tr.Snapshot().Get(metadataVersionKey)
+	rr := p0.rangeRead(tr)
+	st, err := t.current(tr, mvf)
+	if err != nil {
+		return nil, err
+	}
+	p := p0
+	if st != st0 {
+		if p, err = rebuild(st); err != nil {
+			return nil, err
+		}
+		rr = p.rangeRead(tr)
+	}
+	return p.read(tr, rr)
+}
+
+// rangeRead starts the plan's range read.
+func (p *readPlan) rangeRead(tr fdb.ReadTransaction) fdb.RangeResult {
+	lo, hi := p.lo, p.hi
+	if p.start != nil {
+		if p.forward {
+			lo = next(p.start)
+		} else {
+			hi = p.start
+		}
+	}
+	r := fdb.KeyRange{Begin: p.st.keys.itemKey(lo), End: p.st.keys.itemKey(hi)}
+	opts := fdb.RangeOptions{Limit: p.limit, Reverse: !p.forward, Mode: fdb.StreamingModeIterator}
+	if p.limit > 0 {
+		opts.Mode = fdb.StreamingModeWantAll
+	}
+	return tr.GetRange(r, opts)
+}
+
+// pageEntry is one head read by a page.
+type pageEntry struct {
+	kv     []byte
+	value  []byte
+	chunks []fdb.FutureByteSlice // a chunked item's chunk reads
+	m      manifest
+}
+
+// read takes the page's heads from rr, reads the chunks of the chunked
+// ones all at once, and applies the filter and projection.
+func (p *readPlan) read(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page, error) {
+	keys := p.st.keys
+	var entries []pageEntry
+	if p.limit > 0 {
+		entries = make([]pageEntry, 0, min(p.limit, 1024))
+	}
+	bytesRead, more := 0, false
+	it := rr.Iterator()
+	for it.Advance() {
+		kvp, err := it.Get()
+		if err != nil {
+			return nil, err
+		}
+		kv, err := keys.splitItemKey(kvp.Key)
+		if err != nil {
+			return nil, err
+		}
+		e := pageEntry{kv: kv, value: kvp.Value}
+		size := len(kvp.Value)
+		if isManifest(kvp.Value) {
+			if e.m, err = decodeManifest(kvp.Value); err != nil {
+				return nil, err
+			}
+			size = e.m.length
+		}
+		entries = append(entries, e)
+		bytesRead += size
+		if p.limit > 0 && len(entries) == p.limit || bytesRead >= p.pageSize {
+			more = true
+			break
+		}
+	}
+	// Start every chunk read of the page before waiting on any.
+	for i := range entries {
+		e := &entries[i]
+		if e.m.count > 0 {
+			e.chunks = make([]fdb.FutureByteSlice, e.m.count)
+			for n := range e.chunks {
+				e.chunks[n] = tr.Get(keys.chunkKey(e.kv, n))
+			}
+		}
+	}
+	pg := &page{scanned: len(entries)}
+	if !p.count {
+		pg.items = make([]Item, 0, len(entries))
+	}
+	for i := range entries {
+		e := &entries[i]
+		enc := e.value
+		if e.chunks != nil {
+			var err error
+			if enc, err = joinChunks(e.m, e.chunks); err != nil {
+				return nil, err
+			}
+		}
+		item, err := DecodeItem(enc)
+		if err != nil {
+			return nil, err
+		}
+		if p.filter != nil {
+			ok, err := p.filter.eval(item)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		pg.count++
+		if p.count {
+			continue
+		}
+		if p.proj != nil {
+			item = p.proj.apply(item)
+		}
+		pg.items = append(pg.items, item)
+	}
+	if more {
+		last := entries[len(entries)-1].kv
+		var err error
+		if pg.lastKey, err = keyItem(p.st, last); err != nil {
+			return nil, err
+		}
+		pg.cursor = encodeCursor(p.fp, last)
+	}
+	return pg, nil
+}
+
+// joinChunks waits for the chunk reads of a chunked item and checks them
+// against its manifest, as readChunked (chunk.go) does for one item.
+func joinChunks(m manifest, futures []fdb.FutureByteSlice) ([]byte, error) {
+	enc := make([]byte, 0, m.length)
+	for n, f := range futures {
+		chunk, err := f.Get()
+		if err != nil {
+			return nil, err
+		}
+		if want := min(ChunkSize, m.length-n*ChunkSize); len(chunk) != want {
+			return nil, &CorruptError{What: "chunk", Offset: len(enc), Reason: "chunk " + strconv.Itoa(n) + " has " + strconv.Itoa(len(chunk)) + " bytes, want " + strconv.Itoa(want)}
+		}
+		enc = append(enc, chunk...)
+	}
+	if newManifest(enc).crc != m.crc {
+		return nil, &CorruptError{What: "chunk", Reason: "checksum mismatch"}
+	}
+	return enc, nil
+}
+
+// keyItem returns the item of key attributes whose packed values are kv.
+func keyItem(st *tableState, kv []byte) (Item, error) {
+	if st.rng.Name == "" {
+		vs, err := unpackKeyValues(kv, st.hash.Type)
+		if err != nil {
+			return nil, err
+		}
+		return Item{st.hash.Name: vs[0]}, nil
+	}
+	vs, err := unpackKeyValues(kv, st.hash.Type, st.rng.Type)
+	if err != nil {
+		return nil, err
+	}
+	return Item{st.hash.Name: vs[0], st.rng.Name: vs[1]}, nil
+}

@@ -1,0 +1,243 @@
+package fdyno
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// stringSort is a table with a string sort key, for begins_with.
+var stringSort = TableSchema{
+	KeySchema:            []KeySchemaElement{{"pk", KeyTypeHash}, {"sk", KeyTypeRange}},
+	AttributeDefinitions: []AttributeDefinition{{"pk", ScalarAttributeTypeS}, {"sk", ScalarAttributeTypeS}},
+}
+
+// sortKeys returns the sk values of items, as text.
+func sortKeys(items []Item) []string {
+	out := []string{}
+	for _, it := range items {
+		v := it["sk"]
+		switch v.Type() {
+		case TypeN:
+			out = append(out, v.N())
+		default:
+			out = append(out, v.S())
+		}
+	}
+	return out
+}
+
+// TestQuery checks Query against the Query page of DynamoDB's developer
+// guide and API reference: key conditions in either operand order, sort
+// order both ways, filters counted after Limit, projections and Select.
+func TestQuery(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashRange)
+	for i := 1; i <= 10; i++ {
+		mustPut(t, db, tbl, Item{"pk": S("p"), "sk": NInt(int64(i)), "odd": Bool(i%2 == 1), "data": S(strings.Repeat("x", i))})
+	}
+	mustPut(t, db, tbl, Item{"pk": S("other"), "sk": N("5")})
+	mustPut(t, db, tbl, Item{"pk": S("p\x00"), "sk": N("5")}) // shares a byte prefix with "p" before the terminator
+	v := func(kv ...any) map[string]Value {
+		m := map[string]Value{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1].(Value)
+		}
+		return m
+	}
+	tests := []struct {
+		name        string
+		in          QueryInput
+		want        []string
+		count       int // -1: len(want)
+		scanned     int // -1: len(want)
+		wantLastKey bool
+	}{
+		{name: "hash only", in: QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: v(":p", S("p"))},
+			want: []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}, count: -1, scanned: -1},
+		{name: "swapped hash", in: QueryInput{KeyConditionExpression: ":p = pk", ExpressionAttributeValues: v(":p", S("other"))},
+			want: []string{"5"}, count: -1, scanned: -1},
+		{name: "eq", in: QueryInput{KeyConditionExpression: "pk = :p AND sk = :s", ExpressionAttributeValues: v(":p", S("p"), ":s", N("3.0"))},
+			want: []string{"3"}, count: -1, scanned: -1},
+		{name: "lt", in: QueryInput{KeyConditionExpression: "pk = :p AND sk < :s", ExpressionAttributeValues: v(":p", S("p"), ":s", N("3"))},
+			want: []string{"1", "2"}, count: -1, scanned: -1},
+		{name: "le", in: QueryInput{KeyConditionExpression: "pk = :p AND sk <= :s", ExpressionAttributeValues: v(":p", S("p"), ":s", N("3"))},
+			want: []string{"1", "2", "3"}, count: -1, scanned: -1},
+		{name: "gt swapped", in: QueryInput{KeyConditionExpression: ":s < sk AND pk = :p", ExpressionAttributeValues: v(":p", S("p"), ":s", N("8"))},
+			want: []string{"9", "10"}, count: -1, scanned: -1},
+		{name: "ge", in: QueryInput{KeyConditionExpression: "(pk = :p) AND (sk >= :s)", ExpressionAttributeValues: v(":p", S("p"), ":s", N("9.5"))},
+			want: []string{"10"}, count: -1, scanned: -1},
+		{name: "between", in: QueryInput{KeyConditionExpression: "pk = :p AND sk BETWEEN :a AND :b", ExpressionAttributeValues: v(":p", S("p"), ":a", N("-1"), ":b", N("2"))},
+			want: []string{"1", "2"}, count: -1, scanned: -1},
+		{name: "descending", in: QueryInput{KeyConditionExpression: "pk = :p AND sk > :s", ScanIndexForward: Forward(false), ExpressionAttributeValues: v(":p", S("p"), ":s", N("7"))},
+			want: []string{"10", "9", "8"}, count: -1, scanned: -1},
+		{name: "no such partition", in: QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: v(":p", S("q"))},
+			want: []string{}, count: -1, scanned: -1},
+		{name: "filter after limit", in: QueryInput{KeyConditionExpression: "pk = :p", FilterExpression: "odd = :t", Limit: 4,
+			ExpressionAttributeValues: v(":p", S("p"), ":t", Bool(true))},
+			want: []string{"1", "3"}, count: -1, scanned: 4, wantLastKey: true},
+		{name: "limit reached exactly", in: QueryInput{KeyConditionExpression: "pk = :p AND sk >= :s", Limit: 2, ExpressionAttributeValues: v(":p", S("p"), ":s", N("9"))},
+			want: []string{"9", "10"}, count: -1, scanned: -1, wantLastKey: true},
+		{name: "projection", in: QueryInput{KeyConditionExpression: "pk = :p AND sk = :s", ProjectionExpression: "#s, odd", ExpressionAttributeNames: map[string]string{"#s": "sk"},
+			ExpressionAttributeValues: v(":p", S("p"), ":s", N("1"))},
+			want: []string{"1"}, count: -1, scanned: -1},
+		{name: "count", in: QueryInput{KeyConditionExpression: "pk = :p", Select: SelectCount, FilterExpression: "size(#d) > :n",
+			ExpressionAttributeNames: map[string]string{"#d": "data"}, ExpressionAttributeValues: v(":p", S("p"), ":n", N("7"))},
+			want: []string{}, count: 3, scanned: 10},
+		{name: "page size", in: QueryInput{KeyConditionExpression: "pk = :p", PageSize: 1, ExpressionAttributeValues: v(":p", S("p"))},
+			want: []string{"1"}, count: -1, scanned: -1, wantLastKey: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := tbl.Query(db, tc.in)
+			if err != nil {
+				t.Fatalf("Query: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, sortKeys(out.Items)); diff != "" {
+				t.Errorf("Query() mismatch (-want +got):\n%s", diff)
+			}
+			if tc.count < 0 {
+				tc.count = len(tc.want)
+			}
+			if tc.scanned < 0 {
+				tc.scanned = len(tc.want)
+			}
+			if out.Count != tc.count || out.ScannedCount != tc.scanned {
+				t.Errorf("Count, ScannedCount = %d, %d, want %d, %d", out.Count, out.ScannedCount, tc.count, tc.scanned)
+			}
+			if (out.LastEvaluatedKey != nil) != tc.wantLastKey || (out.Cursor != nil) != tc.wantLastKey {
+				t.Errorf("LastEvaluatedKey = %v, Cursor = %x, want one: %v", out.LastEvaluatedKey, out.Cursor, tc.wantLastKey)
+			}
+			if tc.in.Select == SelectCount && out.Items != nil {
+				t.Errorf("COUNT returned items %v", out.Items)
+			}
+		})
+	}
+
+	t.Run("projection content", func(t *testing.T) {
+		out, err := tbl.Query(db, QueryInput{KeyConditionExpression: "pk = :p AND sk = :s", ProjectionExpression: "odd",
+			ExpressionAttributeValues: v(":p", S("p"), ":s", N("1"))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]Item{{"odd": Bool(true)}}, out.Items, itemCmp); diff != "" {
+			t.Errorf("Query() mismatch (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("last evaluated key", func(t *testing.T) {
+		in := QueryInput{KeyConditionExpression: "pk = :p", Limit: 3, ExpressionAttributeValues: v(":p", S("p"))}
+		out, err := tbl.Query(db, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(Item{"pk": S("p"), "sk": N("3")}, out.LastEvaluatedKey, itemCmp); diff != "" {
+			t.Errorf("LastEvaluatedKey mismatch (-want +got):\n%s", diff)
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+		out, err = tbl.Query(db, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"4", "5", "6"}, sortKeys(out.Items)); diff != "" {
+			t.Errorf("second page mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestQueryBeginsWith checks begins_with on S and B sort keys, including
+// prefixes ending in 0x00 and 0xff bytes, which the tuple encoding escapes.
+func TestQueryBeginsWith(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, stringSort)
+	for _, sk := range []string{"a", "ab", "abc", "abd", "ac", "b", "a\x00", "a\x00b", "ab\x00"} {
+		mustPut(t, db, tbl, Item{"pk": S("p"), "sk": S(sk)})
+	}
+	tests := []struct {
+		prefix string
+		want   []string
+	}{
+		{"a", []string{"a", "a\x00", "a\x00b", "ab", "ab\x00", "abc", "abd", "ac"}},
+		{"ab", []string{"ab", "ab\x00", "abc", "abd"}},
+		{"a\x00", []string{"a\x00", "a\x00b"}},
+		{"ab\x00", []string{"ab\x00"}},
+		{"abc", []string{"abc"}},
+		{"z", []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(fdb.Printable([]byte(tc.prefix)), func(t *testing.T) {
+			out, err := tbl.Query(db, QueryInput{KeyConditionExpression: "pk = :p AND begins_with(sk, :b)",
+				ExpressionAttributeValues: map[string]Value{":p": S("p"), ":b": S(tc.prefix)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, sortKeys(out.Items)); diff != "" {
+				t.Errorf("Query() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestQueryValidation checks the ValidationExceptions DynamoDB documents
+// for Query's parameters.
+func TestQueryValidation(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashRange)
+	other := newTestTable(t, db, hashOnly)
+	_ = other
+	pv := map[string]Value{":p": S("p")}
+	tests := []struct {
+		name string
+		in   QueryInput
+		want string
+	}{
+		{"no key condition", QueryInput{}, "KeyConditionExpression parameter must be specified"},
+		{"index", QueryInput{IndexName: "byX", KeyConditionExpression: "pk = :p", ExpressionAttributeValues: pv}, "does not have the specified index"},
+		{"or", QueryInput{KeyConditionExpression: "pk = :p OR sk = :s", ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": N("1")}}, "Invalid operator used in KeyConditionExpression: OR"},
+		{"not", QueryInput{KeyConditionExpression: "NOT pk = :p", ExpressionAttributeValues: pv}, "Invalid operator used in KeyConditionExpression: NOT"},
+		{"in", QueryInput{KeyConditionExpression: "pk IN (:p)", ExpressionAttributeValues: pv}, "Invalid operator used in KeyConditionExpression: IN"},
+		{"ne", QueryInput{KeyConditionExpression: "pk <> :p", ExpressionAttributeValues: pv}, "<>"},
+		{"missing hash", QueryInput{KeyConditionExpression: "sk = :s", ExpressionAttributeValues: map[string]Value{":s": N("1")}}, "Query condition missed key schema element: pk"},
+		{"hash inequality", QueryInput{KeyConditionExpression: "pk > :p", ExpressionAttributeValues: pv}, "Query key condition not supported"},
+		{"non-key attribute", QueryInput{KeyConditionExpression: "pk = :p AND x = :s", ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": N("1")}}, "Query key condition not supported"},
+		{"two sort conditions", QueryInput{KeyConditionExpression: "pk = :p AND sk > :s AND sk < :t", ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": N("1"), ":t": N("5")}}, "length 1 or 2"},
+		{"two hash conditions", QueryInput{KeyConditionExpression: "pk = :p AND pk = :p", ExpressionAttributeValues: pv}, "one condition per key"},
+		{"wrong type", QueryInput{KeyConditionExpression: "pk = :p AND sk = :s", ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": S("1")}}, "Condition parameter type does not match schema type"},
+		{"begins_with on N", QueryInput{KeyConditionExpression: "pk = :p AND begins_with(sk, :s)", ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": N("1")}}, "begins_with"},
+		{"other function", QueryInput{KeyConditionExpression: "pk = :p AND attribute_exists(sk)", ExpressionAttributeValues: pv}, "attribute_exists"},
+		{"path vs path", QueryInput{KeyConditionExpression: "pk = :p AND sk = pk", ExpressionAttributeValues: pv}, "not supported"},
+		{"nested", QueryInput{KeyConditionExpression: "pk.a = :p", ExpressionAttributeValues: pv}, "nested"},
+		{"empty hash", QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: map[string]Value{":p": S("")}}, "empty string"},
+		{"filter on key", QueryInput{KeyConditionExpression: "pk = :p", FilterExpression: "sk > :s", ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": N("1")}}, "Primary key attribute: sk"},
+		{"filter on nested key", QueryInput{KeyConditionExpression: "pk = :p", FilterExpression: "size(pk) > :s", ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": N("1")}}, "Primary key attribute: pk"},
+		{"unused value", QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: map[string]Value{":p": S("p"), ":x": N("1")}}, "unused in expressions: keys: {:x}"},
+		{"unused name", QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeNames: map[string]string{"#x": "x"}, ExpressionAttributeValues: pv}, "unused in expressions: keys: {#x}"},
+		{"undefined value", QueryInput{KeyConditionExpression: "pk = :q", ExpressionAttributeValues: pv}, "not defined"},
+		{"negative limit", QueryInput{KeyConditionExpression: "pk = :p", Limit: -1, ExpressionAttributeValues: pv}, "greater than or equal to 1"},
+		{"all projected", QueryInput{KeyConditionExpression: "pk = :p", Select: SelectAllProjectedAttributes, ExpressionAttributeValues: pv}, "IndexName"},
+		{"bad select", QueryInput{KeyConditionExpression: "pk = :p", Select: "SOME", ExpressionAttributeValues: pv}, "enum value set"},
+		{"specific without projection", QueryInput{KeyConditionExpression: "pk = :p", Select: SelectSpecificAttributes, ExpressionAttributeValues: pv}, "Must specify the ProjectionExpression"},
+		{"count with projection", QueryInput{KeyConditionExpression: "pk = :p", Select: SelectCount, ProjectionExpression: "a", ExpressionAttributeValues: pv}, "Cannot specify the ProjectionExpression"},
+		{"start key outside", QueryInput{KeyConditionExpression: "pk = :p", ExclusiveStartKey: Item{"pk": S("q"), "sk": N("1")}, ExpressionAttributeValues: pv}, "outside query boundaries"},
+		{"start key outside sort range", QueryInput{KeyConditionExpression: "pk = :p AND sk < :s", ExclusiveStartKey: Item{"pk": S("p"), "sk": N("7")}, ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": N("5")}}, "outside query boundaries"},
+		{"start key wrong type", QueryInput{KeyConditionExpression: "pk = :p", ExclusiveStartKey: Item{"pk": S("p"), "sk": S("1")}, ExpressionAttributeValues: pv}, "starting key is invalid"},
+		{"start key other schema", QueryInput{KeyConditionExpression: "pk = :p", ExclusiveStartKey: Item{"pk": S("p")}, ExpressionAttributeValues: pv}, "starting key is invalid"},
+		{"start key extra attribute", QueryInput{KeyConditionExpression: "pk = :p", ExclusiveStartKey: Item{"pk": S("p"), "sk": N("1"), "x": N("1")}, ExpressionAttributeValues: pv}, "starting key is invalid"},
+		{"start key and cursor", QueryInput{KeyConditionExpression: "pk = :p", ExclusiveStartKey: Item{"pk": S("p"), "sk": N("1")}, Cursor: []byte{1}, ExpressionAttributeValues: pv}, "exclusive"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tbl.Query(db, tc.in)
+			var ve *ValidationError
+			if !errors.As(err, &ve) || !errors.Is(err, ErrValidation) {
+				t.Fatalf("Query() error = %v, want a *ValidationError", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Query() error = %q, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
