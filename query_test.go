@@ -2,12 +2,16 @@ package fdyno
 
 import (
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"pgregory.net/rapid"
 )
 
 // stringSort is a table with a string sort key, for begins_with.
@@ -239,5 +243,170 @@ func TestQueryValidation(t *testing.T) {
 				t.Errorf("Query() error = %q, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestQueryModel checks Query against a brute-force filter-and-sort of a
+// model of the table: both directions, every Limit and page size, pages
+// resumed by ExclusiveStartKey or by Cursor at random, chunked items, and
+// QueryAll walking the same pages.
+func TestQueryModel(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	n := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		typ := rapid.SampledFrom([]Type{TypeS, TypeB, TypeN}).Draw(rt, "type")
+		schema := TableSchema{
+			KeySchema:            []KeySchemaElement{{"pk", KeyTypeHash}, {"sk", KeyTypeRange}},
+			AttributeDefinitions: []AttributeDefinition{{"pk", ScalarAttributeTypeS}, {"sk", ScalarAttributeType(typ.String())}},
+		}
+		n++
+		tbl, err := Open(db, "Query"+strconv.Itoa(n), root, WithSchema(schema), WithChunkThreshold(200))
+		if err != nil {
+			rt.Fatal(err)
+		}
+		model := map[string]Item{}
+		for _, it := range rapid.SliceOfN(rapid.Custom(func(t *rapid.T) Item {
+			it := Item{
+				"pk": S(rapid.SampledFrom([]string{"p", "p\x00", "pa", "o"}).Draw(t, "pk")),
+				"sk": sortValueGen(typ).Draw(t, "sk"),
+				"f":  NInt(int64(rapid.IntRange(0, 3).Draw(t, "f"))),
+			}
+			if rapid.IntRange(0, 4).Draw(t, "big") == 0 {
+				it["pad"] = S(strings.Repeat("z", 300))
+			}
+			return it
+		}), 0, 25).Draw(rt, "items") {
+			if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
+				rt.Fatal(err)
+			}
+			kv, _ := packKeyValues(it["pk"], it["sk"])
+			model[string(kv)] = it
+		}
+		kc := keyCondGen(typ).Draw(rt, "kc")
+		forward := rapid.Bool().Draw(rt, "forward")
+		in := QueryInput{
+			KeyConditionExpression:    "pk = :p",
+			ExpressionAttributeValues: map[string]Value{":p": kc.hash},
+			ScanIndexForward:          Forward(forward),
+			Limit:                     rapid.IntRange(0, 8).Draw(rt, "limit"),
+			PageSize:                  rapid.SampledFrom([]int{0, 1, 100, 400, 2000}).Draw(rt, "pageSize"),
+		}
+		switch kc.op {
+		case sortNone:
+		case sortBetween:
+			in.KeyConditionExpression += " AND sk BETWEEN :lo AND :hi"
+			in.ExpressionAttributeValues[":lo"], in.ExpressionAttributeValues[":hi"] = kc.lo, kc.hi
+		case sortBeginsWith:
+			in.KeyConditionExpression += " AND begins_with(sk, :lo)"
+			in.ExpressionAttributeValues[":lo"] = kc.lo
+		default:
+			in.KeyConditionExpression = ":lo " + flipped[kc.op] + " sk AND " + in.KeyConditionExpression
+			in.ExpressionAttributeValues[":lo"] = kc.lo
+		}
+		filter := rapid.IntRange(-1, 3).Draw(rt, "filter")
+		if filter >= 0 {
+			in.FilterExpression = "f <> :f"
+			in.ExpressionAttributeValues[":f"] = NInt(int64(filter))
+		}
+
+		// The model's answer.
+		var want, matched []Item
+		for _, k := range sortedKeys(model) {
+			it := model[k]
+			if !it["pk"].Equal(kc.hash) || !modelKeyCond(kc, it["sk"]) {
+				continue
+			}
+			matched = append(matched, it)
+		}
+		if !forward {
+			slices.Reverse(matched)
+		}
+		for _, it := range matched {
+			if filter < 0 || it["f"].N() != strconv.Itoa(filter) {
+				want = append(want, it)
+			}
+		}
+
+		var got []Item
+		scanned := 0
+		page := in
+		for pages := 0; ; pages++ {
+			if pages > len(matched)+2 {
+				rt.Fatalf("more than %d pages", pages)
+			}
+			out, err := tbl.Query(db, page)
+			if err != nil {
+				rt.Fatalf("Query(%+v): %v", page, err)
+			}
+			if in.Limit > 0 && out.ScannedCount > in.Limit {
+				rt.Fatalf("page scanned %d items, Limit %d", out.ScannedCount, in.Limit)
+			}
+			got = append(got, out.Items...)
+			scanned += out.ScannedCount
+			if out.LastEvaluatedKey == nil {
+				break
+			}
+			page.ExclusiveStartKey, page.Cursor = nil, nil
+			if rapid.Bool().Draw(rt, "byCursor") {
+				page.Cursor = out.Cursor
+			} else {
+				page.ExclusiveStartKey = out.LastEvaluatedKey
+			}
+		}
+		if diff := cmp.Diff(want, got, itemCmp, cmpopts.EquateEmpty()); diff != "" {
+			rt.Fatalf("Query(%s) mismatch (-want +got):\n%s", kc, diff)
+		}
+		if scanned != len(matched) {
+			rt.Fatalf("ScannedCount total %d, want %d", scanned, len(matched))
+		}
+		var all []Item
+		for it, err := range tbl.QueryAll(db, in) {
+			if err != nil {
+				rt.Fatal(err)
+			}
+			all = append(all, it)
+		}
+		if diff := cmp.Diff(want, all, itemCmp, cmpopts.EquateEmpty()); diff != "" {
+			rt.Fatalf("QueryAll(%s) mismatch (-want +got):\n%s", kc, diff)
+		}
+		for _, p := range tableProblems(db, tbl) {
+			rt.Errorf("checkTable: %s", p)
+		}
+	})
+}
+
+// TestQueryAllBreak checks that QueryAll stops reading when the consumer
+// breaks, and yields a validation error once.
+func TestQueryAllBreak(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashRange)
+	for i := range 10 {
+		mustPut(t, db, tbl, Item{"pk": S("p"), "sk": NInt(int64(i))})
+	}
+	in := QueryInput{KeyConditionExpression: "pk = :p", Limit: 2, ExpressionAttributeValues: map[string]Value{":p": S("p")}}
+	var got []string
+	for it, err := range tbl.QueryAll(db, in) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, it["sk"].N())
+		if len(got) == 3 {
+			break
+		}
+	}
+	if diff := cmp.Diff([]string{"0", "1", "2"}, got); diff != "" {
+		t.Errorf("QueryAll() mismatch (-want +got):\n%s", diff)
+	}
+	errs := 0
+	in.KeyConditionExpression = "pk > :p"
+	for it, err := range tbl.QueryAll(db, in) {
+		if it != nil || !errors.Is(err, ErrValidation) {
+			t.Errorf("QueryAll() = %v, %v; want a validation error", it, err)
+		}
+		errs++
+	}
+	if errs != 1 {
+		t.Errorf("QueryAll() yielded %d errors, want 1", errs)
 	}
 }

@@ -1,0 +1,191 @@
+package fdyno
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+var (
+	keyHash    = keyAttr{Name: "pk", Type: TypeS}
+	keyRangeN  = keyAttr{Name: "sk", Type: TypeN}
+	keyRangeS  = keyAttr{Name: "sk", Type: TypeS}
+	keyCondEAV = map[string]Value{":p": S("p"), ":n": N("1"), ":m": N("2"), ":s": S("x"), ":b": B([]byte{0, 0xff})}
+	keyCondEAN = map[string]string{"#p": "pk", "#k": "sk"}
+)
+
+// TestParseKeyCondition checks that both operand orders, parentheses and
+// placeholders normalize to the same key condition.
+func TestParseKeyCondition(t *testing.T) {
+	tests := []struct {
+		expr string
+		rng  keyAttr
+		want string
+	}{
+		{"pk = :p", keyRangeN, `hash = {"S":"p"}`},
+		{":p = #p", keyRangeN, `hash = {"S":"p"}`},
+		{"pk = :p AND sk = :n", keyRangeN, `hash = {"S":"p"} AND range = {"N":"1"}`},
+		{"#k > :n AND :p = pk", keyRangeN, `hash = {"S":"p"} AND range > {"N":"1"}`},
+		{":n > #k AND pk = :p", keyRangeN, `hash = {"S":"p"} AND range < {"N":"1"}`},
+		{":n <= sk AND pk = :p", keyRangeN, `hash = {"S":"p"} AND range >= {"N":"1"}`},
+		{":n >= sk AND pk = :p", keyRangeN, `hash = {"S":"p"} AND range <= {"N":"1"}`},
+		{"(pk = :p) AND (sk BETWEEN :n AND :m)", keyRangeN, `hash = {"S":"p"} AND range BETWEEN {"N":"1"} AND {"N":"2"}`},
+		{"pk = :p and begins_with(#k, :s)", keyRangeS, `hash = {"S":"p"} AND begins_with(range, {"S":"x"})`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.expr, func(t *testing.T) {
+			c, err := newExprContext(keyCondEAN, keyCondEAV)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kc, err := parseKeyCondition(c, tc.expr, keyHash, tc.rng)
+			if err != nil {
+				t.Fatalf("parseKeyCondition(%q): %v", tc.expr, err)
+			}
+			if diff := cmp.Diff(tc.want, kc.String()); diff != "" {
+				t.Errorf("parseKeyCondition(%q) mismatch (-want +got):\n%s", tc.expr, diff)
+			}
+		})
+	}
+}
+
+// sortValueGen draws sort key values of type typ from a small alphabet
+// rich in the bytes the tuple encoding escapes (0x00) or that end ranges
+// (0xff).
+func sortValueGen(typ Type) *rapid.Generator[Value] {
+	return rapid.Custom(func(t *rapid.T) Value {
+		switch typ {
+		case TypeN:
+			i := rapid.IntRange(-6, 6).Draw(t, "int")
+			if rapid.Bool().Draw(t, "frac") {
+				return N(strconv.Itoa(i) + ".5")
+			}
+			return NInt(int64(i))
+		case TypeB:
+			b := rapid.SliceOfN(rapid.SampledFrom([]byte{0x00, 0x01, 'a', 0xfe, 0xff}), 1, 3).Draw(t, "b")
+			return B(b)
+		}
+		parts := rapid.SliceOfN(rapid.SampledFrom([]string{"\x00", "a", "b", "é"}), 1, 3).Draw(t, "s")
+		return S(strings.Join(parts, ""))
+	})
+}
+
+// modelKeyCond is the meaning of a key condition on a sort value: the
+// oracle of TestKeyConditionRange and the Query model tests.
+func modelKeyCond(kc *keyCondition, v Value) bool {
+	c, _ := compareScalars(v, kc.lo)
+	switch kc.op {
+	case sortNone:
+		return true
+	case sortEq:
+		return c == 0
+	case sortLt:
+		return c < 0
+	case sortLe:
+		return c <= 0
+	case sortGt:
+		return c > 0
+	case sortGe:
+		return c >= 0
+	case sortBetween:
+		d, _ := compareScalars(v, kc.hi)
+		return c >= 0 && d <= 0
+	case sortBeginsWith:
+		return strings.HasPrefix(v.s, kc.lo.s)
+	}
+	panic("unknown op " + kc.op)
+}
+
+// keyCondGen draws a key condition with hash "p" on a sort key of type typ.
+func keyCondGen(typ Type) *rapid.Generator[*keyCondition] {
+	return rapid.Custom(func(t *rapid.T) *keyCondition {
+		ops := []string{sortNone, sortEq, sortLt, sortLe, sortGt, sortGe, sortBetween}
+		if typ != TypeN {
+			ops = append(ops, sortBeginsWith)
+		}
+		kc := &keyCondition{hash: S("p"), op: rapid.SampledFrom(ops).Draw(t, "op")}
+		if kc.op != sortNone {
+			kc.lo = sortValueGen(typ).Draw(t, "lo")
+		}
+		if kc.op == sortBetween {
+			kc.hi = sortValueGen(typ).Draw(t, "hi")
+			if c, _ := compareScalars(kc.lo, kc.hi); c > 0 {
+				kc.lo, kc.hi = kc.hi, kc.lo
+			}
+		}
+		return kc
+	})
+}
+
+// TestKeyConditionRange checks kvRange against brute force: a packed key
+// is in the range exactly when its hash is the condition's and its sort
+// value satisfies the condition, for neighbouring hashes ("p\x00", "pa",
+// "o", "q") and sort values full of escaped bytes.
+func TestKeyConditionRange(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		typ := rapid.SampledFrom([]Type{TypeS, TypeB, TypeN}).Draw(t, "type")
+		kc := keyCondGen(typ).Draw(t, "kc")
+		lo, hi, err := kc.kvRange(true)
+		if err != nil {
+			t.Fatalf("kvRange(%s): %v", kc, err)
+		}
+		for i, v := range rapid.SliceOfN(sortValueGen(typ), 1, 30).Draw(t, "values") {
+			for _, h := range []string{"p", "p\x00", "pa", "o", "q"} {
+				k, err := packKeyValues(S(h), v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := h == "p" && modelKeyCond(kc, v)
+				if got := inRange(k, lo, hi); got != want {
+					t.Fatalf("value %d: %s in range of %s = %v, want %v (range [%x, %x), key %x)", i, v, kc, got, want, lo, hi, k)
+				}
+			}
+		}
+		// Without a sort key the range is the one key.
+		lo, hi, _ = (&keyCondition{hash: kc.hash}).kvRange(false)
+		k, _ := packKeyValues(S("p"))
+		k2, _ := packKeyValues(S("p\x00"))
+		if !inRange(k, lo, hi) || inRange(k2, lo, hi) {
+			t.Fatalf("hash-only range [%x, %x) is wrong", lo, hi)
+		}
+	})
+}
+
+// FuzzParseKeyCondition checks that the parser never panics and that
+// every condition it accepts has a well-formed key range inside its
+// partition, and prints to a condition that parses the same.
+func FuzzParseKeyCondition(f *testing.F) {
+	for _, s := range []string{"pk = :p", ":p = pk AND sk < :n", "pk = :p AND sk BETWEEN :n AND :m", "pk = :p AND begins_with(sk, :s)",
+		"(#p = :p) AND (#k >= :n)", "pk = :p OR sk = :n", "NOT pk = :p", "pk IN (:p)", "sk = :n", "pk = :p AND sk = pk", "pk = :p AND size(sk) > :n"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, expr string, stringSort bool) {
+		rng := keyRangeN
+		if stringSort {
+			rng = keyRangeS
+		}
+		c, err := newExprContext(keyCondEAN, keyCondEAV)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kc, err := parseKeyCondition(c, expr, keyHash, rng)
+		if err != nil {
+			if _, ok := err.(*ValidationError); !ok {
+				t.Fatalf("parseKeyCondition(%q) error %T %v, want *ValidationError", expr, err, err)
+			}
+			return
+		}
+		lo, hi, err := kc.kvRange(true)
+		if err != nil {
+			t.Fatalf("kvRange(%s): %v", kc, err)
+		}
+		p, _ := packKeyValues(kc.hash)
+		if string(lo) > string(hi) || !strings.HasPrefix(string(lo), string(p)) || string(hi) > string(p)+"\xff" {
+			t.Fatalf("%q: range [%x, %x) outside partition %x", expr, lo, hi, p)
+		}
+	})
+}
