@@ -1,0 +1,160 @@
+package fdyno
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+)
+
+// TestCursorTampered checks issue 5's cursor rules: a cursor from another
+// table, query, segment or direction is refused with a validation error,
+// and a cursor changed byte by byte is either refused or resumes inside
+// the query's own key range.
+func TestCursorTampered(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashRange)
+	other, err := Open(db, "Other", testRoot(t, db), WithSchema(hashRange))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pk := range []string{"o", "p", "q"} {
+		for i := range 6 {
+			it := Item{"pk": S(pk), "sk": NInt(int64(i))}
+			mustPut(t, db, tbl, it)
+			mustPut(t, db, other, it)
+		}
+	}
+	in := QueryInput{KeyConditionExpression: "pk = :p AND sk < :s", Limit: 2, ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": N("4")}}
+	out, err := tbl.Query(db, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cursor := out.Cursor
+	oout, err := other.Query(db, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherCursor := oout.Cursor
+	rejects := map[string]struct {
+		tbl *Table
+		in  QueryInput
+	}{
+		"other table":     {other, in},
+		"other condition": {tbl, QueryInput{KeyConditionExpression: "pk = :p AND sk < :s", ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": N("5")}}},
+		"other partition": {tbl, QueryInput{KeyConditionExpression: "pk = :p AND sk < :s", ExpressionAttributeValues: map[string]Value{":p": S("q"), ":s": N("4")}}},
+		"other direction": {tbl, QueryInput{KeyConditionExpression: in.KeyConditionExpression, ScanIndexForward: Forward(false), ExpressionAttributeValues: in.ExpressionAttributeValues}},
+	}
+	for name, r := range rejects {
+		t.Run(name, func(t *testing.T) {
+			q := r.in
+			q.Cursor = cursor
+			if _, err := r.tbl.Query(db, q); !errors.Is(err, ErrValidation) {
+				t.Errorf("Query() error = %v, want ErrValidation", err)
+			}
+		})
+	}
+	t.Run("scan cursor", func(t *testing.T) {
+		sout, err := tbl.Scan(db, ScanInput{Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := in
+		q.Cursor = sout.Cursor
+		if _, err := tbl.Query(db, q); !errors.Is(err, ErrValidation) {
+			t.Errorf("Query() with a Scan cursor: error = %v, want ErrValidation", err)
+		}
+	})
+	t.Run("each byte", func(t *testing.T) {
+		for i := range cursor {
+			for _, x := range []byte{0x01, 0x80, 0xff} {
+				bad := bytes.Clone(cursor)
+				bad[i] ^= x
+				q := in
+				q.Cursor = bad
+				out, err := tbl.Query(db, q)
+				if err != nil {
+					if !errors.Is(err, ErrValidation) {
+						t.Errorf("byte %d ^ %#x: error = %v, want ErrValidation", i, x, err)
+					}
+					continue
+				}
+				for _, it := range out.Items {
+					if !it["pk"].Equal(S("p")) || it["sk"].N() >= "4" {
+						t.Errorf("byte %d ^ %#x: read %v, outside the query", i, x, it)
+					}
+				}
+			}
+		}
+		for _, bad := range [][]byte{{}, cursor[:1], cursor[:len(cursor)-1], append(bytes.Clone(cursor), 0)} {
+			q := in
+			q.Cursor = bad
+			if _, err := tbl.Query(db, q); !errors.Is(err, ErrValidation) {
+				t.Errorf("cursor %x: error = %v, want ErrValidation", bad, err)
+			}
+		}
+	})
+	t.Run("recreated table", func(t *testing.T) {
+		if err := DeleteTable(db, "Other", testRootOf(other)); err != nil {
+			t.Fatal(err)
+		}
+		again, err := Open(db, "Other", testRootOf(other), WithSchema(hashRange))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustPut(t, db, again, Item{"pk": S("p"), "sk": N("3")})
+		q := in
+		q.Cursor = otherCursor
+		for _, h := range []*Table{other, again} {
+			if _, err := h.Query(db, q); !errors.Is(err, ErrValidation) {
+				t.Errorf("cursor of the deleted table: error = %v, want ErrValidation", err)
+			}
+		}
+	})
+}
+
+// testRootOf returns the WithRoot option of the directory tbl lives in.
+func testRootOf(tbl *Table) Option {
+	return WithRoot(tbl.path[:len(tbl.path)-1]...)
+}
+
+// FuzzCursor checks that decoding untrusted cursor bytes never panics,
+// accepts only cursors of the request's fingerprint whose key lies in the
+// request's range, and round-trips what it accepts.
+func FuzzCursor(f *testing.F) {
+	st := newTableState(nil, tableKeys{}, hashRange)
+	kc := &keyCondition{hash: S("p"), op: sortLt, lo: N("10")}
+	lo, hi, err := kc.kvRange(true)
+	if err != nil {
+		f.Fatal(err)
+	}
+	fp := newCursorFingerprint("Test", []byte("prefix"), "Query", "", lo, hi, true)
+	for _, sk := range []string{"1", "-3.5", "9.99", "10", "11"} {
+		kv, _ := packKeyValues(S("p"), N(sk))
+		f.Add(encodeCursor(fp, kv))
+	}
+	kv, _ := packKeyValues(S("q"), N("1"))
+	f.Add(encodeCursor(fp, kv))
+	f.Add([]byte{})
+	f.Add([]byte{cursorVersion})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		kv, err := decodeCursor(b, fp, st, lo, hi)
+		if err != nil {
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("decodeCursor(%x) error %T, want *ValidationError", b, err)
+			}
+			return
+		}
+		if !inRange(kv, lo, hi) {
+			t.Fatalf("decodeCursor(%x) = %x, outside [%x, %x)", b, kv, lo, hi)
+		}
+		if _, err := keyItem(st, kv); err != nil {
+			t.Fatalf("decodeCursor(%x) = %x, not a key: %v", b, kv, err)
+		}
+		if got := encodeCursor(fp, kv); !bytes.Equal(got, b) {
+			t.Fatalf("decodeCursor(%x) = %x, which encodes to %x", b, kv, got)
+		}
+	})
+}

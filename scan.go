@@ -1,0 +1,188 @@
+package fdyno
+
+import (
+	"iter"
+	"strconv"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// Parallel scan bounds (DynamoDB's API reference).
+const (
+	// MaxTotalSegments is the most segments a parallel scan may have.
+	MaxTotalSegments = 1_000_000
+)
+
+// ScanInput is the request of [Table.Scan], DynamoDB's Scan. Zero values
+// are the defaults.
+type ScanInput struct {
+	// IndexName must be empty: scanning secondary indexes comes with
+	// index.go (issue 5).
+	IndexName                 string
+	FilterExpression          string
+	ProjectionExpression      string
+	ExpressionAttributeNames  map[string]string
+	ExpressionAttributeValues map[string]Value
+	// Limit is the most items the page reads (evaluates), before the
+	// filter; 0 means no limit.
+	Limit int
+	// PageSize is the most bytes of items the page reads, before the
+	// filter; 0 means DefaultPageSize. Not a DynamoDB parameter.
+	PageSize int
+	Select   Select
+	// ExclusiveStartKey is the LastEvaluatedKey of the previous page.
+	ExclusiveStartKey Item
+	// Cursor is the Cursor of the previous page, an alternative to
+	// ExclusiveStartKey.
+	Cursor []byte
+	// Segment and TotalSegments make the scan one of TotalSegments
+	// parallel scans, each reading a disjoint part of the table; together
+	// they read every item exactly once. TotalSegments 0 means one scan
+	// of the whole table.
+	Segment       int
+	TotalSegments int
+	// ConsistentRead is accepted for compatibility; every read is
+	// strongly consistent.
+	ConsistentRead bool
+}
+
+// ScanOutput is one page of a Scan.
+type ScanOutput struct {
+	// Items are the items of the page that passed the filter, projected;
+	// nil for Select COUNT.
+	Items []Item
+	// Count is the number of items that passed the filter.
+	Count int
+	// ScannedCount is the number of items read, before the filter.
+	ScannedCount int
+	// LastEvaluatedKey holds the key attributes of the last item read when
+	// the page stopped at Limit or PageSize; nil when the scan is done.
+	LastEvaluatedKey Item
+	// Cursor is LastEvaluatedKey in opaque form, bound to this scan and
+	// segment; nil when the scan is done.
+	Cursor []byte
+}
+
+// Scan reads one page of the table's items (or of one segment of them),
+// in key order, with one FoundationDB range read. Items are in the order
+// of their keys, which is partition-key order, not DynamoDB's hash order.
+// See https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Scan.html.
+//
+// rt may be an fdb.Database, an fdb.Transaction or a snapshot of one;
+// the page is read in that one transaction. Use [Table.ScanAll] or
+// [Table.ScanPages] to walk every page, each in a fresh transaction.
+//
+// Errors: as for [Table.Query]. Scan is safe for concurrent use.
+func (t *Table) Scan(rt fdb.ReadTransactor, in ScanInput) (*ScanOutput, error) {
+	st0 := t.state.Load()
+	p0, err := t.scanPlan(st0, &in)
+	if err != nil {
+		return nil, err
+	}
+	return readTransact(rt, func(tr fdb.ReadTransaction) (*ScanOutput, error) {
+		pg, err := t.runPlan(tr, st0, p0, func(st *tableState) (*readPlan, error) { return t.scanPlan(st, &in) })
+		if err != nil {
+			return nil, err
+		}
+		return &ScanOutput{Items: pg.items, Count: pg.count, ScannedCount: pg.scanned, LastEvaluatedKey: pg.lastKey, Cursor: pg.cursor}, nil
+	})
+}
+
+// ScanPages returns an iterator over the pages of a Scan, each read in a
+// fresh read transaction of t, as [Table.QueryPages] does.
+func (t *Table) ScanPages(tr fdb.Transactor, in ScanInput) iter.Seq2[*ScanOutput, error] {
+	return func(yield func(*ScanOutput, error) bool) {
+		for {
+			out, err := t.Scan(tr, in)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(out, nil) || out.Cursor == nil {
+				return
+			}
+			in.ExclusiveStartKey, in.Cursor = nil, out.Cursor
+		}
+	}
+}
+
+// ScanAll returns an iterator over every item of a Scan, page by page as
+// [Table.ScanPages] reads them. A failure is yielded once, as (nil, err),
+// and ends the walk.
+func (t *Table) ScanAll(tr fdb.Transactor, in ScanInput) iter.Seq2[Item, error] {
+	return allItems(t.ScanPages(tr, in), func(o *ScanOutput) []Item { return o.Items })
+}
+
+// scanPlan validates in against table state st and plans its page.
+func (t *Table) scanPlan(st *tableState, in *ScanInput) (*readPlan, error) {
+	const op = "Scan"
+	o := readOptions{filter: in.FilterExpression, proj: in.ProjectionExpression, names: in.ExpressionAttributeNames,
+		values: in.ExpressionAttributeValues, limit: in.Limit, pageSize: in.PageSize, sel: in.Select,
+		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName}
+	fail := func(reason string) (*readPlan, error) {
+		return nil, &ValidationError{Op: op, Reason: reason}
+	}
+	switch {
+	case in.TotalSegments < 0 || in.TotalSegments > MaxTotalSegments:
+		return fail("1 validation error detected: Value '" + strconv.Itoa(in.TotalSegments) + "' at 'totalSegments' failed to satisfy constraint: Member must have value between 1 and 1000000")
+	case in.Segment < 0 || in.Segment >= MaxTotalSegments:
+		return fail("1 validation error detected: Value '" + strconv.Itoa(in.Segment) + "' at 'segment' failed to satisfy constraint: Member must have value between 0 and 999999")
+	case in.TotalSegments == 0 && in.Segment != 0:
+		return fail("The TotalSegments parameter is required but was not present in the request when Segment parameter is present")
+	case in.TotalSegments > 0 && in.Segment >= in.TotalSegments:
+		return fail("The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: " + strconv.Itoa(in.Segment) + " is not less than TotalSegments: " + strconv.Itoa(in.TotalSegments))
+	}
+	if in.FilterExpression == "" && in.ProjectionExpression == "" {
+		switch {
+		case in.ExpressionAttributeNames != nil:
+			return fail("ExpressionAttributeNames can only be specified when using expressions")
+		case in.ExpressionAttributeValues != nil:
+			return fail("ExpressionAttributeValues can only be specified when using expressions")
+		}
+	}
+	p, c, err := t.planCommon(op, st, &o)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.finishExprs(op, st, p, c, &o, false); err != nil {
+		return nil, err
+	}
+	p.forward = true
+	p.lo, p.hi = segmentRange(st.hash.Type, in.Segment, max(in.TotalSegments, 1))
+	outside := "The provided Exclusive start key does not map to the provided Segment: TotalSegments: " +
+		strconv.Itoa(in.TotalSegments) + " Segment: " + strconv.Itoa(in.Segment)
+	if err := t.planStart(p, &o, outside); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// segmentRange returns the range [lo, hi) of packed key values of segment
+// seg of total, for a table whose hash key has type hashType.
+//
+// The segments split the partition keys' bytes evenly: every packed key
+// starts with the hash element's type code (keys.go: 0x02 for S, 0x01 for
+// N and B), so boundary i (0 < i < total) is that code followed by the
+// 24-bit big-endian floor(i·2^24/total), and boundaries 0 and total are ""
+// and "\xff", the ends of the whole i/ subspace. Boundaries strictly
+// increase (total ≤ 10^6 < 2^24), so the segments are disjoint, non-empty
+// ranges that cover the subspace exactly (TestSegmentRangesPartition).
+// They are even in key bytes, not in items: keys clustered in a few
+// leading bytes (such as small numbers) fall in few segments.
+func segmentRange(hashType Type, seg, total int) (lo, hi []byte) {
+	code := byte(tupleBytesCode)
+	if hashType == TypeS {
+		code = tupleStringCode
+	}
+	bound := func(i int) []byte {
+		switch i {
+		case 0:
+			return []byte{}
+		case total:
+			return []byte{0xff}
+		}
+		v := uint64(i) << 24 / uint64(total)
+		return []byte{code, byte(v >> 16), byte(v >> 8), byte(v)}
+	}
+	return bound(seg), bound(seg + 1)
+}
