@@ -1,0 +1,108 @@
+package fdyno
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+)
+
+// Query benchmarks (issue 5, item 7), each beside the raw FoundationDB
+// work it rests on: one range read of the same keys and DecodeItem of
+// every value, without fdyno's metadata-version check, planning,
+// key splitting and page bookkeeping.
+
+// loadPartitions puts n items of about size bytes, per items in each
+// partition p0, p1, …, in transactions of up to 500 items.
+func loadPartitions(b *testing.B, db fdb.Database, tbl *Table, n, per, size int) {
+	pad := strings.Repeat("x", max(size-60, 0))
+	for start := 0; start < n; start += 500 {
+		_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+			for i := start; i < min(start+500, n); i++ {
+				it := Item{"pk": S("p" + strconv.Itoa(i/per)), "sk": NInt(int64(i % per)), "name": S("benchmark item"), "pad": S(pad)}
+				if _, err := tbl.Put(tr, PutInput{Item: it}); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkQuery(b *testing.B) {
+	db := fdblitetest.Open(b)
+	tbl, err := Open(db, "Bench", testRoot(b, db), WithSchema(hashRange))
+	if err != nil {
+		b.Fatal(err)
+	}
+	loadPartitions(b, db, tbl, 300, 100, 1024)
+	in := QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: map[string]Value{":p": S("p1")}}
+	out, err := tbl.Query(db, in)
+	if err != nil || len(out.Items) != 100 {
+		b.Fatalf("Query: %d items, %v", len(out.Items), err)
+	}
+	enc, _ := EncodeItem(out.Items[0])
+	b.Run("items=100/size=1KB/fdyno", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(100 * len(enc)))
+		for b.Loop() {
+			out, err := tbl.Query(db, in)
+			if err != nil || len(out.Items) != 100 {
+				b.Fatalf("Query: %v", err)
+			}
+		}
+	})
+	st := tbl.state.Load()
+	p, _ := packKeyValues(S("p1"))
+	r := fdb.KeyRange{Begin: st.keys.itemKey(p), End: st.keys.itemKey(append(p, 0xff))}
+	b.Run("items=100/size=1KB/raw-range-decode", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(100 * len(enc)))
+		for b.Loop() {
+			items, err := readTransact(db, func(tr fdb.ReadTransaction) ([]Item, error) {
+				kvs, err := tr.GetRange(r, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
+				if err != nil {
+					return nil, err
+				}
+				items := make([]Item, len(kvs))
+				for i, kv := range kvs {
+					if items[i], err = DecodeItem(kv.Value); err != nil {
+						return nil, err
+					}
+				}
+				return items, nil
+			})
+			if err != nil || len(items) != 100 {
+				b.Fatalf("raw: %d items, %v", len(items), err)
+			}
+		}
+	})
+}
+
+// BenchmarkQueryTableSize queries 10 items of one partition of tables of
+// 10k and 100k items: the cost follows the result, not the table.
+func BenchmarkQueryTableSize(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run("items="+strconv.Itoa(n/1000)+"k", func(b *testing.B) {
+			db := fdblitetest.Open(b)
+			tbl, err := Open(db, "Bench", testRoot(b, db), WithSchema(hashRange))
+			if err != nil {
+				b.Fatal(err)
+			}
+			loadPartitions(b, db, tbl, n, 10, 100)
+			in := QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: map[string]Value{":p": S("p" + strconv.Itoa(n/20))}}
+			b.ReportAllocs()
+			for b.Loop() {
+				out, err := tbl.Query(db, in)
+				if err != nil || len(out.Items) != 10 {
+					b.Fatalf("Query: %v", err)
+				}
+			}
+		})
+	}
+}
