@@ -266,9 +266,9 @@ func TestQueryModel(t *testing.T) {
 			rt.Fatal(err)
 		}
 		model := map[string]Item{}
-		for _, it := range rapid.SliceOfN(rapid.Custom(func(t *rapid.T) Item {
+		items := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) Item {
 			it := Item{
-				"pk": S(rapid.SampledFrom([]string{"p", "p\x00", "pa", "o"}).Draw(t, "pk")),
+				"pk": S(rapid.SampledFrom([]string{"p", "p", "p", "p\x00", "pa", "o"}).Draw(t, "pk")),
 				"sk": sortValueGen(typ).Draw(t, "sk"),
 				"f":  NInt(int64(rapid.IntRange(0, 3).Draw(t, "f"))),
 			}
@@ -276,7 +276,8 @@ func TestQueryModel(t *testing.T) {
 				it["pad"] = S(strings.Repeat("z", 300))
 			}
 			return it
-		}), 0, 25).Draw(rt, "items") {
+		}), 0, 25).Draw(rt, "items")
+		for _, it := range items {
 			if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
 				rt.Fatal(err)
 			}
@@ -284,6 +285,24 @@ func TestQueryModel(t *testing.T) {
 			model[string(kv)] = it
 		}
 		kc := keyCondGen(typ).Draw(rt, "kc")
+		// Bounds equal to stored sort keys (or prefixes of them) are
+		// where off-by-one ranges show.
+		if len(items) > 0 && kc.op != sortNone && rapid.Bool().Draw(rt, "storedBound") {
+			sk := items[rapid.IntRange(0, len(items)-1).Draw(rt, "boundItem")]["sk"]
+			switch kc.op {
+			case sortBeginsWith:
+				sk.s = sk.s[:rapid.IntRange(1, len(sk.s)).Draw(rt, "prefixLen")]
+				kc.lo = sk
+			case sortBetween:
+				if c, _ := compareScalars(sk, kc.hi); c <= 0 {
+					kc.lo = sk
+				} else {
+					kc.hi = sk
+				}
+			default:
+				kc.lo = sk
+			}
+		}
 		forward := rapid.Bool().Draw(rt, "forward")
 		in := QueryInput{
 			KeyConditionExpression:    "pk = :p",
@@ -408,5 +427,72 @@ func TestQueryAllBreak(t *testing.T) {
 	}
 	if errs != 1 {
 		t.Errorf("QueryAll() yielded %d errors, want 1", errs)
+	}
+}
+
+// TestQueryComposes checks that Query runs in a caller's transaction (and
+// sees its uncommitted writes) and in a snapshot of it, and on a table
+// without a sort key.
+func TestQueryComposes(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashOnly)
+	mustPut(t, db, tbl, Item{"pk": S("a"), "x": N("1")})
+	in := QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: map[string]Value{":p": S("b")}}
+	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		if _, err := tbl.Put(tr, PutInput{Item: Item{"pk": S("b")}}); err != nil {
+			return nil, err
+		}
+		out, err := tbl.Query(tr, in)
+		if err != nil {
+			return nil, err
+		}
+		if diff := cmp.Diff([]Item{{"pk": S("b")}}, out.Items, itemCmp); diff != "" {
+			t.Errorf("Query() in the writing transaction mismatch (-want +got):\n%s", diff)
+		}
+		if _, err := tbl.Query(tr.Snapshot(), in); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tbl.Query(db, QueryInput{KeyConditionExpression: "pk = :p AND sk = :s", ExpressionAttributeValues: map[string]Value{":p": S("a"), ":s": N("1")}})
+	if !errors.Is(err, ErrValidation) {
+		t.Errorf("sort key condition on a hash-only table: error = %v, want ErrValidation", err)
+	}
+}
+
+// TestQuerySchemaChanged checks that a handle whose cached schema is stale
+// plans the query again with the table's current schema, inside the
+// transaction, before reading.
+func TestQuerySchemaChanged(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	stale, err := Open(db, "Music", root, WithSchema(hashRange))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := DeleteTable(db, "Music", root); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Open(db, "Music", root, WithSchema(stringSort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, db, fresh, Item{"pk": S("p"), "sk": S("a")})
+	// Planned against the stale schema (sk is N), refused against the
+	// current one (sk is S).
+	_, err = stale.Query(db, QueryInput{KeyConditionExpression: "pk = :p AND sk > :s", ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": N("1")}})
+	if !errors.Is(err, ErrValidation) || !strings.Contains(err.Error(), "Condition parameter type does not match schema type") {
+		t.Errorf("Query() with a stale schema: error = %v, want the current schema's type error", err)
+	}
+	// The same handle then queries the current table.
+	out, err := stale.Query(db, QueryInput{KeyConditionExpression: "pk = :p AND sk > :s", ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": S("0")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a"}, sortKeys(out.Items)); diff != "" {
+		t.Errorf("Query() mismatch (-want +got):\n%s", diff)
 	}
 }

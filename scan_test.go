@@ -226,3 +226,50 @@ func TestSegmentRangesPartition(t *testing.T) {
 		}
 	})
 }
+
+// TestParallelScanModel checks that the segments of a parallel scan,
+// each walked page by page, return every item of the table exactly once,
+// for random binary partition keys (which spread over the key bytes) and
+// random segment counts and limits.
+func TestParallelScanModel(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	schema := TableSchema{
+		KeySchema:            []KeySchemaElement{{"pk", KeyTypeHash}},
+		AttributeDefinitions: []AttributeDefinition{{"pk", ScalarAttributeTypeB}},
+	}
+	n := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		n++
+		tbl, err := Open(db, "Scan"+strconv.Itoa(n), root, WithSchema(schema))
+		if err != nil {
+			rt.Fatal(err)
+		}
+		want := map[string]bool{}
+		for _, k := range rapid.SliceOfN(rapid.SliceOfN(rapid.Byte(), 1, 4), 0, 30).Draw(rt, "keys") {
+			if _, err := tbl.Put(db, PutInput{Item: Item{"pk": B(k)}}); err != nil {
+				rt.Fatal(err)
+			}
+			want[string(k)] = true
+		}
+		total := rapid.OneOf(rapid.IntRange(1, 20), rapid.IntRange(1, 300)).Draw(rt, "total")
+		limit := rapid.IntRange(0, 4).Draw(rt, "limit")
+		got := map[string]int{}
+		for seg := range total {
+			for it, err := range tbl.ScanAll(db, ScanInput{Segment: seg, TotalSegments: total, Limit: limit}) {
+				if err != nil {
+					rt.Fatal(err)
+				}
+				got[string(it["pk"].B())]++
+			}
+		}
+		for k, c := range got {
+			if c != 1 || !want[k] {
+				rt.Fatalf("key %x read %d times (stored: %v)", k, c, want[k])
+			}
+		}
+		if len(got) != len(want) {
+			rt.Fatalf("read %d items, stored %d", len(got), len(want))
+		}
+	})
+}
