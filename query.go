@@ -143,8 +143,9 @@ func (t *Table) Query(rt fdb.ReadTransactor, in QueryInput) (*QueryOutput, error
 // the consumer stops. Limit and PageSize apply to each page.
 func (t *Table) QueryPages(tr fdb.Transactor, in QueryInput) iter.Seq2[*QueryOutput, error] {
 	return func(yield func(*QueryOutput, error) bool) {
+		page := in // the iterator may be ranged over more than once
 		for {
-			out, err := t.Query(tr, in)
+			out, err := t.Query(tr, page)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -152,7 +153,7 @@ func (t *Table) QueryPages(tr fdb.Transactor, in QueryInput) iter.Seq2[*QueryOut
 			if !yield(out, nil) || out.Cursor == nil {
 				return
 			}
-			in.ExclusiveStartKey, in.Cursor = nil, out.Cursor
+			page.ExclusiveStartKey, page.Cursor = nil, out.Cursor
 		}
 	}
 }

@@ -496,3 +496,33 @@ func TestQuerySchemaChanged(t *testing.T) {
 		t.Errorf("Query() mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestQueryPagesTwice checks that ranging over one QueryPages or ScanAll
+// iterator twice walks the same pages twice.
+func TestQueryPagesTwice(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashRange)
+	for i := range 5 {
+		mustPut(t, db, tbl, Item{"pk": S("p"), "sk": NInt(int64(i))})
+	}
+	pages := tbl.QueryPages(db, QueryInput{KeyConditionExpression: "pk = :p", Limit: 2, ExpressionAttributeValues: map[string]Value{":p": S("p")}})
+	items := tbl.ScanAll(db, ScanInput{Limit: 2})
+	for round := range 2 {
+		n, m := 0, 0
+		for _, err := range pages {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		for _, err := range items {
+			if err != nil {
+				t.Fatal(err)
+			}
+			m++
+		}
+		if n != 3 || m != 5 {
+			t.Errorf("round %d: %d pages, %d items; want 3, 5", round, n, m)
+		}
+	}
+}

@@ -92,8 +92,9 @@ func (t *Table) Scan(rt fdb.ReadTransactor, in ScanInput) (*ScanOutput, error) {
 // fresh read transaction of t, as [Table.QueryPages] does.
 func (t *Table) ScanPages(tr fdb.Transactor, in ScanInput) iter.Seq2[*ScanOutput, error] {
 	return func(yield func(*ScanOutput, error) bool) {
+		page := in // the iterator may be ranged over more than once
 		for {
-			out, err := t.Scan(tr, in)
+			out, err := t.Scan(tr, page)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -101,7 +102,7 @@ func (t *Table) ScanPages(tr fdb.Transactor, in ScanInput) iter.Seq2[*ScanOutput
 			if !yield(out, nil) || out.Cursor == nil {
 				return
 			}
-			in.ExclusiveStartKey, in.Cursor = nil, out.Cursor
+			page.ExclusiveStartKey, page.Cursor = nil, out.Cursor
 		}
 	}
 }
