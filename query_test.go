@@ -534,3 +534,35 @@ func TestQueryPagesTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryChunkedPages checks that chunked items of several chunks come
+// back whole, and that their full size counts toward the 1 MB page bound
+// (DynamoDB: "A single Query operation will read up to a maximum of 1 MB
+// of data").
+func TestQueryChunkedPages(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashRange)
+	var want []Item
+	for i := range 8 {
+		it := Item{"pk": S("big"), "sk": NInt(int64(i)), "pad": S(strings.Repeat(string(rune('a'+i)), 150_000))}
+		mustPut(t, db, tbl, it)
+		want = append(want, it)
+	}
+	in := QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: map[string]Value{":p": S("big")}}
+	var got []Item
+	var sizes []int
+	for page, err := range tbl.QueryPages(db, in) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, page.Items...)
+		sizes = append(sizes, page.ScannedCount)
+	}
+	if diff := cmp.Diff(want, got, itemCmp); diff != "" {
+		t.Errorf("QueryPages() mismatch (-want +got):\n%s", diff)
+	}
+	// 150 KB items: the seventh crosses 1 MB and ends the first page.
+	if diff := cmp.Diff([]int{7, 1}, sizes); diff != "" {
+		t.Errorf("page sizes mismatch (-want +got):\n%s", diff)
+	}
+}
