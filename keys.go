@@ -525,3 +525,96 @@ func formatNumber(neg bool, adj int, digits string) string {
 	}
 	return b.String()
 }
+
+// sortKeyRange returns the range [lo, hi) of packed key values whose items
+// satisfy a key condition (hash = h, and sort key op a [and b]), for a table with a sort key if hasRange. keys.go packs a
+// key as its elements one after the other, each a type code, the value's
+// bytes with 0x00 escaped as 0x00 0xff, and a 0x00 terminator, so:
+//
+//   - the keys of one partition are those with the prefix P = pack(hash);
+//     every sort element starts with 0x01 or 0x02, so they all lie in
+//     [P, P+0xff);
+//   - the least key after k is k+0x00: nothing sorts between them;
+//   - the strings that begin with s are exactly the elements that begin
+//     with pack(s) minus its terminator, because the escaped form of a
+//     string is a prefix code (TestKeyConditionRange checks this by brute
+//     force): their keys are the byte prefix range of that.
+func sortKeyRange(h Value, op string, a, b Value, hasRange bool) (lo, hi []byte, err error) {
+	p, err := packKeyValues(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !hasRange {
+		return p, next(p), nil
+	}
+	pack := func(v Value) []byte {
+		if err != nil {
+			return nil
+		}
+		var k []byte
+		k, err = packKeyValues(h, v)
+		return k
+	}
+	end := append(p[:len(p):len(p)], 0xff)
+	switch op {
+	case sortNone:
+		lo, hi = p, end
+	case sortEq:
+		lo = pack(a)
+		hi = next(lo)
+	case sortLt:
+		lo, hi = p, pack(a)
+	case sortLe:
+		lo, hi = p, next(pack(a))
+	case sortGt:
+		lo, hi = next(pack(a)), end
+	case sortGe:
+		lo, hi = pack(a), end
+	case sortBetween:
+		lo, hi = pack(a), next(pack(b))
+	case sortBeginsWith:
+		k := pack(a)
+		if err == nil {
+			lo = k[:len(k)-1]
+			var h fdb.Key
+			h, err = fdb.Strinc(lo)
+			hi = h
+		}
+	}
+	return lo, hi, err
+}
+
+// next returns the least byte string greater than k.
+func next(k []byte) []byte {
+	return append(k[:len(k):len(k)], 0x00)
+}
+
+// segmentRange returns the range [lo, hi) of packed key values of segment
+// seg of total, for a table whose hash key has type hashType.
+//
+// The segments split the partition keys' bytes evenly: every packed key
+// starts with the hash element's type code (keys.go: 0x02 for S, 0x01 for
+// N and B), so boundary i (0 < i < total) is that code followed by the
+// 24-bit big-endian floor(i·2^24/total), and boundaries 0 and total are ""
+// and "\xff", the ends of the whole i/ subspace. Boundaries strictly
+// increase (total ≤ 10^6 < 2^24), so the segments are disjoint, non-empty
+// ranges that cover the subspace exactly (TestSegmentRangesPartition).
+// They are even in key bytes, not in items: keys clustered in a few
+// leading bytes (such as small numbers) fall in few segments.
+func segmentRange(hashType Type, seg, total int) (lo, hi []byte) {
+	code := byte(tupleBytesCode)
+	if hashType == TypeS {
+		code = tupleStringCode
+	}
+	bound := func(i int) []byte {
+		switch i {
+		case 0:
+			return []byte{}
+		case total:
+			return []byte{0xff}
+		}
+		v := uint64(i) << 24 / uint64(total)
+		return []byte{code, byte(v >> 16), byte(v >> 8), byte(v)}
+	}
+	return bound(seg), bound(seg + 1)
+}

@@ -385,66 +385,10 @@ func (t *Table) planStart(p *readPlan, o *readOptions, outside string) error {
 }
 
 // kvRange returns the range [lo, hi) of packed key values whose items
-// satisfy kc, for a table with a sort key if hasRange. keys.go packs a
-// key as its elements one after the other, each a type code, the value's
-// bytes with 0x00 escaped as 0x00 0xff, and a 0x00 terminator, so:
-//
-//   - the keys of one partition are those with the prefix P = pack(hash);
-//     every sort element starts with 0x01 or 0x02, so they all lie in
-//     [P, P+0xff);
-//   - the least key after k is k+0x00: nothing sorts between them;
-//   - the strings that begin with s are exactly the elements that begin
-//     with pack(s) minus its terminator, because the escaped form of a
-//     string is a prefix code (TestKeyConditionRange checks this by brute
-//     force): their keys are the byte prefix range of that.
+// satisfy kc, for a table with a sort key if hasRange (keys.go's
+// sortKeyRange owns the encoding).
 func (kc *keyCondition) kvRange(hasRange bool) (lo, hi []byte, err error) {
-	p, err := packKeyValues(kc.hash)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !hasRange {
-		return p, next(p), nil
-	}
-	pack := func(v Value) []byte {
-		if err != nil {
-			return nil
-		}
-		var k []byte
-		k, err = packKeyValues(kc.hash, v)
-		return k
-	}
-	end := append(p[:len(p):len(p)], 0xff)
-	switch kc.op {
-	case sortNone:
-		lo, hi = p, end
-	case sortEq:
-		lo = pack(kc.lo)
-		hi = next(lo)
-	case sortLt:
-		lo, hi = p, pack(kc.lo)
-	case sortLe:
-		lo, hi = p, next(pack(kc.lo))
-	case sortGt:
-		lo, hi = next(pack(kc.lo)), end
-	case sortGe:
-		lo, hi = pack(kc.lo), end
-	case sortBetween:
-		lo, hi = pack(kc.lo), next(pack(kc.hi))
-	case sortBeginsWith:
-		k := pack(kc.lo)
-		if err == nil {
-			lo = k[:len(k)-1]
-			var h fdb.Key
-			h, err = fdb.Strinc(lo)
-			hi = h
-		}
-	}
-	return lo, hi, err
-}
-
-// next returns the least byte string greater than k.
-func next(k []byte) []byte {
-	return append(k[:len(k):len(k)], 0x00)
+	return sortKeyRange(kc.hash, kc.op, kc.lo, kc.hi, hasRange)
 }
 
 func inRange(k, lo, hi []byte) bool {

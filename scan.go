@@ -157,33 +157,3 @@ func (t *Table) scanPlan(st *tableState, in *ScanInput) (*readPlan, error) {
 	}
 	return p, nil
 }
-
-// segmentRange returns the range [lo, hi) of packed key values of segment
-// seg of total, for a table whose hash key has type hashType.
-//
-// The segments split the partition keys' bytes evenly: every packed key
-// starts with the hash element's type code (keys.go: 0x02 for S, 0x01 for
-// N and B), so boundary i (0 < i < total) is that code followed by the
-// 24-bit big-endian floor(i·2^24/total), and boundaries 0 and total are ""
-// and "\xff", the ends of the whole i/ subspace. Boundaries strictly
-// increase (total ≤ 10^6 < 2^24), so the segments are disjoint, non-empty
-// ranges that cover the subspace exactly (TestSegmentRangesPartition).
-// They are even in key bytes, not in items: keys clustered in a few
-// leading bytes (such as small numbers) fall in few segments.
-func segmentRange(hashType Type, seg, total int) (lo, hi []byte) {
-	code := byte(tupleBytesCode)
-	if hashType == TypeS {
-		code = tupleStringCode
-	}
-	bound := func(i int) []byte {
-		switch i {
-		case 0:
-			return []byte{}
-		case total:
-			return []byte{0xff}
-		}
-		v := uint64(i) << 24 / uint64(total)
-		return []byte{code, byte(v >> 16), byte(v >> 8), byte(v)}
-	}
-	return bound(seg), bound(seg + 1)
-}
