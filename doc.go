@@ -123,6 +123,16 @@
 //     attributes that are index keys are type-checked on write, but
 //     index entries and streams are not written yet (the write path has
 //     their hooks).
+//   - Scan returns items in key order (DynamoDB's order is by partition
+//     hash), and parallel scan segments split the partition keys' encoded
+//     bytes evenly, so partition keys that share leading bytes (such as
+//     small numbers) crowd into few segments.
+//   - Query and Scan take a PageSize in bytes (1 MB by default, as
+//     DynamoDB's page) and return, beside LastEvaluatedKey, an opaque
+//     Cursor that resumes only the query that made it. QueryAll and
+//     ScanAll walk every page, one FoundationDB transaction per page.
+//   - IndexName is refused with a ValidationException until secondary
+//     indexes are maintained.
 //   - Invalid UTF-8 in strings is stored as given; DynamoDB's JSON wire
 //     protocol cannot carry it.
 //   - Empty attribute names inside maps are accepted; only top-level
