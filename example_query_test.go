@@ -1,6 +1,7 @@
 package fdyno_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/fdyno/fdyno"
@@ -79,7 +80,7 @@ func ExampleTable_QueryAll() {
 		Limit:                     10, // items per page
 	}
 	n := 0
-	for it, err := range music.QueryAll(db, in) {
+	for it, err := range music.QueryAll(context.Background(), db, in) {
 		if err != nil {
 			panic(err)
 		}
@@ -89,7 +90,7 @@ func ExampleTable_QueryAll() {
 		}
 	}
 	pages := 0
-	for page, err := range music.QueryPages(db, in) {
+	for page, err := range music.QueryPages(context.Background(), db, in) {
 		if err != nil {
 			panic(err)
 		}

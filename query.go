@@ -1,6 +1,7 @@
 package fdyno
 
 import (
+	"context"
 	"errors"
 	"iter"
 	"strconv"
@@ -134,26 +135,50 @@ func (t *Table) Query(rt fdb.ReadTransactor, in QueryInput) (*QueryOutput, error
 }
 
 // QueryPages returns an iterator over the pages of a Query, starting at
-// in's ExclusiveStartKey or Cursor. Each page is read in a fresh read
+// in's ExclusiveStartKey or Cursor. The walk stops with ctx's error
+// before a page once ctx is done. Each page is read in a fresh read
 // transaction of t (t.ReadTransact), so a walk of any length never meets
 // FoundationDB's five-second transaction limit; pages are therefore not
 // one snapshot: an item written between pages is seen if its key is
 // after the page boundary. If t is an fdb.Transaction, every page is read
 // in it. The walk ends after the first error, which is yielded, or when
 // the consumer stops. Limit and PageSize apply to each page.
-func (t *Table) QueryPages(tr fdb.Transactor, in QueryInput) iter.Seq2[*QueryOutput, error] {
-	return func(yield func(*QueryOutput, error) bool) {
-		page := in // the iterator may be ranged over more than once
+func (t *Table) QueryPages(ctx context.Context, tr fdb.Transactor, in QueryInput) iter.Seq2[*QueryOutput, error] {
+	return walkPages(ctx, func(cursor []byte) (*QueryOutput, []byte, error) {
+		page := in
+		if cursor != nil {
+			page.ExclusiveStartKey, page.Cursor = nil, cursor
+		}
+		out, err := t.Query(tr, page)
+		if err != nil {
+			return nil, nil, err
+		}
+		return out, out.Cursor, nil
+	})
+}
+
+// walkPages yields the pages read returns, each resuming at the cursor of
+// the one before (nil: the request's own start, so the iterator can be
+// ranged over more than once), until a page without a cursor, an error
+// (yielded), ctx being done (its error yielded) or the consumer stopping.
+func walkPages[P any](ctx context.Context, read func(cursor []byte) (P, []byte, error)) iter.Seq2[P, error] {
+	return func(yield func(P, error) bool) {
+		var cursor []byte
 		for {
-			out, err := t.Query(tr, page)
+			var zero P
+			if err := ctx.Err(); err != nil {
+				yield(zero, err)
+				return
+			}
+			out, next, err := read(cursor)
 			if err != nil {
-				yield(nil, err)
+				yield(zero, err)
 				return
 			}
-			if !yield(out, nil) || out.Cursor == nil {
+			if !yield(out, nil) || next == nil {
 				return
 			}
-			page.ExclusiveStartKey, page.Cursor = nil, out.Cursor
+			cursor = next
 		}
 	}
 }
@@ -162,11 +187,11 @@ func (t *Table) QueryPages(tr fdb.Transactor, in QueryInput) iter.Seq2[*QueryOut
 // as [Table.QueryPages] reads them, each page in its own transaction. A
 // failure is yielded once, as (nil, err), and ends the walk.
 //
-//	for it, err := range tbl.QueryAll(db, in) {
+//	for it, err := range tbl.QueryAll(ctx, db, in) {
 //		if err != nil { … }
 //	}
-func (t *Table) QueryAll(tr fdb.Transactor, in QueryInput) iter.Seq2[Item, error] {
-	return allItems(t.QueryPages(tr, in), func(o *QueryOutput) []Item { return o.Items })
+func (t *Table) QueryAll(ctx context.Context, tr fdb.Transactor, in QueryInput) iter.Seq2[Item, error] {
+	return allItems(t.QueryPages(ctx, tr, in), func(o *QueryOutput) []Item { return o.Items })
 }
 
 func allItems[P any](pages iter.Seq2[P, error], items func(P) []Item) iter.Seq2[Item, error] {

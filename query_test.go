@@ -1,6 +1,7 @@
 package fdyno
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strconv"
@@ -388,7 +389,7 @@ func TestQueryModel(t *testing.T) {
 			rt.Fatalf("ScannedCount total %d, want %d", scanned, len(matched))
 		}
 		var all []Item
-		for it, err := range tbl.QueryAll(db, in) {
+		for it, err := range tbl.QueryAll(context.Background(), db, in) {
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -413,7 +414,7 @@ func TestQueryAllBreak(t *testing.T) {
 	}
 	in := QueryInput{KeyConditionExpression: "pk = :p", Limit: 2, ExpressionAttributeValues: map[string]Value{":p": S("p")}}
 	var got []string
-	for it, err := range tbl.QueryAll(db, in) {
+	for it, err := range tbl.QueryAll(context.Background(), db, in) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -427,7 +428,7 @@ func TestQueryAllBreak(t *testing.T) {
 	}
 	errs := 0
 	in.KeyConditionExpression = "pk > :p"
-	for it, err := range tbl.QueryAll(db, in) {
+	for it, err := range tbl.QueryAll(context.Background(), db, in) {
 		if it != nil || !errors.Is(err, ErrValidation) {
 			t.Errorf("QueryAll() = %v, %v; want a validation error", it, err)
 		}
@@ -513,8 +514,8 @@ func TestQueryPagesTwice(t *testing.T) {
 	for i := range 5 {
 		mustPut(t, db, tbl, Item{"pk": S("p"), "sk": NInt(int64(i))})
 	}
-	pages := tbl.QueryPages(db, QueryInput{KeyConditionExpression: "pk = :p", Limit: 2, ExpressionAttributeValues: map[string]Value{":p": S("p")}})
-	items := tbl.ScanAll(db, ScanInput{Limit: 2})
+	pages := tbl.QueryPages(context.Background(), db, QueryInput{KeyConditionExpression: "pk = :p", Limit: 2, ExpressionAttributeValues: map[string]Value{":p": S("p")}})
+	items := tbl.ScanAll(context.Background(), db, ScanInput{Limit: 2})
 	for round := range 2 {
 		n, m := 0, 0
 		for _, err := range pages {
@@ -551,7 +552,7 @@ func TestQueryChunkedPages(t *testing.T) {
 	in := QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: map[string]Value{":p": S("big")}}
 	var got []Item
 	var sizes []int
-	for page, err := range tbl.QueryPages(db, in) {
+	for page, err := range tbl.QueryPages(context.Background(), db, in) {
 		if err != nil {
 			t.Fatal(err)
 		}

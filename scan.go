@@ -1,6 +1,7 @@
 package fdyno
 
 import (
+	"context"
 	"iter"
 	"strconv"
 
@@ -89,29 +90,27 @@ func (t *Table) Scan(rt fdb.ReadTransactor, in ScanInput) (*ScanOutput, error) {
 }
 
 // ScanPages returns an iterator over the pages of a Scan, each read in a
-// fresh read transaction of t, as [Table.QueryPages] does.
-func (t *Table) ScanPages(tr fdb.Transactor, in ScanInput) iter.Seq2[*ScanOutput, error] {
-	return func(yield func(*ScanOutput, error) bool) {
-		page := in // the iterator may be ranged over more than once
-		for {
-			out, err := t.Scan(tr, page)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if !yield(out, nil) || out.Cursor == nil {
-				return
-			}
-			page.ExclusiveStartKey, page.Cursor = nil, out.Cursor
+// fresh read transaction of t, as [Table.QueryPages] does; it stops with
+// ctx's error once ctx is done.
+func (t *Table) ScanPages(ctx context.Context, tr fdb.Transactor, in ScanInput) iter.Seq2[*ScanOutput, error] {
+	return walkPages(ctx, func(cursor []byte) (*ScanOutput, []byte, error) {
+		page := in
+		if cursor != nil {
+			page.ExclusiveStartKey, page.Cursor = nil, cursor
 		}
-	}
+		out, err := t.Scan(tr, page)
+		if err != nil {
+			return nil, nil, err
+		}
+		return out, out.Cursor, nil
+	})
 }
 
 // ScanAll returns an iterator over every item of a Scan, page by page as
 // [Table.ScanPages] reads them. A failure is yielded once, as (nil, err),
 // and ends the walk.
-func (t *Table) ScanAll(tr fdb.Transactor, in ScanInput) iter.Seq2[Item, error] {
-	return allItems(t.ScanPages(tr, in), func(o *ScanOutput) []Item { return o.Items })
+func (t *Table) ScanAll(ctx context.Context, tr fdb.Transactor, in ScanInput) iter.Seq2[Item, error] {
+	return allItems(t.ScanPages(ctx, tr, in), func(o *ScanOutput) []Item { return o.Items })
 }
 
 // scanPlan validates in against table state st and plans its page.

@@ -1,6 +1,7 @@
 package fdyno
 
 import (
+	"context"
 	"errors"
 	"sort"
 	"strconv"
@@ -93,7 +94,7 @@ func TestScan(t *testing.T) {
 	})
 	t.Run("ScanAll", func(t *testing.T) {
 		var got []string
-		for it, err := range tbl.ScanAll(db, ScanInput{Limit: 2}) {
+		for it, err := range tbl.ScanAll(context.Background(), db, ScanInput{Limit: 2}) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +115,7 @@ func TestScan(t *testing.T) {
 				}
 			}
 			for _, seg := range segs {
-				for it, err := range tbl.ScanAll(db, ScanInput{Segment: seg, TotalSegments: total, Limit: 3}) {
+				for it, err := range tbl.ScanAll(context.Background(), db, ScanInput{Segment: seg, TotalSegments: total, Limit: 3}) {
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -256,7 +257,7 @@ func TestParallelScanModel(t *testing.T) {
 		limit := rapid.IntRange(0, 4).Draw(rt, "limit")
 		got := map[string]int{}
 		for seg := range total {
-			for it, err := range tbl.ScanAll(db, ScanInput{Segment: seg, TotalSegments: total, Limit: limit}) {
+			for it, err := range tbl.ScanAll(context.Background(), db, ScanInput{Segment: seg, TotalSegments: total, Limit: limit}) {
 				if err != nil {
 					rt.Fatal(err)
 				}
