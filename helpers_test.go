@@ -79,6 +79,9 @@ func tableProblems(db fdb.Database, tbl *Table) []string {
 			}
 			it, err := decodeHead(rt, st.keys, k, kv.Value)
 			if err != nil {
+				if errors.As(err, new(fdb.Error)) {
+					return nil, err // a read failed (maybe injected): ReadTransact retries
+				}
 				errorf("item %s: %v", fdb.Printable(kv.Key), err)
 				continue
 			}
