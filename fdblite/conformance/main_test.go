@@ -242,7 +242,9 @@ func printable(v []byte) string {
 }
 
 // namedDB opens (fdblite-only) an in-memory database named by a
-// cluster-file path unique to this test binary and name.
+// cluster-file path unique to this test binary and name, and empties it:
+// the database outlives the test (as a cluster would), so a repeated run
+// (-count) must not see the last run's data.
 func namedDB(t testing.TB, name string) fdb.Database {
 	t.Helper()
 	fdbliteOnly(t)
@@ -250,6 +252,12 @@ func namedDB(t testing.TB, name string) fdb.Database {
 	d, err := fdb.OpenDatabase(path)
 	if err != nil {
 		t.Fatalf("OpenDatabase(%q): %v", path, err)
+	}
+	if _, err := d.Transact(func(tr fdb.Transaction) (any, error) {
+		tr.ClearRange(fdb.KeyRange{Begin: fdb.Key(""), End: fdb.Key("\xff")})
+		return nil, nil
+	}); err != nil {
+		t.Fatalf("emptying %q: %v", path, err)
 	}
 	return d
 }
