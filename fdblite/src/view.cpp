@@ -27,10 +27,34 @@ bool ResolveEntry(const WriteEntry& e, const std::string* db_value,
   return false;
 }
 
+bool View::TakePoint(bool both) {
+  const WriteEntry& e = point_->second;
+  const std::string* dbv = nullptr;
+  if (both) {
+    db_copy_.assign(db_.value());
+    dbv = &db_copy_;
+  }
+  if (!ResolveEntry(e, dbv, api_version_, &computed_)) return false;
+  src_ = both ? kBoth : kPoint;
+  key_ = point_->first;
+  value_ = computed_;
+  unreadable_ = e.unreadable;
+  valid_ = true;
+  return true;
+}
+
+void View::TakeDb() {
+  src_ = kDb;
+  key_ = db_.key();
+  value_ = db_.value();
+  unreadable_ = false;
+  valid_ = true;
+}
+
 ForwardView::ForwardView(const Store& store, Version v, const WriteMap* writes,
                          int api_version, std::string_view start,
                          std::string_view limit)
-    : db_(store, v), writes_(writes), api_version_(api_version), limit_(limit) {
+    : View(store, v, writes, api_version, limit) {
   db_.Seek(start);
   if (writes_) point_ = writes_->points.lower_bound(start);
   Find();
@@ -59,30 +83,13 @@ void ForwardView::Find() {
     if (point_ok && (!db_ok || std::string_view(point_->first) <= db_.key())) {
       bool both = db_ok && std::string_view(point_->first) == db_.key();
       if (std::string_view(point_->first) >= limit_) return;
-      const WriteEntry& e = point_->second;
-      const std::string* dbv = nullptr;
-      if (both) {
-        db_copy_.assign(db_.value());
-        dbv = &db_copy_;
-      }
-      if (ResolveEntry(e, dbv, api_version_, &computed_)) {
-        src_ = both ? kBoth : kPoint;
-        key_ = point_->first;
-        value_ = computed_;
-        unreadable_ = e.unreadable;
-        valid_ = true;
-        return;
-      }
+      if (TakePoint(both)) return;
       if (both) db_.Next();
       ++point_;
       continue;
     }
     if (db_.key() >= limit_) return;
-    src_ = kDb;
-    key_ = db_.key();
-    value_ = db_.value();
-    unreadable_ = false;
-    valid_ = true;
+    TakeDb();
     return;
   }
 }
@@ -90,7 +97,7 @@ void ForwardView::Find() {
 ReverseView::ReverseView(const Store& store, Version v, const WriteMap* writes,
                          int api_version, std::string_view start,
                          std::string_view limit)
-    : db_(store, v), writes_(writes), api_version_(api_version), limit_(limit) {
+    : View(store, v, writes, api_version, limit) {
   std::string_view from = start < limit ? start : limit;
   db_.SeekBefore(from);
   if (writes_) {
@@ -131,29 +138,12 @@ void ReverseView::Find() {
     if (!db_ok && !point_ok) return;
     if (point_ok && (!db_ok || std::string_view(point_->first) >= db_.key())) {
       bool both = db_ok && std::string_view(point_->first) == db_.key();
-      const WriteEntry& e = point_->second;
-      const std::string* dbv = nullptr;
-      if (both) {
-        db_copy_.assign(db_.value());
-        dbv = &db_copy_;
-      }
-      if (ResolveEntry(e, dbv, api_version_, &computed_)) {
-        src_ = both ? kBoth : kPoint;
-        key_ = point_->first;
-        value_ = computed_;
-        unreadable_ = e.unreadable;
-        valid_ = true;
-        return;
-      }
+      if (TakePoint(both)) return;
       if (both) db_.Prev();
       StepPoint();
       continue;
     }
-    src_ = kDb;
-    key_ = db_.key();
-    value_ = db_.value();
-    unreadable_ = false;
-    valid_ = true;
+    TakeDb();
     return;
   }
 }

@@ -24,20 +24,28 @@ namespace fdblite {
 bool ResolveEntry(const WriteEntry& e, const std::string* db_value,
                   int api_version, std::string* out);
 
-class ForwardView {
+// View is what both directions share: the two sources and the current
+// position.
+class View {
  public:
-  ForwardView(const Store& store, Version v, const WriteMap* writes,
-              int api_version, std::string_view start, std::string_view limit);
   bool Valid() const { return valid_; }
-  void Next();
   std::string_view key() const { return key_; }
   std::string_view value() const { return value_; }
   // unreadable reports whether the current key was written by a
   // versionstamped value in this transaction.
   bool unreadable() const { return unreadable_; }
 
- private:
-  void Find();
+ protected:
+  View(const Store& store, Version v, const WriteMap* writes, int api_version,
+       std::string_view limit)
+      : db_(store, v), writes_(writes), api_version_(api_version), limit_(limit) {}
+  // TakePoint makes the point entry under point_ current if the key is
+  // visible (both: the database cursor is on the same key). Returns false
+  // if the transaction's writes leave the key absent.
+  bool TakePoint(bool both);
+  // TakeDb makes the database cursor's key current.
+  void TakeDb();
+
   Store::Cursor db_;
   const WriteMap* writes_;
   int api_version_;
@@ -50,30 +58,26 @@ class ForwardView {
   std::string db_copy_, computed_;
 };
 
-class ReverseView {
+class ForwardView : public View {
+ public:
+  ForwardView(const Store& store, Version v, const WriteMap* writes,
+              int api_version, std::string_view start, std::string_view limit);
+  void Next();
+
+ private:
+  void Find();
+};
+
+class ReverseView : public View {
  public:
   ReverseView(const Store& store, Version v, const WriteMap* writes,
               int api_version, std::string_view start, std::string_view limit);
-  bool Valid() const { return valid_; }
   void Prev();
-  std::string_view key() const { return key_; }
-  std::string_view value() const { return value_; }
-  bool unreadable() const { return unreadable_; }
 
  private:
   void Find();
   void StepPoint();
-  Store::Cursor db_;
-  const WriteMap* writes_;
-  int api_version_;
-  std::string_view limit_;
-  std::map<std::string, WriteEntry, std::less<>>::const_iterator point_;
   bool point_done_ = true;
-  enum { kNone, kDb, kPoint, kBoth } src_ = kNone;
-  bool valid_ = false;
-  bool unreadable_ = false;
-  std::string_view key_, value_;
-  std::string db_copy_, computed_;
 };
 
 }  // namespace fdblite
