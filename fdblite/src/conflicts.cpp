@@ -13,6 +13,8 @@
 //     burst is reclaimed one window later even if the map stops growing.
 #include "conflicts.h"
 
+#include "key_order.h"
+
 #include <algorithm>
 #include <cstring>
 #include <iterator>
@@ -24,31 +26,6 @@ namespace {
 
 // kMinPassBoundaries keeps tiny maps from being swept on every Prune.
 constexpr size_t kMinPassBoundaries = 64;
-
-// KeyOrder is byte order like std::less<>, compared inline a word at a time
-// (the same idea as store.cpp's KeyLess): memcmp calls were the largest cost
-// of a commit's check and Add.
-struct KeyOrder {
-  using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const {
-    const size_t n = std::min(a.size(), b.size());
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      uint64_t x, y;
-      std::memcpy(&x, a.data() + i, 8);
-      std::memcpy(&y, b.data() + i, 8);
-      if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y);
-    }
-    for (; i < n; ++i) {
-      if (a[i] != b[i]) {
-        return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
-      }
-    }
-    return a.size() < b.size();
-  }
-};
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-              "KeyOrder byte-swaps words to compare them in memory order");
 
 }  // namespace
 

@@ -24,6 +24,8 @@
 //     the skiplist (issue 2); ordered operations stay on the skiplist.
 #include "store.h"
 
+#include "key_order.h"
+
 #include <malloc.h>
 
 #include <algorithm>
@@ -93,29 +95,6 @@ struct Node {
 };
 static_assert(sizeof(Node) % alignof(Node*) == 0, "next[] must be aligned");
 
-// KeyLess is lexicographic byte order, as std::string_view's operator<, but
-// inline and a word at a time: the search spends most of its time here, and
-// keys under a common prefix (tuple-encoded subspaces) differ late.
-inline bool KeyLess(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  const char* pa = a.data();
-  const char* pb = b.data();
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, pa + i, 8);
-    std::memcpy(&y, pb + i, 8);
-    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y);
-  }
-  for (; i < n; ++i) {
-    if (pa[i] != pb[i]) {
-      return static_cast<unsigned char>(pa[i]) < static_cast<unsigned char>(pb[i]);
-    }
-  }
-  return a.size() < b.size();
-}
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-              "KeyLess byte-swaps words to compare them in memory order");
 
 // Allocation goes through the global operator new so sanitizers see every
 // byte. *bytes counts what malloc holds for the store: each block's usable
