@@ -110,10 +110,23 @@ func readChunked(rt fdb.ReadTransaction, keys tableKeys, kv, head []byte) ([]byt
 	if err != nil {
 		return nil, err
 	}
+	return joinChunks(m, startChunks(rt, keys, kv, m))
+}
+
+// startChunks starts the reads of every chunk of the item whose packed key
+// values are kv and whose manifest is m, all at once; a Query page starts
+// those of all its items before it waits on any.
+func startChunks(rt fdb.ReadTransaction, keys tableKeys, kv []byte, m manifest) []fdb.FutureByteSlice {
 	futures := make([]fdb.FutureByteSlice, m.count)
 	for n := range futures {
 		futures[n] = rt.Get(keys.chunkKey(kv, n))
 	}
+	return futures
+}
+
+// joinChunks waits for the chunk reads startChunks started and checks them
+// against the manifest: every chunk's length, then the checksum.
+func joinChunks(m manifest, futures []fdb.FutureByteSlice) ([]byte, error) {
 	enc := make([]byte, 0, m.length)
 	for n, f := range futures {
 		chunk, err := f.Get()

@@ -504,10 +504,7 @@ func (p *readPlan) read(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page, erro
 	for i := range entries {
 		e := &entries[i]
 		if e.m.count > 0 {
-			e.chunks = make([]fdb.FutureByteSlice, e.m.count)
-			for n := range e.chunks {
-				e.chunks[n] = tr.Get(keys.chunkKey(e.kv, n))
-			}
+			e.chunks = startChunks(tr, keys, e.kv, e.m)
 		}
 	}
 	pg := &page{scanned: len(entries)}
@@ -554,26 +551,6 @@ func (p *readPlan) read(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page, erro
 		pg.cursor = encodeCursor(p.fp, last)
 	}
 	return pg, nil
-}
-
-// joinChunks waits for the chunk reads of a chunked item and checks them
-// against its manifest, as readChunked (chunk.go) does for one item.
-func joinChunks(m manifest, futures []fdb.FutureByteSlice) ([]byte, error) {
-	enc := make([]byte, 0, m.length)
-	for n, f := range futures {
-		chunk, err := f.Get()
-		if err != nil {
-			return nil, err
-		}
-		if want := min(ChunkSize, m.length-n*ChunkSize); len(chunk) != want {
-			return nil, &CorruptError{What: "chunk", Offset: len(enc), Reason: "chunk " + strconv.Itoa(n) + " has " + strconv.Itoa(len(chunk)) + " bytes, want " + strconv.Itoa(want)}
-		}
-		enc = append(enc, chunk...)
-	}
-	if newManifest(enc).crc != m.crc {
-		return nil, &CorruptError{What: "chunk", Reason: "checksum mismatch"}
-	}
-	return enc, nil
 }
 
 // keyItem returns the item of key attributes whose packed values are kv.
