@@ -45,14 +45,48 @@ func (t *Table) Get(rt fdb.ReadTransactor, in GetInput) (*GetOutput, error) {
 		return nil, err
 	}
 	return readTransact(rt, func(tr fdb.ReadTransaction) (*GetOutput, error) {
-		tg, err := t.fetch(tr, op, st0, in.Key, kv, true, true)
+		it, err := t.read(tr, op, st0, in.Key, kv)
 		if err != nil {
 			return nil, err
 		}
-		it := tg.old
 		if it != nil && e.proj != nil {
 			it = e.proj.apply(it)
 		}
 		return &GetOutput{Item: it}, nil
 	})
+}
+
+// read returns the item whose key attributes are key (packed kv under the
+// cached state st0), or nil if there is none.
+//
+// A read needs no schema check when it finds the item: an item head exists
+// under a table's directory prefix only while that table exists (DeleteTable
+// clears the prefix in the transaction that removes the directory, and the
+// directory layer never hands a removed prefix to a new table), and a
+// table's key schema never changes, so the item is exactly what a current
+// schema would have read. Only a miss is ambiguous: the item may be absent,
+// or the cached table may be gone or recreated. A miss therefore checks the
+// metadata version (Table.current) and reads again under a reloaded
+// schema. This keeps the common case at one FoundationDB read.
+func (t *Table) read(rt fdb.ReadTransaction, op string, st0 *tableState, key Item, kv []byte) (Item, error) {
+	head, err := rt.Get(st0.keys.itemKey(kv)).Get()
+	if err != nil {
+		return nil, err
+	}
+	st := st0
+	if head == nil {
+		if st, err = t.current(rt, rt.Snapshot().Get(metadataVersionKey)); err != nil {
+			return nil, err
+		}
+		if st == st0 {
+			return nil, nil
+		}
+		if kv, err = keyOf(op, key, st.hash, st.rng, true); err != nil {
+			return nil, err
+		}
+		if head, err = rt.Get(st.keys.itemKey(kv)).Get(); err != nil {
+			return nil, err
+		}
+	}
+	return decodeHead(rt, st.keys, kv, head)
 }

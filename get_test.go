@@ -120,3 +120,72 @@ func TestGetSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Get skips the schema check when it finds the item (Table.read), so these
+// cases pin down that a stale handle still never answers from a dead table:
+// a table recreated under the same name is read through its new directory,
+// a deletion inside the caller's own transaction is seen by a Get in it,
+// and a read at a version before a recreation sees the table as it was.
+func TestGetThroughStaleHandle(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	stale, err := Open(db, "T02", root, WithSchema(hashOnly))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := Item{"pk": S("k")}
+	if _, err := stale.Put(db, PutInput{Item: Item{"pk": S("k"), "v": S("old")}}); err != nil {
+		t.Fatal(err)
+	}
+	// A transaction whose read version predates the recreation.
+	before, err := db.CreateTransaction()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := before.GetReadVersion().Get(); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := DeleteTable(db, "T02", root); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Open(db, "T02", root, WithSchema(hashOnly))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.Put(db, PutInput{Item: Item{"pk": S("k"), "v": S("new")}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := stale.Get(db, GetInput{Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Item{"pk": S("k"), "v": S("new")}, out.Item); diff != "" {
+		t.Errorf("Get through a handle cached before the recreation (-want +got):\n%s", diff)
+	}
+	// stale now caches the new table; the old read version still sees the
+	// old one.
+	out, err = stale.Get(before, GetInput{Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Item{"pk": S("k"), "v": S("old")}, out.Item); diff != "" {
+		t.Errorf("Get at a read version before the recreation (-want +got):\n%s", diff)
+	}
+	before.Cancel()
+
+	_, err = db.Transact(func(tr fdb.Transaction) (any, error) {
+		if err := DeleteTable(tr, "T02", root); err != nil {
+			return nil, err
+		}
+		_, err := stale.Get(tr, GetInput{Key: key})
+		if !errors.Is(err, ErrResourceNotFound) {
+			t.Errorf("Get after DeleteTable in the same transaction = %v, want ErrResourceNotFound", err)
+		}
+		tr.Cancel()
+		return nil, nil
+	})
+	if err != nil && !errors.As(err, new(fdb.Error)) {
+		t.Fatal(err)
+	}
+}

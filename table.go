@@ -247,7 +247,9 @@ const metaFormatVersion = 1
 // Every operation through the handle reads `\xff/metadataVersion` in its
 // own transaction and reloads the schema when it changed, so a table
 // deleted, recreated or re-indexed through another handle or process is
-// never acted on with a stale schema.
+// never acted on with a stale schema. (A Get that finds its item skips
+// that read: the item proves the cached table still exists; see
+// Table.read.)
 //
 // With an fdb.Database, Open runs its own transaction, which may be
 // retried. See https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CreateTable.html.
