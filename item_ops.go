@@ -156,7 +156,8 @@ func (t *Table) fetch(rt fdb.ReadTransaction, op string, st0 *tableState, key It
 				return target{}, err
 			}
 		}
-		if needOld {
+		// An index added since st0 needs the old item too.
+		if needOld = needOld || st.needsOld(); needOld {
 			head = rt.Get(st.keys.itemKey(kv))
 		}
 	}
