@@ -144,7 +144,7 @@ func (p *readPlan) planIndexRead(sel Select) error {
 			return &ValidationError{Op: p.op, Reason: "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index " +
 				ix.name + " because its projection type is not ALL"}
 		}
-		p.fetchBase = true
+		p.fetchBase, p.allAttrs = true, true
 	}
 	if !ix.local || p.fetchBase {
 		return nil
@@ -158,7 +158,10 @@ func (p *readPlan) planIndexRead(sel Select) error {
 		for _, path := range p.proj.paths {
 			unprojected(path[0].name)
 		}
+		p.allAttrs = p.fetchBase // the projection applies to the item
 	}
+	// A filter on an unprojected attribute is evaluated on the item; the
+	// page still returns the projection.
 	conditionNames(p.filter, unprojected)
 	return nil
 }
@@ -291,6 +294,9 @@ func (p *readPlan) readIndex(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page,
 			if !ok {
 				continue
 			}
+		}
+		if p.fetchBase && !p.allAttrs {
+			item = ix.project(p.st, item)
 		}
 		pg.count++
 		if p.count {

@@ -234,9 +234,10 @@ type readPlan struct {
 	count    bool
 	fp       cursorFingerprint
 	// ix is the index read instead of the table, or nil; fetchBase makes
-	// an LSI page read each base item (index_read.go).
-	ix        *indexDef
-	fetchBase bool
+	// an LSI page read each base item, and allAttrs return it whole
+	// (index_read.go).
+	ix                  *indexDef
+	fetchBase, allAttrs bool
 }
 
 // page is the result of one plan.
