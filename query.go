@@ -123,9 +123,11 @@ func Forward(b bool) *bool { return &b }
 func (t *Table) Query(rt fdb.ReadTransactor, in QueryInput) (*QueryOutput, error) {
 	st0 := t.state.Load()
 	p0, err := t.queryPlan(st0, &in)
-	if err != nil {
+	if err != nil && in.IndexName == "" {
 		return nil, err
 	}
+	// An index request the cached schema refuses may name an index
+	// created or activated since: it is planned in the transaction.
 	return readTransact(rt, func(tr fdb.ReadTransaction) (*QueryOutput, error) {
 		pg, err := t.runPlan(tr, st0, p0, func(st *tableState) (*readPlan, error) { return t.queryPlan(st, &in) })
 		if err != nil {
@@ -436,16 +438,20 @@ func inRange(k, lo, hi []byte) bool {
 
 // runPlan reads plan p0, made against state st0, in tr: the range read
 // starts together with the metadata-version read and is redone with a
-// plan rebuilt by rebuild only if the table's state changed.
+// plan rebuilt by rebuild only if the table's state changed (or p0 is
+// nil: st0 refused the request).
 func (t *Table) runPlan(tr fdb.ReadTransaction, st0 *tableState, p0 *readPlan, rebuild func(*tableState) (*readPlan, error)) (*page, error) {
 	mvf := tr.Snapshot().Get(metadataVersionKey)
-	rr := p0.rangeRead(tr)
+	var rr fdb.RangeResult
+	if p0 != nil {
+		rr = p0.rangeRead(tr)
+	}
 	st, err := t.current(tr, mvf)
 	if err != nil {
 		return nil, err
 	}
 	p := p0
-	if st != st0 {
+	if st != st0 || p0 == nil {
 		if p, err = rebuild(st); err != nil {
 			return nil, err
 		}

@@ -77,9 +77,11 @@ type ScanOutput struct {
 func (t *Table) Scan(rt fdb.ReadTransactor, in ScanInput) (*ScanOutput, error) {
 	st0 := t.state.Load()
 	p0, err := t.scanPlan(st0, &in)
-	if err != nil {
+	if err != nil && in.IndexName == "" {
 		return nil, err
 	}
+	// An index request the cached schema refuses may name an index
+	// created or activated since: it is planned in the transaction.
 	return readTransact(rt, func(tr fdb.ReadTransaction) (*ScanOutput, error) {
 		pg, err := t.runPlan(tr, st0, p0, func(st *tableState) (*readPlan, error) { return t.scanPlan(st, &in) })
 		if err != nil {
