@@ -86,7 +86,7 @@ type indexDef struct {
 
 // newIndexDefs returns the index definitions of schema s, all ACTIVE
 // until markBuilding says otherwise.
-func newIndexDefs(st *tableState, keys tableKeys, s TableSchema) []*indexDef {
+func newIndexDefs(keys tableKeys, s TableSchema) []*indexDef {
 	types := map[string]Type{}
 	for _, d := range s.AttributeDefinitions {
 		types[d.AttributeName] = scalarType(d.AttributeType)

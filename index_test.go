@@ -413,12 +413,35 @@ func (m *indexModel) query(t *rapid.T) {
 				sv, _ = drawAttr(t, ix.rng.Name)
 			}
 		}
-		op := rapid.SampledFrom([]string{"=", "<", "<=", ">", ">="}).Draw(t, "op")
-		cond += " AND #r " + op + " :r"
+		ops := []string{"=", "<", "<=", ">", ">=", "BETWEEN"}
+		if sv.typ == TypeS {
+			ops = append(ops, "begins_with")
+		}
+		op := rapid.SampledFrom(ops).Draw(t, "op")
 		names["#r"], vals[":r"] = ix.rng.Name, sv
-		sortOK = func(v Value) bool {
-			c := compareKeyValues(v, sv)
-			return map[string]bool{"=": c == 0, "<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[op]
+		switch op {
+		case "BETWEEN":
+			hi := sv
+			if sv.typ == TypeN {
+				n, _ := sv.Int64()
+				hi = NInt(n + rapid.Int64Range(0, 2).Draw(t, "width"))
+			} else {
+				hi = S(sv.s + rapid.SampledFrom([]string{"", "\x00", "z"}).Draw(t, "hiSuffix"))
+			}
+			cond += " AND #r BETWEEN :r AND :r2"
+			vals[":r2"] = hi
+			sortOK = func(v Value) bool { return compareKeyValues(v, sv) >= 0 && compareKeyValues(v, hi) <= 0 }
+		case "begins_with":
+			sv = S(sv.s[:rapid.IntRange(1, len(sv.s)).Draw(t, "prefixLen")])
+			vals[":r"] = sv
+			cond += " AND begins_with(#r, :r)"
+			sortOK = func(v Value) bool { return strings.HasPrefix(v.s, sv.s) }
+		default:
+			cond += " AND #r " + op + " :r"
+			sortOK = func(v Value) bool {
+				c := compareKeyValues(v, sv)
+				return map[string]bool{"=": c == 0, "<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[op]
+			}
 		}
 	}
 	forward := rapid.Bool().Draw(t, "forward")

@@ -395,7 +395,7 @@ func newTableState(mv []byte, keys tableKeys, s TableSchema) *tableState {
 	for _, ix := range s.GlobalSecondaryIndexes {
 		addIndex(ix.IndexName, ix.KeySchema)
 	}
-	st.indexes = newIndexDefs(st, keys, s)
+	st.indexes = newIndexDefs(keys, s)
 	return st
 }
 
