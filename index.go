@@ -172,6 +172,27 @@ func (st *tableState) readableIndex(op, name string, consistent bool) (*indexDef
 	return ix, nil
 }
 
+// checkIndexKeySizes refuses an item whose value of an index key
+// attribute is longer than a key value may be (2048 bytes for a partition
+// key, 1024 for a sort key): it would be an index key violation, which
+// DynamoDB refuses on write (a backfill skips such items instead).
+func checkIndexKeySizes(op string, it Item, st *tableState) error {
+	for _, ix := range st.indexes {
+		for i, a := range []keyAttr{ix.hash, ix.rng}[:ix.indexKeyCount()] {
+			v, ok := it[a.Name]
+			if !ok || v.typ != a.Type || (a.Name == st.hash.Name || a.Name == st.rng.Name) {
+				continue // absent, or checked as a table key or index key type
+			}
+			if err := checkKeyValue(a.Name, v, a.Type, i == 0); err != nil {
+				ve := err.(*ValidationError)
+				ve.Op, ve.Reason = op, ve.Reason+" IndexName: "+ix.name
+				return ve
+			}
+		}
+	}
+	return nil
+}
+
 // isKey reports whether name is a key attribute of the index or table.
 func (ix *indexDef) isKey(st *tableState, name string) bool {
 	return name == ix.hash.Name || ix.rng.Name != "" && name == ix.rng.Name ||

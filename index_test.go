@@ -754,6 +754,8 @@ func randomWrite(tx fdb.Transactor, tbl *Table, r *rand.Rand) error {
 			return NInt(int64(r.IntN(3))), true
 		case "k":
 			return B([]byte{byte(r.IntN(2))}), true
+		case "a": // a key of the model's online index byA
+			return S([]string{"1", "2"}[r.IntN(2)]), true
 		}
 		return S(strings.Repeat("v", []int{1, 11_000}[r.IntN(2)])), true
 	}
@@ -876,5 +878,45 @@ func TestIndexStaleHandle(t *testing.T) {
 	}
 	if p := tableProblems(db, h1); len(p) > 0 {
 		t.Fatalf("table invariants: %q", p)
+	}
+}
+
+// An index key value longer than a key may be (2048 bytes for a partition
+// key, 1024 for a sort key) is an index key violation: the write is
+// refused, as DynamoDB refuses it, and nothing is written.
+func TestIndexKeyViolations(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, indexed)
+	base := Item{"pk": S("a"), "sk": NInt(1)}
+	for _, tc := range []struct {
+		name string
+		attr string
+		v    Value
+		ok   bool
+	}{
+		{"GSI partition key of 2048 bytes", "g", S(strings.Repeat("g", 2048)), true},
+		{"GSI partition key of 2049 bytes", "g", S(strings.Repeat("g", 2049)), false},
+		{"LSI sort key of 1024 bytes", "l", S(strings.Repeat("l", 1024)), true},
+		{"LSI sort key of 1025 bytes", "l", S(strings.Repeat("l", 1025)), false},
+		{"GSI partition key B of 2049 bytes", "k", B(make([]byte, 2049)), false},
+		{"GSI key of the wrong type", "g", N("1"), false},
+		{"empty GSI key", "k", B(nil), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			it := maps.Clone(base)
+			it[tc.attr] = tc.v
+			_, err := tbl.Put(db, PutInput{Item: it})
+			if tc.ok != (err == nil) || err != nil && !errors.Is(err, ErrValidation) {
+				t.Fatalf("Put = %v, want ok %v or ErrValidation", err, tc.ok)
+			}
+			_, err = tbl.Update(db, UpdateInput{Key: base, UpdateExpression: "SET #a = :v", ExpressionAttributeNames: map[string]string{"#a": tc.attr},
+				ExpressionAttributeValues: map[string]Value{":v": tc.v}})
+			if tc.ok != (err == nil) || err != nil && !errors.Is(err, ErrValidation) {
+				t.Fatalf("Update = %v, want ok %v or ErrValidation", err, tc.ok)
+			}
+			if _, err := tbl.Delete(db, DeleteInput{Key: base}); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -117,7 +117,7 @@ func checkIndexKeys(op string, it Item, st *tableState) error {
 				map[Type]string{TypeS: "string", TypeB: "binary"}[v.typ] + " value. IndexName: " + ik.index + ", IndexKey: " + name}
 		}
 	}
-	return nil
+	return checkIndexKeySizes(op, it, st)
 }
 
 // target is the item an operation works on, as of its transaction.
