@@ -10,8 +10,8 @@ import (
 )
 
 // query.go holds Query and the page reader that Query and Scan (scan.go)
-// share. A page is one FoundationDB range read of the table's i/ subspace,
-// inside one transaction:
+// share. A page is one FoundationDB range read of the table's i/ subspace
+// (or of an index's entries, index_read.go), inside one transaction:
 //
 //  1. The request is validated and planned (key range, direction, limits,
 //     expressions) against the cached table state before the transaction.
