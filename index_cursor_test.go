@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"pgregory.net/rapid"
 )
 
 // Index cursors are bound to their index: a cursor of another index, of
@@ -149,6 +150,48 @@ func FuzzIndexCursor(f *testing.F) {
 		}
 		if got := encodeCursor(fp, k); !bytes.Equal(got, b) {
 			t.Fatalf("decodeCursorWith(%x) = %x, which encodes to %x", b, k, got)
+		}
+	})
+}
+
+// TestIndexKeyConditionRange is TestKeyConditionRange for index entries:
+// an entry key (index key values followed by a base key) lies in
+// indexKeyRange exactly when its index key satisfies the condition, for
+// every base key, including ones whose values hold 0x00 and 0xff bytes.
+func TestIndexKeyConditionRange(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		typ := rapid.SampledFrom([]Type{TypeS, TypeB, TypeN}).Draw(t, "type")
+		kc := keyCondGen(typ).Draw(t, "kc")
+		lo, hi, err := indexKeyRange(kc.hash, kc.op, kc.lo, kc.hi, true)
+		if err != nil {
+			t.Fatalf("indexKeyRange(%s): %v", kc, err)
+		}
+		bases := [][]Value{{S("a")}, {S("\x00")}, {S("\xff\xff"), N("-1")}, {B([]byte{0}), N("0")}}
+		for i, v := range rapid.SliceOfN(sortValueGen(typ), 1, 30).Draw(t, "values") {
+			for _, h := range []string{"p", "p\x00", "pa", "o", "q"} {
+				ikv, err := packKeyValues(S(h), v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, base := range bases {
+					kv, _ := packKeyValues(base...)
+					k := append(bytes.Clone(ikv), kv...)
+					want := h == "p" && modelKeyCond(kc, v)
+					if got := inRange(k, lo, hi); got != want {
+						t.Fatalf("value %d: %s with base %v in range of %s = %v, want %v", i, v, base, kc, got, want)
+					}
+				}
+			}
+		}
+		// Without a sort key: every base key of the one index key.
+		lo, hi, _ = indexKeyRange(kc.hash, sortNone, Value{}, Value{}, false)
+		for _, base := range bases {
+			kv, _ := packKeyValues(base...)
+			p, _ := packKeyValues(S("p"))
+			p2, _ := packKeyValues(S("p\x00"))
+			if !inRange(append(p, kv...), lo, hi) || inRange(append(p2, kv...), lo, hi) {
+				t.Fatalf("hash-only index range [%x, %x) is wrong", lo, hi)
+			}
 		}
 	})
 }
