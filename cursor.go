@@ -72,6 +72,12 @@ func encodeCursor(fp cursorFingerprint, kv []byte) []byte {
 // belongs to the request with fingerprint fp, holds a key of table state
 // st's key schema, and lies in [lo, hi). Errors are *[ValidationError].
 func decodeCursor(b []byte, fp cursorFingerprint, st *tableState, lo, hi []byte) ([]byte, error) {
+	return decodeCursorWith(b, fp, func(kv []byte) (Item, error) { return keyItem(st, kv) }, lo, hi)
+}
+
+// decodeCursorWith is decodeCursor for keys that keyItem parses: a
+// table's packed key values, or an index's (index_read.go).
+func decodeCursorWith(b []byte, fp cursorFingerprint, keyItem func([]byte) (Item, error), lo, hi []byte) ([]byte, error) {
 	fail := func(reason string) ([]byte, error) {
 		return nil, &ValidationError{Path: "Cursor", Reason: "The provided cursor is invalid: " + reason}
 	}
@@ -82,7 +88,7 @@ func decodeCursor(b []byte, fp cursorFingerprint, st *tableState, lo, hi []byte)
 		return fail("it belongs to another table, index or request")
 	}
 	kv := b[1+fingerprintSize:]
-	if _, err := keyItem(st, kv); err != nil {
+	if _, err := keyItem(kv); err != nil {
 		return fail("bad key")
 	}
 	if !inRange(kv, lo, hi) {

@@ -55,6 +55,7 @@ func (t *Table) Delete(tx fdb.Transactor, in DeleteInput) (*DeleteOutput, error)
 		if err := checkCondition(e.cond, tg.old, in.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
 		}
+		needOld = needOld || tg.st.needsOld() // fetch read it for an index added since st0
 		out := &DeleteOutput{}
 		if needOld && tg.old == nil {
 			return out, nil // nothing to delete

@@ -77,8 +77,10 @@
 //     FoundationDB's `\xff/metadataVersion` in its transaction and reloads
 //     the schema when it changed; every schema change bumps it, and writes
 //     conflict with a concurrent DeleteTable.
-//  3. All writes of an item go through one write path (write.go), where
-//     secondary index entries and change records will be produced.
+//  3. All writes of an item go through one write path (write.go), which
+//     writes the item's secondary index entries in the same transaction:
+//     an index, local or global, is never stale (index.go); change
+//     records will be produced there too.
 //  4. A large item is stored as a manifest plus chunks (chunk.go); its
 //     chunks are read in parallel, checked by length and CRC-32C, and
 //     never orphaned by an overwrite, update or delete.
@@ -113,16 +115,20 @@
 //
 //   - Items may be larger than 400 KB: [WithMaxItemSize] allows up to
 //     [MaxItemSizeLimit] (4 MB); the default is DynamoDB's 400 KB.
-//   - Reads are always strongly consistent; ConsistentRead is accepted
-//     and ignored.
+//   - Reads are always strongly consistent, on global secondary indexes
+//     too; ConsistentRead is accepted and ignored, except that, as in
+//     DynamoDB, ConsistentRead true on a GSI is a ValidationException.
 //   - Tables are usable as soon as Open returns: there is no CREATING or
 //     DELETING state, and no ResourceInUseException for them.
 //   - Opening an existing table with a different schema fails with
 //     ResourceInUseException rather than DynamoDB's "table already exists".
-//   - Secondary index definitions are stored and validated, and non-key
-//     attributes that are index keys are type-checked on write, but
-//     index entries and streams are not written yet (the write path has
-//     their hooks).
+//   - Streams are not written yet (the write path has their hook).
+//   - A GSI added by UpdateTable becomes ACTIVE only when the caller runs
+//     [Table.Backfill] (resumable, batch by batch). Deleting a GSI removes
+//     it and its entries in one transaction: there is no DELETING state.
+//   - An index projection longer than 10 KB is not copied into the entry:
+//     a Query on the index reads it from the base item, in the same
+//     transaction.
 //   - Scan returns items in key order (DynamoDB's order is by partition
 //     hash), and parallel scan segments split the partition keys' encoded
 //     bytes evenly, so partition keys that share leading bytes (such as
@@ -131,8 +137,6 @@
 //     DynamoDB's page) and return, beside LastEvaluatedKey, an opaque
 //     Cursor that resumes only the query that made it. QueryAll and
 //     ScanAll walk every page, one FoundationDB transaction per page.
-//   - IndexName is refused with a ValidationException until secondary
-//     indexes are maintained.
 //   - Invalid UTF-8 in strings is stored as given; DynamoDB's JSON wire
 //     protocol cannot carry it.
 //   - Empty attribute names inside maps are accepted; only top-level

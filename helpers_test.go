@@ -51,8 +51,9 @@ func checkTable(t testing.TB, db fdb.Database, tbl *Table) {
 }
 
 // tableProblems checks the chunk invariants of chunk.go (every manifest
-// has exactly its chunks and every chunk belongs to a manifest) and that
-// every head decodes to an item whose key attributes match its key.
+// has exactly its chunks and every chunk belongs to a manifest), that
+// every head decodes to an item whose key attributes match its key, and
+// the index invariants of index.go (indexProblems).
 func tableProblems(db fdb.Database, tbl *Table) []string {
 	var problems []string
 	errorf := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -71,6 +72,8 @@ func tableProblems(db fdb.Database, tbl *Table) []string {
 			return nil, err
 		}
 		want := map[string]int{} // packed key values → chunk count
+		// items maps packed key values to items, for indexProblems.
+		items := map[string]Item{}
 		for _, kv := range heads {
 			k, err := st.keys.splitItemKey(kv.Key)
 			if err != nil {
@@ -85,6 +88,7 @@ func tableProblems(db fdb.Database, tbl *Table) []string {
 				errorf("item %s: %v", fdb.Printable(kv.Key), err)
 				continue
 			}
+			items[string(k)] = it
 			if got, err := keyOf("check", it, st.hash, st.rng, false); err != nil || !bytes.Equal(got, k) {
 				errorf("item %s holds key %s (%v)", fdb.Printable(kv.Key), fdb.Printable(got), err)
 			}
@@ -114,6 +118,9 @@ func tableProblems(db fdb.Database, tbl *Table) []string {
 			if got[k] != n {
 				errorf("manifest %s says %d chunks, found %d", fdb.Printable([]byte(k)), n, got[k])
 			}
+		}
+		if err := indexProblems(rt, st, items, errorf); err != nil {
+			return nil, err
 		}
 		return nil, nil
 	})

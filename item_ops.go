@@ -117,7 +117,7 @@ func checkIndexKeys(op string, it Item, st *tableState) error {
 				map[Type]string{TypeS: "string", TypeB: "binary"}[v.typ] + " value. IndexName: " + ik.index + ", IndexKey: " + name}
 		}
 	}
-	return nil
+	return checkIndexKeySizes(op, it, st)
 }
 
 // target is the item an operation works on, as of its transaction.
@@ -156,7 +156,8 @@ func (t *Table) fetch(rt fdb.ReadTransaction, op string, st0 *tableState, key It
 				return target{}, err
 			}
 		}
-		if needOld {
+		// An index added since st0 needs the old item too.
+		if needOld = needOld || st.needsOld(); needOld {
 			head = rt.Get(st.keys.itemKey(kv))
 		}
 	}

@@ -55,7 +55,10 @@ import (
 //	("i", <hash>[, <range>])    the item head: the encoded item, or a chunk
 //	                            manifest (chunk.go) when the item is large
 //	("c", <hash>[, <range>], n) chunk n (an int64 tuple element) of a large item
-//	("x", …)                    secondary index entries (index.go, later)
+//	("x", <index>, <hashValue>[, <sortValue>], <hash>[, <range>])
+//	                            an index entry (index.go)
+//	("b", <index>)              backfill progress of a CREATING index
+//	                            (backfill.go)
 //	("v", …)                    change records (stream.go, later)
 //
 // A chunk key extends its item key by one element, so all chunks of an
@@ -97,6 +100,8 @@ type tableKeys struct {
 	index  subspace.Subspace // ("x", …), for index.go
 	stream subspace.Subspace // ("v", …), for stream.go
 	all    fdb.KeyRange      // the whole directory
+
+	backfill subspace.Subspace // ("b", …), for backfill.go
 }
 
 func newTableKeys(dir subspace.Subspace) tableKeys {
@@ -108,6 +113,10 @@ func newTableKeys(dir subspace.Subspace) tableKeys {
 		index:  dir.Sub(indexSubspace),
 		stream: dir.Sub(streamSubspace),
 		all:    fdb.KeyRange{Begin: begin, End: end},
+		// A separate subspace, not a field of m: every writer adds a
+		// read conflict on m (write.go), so progress kept there would
+		// abort concurrent writers at every batch.
+		backfill: dir.Sub(backfillSubspace),
 	}
 }
 
@@ -540,12 +549,19 @@ func formatNumber(neg bool, adj int, digits string) string {
 //     string is a prefix code (TestKeyConditionRange checks this by brute
 //     force): their keys are the byte prefix range of that.
 func sortKeyRange(h Value, op string, a, b Value, hasRange bool) (lo, hi []byte, err error) {
+	return keyConditionRange(h, op, a, b, hasRange, next)
+}
+
+// keyConditionRange is sortKeyRange with the least key after a full key
+// k given by after: next for table keys, which end with the sort element;
+// prefixEnd for index entry keys, which go on with the base item's key.
+func keyConditionRange(h Value, op string, a, b Value, hasRange bool, after func([]byte) []byte) (lo, hi []byte, err error) {
 	p, err := packKeyValues(h)
 	if err != nil {
 		return nil, nil, err
 	}
 	if !hasRange {
-		return p, next(p), nil
+		return p, after(p), nil
 	}
 	pack := func(v Value) []byte {
 		if err != nil {
@@ -561,17 +577,17 @@ func sortKeyRange(h Value, op string, a, b Value, hasRange bool) (lo, hi []byte,
 		lo, hi = p, end
 	case sortEq:
 		lo = pack(a)
-		hi = next(lo)
+		hi = after(lo)
 	case sortLt:
 		lo, hi = p, pack(a)
 	case sortLe:
-		lo, hi = p, next(pack(a))
+		lo, hi = p, after(pack(a))
 	case sortGt:
-		lo, hi = next(pack(a)), end
+		lo, hi = after(pack(a)), end
 	case sortGe:
 		lo, hi = pack(a), end
 	case sortBetween:
-		lo, hi = pack(a), next(pack(b))
+		lo, hi = pack(a), after(pack(b))
 	case sortBeginsWith:
 		k := pack(a)
 		if err == nil {
@@ -617,4 +633,101 @@ func segmentRange(hashType Type, seg, total int) (lo, hi []byte) {
 		return []byte{code, byte(v >> 16), byte(v >> 8), byte(v)}
 	}
 	return bound(seg), bound(seg + 1)
+}
+
+// ---- Secondary indexes (index.go, backfill.go) ----
+//
+// An index entry's key is the index's prefix x/<index>/ followed by the
+// index key values and then the base item's packed key values, all tuple
+// elements one after the other:
+//
+//	x/<index>/<hashValue>[/<sortValue>]/<hash>[/<range>]
+//
+// so the entries of one index key are ordered by base primary key, and an
+// index key condition is a range of the same shape as a table's
+// (keyConditionRange with prefixEnd). The entries of one index form the
+// contiguous range indexRange, which one ClearRange removes.
+
+// backfillSubspace holds b/<index>, the backfill progress of an index
+// being built.
+const backfillSubspace = "b"
+
+// maxKeySize is FoundationDB's key size limit. An index entry key is the
+// only key fdyno builds that can exceed it (index and base key values
+// with many escaped 0x00 bytes): such an item is not indexed, and a write
+// of one is refused (index.go).
+const maxKeySize = 10_000
+
+// indexPrefix returns the prefix x/<index>/ of index's entries.
+func (k tableKeys) indexPrefix(index string) fdb.Key {
+	return k.index.Pack(tuple.Tuple{index})
+}
+
+// indexRange returns the range of every entry of the index whose prefix
+// is prefix.
+func indexRange(prefix fdb.Key) fdb.KeyRange {
+	return fdb.KeyRange{Begin: prefix, End: fdb.Key(prefixEnd(prefix))}
+}
+
+// indexKey returns the key of the entry under prefix whose packed index
+// key values followed by base key values are rest.
+func indexKey(prefix fdb.Key, rest []byte) fdb.Key {
+	return concatKey(prefix, rest)
+}
+
+// splitIndexKey returns the bytes that follow prefix in an index entry
+// key, split after the first n tuple elements (the index key values) into
+// ikv and the base item's packed key values kv. It fails with a
+// *CorruptError, and never panics, on a key index.go did not write.
+func splitIndexKey(prefix fdb.Key, key []byte, n int) (ikv, kv []byte, err error) {
+	rest, ok := bytes.CutPrefix(key, prefix)
+	if !ok {
+		return nil, nil, &CorruptError{What: "key", Reason: "not an entry of this index"}
+	}
+	return splitTuple(rest, n)
+}
+
+// splitTuple splits a packed tuple of byte and string elements after its
+// first n elements.
+func splitTuple(b []byte, n int) (head, tail []byte, err error) {
+	if err := checkTuple(b); err != nil {
+		return nil, nil, err
+	}
+	i := 0
+	for range n {
+		if i >= len(b) {
+			return nil, nil, &CorruptError{What: "key", Offset: i, Reason: "too few elements"}
+		}
+		i++
+		for {
+			j := bytes.IndexByte(b[i:], 0x00)
+			i += j + 1 // checkTuple: every element is terminated
+			if i < len(b) && b[i] == 0xff {
+				i++
+				continue
+			}
+			break
+		}
+	}
+	return b[:i], b[i:], nil
+}
+
+// prefixEnd returns the least byte string greater than every key that
+// starts with k followed by a tuple element (whose codes are below 0xff).
+func prefixEnd(k []byte) []byte {
+	return append(k[:len(k):len(k)], 0xff)
+}
+
+// indexKeyRange returns the range [lo, hi) of the bytes that follow an
+// index's prefix (index key values, then base key values) of the entries
+// whose index key satisfies a key condition: keyConditionRange, where the
+// least key after a full index key k is prefixEnd(k), since base key
+// values follow it.
+func indexKeyRange(h Value, op string, a, b Value, hasRange bool) (lo, hi []byte, err error) {
+	return keyConditionRange(h, op, a, b, hasRange, prefixEnd)
+}
+
+// backfillKey returns the key of index's backfill progress.
+func (k tableKeys) backfillKey(index string) fdb.Key {
+	return k.backfill.Pack(tuple.Tuple{index})
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // query.go holds Query and the page reader that Query and Scan (scan.go)
-// share. A page is one FoundationDB range read of the table's i/ subspace,
-// inside one transaction:
+// share. A page is one FoundationDB range read of the table's i/ subspace
+// (or of an index's entries, index_read.go), inside one transaction:
 //
 //  1. The request is validated and planned (key range, direction, limits,
 //     expressions) against the cached table state before the transaction.
@@ -52,8 +52,9 @@ const (
 // QueryInput is the request of [Table.Query], DynamoDB's Query. Zero
 // values are the defaults.
 type QueryInput struct {
-	// IndexName must be empty: querying secondary indexes comes with
-	// index.go (issue 5).
+	// IndexName names an ACTIVE local or global secondary index to query
+	// instead of the table (index_read.go); the key condition is then on
+	// the index's keys.
 	IndexName string
 	// KeyConditionExpression is required: equality on the partition key
 	// and optionally one condition on the sort key.
@@ -81,7 +82,7 @@ type QueryInput struct {
 	// ExclusiveStartKey that also pins the query it came from.
 	Cursor []byte
 	// ConsistentRead is accepted for compatibility; every read is
-	// strongly consistent.
+	// strongly consistent, but, as DynamoDB does, it is refused on a GSI.
 	ConsistentRead bool
 }
 
@@ -122,9 +123,11 @@ func Forward(b bool) *bool { return &b }
 func (t *Table) Query(rt fdb.ReadTransactor, in QueryInput) (*QueryOutput, error) {
 	st0 := t.state.Load()
 	p0, err := t.queryPlan(st0, &in)
-	if err != nil {
+	if err != nil && in.IndexName == "" {
 		return nil, err
 	}
+	// An index request the cached schema refuses may name an index
+	// created or activated since: it is planned in the transaction.
 	return readTransact(rt, func(tr fdb.ReadTransaction) (*QueryOutput, error) {
 		pg, err := t.runPlan(tr, st0, p0, func(st *tableState) (*readPlan, error) { return t.queryPlan(st, &in) })
 		if err != nil {
@@ -232,6 +235,11 @@ type readPlan struct {
 	proj     *projection
 	count    bool
 	fp       cursorFingerprint
+	// ix is the index read instead of the table, or nil; fetchBase makes
+	// an LSI page read each base item, and allAttrs return it whole
+	// (index_read.go).
+	ix                  *indexDef
+	fetchBase, allAttrs bool
 }
 
 // page is the result of one plan.
@@ -254,6 +262,7 @@ type readOptions struct {
 	esk          Item
 	cursor       []byte
 	indexName    string
+	consistent   bool
 }
 
 // queryPlan validates in against table state st and plans its page.
@@ -261,7 +270,7 @@ func (t *Table) queryPlan(st *tableState, in *QueryInput) (*readPlan, error) {
 	const op = "Query"
 	o := readOptions{filter: in.FilterExpression, proj: in.ProjectionExpression, names: in.ExpressionAttributeNames,
 		values: in.ExpressionAttributeValues, limit: in.Limit, pageSize: in.PageSize, sel: in.Select,
-		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName}
+		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName, consistent: in.ConsistentRead}
 	if in.KeyConditionExpression == "" {
 		return nil, &ValidationError{Op: op, Reason: "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."}
 	}
@@ -269,14 +278,15 @@ func (t *Table) queryPlan(st *tableState, in *QueryInput) (*readPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	kc, err := parseKeyCondition(c, in.KeyConditionExpression, st.hash, st.rng)
+	hash, rng := p.keyAttrs()
+	kc, err := parseKeyCondition(c, in.KeyConditionExpression, hash, rng)
 	if err != nil {
 		return nil, withOp(op, err)
 	}
 	if err := t.finishExprs(op, st, p, c, &o, true); err != nil {
 		return nil, err
 	}
-	if p.lo, p.hi, err = kc.kvRange(st.rng.Name != ""); err != nil {
+	if p.lo, p.hi, err = p.keyRange(kc); err != nil {
 		return nil, withOp(op, err)
 	}
 	p.forward = in.ScanIndexForward == nil || *in.ScanIndexForward
@@ -292,10 +302,9 @@ func (t *Table) planCommon(op string, st *tableState, o *readOptions) (*readPlan
 	fail := func(reason string) (*readPlan, *exprContext, error) {
 		return nil, nil, &ValidationError{Op: op, Reason: reason}
 	}
-	if o.indexName != "" {
-		// DynamoDB answers a bad IndexName with a ValidationException;
-		// until index.go, every IndexName is one.
-		return fail("The table does not have the specified index: " + o.indexName + " (secondary indexes are not supported yet)")
+	ix, err := st.readableIndex(op, o.indexName, o.consistent)
+	if err != nil {
+		return nil, nil, err
 	}
 	if o.limit < 0 {
 		return fail("1 validation error detected: Value '" + strconv.Itoa(o.limit) + "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
@@ -306,14 +315,16 @@ func (t *Table) planCommon(op string, st *tableState, o *readOptions) (*readPlan
 	if o.esk != nil && o.cursor != nil {
 		return fail("ExclusiveStartKey and Cursor are exclusive")
 	}
-	p := &readPlan{op: op, st: st, limit: o.limit, pageSize: o.pageSize}
+	p := &readPlan{op: op, st: st, limit: o.limit, pageSize: o.pageSize, ix: ix}
 	if p.pageSize == 0 {
 		p.pageSize = DefaultPageSize
 	}
 	switch o.sel {
 	case "", SelectAllAttributes, SelectSpecificAttributes, SelectCount:
 	case SelectAllProjectedAttributes:
-		return fail("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
+		if ix == nil {
+			return fail("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
+		}
 	default:
 		return fail("1 validation error detected: Value '" + string(o.sel) + "' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]")
 	}
@@ -340,7 +351,8 @@ func (t *Table) finishExprs(op string, st *tableState, p *readPlan, c *exprConte
 			return withOp(op, err)
 		}
 		if noKeys {
-			if name := keyAttrIn(p.filter, st); name != "" {
+			hash, rng := p.keyAttrs()
+			if name := keyAttrIn(p.filter, hash, rng); name != "" {
 				return &ValidationError{Op: op, Reason: "Filter Expression can only contain non-primary key attributes: Primary key attribute: " + name}
 			}
 		}
@@ -350,17 +362,21 @@ func (t *Table) finishExprs(op string, st *tableState, p *readPlan, c *exprConte
 			return withOp(op, err)
 		}
 	}
+	if err := p.planIndexRead(o.sel); err != nil {
+		return err
+	}
 	return withOp(op, c.checkAllUsed())
 }
 
-// keyAttrIn returns the first key attribute of st that cd names, or "".
-func keyAttrIn(cd *condition, st *tableState) string {
+// keyAttrIn returns the first of the key attributes hash and rng that cd
+// names, or "".
+func keyAttrIn(cd *condition, hash, rng keyAttr) string {
 	if cd == nil {
 		return ""
 	}
 	var inOperand func(o operand) string
 	inOperand = func(o operand) string {
-		if o.kind == opPath && (o.path[0].name == st.hash.Name || st.rng.Name != "" && o.path[0].name == st.rng.Name) {
+		if o.kind == opPath && (o.path[0].name == hash.Name || rng.Name != "" && o.path[0].name == rng.Name) {
 			return o.path[0].name
 		}
 		for _, a := range o.args {
@@ -375,10 +391,10 @@ func keyAttrIn(cd *condition, st *tableState) string {
 			return n
 		}
 	}
-	if n := keyAttrIn(cd.left, st); n != "" {
+	if n := keyAttrIn(cd.left, hash, rng); n != "" {
 		return n
 	}
-	return keyAttrIn(cd.right, st)
+	return keyAttrIn(cd.right, hash, rng)
 }
 
 // planStart resolves the request's ExclusiveStartKey or Cursor into
@@ -387,7 +403,7 @@ func (t *Table) planStart(p *readPlan, o *readOptions, outside string) error {
 	p.fp = newCursorFingerprint(t.name, p.st.keys.items.Bytes(), p.op, o.indexName, p.lo, p.hi, p.forward)
 	switch {
 	case o.esk != nil:
-		kv, err := keyOf(p.op, o.esk, p.st.hash, p.st.rng, true)
+		kv, err := p.startKey(o.esk)
 		if err != nil {
 			reason := err.Error()
 			if ve := (*ValidationError)(nil); errors.As(err, &ve) {
@@ -400,7 +416,7 @@ func (t *Table) planStart(p *readPlan, o *readOptions, outside string) error {
 		}
 		p.start = kv
 	case o.cursor != nil:
-		kv, err := decodeCursor(o.cursor, p.fp, p.st, p.lo, p.hi)
+		kv, err := decodeCursorWith(o.cursor, p.fp, p.keyItem, p.lo, p.hi)
 		if err != nil {
 			return withOp(p.op, err)
 		}
@@ -422,16 +438,20 @@ func inRange(k, lo, hi []byte) bool {
 
 // runPlan reads plan p0, made against state st0, in tr: the range read
 // starts together with the metadata-version read and is redone with a
-// plan rebuilt by rebuild only if the table's state changed.
+// plan rebuilt by rebuild only if the table's state changed (or p0 is
+// nil: st0 refused the request).
 func (t *Table) runPlan(tr fdb.ReadTransaction, st0 *tableState, p0 *readPlan, rebuild func(*tableState) (*readPlan, error)) (*page, error) {
 	mvf := tr.Snapshot().Get(metadataVersionKey)
-	rr := p0.rangeRead(tr)
+	var rr fdb.RangeResult
+	if p0 != nil {
+		rr = p0.rangeRead(tr)
+	}
 	st, err := t.current(tr, mvf)
 	if err != nil {
 		return nil, err
 	}
 	p := p0
-	if st != st0 {
+	if st != st0 || p0 == nil {
 		if p, err = rebuild(st); err != nil {
 			return nil, err
 		}
@@ -450,7 +470,7 @@ func (p *readPlan) rangeRead(tr fdb.ReadTransaction) fdb.RangeResult {
 			hi = p.start
 		}
 	}
-	r := fdb.KeyRange{Begin: p.st.keys.itemKey(lo), End: p.st.keys.itemKey(hi)}
+	r := fdb.KeyRange{Begin: p.key(lo), End: p.key(hi)}
 	opts := fdb.RangeOptions{Limit: p.limit, Reverse: !p.forward, Mode: fdb.StreamingModeIterator}
 	if p.limit > 0 {
 		opts.Mode = fdb.StreamingModeWantAll
@@ -469,6 +489,9 @@ type pageEntry struct {
 // read takes the page's heads from rr, reads the chunks of the chunked
 // ones all at once, and applies the filter and projection.
 func (p *readPlan) read(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page, error) {
+	if p.ix != nil {
+		return p.readIndex(tr, rr)
+	}
 	keys := p.st.keys
 	var entries []pageEntry
 	if p.limit > 0 {
@@ -545,7 +568,7 @@ func (p *readPlan) read(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page, erro
 	if more {
 		last := entries[len(entries)-1].kv
 		var err error
-		if pg.lastKey, err = keyItem(p.st, last); err != nil {
+		if pg.lastKey, err = p.keyItem(last); err != nil {
 			return nil, err
 		}
 		pg.cursor = encodeCursor(p.fp, last)

@@ -17,8 +17,8 @@ const (
 // ScanInput is the request of [Table.Scan], DynamoDB's Scan. Zero values
 // are the defaults.
 type ScanInput struct {
-	// IndexName must be empty: scanning secondary indexes comes with
-	// index.go (issue 5).
+	// IndexName names an ACTIVE local or global secondary index to scan
+	// instead of the table, in index key order (index_read.go).
 	IndexName                 string
 	FilterExpression          string
 	ProjectionExpression      string
@@ -77,9 +77,11 @@ type ScanOutput struct {
 func (t *Table) Scan(rt fdb.ReadTransactor, in ScanInput) (*ScanOutput, error) {
 	st0 := t.state.Load()
 	p0, err := t.scanPlan(st0, &in)
-	if err != nil {
+	if err != nil && in.IndexName == "" {
 		return nil, err
 	}
+	// An index request the cached schema refuses may name an index
+	// created or activated since: it is planned in the transaction.
 	return readTransact(rt, func(tr fdb.ReadTransaction) (*ScanOutput, error) {
 		pg, err := t.runPlan(tr, st0, p0, func(st *tableState) (*readPlan, error) { return t.scanPlan(st, &in) })
 		if err != nil {
@@ -118,7 +120,7 @@ func (t *Table) scanPlan(st *tableState, in *ScanInput) (*readPlan, error) {
 	const op = "Scan"
 	o := readOptions{filter: in.FilterExpression, proj: in.ProjectionExpression, names: in.ExpressionAttributeNames,
 		values: in.ExpressionAttributeValues, limit: in.Limit, pageSize: in.PageSize, sel: in.Select,
-		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName}
+		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName, consistent: in.ConsistentRead}
 	fail := func(reason string) (*readPlan, error) {
 		return nil, &ValidationError{Op: op, Reason: reason}
 	}
@@ -148,7 +150,8 @@ func (t *Table) scanPlan(st *tableState, in *ScanInput) (*readPlan, error) {
 		return nil, err
 	}
 	p.forward = true
-	p.lo, p.hi = segmentRange(st.hash.Type, in.Segment, max(in.TotalSegments, 1))
+	hash, _ := p.keyAttrs()
+	p.lo, p.hi = segmentRange(hash.Type, in.Segment, max(in.TotalSegments, 1))
 	outside := "The provided Exclusive start key does not map to the provided Segment: TotalSegments: " +
 		strconv.Itoa(in.TotalSegments) + " Segment: " + strconv.Itoa(in.Segment)
 	if err := t.planStart(p, &o, outside); err != nil {

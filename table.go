@@ -136,6 +136,9 @@ type TableDescription struct {
 	TableSchema
 	// Directory is the table's directory-layer path.
 	Directory []string
+	// GlobalSecondaryIndexDescriptions holds the status of each GSI, in
+	// name order (index.go).
+	GlobalSecondaryIndexDescriptions []GlobalSecondaryIndexDescription `json:",omitempty"`
 }
 
 // Option configures [Open], [ListTables] and [DeleteTable].
@@ -220,6 +223,8 @@ type tableState struct {
 	// indexKeys maps each non-key attribute that is an index key to its
 	// declared type and the first index using it, for write validation.
 	indexKeys map[string]indexKeyAttr
+	// indexes are the table's LSIs and GSIs (index.go).
+	indexes []*indexDef
 }
 
 type indexKeyAttr struct {
@@ -232,6 +237,8 @@ type tableMeta struct {
 	FormatVersion int
 	TableName     string
 	Schema        TableSchema
+	// Building names the GSIs being backfilled (CREATING, backfill.go).
+	Building []string `json:",omitempty"`
 }
 
 const metaFormatVersion = 1
@@ -355,7 +362,9 @@ func (t *Table) load(rt fdb.ReadTransaction, mv []byte) (*tableState, error) {
 	if err := json.Unmarshal(raw, &meta); err != nil || meta.FormatVersion != metaFormatVersion {
 		return nil, &CorruptError{What: "table metadata", Reason: "cannot decode the schema of " + t.name}
 	}
-	return newTableState(mv, keys, meta.Schema), nil
+	st := newTableState(mv, keys, meta.Schema)
+	st.markBuilding(meta.Building)
+	return st, nil
 }
 
 func newTableState(mv []byte, keys tableKeys, s TableSchema) *tableState {
@@ -388,6 +397,7 @@ func newTableState(mv []byte, keys tableKeys, s TableSchema) *tableState {
 	for _, ix := range s.GlobalSecondaryIndexes {
 		addIndex(ix.IndexName, ix.KeySchema)
 	}
+	st.indexes = newIndexDefs(keys, s)
 	return st
 }
 
@@ -430,7 +440,11 @@ func (t *Table) Describe(rt fdb.ReadTransactor) (*TableDescription, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &TableDescription{TableName: t.name, TableSchema: st.schema.clone(), Directory: slices.Clone(t.path)}, nil
+		gsis, err := st.describeIndexes(tr)
+		if err != nil {
+			return nil, err
+		}
+		return &TableDescription{TableName: t.name, TableSchema: st.schema.clone(), Directory: slices.Clone(t.path), GlobalSecondaryIndexDescriptions: gsis}, nil
 	})
 }
 
@@ -482,9 +496,10 @@ func DeleteTable(t fdb.Transactor, name string, opts ...Option) error {
 
 // replaceSchema stores schema s for the table in tr and bumps the metadata
 // version, so every handle reloads it on its next operation. It is the
-// schema-change step of index creation and deletion (UpdateTable, with
-// index.go's backfill) and is used by tests until then.
-func (t *Table) replaceSchema(tr fdb.Transaction, s TableSchema) error {
+// schema-change step of index creation and deletion (updatetable.go) and
+// of a backfill's completion (backfill.go); building names the GSIs left
+// in state CREATING.
+func (t *Table) replaceSchema(tr fdb.Transaction, s TableSchema, building ...string) error {
 	if err := s.validate(); err != nil {
 		return err
 	}
@@ -495,7 +510,7 @@ func (t *Table) replaceSchema(tr fdb.Transaction, s TableSchema) error {
 	if !sameKeySchema(st.schema, s) {
 		return &ValidationError{Op: "UpdateTable", Reason: "the table's key schema cannot change"}
 	}
-	meta, err := json.Marshal(tableMeta{FormatVersion: metaFormatVersion, TableName: t.name, Schema: s.canonical()})
+	meta, err := json.Marshal(tableMeta{FormatVersion: metaFormatVersion, TableName: t.name, Schema: s.canonical(), Building: building})
 	if err != nil {
 		return err
 	}

@@ -29,10 +29,9 @@ type itemChange struct {
 }
 
 // needsOld reports whether every write must read the old item even when
-// the request itself does not need it. It will be true once the table has
-// indexes or a stream (their hooks in writeItem need old), and is false
-// until they are implemented.
-func (st *tableState) needsOld() bool { return false }
+// the request itself does not need it: when the table has indexes (their
+// hook in writeItem needs old), and later a stream.
+func (st *tableState) needsOld() bool { return st.hasIndexes() }
 
 // writeItem applies c in tr. It encodes and checks everything first, so an
 // error leaves tr untouched; maxSize is the handle's item size limit and
@@ -58,6 +57,11 @@ func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 			return err
 		}
 	}
+	// Index entries are computed before the first write (index.go).
+	ixw, err := indexWrites(c, enc)
+	if err != nil {
+		return err
+	}
 	// Checks are done; from here on, only writes.
 	if err := tr.AddReadConflictKey(c.st.keys.meta); err != nil {
 		return err
@@ -72,8 +76,8 @@ func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 		tr.Set(c.st.keys.itemKey(c.kv), enc)
 	}
 	// Hook: index entries (index.go). For each index of c.st.schema,
-	// compute the entry of c.old and of c.new and clear/set x/ keys where
-	// they differ. Requires needsOld to report true for indexed tables.
+	// the entry of c.old and of c.new, cleared/set where they differ.
+	applyIndexWrites(tr, ixw)
 
 	// Hook: change record (stream.go). When c.st.schema.StreamViewType is
 	// set, write v/<versionstamp> with the keys and the images the view

@@ -1,0 +1,241 @@
+package fdyno
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"slices"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// backfill.go builds a global secondary index added to a table that
+// already holds data (updatetable.go creates it in state CREATING).
+//
+// From the moment the index exists, every write maintains its entries
+// (write.go), so only the items written before it need entries. The
+// backfill walks the base items in key order in batches, each batch its
+// own transaction that reads the items and sets their entries; a write
+// racing a batch on one of its items makes one of them retry, so an entry
+// is always that of the item as committed. The cursor, the key of the
+// last item walked, is kept at b/<index> (keys.go), not in the metadata
+// key m: every writer has a read conflict on m, so a cursor there would
+// abort concurrent writers at every batch. The batch that reaches the end
+// marks the index ACTIVE (metadata version bump) and clears the cursor.
+//
+// A crash loses at most the batch in flight: calling Backfill again
+// resumes from the cursor. Two Backfills of one index conflict on the
+// cursor and so never do a batch's work twice at once.
+
+// Backfill limits.
+const (
+	// DefaultBackfillBatchSize is the most base items a backfill batch
+	// (one transaction) walks unless BackfillInput.BatchSize says.
+	DefaultBackfillBatchSize = 500
+	// backfillBatchBytes bounds the encoded bytes of the items of one
+	// batch, keeping it well inside FoundationDB's 5 s and 10 MB.
+	backfillBatchBytes = 2 << 20
+
+	backfillCursorVersion = 0x01
+)
+
+// BackfillInput is the request of [Table.Backfill].
+type BackfillInput struct {
+	// IndexName names the CREATING global secondary index to build.
+	IndexName string
+	// BatchSize is the most base items one transaction walks; 0 means
+	// DefaultBackfillBatchSize.
+	BatchSize int
+	// Progress, if not nil, is called after each committed batch, outside
+	// any transaction, from the goroutine that called Backfill.
+	Progress func(BackfillProgress)
+}
+
+// BackfillProgress is the state of a backfill after a batch.
+type BackfillProgress struct {
+	IndexName string
+	// ItemsScanned is the number of base items walked so far, over every
+	// run of the backfill (it survives crashes with the cursor).
+	ItemsScanned int64
+	// Done is true once the index is ACTIVE.
+	Done bool
+}
+
+// Backfill builds index in.IndexName, created by [Table.UpdateTable], and
+// marks it ACTIVE when every base item has its entry. Writers may run
+// during the backfill; the index is consistent with them throughout, and
+// Query and Scan refuse it until it is ACTIVE.
+//
+// Each batch runs in its own transaction of tx (retried as FoundationDB's
+// Transact retries; pass an fdb.Database so batches are separate
+// transactions). Backfill stops with ctx's error between batches; calling
+// it again, from any process, resumes where the last committed batch
+// stopped. Backfill of an ACTIVE index returns at once with Done.
+//
+// Errors: [ErrValidation] if the table has no such GSI (for example, it
+// was deleted during the backfill) or BatchSize is negative;
+// [ErrResourceNotFound] if the table was deleted; FoundationDB errors.
+func (t *Table) Backfill(ctx context.Context, tx fdb.Transactor, in BackfillInput) (BackfillProgress, error) {
+	batch := in.BatchSize
+	switch {
+	case batch < 0:
+		return BackfillProgress{}, &ValidationError{Op: "Backfill", Reason: "BatchSize must not be negative"}
+	case batch == 0:
+		batch = DefaultBackfillBatchSize
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return BackfillProgress{IndexName: in.IndexName}, err
+		}
+		p, err := transact(tx, func(tr fdb.Transaction) (BackfillProgress, error) {
+			return t.backfillBatch(tr, in.IndexName, batch)
+		})
+		if err != nil {
+			return p, err
+		}
+		if in.Progress != nil {
+			in.Progress(p)
+		}
+		if p.Done {
+			return p, nil
+		}
+	}
+}
+
+// backfillBatch walks the next batch of base items in tr.
+func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (BackfillProgress, error) {
+	const op = "Backfill"
+	st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
+	if err != nil {
+		return BackfillProgress{}, err
+	}
+	ix := st.index(name)
+	if ix == nil || ix.local {
+		return BackfillProgress{}, &ValidationError{Op: op, Reason: "The table does not have the specified index: " + name}
+	}
+	if !ix.building {
+		return BackfillProgress{IndexName: name, Done: true}, nil
+	}
+	// A concurrent deletion of the index (or of the table) aborts the
+	// batch rather than leaving entries behind.
+	if err := tr.AddReadConflictKey(st.keys.meta); err != nil {
+		return BackfillProgress{}, err
+	}
+	raw, err := tr.Get(st.keys.backfillKey(name)).Get()
+	if err != nil {
+		return BackfillProgress{}, err
+	}
+	cur, err := decodeBackfillCursor(raw)
+	if err != nil {
+		return BackfillProgress{}, err
+	}
+	all := st.keys.items
+	begin, end := all.FDBRangeKeys()
+	if len(cur.kv) > 0 {
+		begin = st.keys.itemKey(next(cur.kv))
+	}
+	heads, err := tr.GetRange(fdb.KeyRange{Begin: begin, End: end}, fdb.RangeOptions{Limit: batch, Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
+	if err != nil {
+		return BackfillProgress{}, err
+	}
+	// Take heads up to the byte budget, then start every chunk read.
+	entries := make([]pageEntry, 0, len(heads))
+	size, full := 0, len(heads) == batch
+	for _, h := range heads {
+		kv, err := st.keys.splitItemKey(h.Key)
+		if err != nil {
+			return BackfillProgress{}, err
+		}
+		e := pageEntry{kv: kv, value: h.Value}
+		n := len(h.Value)
+		if isManifest(h.Value) {
+			if e.m, err = decodeManifest(h.Value); err != nil {
+				return BackfillProgress{}, err
+			}
+			e.chunks = startChunks(tr, st.keys, kv, e.m)
+			n = e.m.length
+		}
+		entries = append(entries, e)
+		if size += n; size >= backfillBatchBytes {
+			full = true
+			break
+		}
+	}
+	for _, e := range entries {
+		enc := e.value
+		if e.chunks != nil {
+			if enc, err = joinChunks(e.m, e.chunks); err != nil {
+				return BackfillProgress{}, err
+			}
+		}
+		item, err := DecodeItem(enc)
+		if err != nil {
+			return BackfillProgress{}, err
+		}
+		key, _ := ix.entryKey(item, e.kv) // a too-large key is not indexed
+		if key == nil {
+			continue
+		}
+		value, err := ix.entryValue(st, item, enc)
+		if err != nil {
+			return BackfillProgress{}, err
+		}
+		tr.Set(key, value)
+	}
+	cur.items += int64(len(entries))
+	if len(entries) > 0 {
+		cur.kv = entries[len(entries)-1].kv
+	}
+	p := BackfillProgress{IndexName: name, ItemsScanned: cur.items}
+	if full {
+		tr.Set(st.keys.backfillKey(name), cur.encode())
+		return p, nil
+	}
+	// The end of the table: the index is complete.
+	building := slices.DeleteFunc(st.building(), func(n string) bool { return n == name })
+	if err := t.replaceSchema(tr, st.schema, building...); err != nil {
+		return BackfillProgress{}, err
+	}
+	tr.Clear(st.keys.backfillKey(name))
+	p.Done = true
+	return p, nil
+}
+
+// backfillCursor is the value at b/<index>:
+//
+//	0x01 | items walked: uvarint | packed key values of the last item walked
+//
+// The key is empty before the first batch.
+type backfillCursor struct {
+	items int64
+	kv    []byte
+}
+
+func (c backfillCursor) encode() []byte {
+	b := binary.AppendUvarint([]byte{backfillCursorVersion}, uint64(c.items))
+	return append(b, c.kv...)
+}
+
+// decodeBackfillCursor decodes a backfill cursor, refusing anything
+// encode cannot produce with a *CorruptError.
+func decodeBackfillCursor(raw []byte) (backfillCursor, error) {
+	fail := func(reason string) (backfillCursor, error) {
+		return backfillCursor{}, &CorruptError{What: "backfill cursor", Reason: reason}
+	}
+	if len(raw) < 2 || raw[0] != backfillCursorVersion {
+		return fail("missing or unknown format")
+	}
+	n, w := binary.Uvarint(raw[1:])
+	if w <= 0 || n > 1<<62 {
+		return fail("bad item count")
+	}
+	kv := raw[1+w:]
+	if err := checkTuple(kv); err != nil {
+		return fail("bad key")
+	}
+	c := backfillCursor{items: int64(n), kv: bytes.Clone(kv)}
+	if !bytes.Equal(c.encode(), raw) {
+		return fail("not in canonical form")
+	}
+	return c, nil
+}

@@ -1,0 +1,319 @@
+package fdyno
+
+import (
+	"bytes"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// index_read.go: Query and Scan of a secondary index. A plan with an index
+// (readPlan.ix) works on the bytes that follow the index's prefix x/<index>/
+// in its entry keys, the index key values followed by the base item's key
+// values (keys.go), exactly as a table plan works on packed key values:
+// one range read per page, cursors and ExclusiveStartKey checked to lie in
+// the plan's range. So a page on an index reads entries of that index
+// only, in index key order and, among entries of one index key, in base
+// primary key order.
+//
+// What a page returns follows DynamoDB:
+//
+//   - Select ALL_PROJECTED_ATTRIBUTES (the default on an index) returns
+//     the index's projection; SPECIFIC_ATTRIBUTES (a ProjectionExpression)
+//     projects it further; COUNT counts.
+//   - ALL_ATTRIBUTES is allowed on a GSI only if its projection is ALL. On
+//     an LSI it, or a projection or filter naming an attribute the LSI
+//     does not project, makes the page read each base item (fetchBase),
+//     as DynamoDB fetches from the table.
+//   - LastEvaluatedKey holds the index keys and the table keys.
+//
+// An entry whose projection was too long to store inline (indexRefMarker)
+// is read from its base item in the same transaction.
+
+// keyAttrs returns the hash and sort key attributes the plan's key
+// condition, segments and filter restriction apply to: the index's or
+// the table's.
+func (p *readPlan) keyAttrs() (hash, rng keyAttr) {
+	if p.ix != nil {
+		return p.ix.hash, p.ix.rng
+	}
+	return p.st.hash, p.st.rng
+}
+
+// keyRange returns the plan's range for key condition kc.
+func (p *readPlan) keyRange(kc *keyCondition) (lo, hi []byte, err error) {
+	if p.ix != nil {
+		return indexKeyRange(kc.hash, kc.op, kc.lo, kc.hi, p.ix.rng.Name != "")
+	}
+	return kc.kvRange(p.st.rng.Name != "")
+}
+
+// key returns the FoundationDB key of position k of the plan's range.
+func (p *readPlan) key(k []byte) fdb.Key {
+	if p.ix != nil {
+		return indexKey(p.ix.prefix, k)
+	}
+	return p.st.keys.itemKey(k)
+}
+
+// indexKeyCount returns the number of key values of the index.
+func (ix *indexDef) indexKeyCount() int {
+	if ix.rng.Name == "" {
+		return 1
+	}
+	return 2
+}
+
+// keyItem returns the key attributes of the item at position k of the
+// plan's range: the table keys, and for an index the index keys too.
+func (p *readPlan) keyItem(k []byte) (Item, error) {
+	if p.ix == nil {
+		return keyItem(p.st, k)
+	}
+	ikv, kv, err := splitTuple(k, p.ix.indexKeyCount())
+	if err != nil {
+		return nil, err
+	}
+	it, err := keyItem(p.st, kv)
+	if err != nil {
+		return nil, err
+	}
+	types := []Type{p.ix.hash.Type, p.ix.rng.Type}[:p.ix.indexKeyCount()]
+	vs, err := unpackKeyValues(ikv, types...)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range []keyAttr{p.ix.hash, p.ix.rng}[:len(vs)] {
+		if old, ok := it[a.Name]; ok && !old.Equal(vs[i]) {
+			return nil, &CorruptError{What: "key", Reason: "index key " + a.Name + " differs from the table key"}
+		}
+		it[a.Name] = vs[i]
+	}
+	return it, nil
+}
+
+// startKey returns the position of ExclusiveStartKey esk in the plan's
+// range. On an index, esk holds exactly the index and table keys, as the
+// LastEvaluatedKey of an index page does.
+func (p *readPlan) startKey(esk Item) ([]byte, error) {
+	st := p.st
+	if p.ix == nil {
+		return keyOf(p.op, esk, st.hash, st.rng, true)
+	}
+	mismatch := &ValidationError{Op: p.op, Reason: "The provided key element does not match the schema"}
+	table := Item{}
+	for _, a := range []keyAttr{st.hash, st.rng} {
+		if v, ok := esk[a.Name]; ok && a.Name != "" {
+			table[a.Name] = v
+		}
+	}
+	kv, err := keyOf(p.op, table, st.hash, st.rng, true)
+	if err != nil {
+		return nil, err
+	}
+	values := make([]Value, 0, 2)
+	for i, a := range []keyAttr{p.ix.hash, p.ix.rng}[:p.ix.indexKeyCount()] {
+		v, ok := esk[a.Name]
+		if !ok {
+			return nil, mismatch
+		}
+		if err := checkKeyValue(a.Name, v, a.Type, i == 0); err != nil {
+			return nil, err
+		}
+		values = append(values, v)
+		table[a.Name] = v
+	}
+	if len(table) != len(esk) {
+		return nil, mismatch
+	}
+	ikv, err := packKeyValues(values...)
+	if err != nil {
+		return nil, err
+	}
+	return append(ikv, kv...), nil
+}
+
+// planIndexRead applies the index's projection rules to Select sel and the
+// parsed projection and filter of p.
+func (p *readPlan) planIndexRead(sel Select) error {
+	ix := p.ix
+	if ix == nil {
+		return nil
+	}
+	if sel == SelectAllAttributes && ix.proj.ProjectionType != ProjectionTypeAll {
+		if !ix.local {
+			return &ValidationError{Op: p.op, Reason: "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index " +
+				ix.name + " because its projection type is not ALL"}
+		}
+		p.fetchBase, p.allAttrs = true, true
+	}
+	if !ix.local || p.fetchBase {
+		return nil
+	}
+	unprojected := func(name string) {
+		if !ix.projects(p.st, name) {
+			p.fetchBase = true
+		}
+	}
+	if p.proj != nil {
+		for _, path := range p.proj.paths {
+			unprojected(path[0].name)
+		}
+		p.allAttrs = p.fetchBase // the projection applies to the item
+	}
+	// A filter on an unprojected attribute is evaluated on the item; the
+	// page still returns the projection.
+	conditionNames(p.filter, unprojected)
+	return nil
+}
+
+// conditionNames calls f with the top-level attribute name of every path
+// in cd.
+func conditionNames(cd *condition, f func(string)) {
+	if cd == nil {
+		return
+	}
+	var inOperand func(o operand)
+	inOperand = func(o operand) {
+		if o.kind == opPath {
+			f(o.path[0].name)
+		}
+		for _, a := range o.args {
+			inOperand(a)
+		}
+	}
+	for _, a := range cd.args {
+		inOperand(a)
+	}
+	conditionNames(cd.left, f)
+	conditionNames(cd.right, f)
+}
+
+// isIndexRef reports whether an entry value is indexRefMarker.
+func isIndexRef(v []byte) bool { return len(v) == 1 && v[0] == indexRefMarker }
+
+// indexEntry is one entry read by an index page.
+type indexEntry struct {
+	rest  []byte // the key after the index prefix: the page position
+	value []byte
+	// base is set when the item is read from the table: the head read,
+	// then the chunks of a chunked item.
+	base bool
+	item pageEntry
+	head fdb.FutureByteSlice
+}
+
+// readIndex is read for an index plan: it takes entries from rr, reads
+// the base items it needs all at once, and applies filter and projection.
+func (p *readPlan) readIndex(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page, error) {
+	ix, keys := p.ix, p.st.keys
+	var entries []indexEntry
+	if p.limit > 0 {
+		entries = make([]indexEntry, 0, min(p.limit, 1024))
+	}
+	bytesRead, more := 0, false
+	it := rr.Iterator()
+	for it.Advance() {
+		kvp, err := it.Get()
+		if err != nil {
+			return nil, err
+		}
+		rest, ok := bytes.CutPrefix(kvp.Key, ix.prefix)
+		if !ok {
+			return nil, &CorruptError{What: "key", Reason: "not an entry of index " + ix.name}
+		}
+		_, kv, err := splitTuple(rest, ix.indexKeyCount())
+		if err != nil {
+			return nil, err
+		}
+		e := indexEntry{rest: rest, value: kvp.Value, base: p.fetchBase || isIndexRef(kvp.Value)}
+		size := len(kvp.Value)
+		if isIndexRef(kvp.Value) {
+			size = indexInlineMax // at least; the projection was longer
+		}
+		if e.base {
+			e.item.kv = kv
+			e.head = tr.Get(keys.itemKey(kv))
+		}
+		entries = append(entries, e)
+		bytesRead += size
+		if p.limit > 0 && len(entries) == p.limit || bytesRead >= p.pageSize {
+			more = true
+			break
+		}
+	}
+	// Base heads, then every chunk of the chunked ones, before any wait
+	// on a chunk.
+	for i := range entries {
+		e := &entries[i]
+		if !e.base {
+			continue
+		}
+		head, err := e.head.Get()
+		if err != nil {
+			return nil, err
+		}
+		if head == nil {
+			return nil, &CorruptError{What: "index entry", Reason: "index " + ix.name + " has an entry for an item that does not exist"}
+		}
+		e.item.value = head
+		if isManifest(head) {
+			if e.item.m, err = decodeManifest(head); err != nil {
+				return nil, err
+			}
+			e.item.chunks = startChunks(tr, keys, e.item.kv, e.item.m)
+		}
+	}
+	pg := &page{scanned: len(entries)}
+	if !p.count {
+		pg.items = make([]Item, 0, len(entries))
+	}
+	for i := range entries {
+		e := &entries[i]
+		enc := e.value
+		if e.base {
+			enc = e.item.value
+			if e.item.chunks != nil {
+				var err error
+				if enc, err = joinChunks(e.item.m, e.item.chunks); err != nil {
+					return nil, err
+				}
+			}
+		}
+		item, err := DecodeItem(enc)
+		if err != nil {
+			return nil, err
+		}
+		if e.base && !p.fetchBase {
+			item = ix.project(p.st, item)
+		}
+		if p.filter != nil {
+			ok, err := p.filter.eval(item)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		if p.fetchBase && !p.allAttrs {
+			item = ix.project(p.st, item)
+		}
+		pg.count++
+		if p.count {
+			continue
+		}
+		if p.proj != nil {
+			item = p.proj.apply(item)
+		}
+		pg.items = append(pg.items, item)
+	}
+	if more {
+		last := entries[len(entries)-1].rest
+		var err error
+		if pg.lastKey, err = p.keyItem(last); err != nil {
+			return nil, err
+		}
+		pg.cursor = encodeCursor(p.fp, last)
+	}
+	return pg, nil
+}

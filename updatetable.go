@@ -1,0 +1,182 @@
+package fdyno
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// UpdateTableInput is the request of [Table.UpdateTable], DynamoDB's
+// UpdateTable limited to what fdyno's tables have: global secondary
+// indexes. Local secondary indexes can only be defined when a table is
+// created, as in DynamoDB.
+type UpdateTableInput struct {
+	// AttributeDefinitions declares the key attributes of an index being
+	// created; it may repeat those of existing keys, with their types.
+	AttributeDefinitions []AttributeDefinition
+	// GlobalSecondaryIndexUpdates holds exactly one Create or Delete.
+	GlobalSecondaryIndexUpdates []GlobalSecondaryIndexUpdate
+}
+
+// GlobalSecondaryIndexUpdate is one GSI change: exactly one of Create and
+// Delete is set.
+type GlobalSecondaryIndexUpdate struct {
+	Create *CreateGlobalSecondaryIndexAction
+	Delete *DeleteGlobalSecondaryIndexAction
+}
+
+// CreateGlobalSecondaryIndexAction adds a GSI.
+type CreateGlobalSecondaryIndexAction struct {
+	IndexName  string
+	KeySchema  []KeySchemaElement
+	Projection Projection
+}
+
+// DeleteGlobalSecondaryIndexAction removes a GSI and its entries.
+type DeleteGlobalSecondaryIndexAction struct {
+	IndexName string
+}
+
+// UpdateTable creates or deletes one global secondary index and returns
+// the table's description as of the change. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html.
+//
+// A created index is CREATING: from the commit of UpdateTable on, every
+// write maintains its entries, and [Table.Backfill] indexes the items
+// written before, then makes it ACTIVE. Query and Scan refuse it until
+// then. The index keys' types are enforced on writes at once.
+//
+// A deleted index (ACTIVE or CREATING) disappears with all its entries in
+// the one transaction of UpdateTable: FoundationDB's ClearRange removes a
+// range of any size as a single mutation, whose cost does not depend on
+// the number of entries (the storage servers reclaim the space in the
+// background). There is therefore no DELETING state and no batching.
+//
+// Errors: [ErrValidation] for a bad request (not exactly one update, an
+// index name in use, a bad key schema or projection, a missing or
+// conflicting attribute definition, more than 20 GSIs);
+// [ErrResourceNotFound] for an unknown index to delete or a deleted
+// table. The change and the metadata version bump commit together; with
+// an fdb.Database, UpdateTable runs its own transaction, which may be
+// retried. UpdateTable is safe for concurrent use.
+func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescription, error) {
+	const op = "UpdateTable"
+	fail := func(reason string) (*TableDescription, error) {
+		return nil, &ValidationError{Op: op, Reason: reason}
+	}
+	if len(in.GlobalSecondaryIndexUpdates) != 1 {
+		return fail("One or more parameter values were invalid: exactly one global secondary index update (Create or Delete) is allowed per UpdateTable request")
+	}
+	u := in.GlobalSecondaryIndexUpdates[0]
+	if (u.Create == nil) == (u.Delete == nil) {
+		return fail("One or more parameter values were invalid: a GlobalSecondaryIndexUpdate must hold exactly one of Create and Delete")
+	}
+	if u.Delete != nil && len(in.AttributeDefinitions) > 0 {
+		return fail("One or more parameter values were invalid: AttributeDefinitions can only be given with a Create action")
+	}
+	name := ""
+	if u.Create != nil {
+		name = u.Create.IndexName
+	} else {
+		name = u.Delete.IndexName
+	}
+	if err := checkTableName("IndexName", name); err != nil {
+		return nil, withOp(op, err)
+	}
+	return transact(tx, func(tr fdb.Transaction) (*TableDescription, error) {
+		st, err := t.load(tr, nil)
+		if err != nil {
+			return nil, err
+		}
+		s := st.schema.clone()
+		building := st.building()
+		prefix := st.keys.indexPrefix(name)
+		if u.Create != nil {
+			if st.index(name) != nil {
+				return fail("One or more parameter values were invalid: Index with name: " + name + " already exists")
+			}
+			if s.AttributeDefinitions, err = mergeDefinitions(s.AttributeDefinitions, in.AttributeDefinitions); err != nil {
+				return nil, err
+			}
+			s.GlobalSecondaryIndexes = append(s.GlobalSecondaryIndexes, GlobalSecondaryIndex{
+				IndexName: name, KeySchema: slices.Clone(u.Create.KeySchema), Projection: u.Create.Projection})
+			if err := s.validate(); err != nil {
+				return nil, withUpdateOp(err)
+			}
+			building = append(building, name)
+			slices.Sort(building)
+			tr.Set(st.keys.backfillKey(name), backfillCursor{}.encode())
+		} else {
+			ix := st.index(name)
+			if ix == nil || ix.local {
+				return nil, &TableError{Table: t.name, Err: ErrResourceNotFound,
+					Reason: "Requested resource not found: Index: " + name + " not found"}
+			}
+			s.GlobalSecondaryIndexes = slices.DeleteFunc(s.GlobalSecondaryIndexes, func(g GlobalSecondaryIndex) bool { return g.IndexName == name })
+			s.AttributeDefinitions = usedDefinitions(s)
+			building = slices.DeleteFunc(building, func(n string) bool { return n == name })
+			tr.Clear(st.keys.backfillKey(name))
+		}
+		// A new index starts empty; a deleted one leaves nothing behind.
+		tr.ClearRange(indexRange(prefix))
+		if err := t.replaceSchema(tr, s, building...); err != nil {
+			return nil, withUpdateOp(err)
+		}
+		// The new state is the one this transaction wrote; it cannot read
+		// the metadata version it bumped, so it is not cached.
+		next := newTableState(nil, st.keys, s.canonical())
+		next.markBuilding(building)
+		gsis, err := next.describeIndexes(tr)
+		if err != nil {
+			return nil, err
+		}
+		return &TableDescription{TableName: t.name, TableSchema: next.schema.clone(), Directory: slices.Clone(t.path), GlobalSecondaryIndexDescriptions: gsis}, nil
+	})
+}
+
+// withUpdateOp names UpdateTable as the operation of a schema validation
+// error, which validate attributes to CreateTable.
+func withUpdateOp(err error) error {
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		ve.Op = "UpdateTable"
+	}
+	return err
+}
+
+// mergeDefinitions adds the definitions add to have, refusing a type
+// change of a defined attribute.
+func mergeDefinitions(have, add []AttributeDefinition) ([]AttributeDefinition, error) {
+	out := slices.Clone(have)
+	for _, d := range add {
+		i := slices.IndexFunc(out, func(o AttributeDefinition) bool { return o.AttributeName == d.AttributeName })
+		switch {
+		case i < 0:
+			out = append(out, d)
+		case out[i].AttributeType != d.AttributeType:
+			return nil, &ValidationError{Op: "UpdateTable", Reason: "One or more parameter values were invalid: Cannot change the type of attribute " +
+				d.AttributeName + " from " + string(out[i].AttributeType) + " to " + string(d.AttributeType)}
+		}
+	}
+	return out, nil
+}
+
+// usedDefinitions returns the attribute definitions of s that a key of
+// the table or of an index still uses.
+func usedDefinitions(s TableSchema) []AttributeDefinition {
+	used := map[string]bool{}
+	mark := func(ks []KeySchemaElement) {
+		for _, k := range ks {
+			used[k.AttributeName] = true
+		}
+	}
+	mark(s.KeySchema)
+	for _, ix := range s.LocalSecondaryIndexes {
+		mark(ix.KeySchema)
+	}
+	for _, ix := range s.GlobalSecondaryIndexes {
+		mark(ix.KeySchema)
+	}
+	return slices.DeleteFunc(slices.Clone(s.AttributeDefinitions), func(d AttributeDefinition) bool { return !used[d.AttributeName] })
+}
