@@ -83,6 +83,11 @@ type QueryInput struct {
 	// ConsistentRead is accepted for compatibility; every read is
 	// strongly consistent.
 	ConsistentRead bool
+	// HideExpired drops items whose TimeToLiveAttribute has expired (by
+	// the handle's clock, see ttl.go) but that the sweeper has not
+	// deleted yet. Like a filter, it applies after Limit and PageSize:
+	// hidden items count in ScannedCount only. Not a DynamoDB parameter.
+	HideExpired bool
 }
 
 // QueryOutput is one page of a Query.
@@ -232,6 +237,7 @@ type readPlan struct {
 	proj     *projection
 	count    bool
 	fp       cursorFingerprint
+	ttl      ttlCutoff // HideExpired; the zero value hides nothing
 }
 
 // page is the result of one plan.
@@ -254,6 +260,7 @@ type readOptions struct {
 	esk          Item
 	cursor       []byte
 	indexName    string
+	hideExpired  bool
 }
 
 // queryPlan validates in against table state st and plans its page.
@@ -261,7 +268,7 @@ func (t *Table) queryPlan(st *tableState, in *QueryInput) (*readPlan, error) {
 	const op = "Query"
 	o := readOptions{filter: in.FilterExpression, proj: in.ProjectionExpression, names: in.ExpressionAttributeNames,
 		values: in.ExpressionAttributeValues, limit: in.Limit, pageSize: in.PageSize, sel: in.Select,
-		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName}
+		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName, hideExpired: in.HideExpired}
 	if in.KeyConditionExpression == "" {
 		return nil, &ValidationError{Op: op, Reason: "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."}
 	}
@@ -324,6 +331,9 @@ func (t *Table) planCommon(op string, st *tableState, o *readOptions) (*readPlan
 		return fail("Must specify the ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
 	}
 	p.count = o.sel == SelectCount
+	if o.hideExpired {
+		p.ttl = newTTLCutoff(st.schema.TimeToLiveAttribute, t.now())
+	}
 	c, err := newExprContext(o.names, o.values)
 	if err != nil {
 		return nil, nil, withOp(op, err)
@@ -523,6 +533,9 @@ func (p *readPlan) read(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page, erro
 		item, err := DecodeItem(enc)
 		if err != nil {
 			return nil, err
+		}
+		if p.ttl.expired(item) {
+			continue
 		}
 		if p.filter != nil {
 			ok, err := p.filter.eval(item)

@@ -45,6 +45,9 @@ type ScanInput struct {
 	// ConsistentRead is accepted for compatibility; every read is
 	// strongly consistent.
 	ConsistentRead bool
+	// HideExpired drops items whose TimeToLiveAttribute has expired but
+	// that the sweeper has not deleted yet, as [QueryInput.HideExpired].
+	HideExpired bool
 }
 
 // ScanOutput is one page of a Scan.
@@ -118,7 +121,7 @@ func (t *Table) scanPlan(st *tableState, in *ScanInput) (*readPlan, error) {
 	const op = "Scan"
 	o := readOptions{filter: in.FilterExpression, proj: in.ProjectionExpression, names: in.ExpressionAttributeNames,
 		values: in.ExpressionAttributeValues, limit: in.Limit, pageSize: in.PageSize, sel: in.Select,
-		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName}
+		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName, hideExpired: in.HideExpired}
 	fail := func(reason string) (*readPlan, error) {
 		return nil, &ValidationError{Op: op, Reason: reason}
 	}
