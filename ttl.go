@@ -184,10 +184,27 @@ type sweepStep struct {
 // the walk takes no conflicts; each candidate is read again, with a
 // conflict, and deleted only if it has still expired.
 func (t *Table) sweepBatch(tr fdb.Transaction, start Item, batch int, now time.Time) (sweepStep, error) {
+	step, changes, err := t.sweepChanges(tr, start, batch, now)
+	if err != nil {
+		return sweepStep{}, err
+	}
+	// Checks are done; from here on, only writes.
+	for _, c := range changes {
+		if err := writeItem(tr, c, t.maxItemSize, t.chunkThreshold); err != nil {
+			return sweepStep{}, withOp("SweepExpired", err)
+		}
+		step.deleted++
+	}
+	return step, nil
+}
+
+// sweepChanges reads one batch for sweepBatch and returns the deletions
+// to make, each marked byTTL.
+func (t *Table) sweepChanges(tr fdb.Transaction, start Item, batch int, now time.Time) (sweepStep, []itemChange, error) {
 	const op = "SweepExpired"
 	page, err := t.Scan(tr.Snapshot(), ScanInput{Limit: batch, PageSize: sweepPageBytes, ExclusiveStartKey: start})
 	if err != nil {
-		return sweepStep{}, err
+		return sweepStep{}, nil, err
 	}
 	step := sweepStep{scanned: page.ScannedCount, next: page.LastEvaluatedKey}
 	st0 := t.state.Load()
@@ -201,13 +218,13 @@ func (t *Table) sweepBatch(tr fdb.Transaction, start Item, batch int, now time.T
 		key := keyItemOf(st0, it)
 		kv, err := keyOf(op, key, st0.hash, st0.rng, true)
 		if err != nil {
-			return sweepStep{}, err
+			return sweepStep{}, nil, err
 		}
 		fetches = append(fetches, t.startFetch(tr, mvf, op, st0, key, kv, true, true))
 	}
 	for _, f := range fetches {
 		if err := f.resolve(tr); err != nil {
-			return sweepStep{}, err
+			return sweepStep{}, nil, err
 		}
 		f.readChunks(tr)
 	}
@@ -215,20 +232,14 @@ func (t *Table) sweepBatch(tr fdb.Transaction, start Item, batch int, now time.T
 	for _, f := range fetches {
 		tg, err := f.finish()
 		if err != nil {
-			return sweepStep{}, err
+			return sweepStep{}, nil, err
 		}
 		if tg.old == nil || !newTTLCutoff(tg.st.schema.TimeToLiveAttribute, now).expired(tg.old) {
 			continue // deleted or rewritten since the scan
 		}
 		changes = append(changes, itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: true, byTTL: true})
 	}
-	for _, c := range changes {
-		if err := writeItem(tr, c, t.maxItemSize, t.chunkThreshold); err != nil {
-			return sweepStep{}, withOp(op, err)
-		}
-		step.deleted++
-	}
-	return step, nil
+	return step, changes, nil
 }
 
 // keyItemOf returns the key attributes of item it under state st.
