@@ -83,11 +83,11 @@ func TestSweepExpiredOnce(t *testing.T) {
 	tbl := newTestTable(t, db, ttlSchema, WithClock(clock.Now), WithChunkThreshold(300))
 	now := clock.Now().Unix()
 	items := []Item{
-		ttlItem("a", 1, now-10), // expired
-		ttlItem("a", 2, now+60), // expires in a minute
-		ttlItem("a", 3, 0),      // never
-		ttlItem("b", 1, now-1),  // expired
-		ttlItem("b", 2, now),    // expires in a second
+		ttlItem("a", 1, now-10),                             // expired
+		ttlItem("a", 2, now+60),                             // expires in a minute
+		ttlItem("a", 3, 0),                                  // never
+		ttlItem("b", 1, now-1),                              // expired
+		ttlItem("b", 2, now),                                // expires in a second
 		{"pk": S("c"), "sk": N("1"), "exp": S("yesterday")}, // not a number: never
 		ttlItem("d", 1, now-100),                            // expired, and chunked:
 	}
