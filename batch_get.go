@@ -84,8 +84,12 @@ func BatchGet(rt fdb.ReadTransactor, in BatchGetInput) (*BatchGetOutput, error) 
 		return nil, &ValidationError{Op: op, Reason: "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1"}
 	}
 	tables := sortedTables(in.RequestItems)
-	var reqs []getRequest
-	seen := map[string]bool{}
+	n := 0
+	for _, ka := range in.RequestItems {
+		n += len(ka.Keys)
+	}
+	reqs := make([]getRequest, 0, n)
+	seen := make(map[string]bool, n)
 	for _, t := range tables {
 		if t == nil {
 			return nil, &ValidationError{Op: op, Reason: "RequestItems holds a nil *Table"}
@@ -99,12 +103,13 @@ func BatchGet(rt fdb.ReadTransactor, in BatchGetInput) (*BatchGetOutput, error) 
 			return nil, err
 		}
 		st0 := t.state.Load()
+		tid := tableID(t)
 		for i, key := range ka.Keys {
 			kv, err := keyOf(op, key, st0.hash, st0.rng, true)
 			if err != nil {
 				return nil, err
 			}
-			id := itemID(t, kv)
+			id := tid + string(kv)
 			if seen[id] {
 				return nil, &ValidationError{Op: op, Reason: "Provided list of item keys contains duplicates"}
 			}
@@ -152,13 +157,14 @@ func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes in
 	// One metadata-version read serves every table: the key is
 	// cluster-wide (table.go).
 	mvf := tr.Snapshot().Get(metadataVersionKey)
-	fetches := make([]*pendingFetch, len(reqs))
+	fetches := make([]pendingFetch, len(reqs))
 	for i, r := range reqs {
 		fetches[i] = r.t.startFetch(tr, mvf, op, r.st0, r.key, r.kv, true, true)
 	}
 	total := 0
 	n = len(reqs)
-	for i, f := range fetches {
+	for i := range fetches {
+		f := &fetches[i]
 		if err := f.resolve(tr); err != nil {
 			return nil, 0, err
 		}
@@ -168,12 +174,12 @@ func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes in
 			break
 		}
 	}
-	for _, f := range fetches[:n] {
-		f.readChunks(tr)
+	for i := range fetches[:n] {
+		fetches[i].readChunks(tr)
 	}
 	items = make([]Item, n)
-	for i, f := range fetches[:n] {
-		tg, err := f.finish()
+	for i := range fetches[:n] {
+		tg, err := fetches[i].finish()
 		if err != nil {
 			return nil, 0, err
 		}
@@ -189,13 +195,17 @@ func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes in
 // itemID identifies an item across tables: its table's directory path
 // and its packed key values. Two handles on one table give the same ID.
 func itemID(t *Table, kv []byte) string {
+	return tableID(t) + string(kv)
+}
+
+// tableID identifies a table by its directory path, for itemID.
+func tableID(t *Table) string {
 	var b strings.Builder
 	for _, p := range t.path {
 		b.WriteString(p)
 		b.WriteByte(0)
 	}
 	b.WriteByte(0xff)
-	b.Write(kv)
 	return b.String()
 }
 

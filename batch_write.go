@@ -227,17 +227,18 @@ func fitBatch(reqs []writeRequest) int {
 func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 	const op = "BatchWriteItem"
 	mvf := tr.Snapshot().Get(metadataVersionKey)
-	fetches := make([]*pendingFetch, len(reqs))
+	fetches := make([]pendingFetch, len(reqs))
 	for i, r := range reqs {
 		fetches[i] = r.t.startFetch(tr, mvf, op, r.st0, r.key, r.kv, r.item == nil, r.st0.needsOld())
 	}
-	for _, f := range fetches {
-		if err := f.resolve(tr); err != nil {
+	for i := range fetches {
+		if err := fetches[i].resolve(tr); err != nil {
 			return err
 		}
 	}
 	changes := make([]itemChange, len(reqs))
-	for i, f := range fetches {
+	for i := range fetches {
+		f := &fetches[i]
 		f.readChunks(tr)
 		if needOld := f.tg.st.needsOld(); needOld != f.needOld {
 			// The schema changed under the request: read the old item now.
@@ -249,7 +250,8 @@ func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 			fetches[i] = g
 		}
 	}
-	for i, f := range fetches {
+	for i := range fetches {
+		f := &fetches[i]
 		tg, err := f.finish()
 		if err != nil {
 			return err

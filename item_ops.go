@@ -168,8 +168,8 @@ type pendingFetch struct {
 
 // startFetch starts a fetch (see [Table.fetch]) whose metadata version
 // read mvf was started in rt.
-func (t *Table) startFetch(rt fdb.ReadTransaction, mvf fdb.FutureByteSlice, op string, st0 *tableState, key Item, kv []byte, exact, needOld bool) *pendingFetch {
-	f := &pendingFetch{t: t, op: op, st0: st0, key: key, exact: exact, needOld: needOld, mvf: mvf, tg: target{st: st0, kv: kv}}
+func (t *Table) startFetch(rt fdb.ReadTransaction, mvf fdb.FutureByteSlice, op string, st0 *tableState, key Item, kv []byte, exact, needOld bool) pendingFetch {
+	f := pendingFetch{t: t, op: op, st0: st0, key: key, exact: exact, needOld: needOld, mvf: mvf, tg: target{st: st0, kv: kv}}
 	if needOld {
 		f.head = rt.Get(st0.keys.itemKey(kv))
 	}

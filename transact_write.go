@@ -302,7 +302,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 		}
 	}
 	mvf := tr.Snapshot().Get(metadataVersionKey)
-	fetches := make([]*pendingFetch, len(actions))
+	fetches := make([]pendingFetch, len(actions))
 	for i, a := range actions {
 		needOld := a.kind == actionCheck || a.kind == actionUpdate || a.e.cond != nil || a.st0.needsOld()
 		fetches[i] = a.t.startFetch(tr, mvf, op, a.st0, a.key, a.kv, a.exact, needOld)
@@ -313,7 +313,8 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 			return &TransactWriteOutput{}, err
 		}
 	}
-	for i, f := range fetches {
+	for i := range fetches {
+		f := &fetches[i]
 		if err := f.resolve(tr); err != nil {
 			return nil, err
 		}
@@ -328,7 +329,8 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 		}
 	}
 	seen := map[string]bool{}
-	for _, f := range fetches {
+	for i := range fetches {
+		f := &fetches[i]
 		f.readChunks(tr)
 		// Keys were checked distinct when prepared; a table recreated
 		// with another key schema in between could make two equal.
@@ -343,7 +345,8 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	changes := make([]*itemChange, len(actions))
 	canceled := false
 	total := 0
-	for i, f := range fetches {
+	for i := range fetches {
+		f := &fetches[i]
 		tg, err := f.finish()
 		if err != nil {
 			return nil, err

@@ -210,7 +210,7 @@ func (t *Table) sweepChanges(tr fdb.Transaction, start Item, batch int, now time
 	st0 := t.state.Load()
 	cut := newTTLCutoff(st0.schema.TimeToLiveAttribute, now)
 	mvf := tr.Snapshot().Get(metadataVersionKey)
-	var fetches []*pendingFetch
+	var fetches []pendingFetch
 	for _, it := range page.Items {
 		if !cut.expired(it) {
 			continue
@@ -222,15 +222,15 @@ func (t *Table) sweepChanges(tr fdb.Transaction, start Item, batch int, now time
 		}
 		fetches = append(fetches, t.startFetch(tr, mvf, op, st0, key, kv, true, true))
 	}
-	for _, f := range fetches {
-		if err := f.resolve(tr); err != nil {
+	for i := range fetches {
+		if err := fetches[i].resolve(tr); err != nil {
 			return sweepStep{}, nil, err
 		}
-		f.readChunks(tr)
+		fetches[i].readChunks(tr)
 	}
 	var changes []itemChange
-	for _, f := range fetches {
-		tg, err := f.finish()
+	for i := range fetches {
+		tg, err := fetches[i].finish()
 		if err != nil {
 			return sweepStep{}, nil, err
 		}
