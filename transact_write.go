@@ -105,7 +105,9 @@ type TransactWriteInput struct {
 	// idempotent for ClientRequestTokenWindow after it committed: the same
 	// token with the same request succeeds again without writing, and the
 	// same token with another request fails with
-	// [ErrIdempotentParameterMismatch].
+	// [ErrIdempotentParameterMismatch]. The token's record lives under the
+	// root directory ([WithRoot]) of the first action's table, so tokens
+	// are scoped to a root.
 	ClientRequestToken string
 }
 
