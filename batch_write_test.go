@@ -10,6 +10,7 @@ import (
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 func put(it Item) WriteRequest  { return WriteRequest{PutRequest: &PutRequest{Item: it}} }
@@ -168,4 +169,34 @@ func TestBatchWriteInCallerTransaction(t *testing.T) {
 	if got := mustGet(t, db, a, Item{"pk": S("x")}); got != nil {
 		t.Errorf("rolled-back batch wrote %v", got)
 	}
+}
+
+// fitBatch splits at item boundaries: the first request always goes; the
+// part taken fits MaxBatchWriteBytes and MaxBatchWriteItems unless it is
+// that one request; and it is maximal (one more would not fit).
+func TestFitBatchProperty(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		costs := rapid.SliceOfN(rapid.IntRange(1, 3*MaxBatchWriteBytes/2), 1, 30).Draw(rt, "costs")
+		if rapid.Bool().Draw(rt, "small") {
+			costs = rapid.SliceOfN(rapid.IntRange(1, 600), 1, 2*MaxBatchWriteItems).Draw(rt, "smallCosts")
+		}
+		reqs := make([]writeRequest, len(costs))
+		for i, c := range costs {
+			reqs[i].cost = c
+		}
+		n := fitBatch(reqs)
+		if n < 1 || n > len(reqs) {
+			rt.Fatalf("fitBatch = %d of %d", n, len(reqs))
+		}
+		total := 0
+		for _, c := range costs[:n] {
+			total += c
+		}
+		if n > 1 && (total > MaxBatchWriteBytes || n > MaxBatchWriteItems) {
+			rt.Fatalf("fitBatch took %d requests of %d bytes", n, total)
+		}
+		if n < len(reqs) && total+costs[n] <= MaxBatchWriteBytes && n+1 <= MaxBatchWriteItems {
+			rt.Fatalf("fitBatch stopped at %d although request %d (%d bytes) fits in %d", n, n, costs[n], total)
+		}
+	})
 }
