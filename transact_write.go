@@ -311,8 +311,11 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	}
 	if tk != nil {
 		done, err := tk.check(digest)
-		if err != nil || done {
-			return &TransactWriteOutput{}, err
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return &TransactWriteOutput{}, nil // a retry of a committed request
 		}
 	}
 	for i := range fetches {
@@ -336,11 +339,11 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 		f.readChunks(tr)
 		// Keys were checked distinct when prepared; a table recreated
 		// with another key schema in between could make two equal.
-		if id := itemID(f.t, f.tg.kv); seen[id] {
+		id := itemID(f.t, f.tg.kv)
+		if seen[id] {
 			return nil, &ValidationError{Op: op, Reason: "Transaction request cannot include multiple operations on one item"}
-		} else {
-			seen[id] = true
 		}
+		seen[id] = true
 	}
 	// Evaluate every action before the first write.
 	reasons := make([]CancellationReason, len(actions))
