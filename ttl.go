@@ -94,7 +94,10 @@ type SweepOptions struct {
 type SweepStats struct {
 	// Scanned is the number of items examined.
 	Scanned int
-	// Deleted is the number of expired items deleted.
+	// Deleted is the number of expired items deleted. A batch whose
+	// commit applied but reported commit_unknown_result is run again and
+	// then finds its items gone, so Deleted can undercount unless the
+	// transactions set FoundationDB's automatic_idempotency option.
 	Deleted int
 }
 
