@@ -161,11 +161,16 @@ func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes in
 	for i, r := range reqs {
 		fetches[i] = r.t.startFetch(tr, mvf, op, r.st0, r.key, r.kv, true, true)
 	}
+	for i := range fetches {
+		if err := fetches[i].resolveState(tr); err != nil {
+			return nil, 0, err
+		}
+	}
 	total := 0
 	n = len(reqs)
 	for i := range fetches {
 		f := &fetches[i]
-		if err := f.resolve(tr); err != nil {
+		if err := f.resolveHead(); err != nil {
 			return nil, 0, err
 		}
 		total += f.size()

@@ -235,3 +235,88 @@ func TestTransactGetValidation(t *testing.T) {
 		})
 	}
 }
+
+// recordingTx is a read transaction that logs when each Get is started
+// and when its future is first waited on.
+type recordingTx struct {
+	fdb.ReadTransaction
+	log *[]string
+}
+
+func (r recordingTx) Get(key fdb.KeyConvertible) fdb.FutureByteSlice {
+	*r.log = append(*r.log, "start")
+	return recordingFuture{FutureByteSlice: r.ReadTransaction.Get(key), log: r.log}
+}
+
+type recordingFuture struct {
+	fdb.FutureByteSlice
+	log *[]string
+}
+
+func (f recordingFuture) Get() ([]byte, error) {
+	*f.log = append(*f.log, "wait")
+	return f.FutureByteSlice.Get()
+}
+
+// BatchGet's reads are all in flight before the first is waited on: every
+// head read starts before any head is awaited, and every chunk read of
+// the chunked items starts before any chunk is awaited (issue 7, item 1).
+// When the table's schema changed since the request was validated, the
+// head reads restarted under the new state are in flight together too.
+func TestBatchGetStartsEveryReadFirst(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, hashOnly, WithChunkThreshold(200))
+	stale := tbl.state.Load() // Open's state, replaced by the first operation
+	chunked := 0
+	var items []Item
+	for i := range 10 {
+		it := Item{"pk": S("k" + strconv.Itoa(i))}
+		if i%3 == 0 {
+			it["big"] = S(strings.Repeat("b", 70_000)) // two chunks
+			chunked++
+		}
+		if i != 7 { // k7 is missing
+			mustPut(t, db, tbl, it)
+		}
+		items = append(items, it)
+	}
+	for _, tc := range []struct {
+		name     string
+		st       *tableState
+		restarts int
+	}{
+		{"current state", tbl.state.Load(), 0},
+		{"stale state", stale, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.restarts > 0 && tc.st == tbl.state.Load() {
+				t.Fatal("the stale state is current")
+			}
+			var reqs []getRequest
+			for _, it := range items {
+				kv, err := keyOf("test", it, tc.st.hash, tc.st.rng, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				reqs = append(reqs, getRequest{t: tbl, st0: tc.st, key: Item{"pk": it["pk"]}, kv: kv})
+			}
+			var log []string
+			_, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+				log = log[:0]
+				got, n, err := readBatch(recordingTx{ReadTransaction: rt, log: &log}, "BatchGetItem", reqs, 0)
+				if err == nil && (n != 10 || got[7] != nil || got[0]["big"].S() == "") {
+					t.Errorf("readBatch = %d items, k7 %v", n, got[7])
+				}
+				return nil, err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			heads := strings.Repeat("start ", 10+tc.restarts) + strings.Repeat("wait ", 10)
+			chunks := strings.Repeat("start ", 2*chunked) + strings.Repeat("wait ", 2*chunked)
+			if got := strings.Join(log, " ") + " "; got != heads+chunks {
+				t.Errorf("reads in order:\n%s\nwant every start before the first wait:\n%s", got, heads+chunks)
+			}
+		})
+	}
+}

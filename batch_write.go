@@ -232,7 +232,12 @@ func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 		fetches[i] = r.t.startFetch(tr, mvf, op, r.st0, r.key, r.kv, r.item == nil, r.st0.needsOld())
 	}
 	for i := range fetches {
-		if err := fetches[i].resolve(tr); err != nil {
+		if err := fetches[i].resolveState(tr); err != nil {
+			return err
+		}
+	}
+	for i := range fetches {
+		if err := fetches[i].resolveHead(); err != nil {
 			return err
 		}
 	}

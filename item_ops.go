@@ -178,6 +178,18 @@ func (t *Table) startFetch(rt fdb.ReadTransaction, mvf fdb.FutureByteSlice, op s
 
 // resolve waits for the table's state and the item head.
 func (f *pendingFetch) resolve(rt fdb.ReadTransaction) error {
+	if err := f.resolveState(rt); err != nil {
+		return err
+	}
+	return f.resolveHead()
+}
+
+// resolveState waits for the table's state and, if it is not the one the
+// request was validated with, validates the request again and restarts
+// the head read under the new keys. A batch resolves the state of every
+// fetch before it waits on any head, so that restarted reads are in
+// flight together too.
+func (f *pendingFetch) resolveState(rt fdb.ReadTransaction) error {
 	st, err := f.t.current(rt, f.mvf)
 	if err != nil {
 		return err
@@ -197,9 +209,15 @@ func (f *pendingFetch) resolve(rt fdb.ReadTransaction) error {
 		}
 	}
 	f.tg.st = st
+	return nil
+}
+
+// resolveHead waits for the item head (after resolveState).
+func (f *pendingFetch) resolveHead() error {
 	if !f.needOld {
 		return nil
 	}
+	var err error
 	if f.value, err = f.head.Get(); err != nil {
 		return err
 	}

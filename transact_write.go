@@ -319,8 +319,13 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 		}
 	}
 	for i := range fetches {
+		if err := fetches[i].resolveState(tr); err != nil {
+			return nil, err
+		}
+	}
+	for i := range fetches {
 		f := &fetches[i]
-		if err := f.resolve(tr); err != nil {
+		if err := f.resolveHead(); err != nil {
 			return nil, err
 		}
 		if !f.needOld && f.tg.st.needsOld() {

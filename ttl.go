@@ -226,7 +226,12 @@ func (t *Table) sweepChanges(tr fdb.Transaction, start Item, batch int, now time
 		fetches = append(fetches, t.startFetch(tr, mvf, op, st0, key, kv, true, true))
 	}
 	for i := range fetches {
-		if err := fetches[i].resolve(tr); err != nil {
+		if err := fetches[i].resolveState(tr); err != nil {
+			return sweepStep{}, nil, err
+		}
+	}
+	for i := range fetches {
+		if err := fetches[i].resolveHead(); err != nil {
 			return sweepStep{}, nil, err
 		}
 		fetches[i].readChunks(tr)
