@@ -22,7 +22,7 @@ func perKey(b *testing.B, n int) func() {
 	return func() {
 		ops := float64(b.N) * float64(n)
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops, "ns/key")
-		b.ReportMetric(float64((cpuTime() - cpu0).Nanoseconds())/ops, "cpu-ns/key")
+		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/ops, "cpu-ns/key")
 	}
 }
 
