@@ -13,20 +13,20 @@ import (
 // item-at-a-time way and the raw FoundationDB operations it amounts to,
 // on the same fdblite database.
 
-// perKey starts measuring a benchmark whose op handles n keys; the
+// batchPerKey starts measuring a benchmark whose op handles n keys; the
 // function it returns, called after the loop, reports the wall time per
 // key and the process's CPU time per key (user and system, every thread:
 // fdblite's included), which a busy machine disturbs less than wall time.
-func perKey(b *testing.B, n int) func() {
-	cpu0 := cpuTime()
+func batchPerKey(b *testing.B, n int) func() {
+	cpu0 := batchCPUTime()
 	return func() {
 		ops := float64(b.N) * float64(n)
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops, "ns/key")
-		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/ops, "cpu-ns/key")
+		b.ReportMetric(float64((batchCPUTime()-cpu0).Nanoseconds())/ops, "cpu-ns/key")
 	}
 }
 
-func cpuTime() time.Duration {
+func batchCPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
@@ -49,7 +49,7 @@ func benchmarkBatchGet(b *testing.B, size int) {
 	var reqs []WriteRequest
 	for i := range n {
 		it := benchItem("k"+strconv.Itoa(i), size)
-		reqs = append(reqs, put(it))
+		reqs = append(reqs, putReq(it))
 		keys = append(keys, Item{"pk": it["pk"]})
 		raw = append(raw, rawKey(tbl, it))
 	}
@@ -59,7 +59,7 @@ func benchmarkBatchGet(b *testing.B, size int) {
 	in := BatchGetInput{RequestItems: map[*Table]KeysAndAttributes{tbl: {Keys: keys}}}
 	b.Run(name+"fdyno-BatchGet", func(b *testing.B) {
 		b.ReportAllocs()
-		done := perKey(b, n)
+		done := batchPerKey(b, n)
 		for b.Loop() {
 			out, err := BatchGet(db, in)
 			if err != nil || len(out.Responses[tbl]) != n {
@@ -70,7 +70,7 @@ func benchmarkBatchGet(b *testing.B, size int) {
 	})
 	b.Run(name+"fdyno-Get-each-own-transaction", func(b *testing.B) {
 		b.ReportAllocs()
-		done := perKey(b, n)
+		done := batchPerKey(b, n)
 		for b.Loop() {
 			for _, k := range keys {
 				if _, err := tbl.Get(db, GetInput{Key: k}); err != nil {
@@ -82,7 +82,7 @@ func benchmarkBatchGet(b *testing.B, size int) {
 	})
 	b.Run(name+"fdyno-Get-all-in-one-transaction", func(b *testing.B) {
 		b.ReportAllocs()
-		done := perKey(b, n)
+		done := batchPerKey(b, n)
 		for b.Loop() {
 			if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
 				for _, k := range keys {
@@ -101,7 +101,7 @@ func benchmarkBatchGet(b *testing.B, size int) {
 	// at once, then awaited and decoded.
 	b.Run(name+"raw-parallel-gets-decode", func(b *testing.B) {
 		b.ReportAllocs()
-		done := perKey(b, n)
+		done := batchPerKey(b, n)
 		for b.Loop() {
 			if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
 				mv := rt.Snapshot().Get(metadataVersionKey)
@@ -131,7 +131,7 @@ func benchmarkBatchGet(b *testing.B, size int) {
 	// And what 100 separate Gets amount to: 100 one-get transactions.
 	b.Run(name+"raw-get-each-own-transaction", func(b *testing.B) {
 		b.ReportAllocs()
-		done := perKey(b, n)
+		done := batchPerKey(b, n)
 		for b.Loop() {
 			for _, k := range raw {
 				if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
@@ -166,7 +166,7 @@ func BenchmarkTransactWrite(b *testing.B) {
 		puts[i] = TransactWriteItem{Put: &TransactPut{Table: tbl, Item: it}}
 		conditional[i] = TransactWriteItem{Put: &TransactPut{Table: tbl, Item: it, ConditionExpression: "attribute_not_exists(pk) OR n = :one",
 			ExpressionAttributeValues: map[string]Value{":one": N("1")}}}
-		batch = append(batch, put(it))
+		batch = append(batch, putReq(it))
 	}
 	// The items exist, so that every sub-benchmark (run alone too)
 	// overwrites them and the conditional ones read them.
@@ -175,7 +175,7 @@ func BenchmarkTransactWrite(b *testing.B) {
 	}
 	b.Run("items=10/size=1KB/fdyno-TransactWrite", func(b *testing.B) {
 		b.ReportAllocs()
-		done := perKey(b, n)
+		done := batchPerKey(b, n)
 		for b.Loop() {
 			if _, err := TransactWrite(db, TransactWriteInput{TransactItems: puts}); err != nil {
 				b.Fatal(err)
@@ -185,7 +185,7 @@ func BenchmarkTransactWrite(b *testing.B) {
 	})
 	b.Run("items=10/size=1KB/fdyno-TransactWrite-conditional", func(b *testing.B) {
 		b.ReportAllocs()
-		done := perKey(b, n)
+		done := batchPerKey(b, n)
 		for b.Loop() {
 			if _, err := TransactWrite(db, TransactWriteInput{TransactItems: conditional}); err != nil {
 				b.Fatal(err)
@@ -195,7 +195,7 @@ func BenchmarkTransactWrite(b *testing.B) {
 	})
 	b.Run("items=10/size=1KB/fdyno-TransactWrite-token", func(b *testing.B) {
 		b.ReportAllocs()
-		done := perKey(b, n)
+		done := batchPerKey(b, n)
 		i := 0
 		for b.Loop() {
 			i++
@@ -207,7 +207,7 @@ func BenchmarkTransactWrite(b *testing.B) {
 	})
 	b.Run("items=10/size=1KB/fdyno-BatchWrite", func(b *testing.B) {
 		b.ReportAllocs()
-		done := perKey(b, n)
+		done := batchPerKey(b, n)
 		in := BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: batch}}
 		for b.Loop() {
 			if _, err := BatchWrite(db, in); err != nil {
@@ -218,7 +218,7 @@ func BenchmarkTransactWrite(b *testing.B) {
 	})
 	b.Run("items=10/size=1KB/fdyno-Put-each-own-transaction", func(b *testing.B) {
 		b.ReportAllocs()
-		done := perKey(b, n)
+		done := batchPerKey(b, n)
 		for b.Loop() {
 			for _, it := range items {
 				if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
@@ -232,7 +232,7 @@ func BenchmarkTransactWrite(b *testing.B) {
 	// sets, one commit.
 	b.Run("items=10/size=1KB/raw-encode-sets-one-commit", func(b *testing.B) {
 		b.ReportAllocs()
-		done := perKey(b, n)
+		done := batchPerKey(b, n)
 		for b.Loop() {
 			if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
 				for i, it := range items {
@@ -253,7 +253,7 @@ func BenchmarkTransactWrite(b *testing.B) {
 	// at once and decoded, then encode, ten sets, one commit.
 	b.Run("items=10/size=1KB/raw-parallel-gets-decode-encode-sets-one-commit", func(b *testing.B) {
 		b.ReportAllocs()
-		done := perKey(b, n)
+		done := batchPerKey(b, n)
 		for b.Loop() {
 			if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
 				fs := make([]fdb.FutureByteSlice, len(raw))
@@ -283,7 +283,7 @@ func BenchmarkTransactWrite(b *testing.B) {
 	})
 	b.Run("items=10/size=1KB/raw-encode-set-commit-each", func(b *testing.B) {
 		b.ReportAllocs()
-		done := perKey(b, n)
+		done := batchPerKey(b, n)
 		for b.Loop() {
 			for i, it := range items {
 				if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {

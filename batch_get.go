@@ -223,17 +223,15 @@ func sortedTables[V any](m map[*Table]V) []*Table {
 		tables = append(tables, t)
 	}
 	slices.SortFunc(tables, func(a, b *Table) int {
-		if a == nil || b == nil {
-			return cmp.Compare(boolInt(a != nil), boolInt(b != nil))
+		switch {
+		case a == b:
+			return 0
+		case a == nil:
+			return -1
+		case b == nil:
+			return 1
 		}
 		return cmp.Compare(joinPath(a.path), joinPath(b.path))
 	})
 	return tables
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -26,7 +26,7 @@ func TestBatchModel(t *testing.T) {
 	var n int
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
-		clock := newFakeClock()
+		clock := newBatchClock()
 		opts := []Option{root, WithClock(clock.Now), WithChunkThreshold(300)}
 		a, err := Open(db, "ModelA"+strconv.Itoa(n), append(opts, WithSchema(ttlSchema))...)
 		if err != nil {
@@ -51,7 +51,7 @@ func TestBatchModel(t *testing.T) {
 type batchModel struct {
 	db    fdb.Database
 	a, b  *Table // a: pk S, sk N, TTL attribute exp; b: pk S
-	clock *fakeClock
+	clock *batchClock
 	items map[string]Item // by mkey
 }
 
@@ -135,10 +135,10 @@ func (m *batchModel) batchWrite(t *rapid.T) {
 		var wr WriteRequest
 		if rapid.Bool().Draw(t, "put") {
 			it := m.drawItem(t, k)
-			wr = put(it)
+			wr = putReq(it)
 			next[k.String()] = it
 		} else {
-			wr = del(k.key())
+			wr = delReq(k.key())
 			delete(next, k.String())
 		}
 		in.RequestItems[m.table(k)] = append(in.RequestItems[m.table(k)], wr)

@@ -199,11 +199,11 @@ func prepareBatchWrite(in BatchWriteInput) ([]writeRequest, error) {
 // with its write conflict range, and the read conflict on the table's
 // metadata key.
 func writeCost(keyLen, encLen, threshold int) int {
-	const perKey = 16 // a chunk key's suffix and FoundationDB's bookkeeping
-	cost := 6*keyLen + 3*perKey + encLen
+	const batchPerKey = 16 // a chunk key's suffix and FoundationDB's bookkeeping
+	cost := 6*keyLen + 3*batchPerKey + encLen
 	if encLen > threshold {
 		chunks := (encLen + ChunkSize - 1) / ChunkSize
-		cost += chunks * 2 * (keyLen + perKey)
+		cost += chunks * 2 * (keyLen + batchPerKey)
 	}
 	return cost
 }

@@ -13,8 +13,8 @@ import (
 	"pgregory.net/rapid"
 )
 
-func put(it Item) WriteRequest  { return WriteRequest{PutRequest: &PutRequest{Item: it}} }
-func del(key Item) WriteRequest { return WriteRequest{DeleteRequest: &DeleteRequest{Key: key}} }
+func putReq(it Item) WriteRequest  { return WriteRequest{PutRequest: &PutRequest{Item: it}} }
+func delReq(key Item) WriteRequest { return WriteRequest{DeleteRequest: &DeleteRequest{Key: key}} }
 
 func TestBatchWrite(t *testing.T) {
 	db := fdblitetest.Open(t)
@@ -23,8 +23,8 @@ func TestBatchWrite(t *testing.T) {
 	mustPut(t, db, b, Item{"pk": S("p"), "sk": N("1")})
 	big := strings.Repeat("n", 100_000)
 	out, err := BatchWrite(db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{
-		a: {put(Item{"pk": S("new"), "big": S(big)}), del(Item{"pk": S("old")}), del(Item{"pk": S("never")})},
-		b: {put(Item{"pk": S("p"), "sk": N("2"), "v": N("2")}), del(Item{"pk": S("p"), "sk": N("1")})},
+		a: {putReq(Item{"pk": S("new"), "big": S(big)}), delReq(Item{"pk": S("old")}), delReq(Item{"pk": S("never")})},
+		b: {putReq(Item{"pk": S("p"), "sk": N("2"), "v": N("2")}), delReq(Item{"pk": S("p"), "sk": N("1")})},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestBatchWrite(t *testing.T) {
 func TestBatchWriteValidation(t *testing.T) {
 	db := fdblitetest.Open(t)
 	a, b := twoTables(t, db)
-	good := put(Item{"pk": S("good")})
+	good := putReq(Item{"pk": S("good")})
 	tests := []struct {
 		name string
 		in   BatchWriteInput
@@ -65,19 +65,19 @@ func TestBatchWriteValidation(t *testing.T) {
 	}{
 		{"empty", BatchWriteInput{}, "at 'requestItems' failed to satisfy constraint"},
 		{"no requests", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {}}}, "Member must have length greater than or equal to 1"},
-		{"put and delete of one key", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good, del(Item{"pk": S("good")})}}},
+		{"put and delete of one key", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good, delReq(Item{"pk": S("good")})}}},
 			"Provided list of item keys contains duplicates"},
-		{"two puts of one number key", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good}, b: {put(Item{"pk": S("k"), "sk": N("10")}), put(Item{"pk": S("k"), "sk": N("1E1")})}}},
+		{"two puts of one number key", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good}, b: {putReq(Item{"pk": S("k"), "sk": N("10")}), putReq(Item{"pk": S("k"), "sk": N("1E1")})}}},
 			"Provided list of item keys contains duplicates"},
 		{"empty request", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good, {}}}}, "exactly one of PutRequest and DeleteRequest"},
 		{"both requests", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good, {PutRequest: &PutRequest{Item: Item{"pk": S("x")}}, DeleteRequest: &DeleteRequest{Key: Item{"pk": S("y")}}}}}},
 			"exactly one of PutRequest and DeleteRequest"},
-		{"put without key", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good, put(Item{"v": N("1")})}}}, "Missing the key pk in the item"},
-		{"delete with extra attribute", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good, del(Item{"pk": S("x"), "v": N("1")})}}},
+		{"put without key", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good, putReq(Item{"v": N("1")})}}}, "Missing the key pk in the item"},
+		{"delete with extra attribute", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good, delReq(Item{"pk": S("x"), "v": N("1")})}}},
 			"The provided key element does not match the schema"},
-		{"item too large", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good, put(Item{"pk": S("x"), "pad": S(strings.Repeat("p", DefaultMaxItemSize))})}}},
+		{"item too large", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good, putReq(Item{"pk": S("x"), "pad": S(strings.Repeat("p", DefaultMaxItemSize))})}}},
 			"Item size has exceeded the maximum allowed size"},
-		{"invalid item", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good, put(Item{"pk": S("x"), "s": SS()})}}}, "empty"},
+		{"invalid item", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good, putReq(Item{"pk": S("x"), "s": SS()})}}}, "empty"},
 		{"nil item", BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {good, {PutRequest: &PutRequest{}}}}}, "PutRequest.Item is required"},
 	}
 	for _, tc := range tests {
@@ -103,7 +103,7 @@ func TestBatchWriteSplits(t *testing.T) {
 	const size = 2_000_000
 	var reqs []WriteRequest
 	for i := range 5 { // 10 MB: two items per transaction fit in 5 MB
-		reqs = append(reqs, put(Item{"pk": S("k" + strconv.Itoa(i)), "pad": S(strings.Repeat("p", size))}))
+		reqs = append(reqs, putReq(Item{"pk": S("k" + strconv.Itoa(i)), "pad": S(strings.Repeat("p", size))}))
 	}
 	in := BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: reqs}}
 	out, err := BatchWrite(db, in)
@@ -131,7 +131,7 @@ func TestBatchWriteSplits(t *testing.T) {
 	// The item count bound: MaxBatchWriteItems requests per transaction.
 	var dels []WriteRequest
 	for i := range MaxBatchWriteItems + 3 {
-		dels = append(dels, del(Item{"pk": S("d" + strconv.Itoa(i))}))
+		dels = append(dels, delReq(Item{"pk": S("d" + strconv.Itoa(i))}))
 	}
 	out, err = BatchWrite(db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: dels}})
 	if err != nil {
@@ -144,7 +144,7 @@ func TestBatchWriteSplits(t *testing.T) {
 	// A cancelled context stops BatchWriteAll before its first transaction.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := BatchWriteAll(ctx, db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: {put(Item{"pk": S("late")})}}}); !errors.Is(err, context.Canceled) {
+	if err := BatchWriteAll(ctx, db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: {putReq(Item{"pk": S("late")})}}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("BatchWriteAll(cancelled) = %v, want context.Canceled", err)
 	}
 	if got := mustGet(t, db, tbl, Item{"pk": S("late")}); got != nil {
@@ -158,7 +158,7 @@ func TestBatchWriteInCallerTransaction(t *testing.T) {
 	db := fdblitetest.Open(t)
 	a, b := twoTables(t, db)
 	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
-		if _, err := BatchWrite(tr, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {put(Item{"pk": S("x")})}, b: {put(Item{"pk": S("y"), "sk": N("1")})}}}); err != nil {
+		if _, err := BatchWrite(tr, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{a: {putReq(Item{"pk": S("x")})}, b: {putReq(Item{"pk": S("y"), "sk": N("1")})}}}); err != nil {
 			return nil, err
 		}
 		return nil, errors.New("roll back")

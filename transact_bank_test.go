@@ -40,7 +40,7 @@ func TestBankTransfersUnderFaults(t *testing.T) {
 	acct := func(i int) Item { return Item{"pk": S("acct" + strconv.Itoa(i))} }
 	var init []WriteRequest
 	for i := range nAccounts {
-		init = append(init, put(Item{"pk": acct(i)["pk"], "bal": NInt(initial)}))
+		init = append(init, putReq(Item{"pk": acct(i)["pk"], "bal": NInt(initial)}))
 	}
 	if _, err := BatchWrite(db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{accounts: init}}); err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func TestTransferWithoutTokenUnderFaults(t *testing.T) {
 // expired items.
 func TestBatchWriteAndSweepUnderFaults(t *testing.T) {
 	db := faultyDB(t, 33)
-	clock := newFakeClock()
+	clock := newBatchClock()
 	tbl, err := Open(idempotent{db}, "Faulty", WithSchema(ttlSchema), WithClock(clock.Now), WithChunkThreshold(500))
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func TestBatchWriteAndSweepUnderFaults(t *testing.T) {
 		if i%5 == 0 {
 			it["big"] = S(strconv.Itoa(i) + string(make([]byte, 2000)))
 		}
-		reqs = append(reqs, put(it))
+		reqs = append(reqs, putReq(it))
 		keys = append(keys, Item{"pk": it["pk"], "sk": it["sk"]})
 		want[it["pk"].S()+"/"+it["sk"].N()] = it
 	}
@@ -222,7 +222,7 @@ func TestBatchWriteAndSweepUnderFaults(t *testing.T) {
 	// Delete every fourth item in a second batch.
 	var dels []WriteRequest
 	for i := 0; i < 60; i += 4 {
-		dels = append(dels, del(keys[i]))
+		dels = append(dels, delReq(keys[i]))
 		delete(want, keys[i]["pk"].S()+"/"+keys[i]["sk"].N())
 	}
 	if _, err := BatchWrite(db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: dels}}); err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var one = map[string]Value{":one": N("1")}
+var oneValue = map[string]Value{":one": N("1")}
 
 func TestTransactWrite(t *testing.T) {
 	db := fdblitetest.Open(t)
@@ -26,8 +26,8 @@ func TestTransactWrite(t *testing.T) {
 		{ConditionCheck: &ConditionCheck{Table: a, Key: Item{"pk": S("checked")}, ConditionExpression: "#s = :open",
 			ExpressionAttributeNames: map[string]string{"#s": "state"}, ExpressionAttributeValues: map[string]Value{":open": S("open")}}},
 		{Put: &TransactPut{Table: a, Item: Item{"pk": S("new"), "v": N("1")}, ConditionExpression: "attribute_not_exists(pk)"}},
-		{Update: &TransactUpdate{Table: b, Key: Item{"pk": S("c"), "sk": N("1")}, UpdateExpression: "ADD n :one", ExpressionAttributeValues: one}},
-		{Update: &TransactUpdate{Table: b, Key: Item{"pk": S("c"), "sk": N("2")}, UpdateExpression: "SET n = :one", ExpressionAttributeValues: one}},
+		{Update: &TransactUpdate{Table: b, Key: Item{"pk": S("c"), "sk": N("1")}, UpdateExpression: "ADD n :one", ExpressionAttributeValues: oneValue}},
+		{Update: &TransactUpdate{Table: b, Key: Item{"pk": S("c"), "sk": N("2")}, UpdateExpression: "SET n = :one", ExpressionAttributeValues: oneValue}},
 		{Delete: &TransactDelete{Table: a, Key: Item{"pk": S("gone")}, ConditionExpression: "attribute_exists(big)"}},
 	}})
 	if err != nil {
@@ -82,7 +82,7 @@ func TestTransactWriteCanceled(t *testing.T) {
 			{Code: "ConditionalCheckFailed", Message: "The conditional request failed"}, {Code: "None"}}},
 		{"update of the wrong type", []TransactWriteItem{
 			{Put: &TransactPut{Table: a, Item: Item{"pk": S("other")}}},
-			{Update: &TransactUpdate{Table: b, Key: Item{"pk": S("p"), "sk": N("1")}, UpdateExpression: "ADD s :one", ExpressionAttributeValues: one}},
+			{Update: &TransactUpdate{Table: b, Key: Item{"pk": S("p"), "sk": N("1")}, UpdateExpression: "ADD s :one", ExpressionAttributeValues: oneValue}},
 		}, nil},
 		{"update makes the item too large", []TransactWriteItem{
 			{Update: &TransactUpdate{Table: b, Key: Item{"pk": S("p"), "sk": N("1")}, UpdateExpression: "SET padding = :pad",
@@ -165,10 +165,10 @@ func TestTransactWriteValidation(t *testing.T) {
 		{"update without expression", TransactWriteInput{TransactItems: []TransactWriteItem{{Update: &TransactUpdate{Table: a, Key: key}}}},
 			"updateExpression' failed to satisfy constraint: Member must not be null"},
 		{"update of a key attribute", TransactWriteInput{TransactItems: []TransactWriteItem{{Update: &TransactUpdate{Table: b, Key: Item{"pk": S("p"), "sk": N("1")},
-			UpdateExpression: "SET sk = :one", ExpressionAttributeValues: one}}}}, "Cannot update attribute sk. This attribute is part of the key"},
+			UpdateExpression: "SET sk = :one", ExpressionAttributeValues: oneValue}}}}, "Cannot update attribute sk. This attribute is part of the key"},
 		{"no table", TransactWriteInput{TransactItems: []TransactWriteItem{{Delete: &TransactDelete{Key: key}}}}, "no Table"},
 		{"bad condition", TransactWriteInput{TransactItems: []TransactWriteItem{{Delete: &TransactDelete{Table: a, Key: key, ConditionExpression: "pk = "}}}}, "TransactItems[0]"},
-		{"unused value", TransactWriteInput{TransactItems: []TransactWriteItem{{Delete: &TransactDelete{Table: a, Key: key, ConditionExpression: "attribute_exists(pk)", ExpressionAttributeValues: one}}}},
+		{"unused value", TransactWriteInput{TransactItems: []TransactWriteItem{{Delete: &TransactDelete{Table: a, Key: key, ConditionExpression: "attribute_exists(pk)", ExpressionAttributeValues: oneValue}}}},
 			"unused in expressions"},
 		{"bad return option", TransactWriteInput{TransactItems: []TransactWriteItem{{Delete: &TransactDelete{Table: a, Key: key, ReturnValuesOnConditionCheckFailure: "ALL_NEW"}}}},
 			"ReturnValuesOnConditionCheckFailure set to invalid value"},
@@ -210,7 +210,7 @@ func TestTransactWriteInCallerTransaction(t *testing.T) {
 			t.Errorf("TransactWrite = %v, want canceled (it sees the caller's put)", err)
 		}
 		return TransactWrite(tr, TransactWriteInput{TransactItems: []TransactWriteItem{
-			{Update: &TransactUpdate{Table: a, Key: Item{"pk": S("mine")}, UpdateExpression: "SET v = :one", ExpressionAttributeValues: one}},
+			{Update: &TransactUpdate{Table: a, Key: Item{"pk": S("mine")}, UpdateExpression: "SET v = :one", ExpressionAttributeValues: oneValue}},
 		}})
 	})
 	if err != nil {
@@ -224,21 +224,21 @@ func TestTransactWriteInCallerTransaction(t *testing.T) {
 	}
 }
 
-// fakeClock is an injectable clock for WithClock.
-type fakeClock struct {
+// batchClock is an injectable clock for WithClock.
+type batchClock struct {
 	mu  sync.Mutex
 	now time.Time
 }
 
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Unix(1_800_000_000, 0)} }
+func newBatchClock() *batchClock { return &batchClock{now: time.Unix(1_800_000_000, 0)} }
 
-func (c *fakeClock) Now() time.Time {
+func (c *batchClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
 }
 
-func (c *fakeClock) Advance(d time.Duration) {
+func (c *batchClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
@@ -275,7 +275,7 @@ func tokenRecords(t *testing.T, db fdb.Database, tbl *Table) (records, entries i
 // not accumulate.
 func TestTransactWriteClientRequestToken(t *testing.T) {
 	db := fdblitetest.Open(t)
-	clock := newFakeClock()
+	clock := newBatchClock()
 	a, _ := twoTables(t, db, WithClock(clock.Now))
 	add := func(token string, amount string) error {
 		_, err := TransactWrite(db, TransactWriteInput{ClientRequestToken: token, TransactItems: []TransactWriteItem{

@@ -116,7 +116,7 @@ func (t *Table) SweepExpired(ctx context.Context, tx fdb.Transactor, opts SweepO
 		if _, err := t.SweepExpiredOnce(ctx, tx, opts); err != nil {
 			return err
 		}
-		if err := sleep(ctx, interval); err != nil {
+		if err := sleepCtx(ctx, interval); err != nil {
 			return err
 		}
 	}
@@ -169,7 +169,7 @@ func (t *Table) SweepExpiredOnce(ctx context.Context, tx fdb.Transactor, opts Sw
 		start = step.next
 		if opts.ItemsPerSecond > 0 {
 			due := began.Add(time.Duration(float64(stats.Scanned) / opts.ItemsPerSecond * float64(time.Second)))
-			if err := sleep(ctx, time.Until(due)); err != nil {
+			if err := sleepCtx(ctx, time.Until(due)); err != nil {
 				return stats, err
 			}
 		}
@@ -261,7 +261,7 @@ func keyItemOf(st *tableState, it Item) Item {
 
 // sleep waits for d or until ctx is done, whichever comes first, and
 // returns ctx's error in the second case.
-func sleep(ctx context.Context, d time.Duration) error {
+func sleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

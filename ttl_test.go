@@ -64,8 +64,8 @@ func ttlItem(pk string, sk int64, exp int64) Item {
 	return it
 }
 
-// scanKeys returns the keys of every item, as "pk/sk".
-func scanKeys(t *testing.T, db fdb.Database, tbl *Table, in ScanInput) []string {
+// batchScanKeys returns the keys of every item, as "pk/sk".
+func batchScanKeys(t *testing.T, db fdb.Database, tbl *Table, in ScanInput) []string {
 	t.Helper()
 	var keys []string
 	for it, err := range tbl.ScanAll(t.Context(), db, in) {
@@ -79,7 +79,7 @@ func scanKeys(t *testing.T, db fdb.Database, tbl *Table, in ScanInput) []string 
 
 func TestSweepExpiredOnce(t *testing.T) {
 	db := fdblitetest.Open(t)
-	clock := newFakeClock()
+	clock := newBatchClock()
 	tbl := newTestTable(t, db, ttlSchema, WithClock(clock.Now), WithChunkThreshold(300))
 	now := clock.Now().Unix()
 	items := []Item{
@@ -107,7 +107,7 @@ func TestSweepExpiredOnce(t *testing.T) {
 		t.Errorf("SweepStats mismatch (-want +got):\n%s", diff)
 	}
 	want := []string{"a/2", "a/3", "b/2", "c/1"}
-	if diff := cmp.Diff(want, scanKeys(t, db, tbl, ScanInput{})); diff != "" {
+	if diff := cmp.Diff(want, batchScanKeys(t, db, tbl, ScanInput{})); diff != "" {
 		t.Errorf("items after the sweep (-want +got):\n%s", diff)
 	}
 	if n := countChunks(t, db, tbl); n != 0 {
@@ -121,7 +121,7 @@ func TestSweepExpiredOnce(t *testing.T) {
 	if stats, err = tbl.SweepExpiredOnce(t.Context(), db, SweepOptions{}); err != nil || stats.Deleted != 1 {
 		t.Errorf("third sweep = %+v, %v; want a/2 deleted", stats, err)
 	}
-	if diff := cmp.Diff([]string{"a/3", "c/1"}, scanKeys(t, db, tbl, ScanInput{})); diff != "" {
+	if diff := cmp.Diff([]string{"a/3", "c/1"}, batchScanKeys(t, db, tbl, ScanInput{})); diff != "" {
 		t.Errorf("items after an hour (-want +got):\n%s", diff)
 	}
 
@@ -140,7 +140,7 @@ func TestSweepExpiredOnce(t *testing.T) {
 // item known (the stream's REMOVE record of a TTL deletion needs both).
 func TestSweepMarksTTLDeletions(t *testing.T) {
 	db := fdblitetest.Open(t)
-	clock := newFakeClock()
+	clock := newBatchClock()
 	tbl := newTestTable(t, db, ttlSchema, WithClock(clock.Now))
 	old := ttlItem("a", 1, clock.Now().Unix()-1)
 	mustPut(t, db, tbl, old)
@@ -170,7 +170,7 @@ func TestSweepMarksTTLDeletions(t *testing.T) {
 // version.
 func TestSweepConflictsWithRewrite(t *testing.T) {
 	db := fdblitetest.Open(t)
-	clock := newFakeClock()
+	clock := newBatchClock()
 	tbl := newTestTable(t, db, ttlSchema, WithClock(clock.Now))
 	mustPut(t, db, tbl, ttlItem("a", 1, clock.Now().Unix()-1))
 	tr, err := db.CreateTransaction()
@@ -199,11 +199,11 @@ func TestSweepConflictsWithRewrite(t *testing.T) {
 // SweepExpired runs until its context ends, at most ItemsPerSecond.
 func TestSweepExpiredLoop(t *testing.T) {
 	db := fdblitetest.Open(t)
-	clock := newFakeClock()
+	clock := newBatchClock()
 	tbl := newTestTable(t, db, ttlSchema, WithClock(clock.Now))
 	var reqs []WriteRequest
 	for i := range 30 {
-		reqs = append(reqs, put(ttlItem("p", int64(i), clock.Now().Unix()-1)))
+		reqs = append(reqs, putReq(ttlItem("p", int64(i), clock.Now().Unix()-1)))
 	}
 	if err := BatchWriteAll(t.Context(), db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: reqs}}); err != nil {
 		t.Fatal(err)
@@ -241,7 +241,7 @@ func TestSweepExpiredLoop(t *testing.T) {
 // them as read (like a filter): ScannedCount includes them, Count does not.
 func TestHideExpired(t *testing.T) {
 	db := fdblitetest.Open(t)
-	clock := newFakeClock()
+	clock := newBatchClock()
 	tbl := newTestTable(t, db, ttlSchema, WithClock(clock.Now))
 	now := clock.Now().Unix()
 	for i, exp := range []int64{now - 1, now + 1, 0, now - 30} {
@@ -264,7 +264,7 @@ func TestHideExpired(t *testing.T) {
 	if diff := cmp.Diff([]string{"1", "2"}, got); diff != "" || out.Count != 2 || out.ScannedCount != 4 {
 		t.Errorf("Query HideExpired: items %v (-want +got %s), Count %d, ScannedCount %d; want Count 2, ScannedCount 4", got, diff, out.Count, out.ScannedCount)
 	}
-	if diff := cmp.Diff([]string{"p/1", "p/2"}, scanKeys(t, db, tbl, ScanInput{HideExpired: true})); diff != "" {
+	if diff := cmp.Diff([]string{"p/1", "p/2"}, batchScanKeys(t, db, tbl, ScanInput{HideExpired: true})); diff != "" {
 		t.Errorf("Scan HideExpired mismatch (-want +got):\n%s", diff)
 	}
 	sc, err := tbl.Scan(db, ScanInput{HideExpired: true, Select: SelectCount})
@@ -272,13 +272,13 @@ func TestHideExpired(t *testing.T) {
 		t.Errorf("Scan COUNT HideExpired = %+v, %v", sc, err)
 	}
 	clock.Advance(2 * time.Second)
-	if diff := cmp.Diff([]string{"p/2"}, scanKeys(t, db, tbl, ScanInput{HideExpired: true})); diff != "" {
+	if diff := cmp.Diff([]string{"p/2"}, batchScanKeys(t, db, tbl, ScanInput{HideExpired: true})); diff != "" {
 		t.Errorf("Scan HideExpired two seconds later mismatch (-want +got):\n%s", diff)
 	}
 	// Without a TimeToLiveAttribute, HideExpired hides nothing.
 	plain := newTestTable(t, db, hashRange, WithClock(clock.Now))
 	mustPut(t, db, plain, ttlItem("x", 1, 5))
-	if got := scanKeys(t, db, plain, ScanInput{HideExpired: true}); len(got) != 1 {
+	if got := batchScanKeys(t, db, plain, ScanInput{HideExpired: true}); len(got) != 1 {
 		t.Errorf("HideExpired on a table without TTL = %v", got)
 	}
 }
