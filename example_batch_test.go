@@ -9,7 +9,7 @@ import (
 	"github.com/fdyno/fdyno"
 )
 
-var accountSchema = fdyno.TableSchema{
+var batchAccountSchema = fdyno.TableSchema{
 	KeySchema:            []fdyno.KeySchemaElement{{AttributeName: "Id", KeyType: fdyno.KeyTypeHash}},
 	AttributeDefinitions: []fdyno.AttributeDefinition{{AttributeName: "Id", AttributeType: fdyno.ScalarAttributeTypeS}},
 }
@@ -20,7 +20,7 @@ var accountSchema = fdyno.TableSchema{
 func ExampleBatchGet() {
 	db, root := exampleDB("BatchGet")
 	music, _ := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicSchema))
-	accounts, _ := fdyno.Open(db, "Accounts", root, fdyno.WithSchema(accountSchema))
+	accounts, _ := fdyno.Open(db, "Accounts", root, fdyno.WithSchema(batchAccountSchema))
 	_, err := fdyno.BatchWrite(db, fdyno.BatchWriteInput{RequestItems: map[*fdyno.Table][]fdyno.WriteRequest{
 		music: {
 			{PutRequest: &fdyno.PutRequest{Item: fdyno.Item{"Artist": fdyno.S("Nina Simone"), "SongTitle": fdyno.S("Feeling Good"), "Year": fdyno.NInt(1965)}}},
@@ -58,7 +58,7 @@ func ExampleBatchGet() {
 // per part that fits FoundationDB's limits; every item is written whole.
 func ExampleBatchWriteAll() {
 	db, root := exampleDB("BatchWriteAll")
-	accounts, _ := fdyno.Open(db, "Accounts", root, fdyno.WithSchema(accountSchema))
+	accounts, _ := fdyno.Open(db, "Accounts", root, fdyno.WithSchema(batchAccountSchema))
 	var reqs []fdyno.WriteRequest
 	for i := range 1000 {
 		reqs = append(reqs, fdyno.WriteRequest{PutRequest: &fdyno.PutRequest{Item: fdyno.Item{"Id": fdyno.S(fmt.Sprintf("user%04d", i))}}})
@@ -78,7 +78,7 @@ func ExampleBatchWriteAll() {
 // The ClientRequestToken makes a retry of the same transfer a no-op.
 func ExampleTransactWrite() {
 	db, root := exampleDB("TransactWrite")
-	accounts, _ := fdyno.Open(db, "Accounts", root, fdyno.WithSchema(accountSchema))
+	accounts, _ := fdyno.Open(db, "Accounts", root, fdyno.WithSchema(batchAccountSchema))
 	for _, id := range []string{"alice", "bob"} {
 		if _, err := accounts.Put(db, fdyno.PutInput{Item: fdyno.Item{"Id": fdyno.S(id), "Balance": fdyno.NInt(100)}}); err != nil {
 			panic(err)
