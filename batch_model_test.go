@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"strconv"
 	"strings"
@@ -36,11 +37,12 @@ func TestBatchModel(t *testing.T) {
 		if err != nil {
 			rt.Fatal(err)
 		}
-		m := &batchModel{db: db, a: a, b: b, clock: clock, items: map[string]Item{}}
+		m := &batchModel{db: db, a: a, b: b, clock: clock, items: map[string]Item{}, tokens: map[string]modelToken{}}
 		rt.Repeat(map[string]func(*rapid.T){
 			"batchWrite":    m.batchWrite,
 			"batchGet":      m.batchGet,
 			"transactWrite": m.transactWrite,
+			"retryLast":     m.retryLast,
 			"transactGet":   m.transactGet,
 			"sweep":         m.sweep,
 			"":              m.check,
@@ -49,10 +51,12 @@ func TestBatchModel(t *testing.T) {
 }
 
 type batchModel struct {
-	db    fdb.Database
-	a, b  *Table // a: pk S, sk N, TTL attribute exp; b: pk S
-	clock *batchClock
-	items map[string]Item // by mkey
+	db     fdb.Database
+	a, b   *Table // a: pk S, sk N, TTL attribute exp; b: pk S
+	clock  *batchClock
+	items  map[string]Item // by mkey
+	tokens map[string]modelToken
+	last   *txSpec // the last TransactWrite drawn
 }
 
 // mkey names an item of the model: its table and key.
@@ -247,42 +251,100 @@ func (m *batchModel) transactGet(t *rapid.T) {
 	}
 }
 
+// txSpec is a drawn TransactWrite, kept so that it can be sent again
+// (retryLast) and judged against the model as it is then.
+type txSpec struct {
+	keys  []mkey
+	dup   bool
+	acts  []txSpecAction
+	token string
+	desc  string // the request, for the model's ClientRequestToken records
+}
+
+type txSpecAction struct {
+	kind  int // 0 check, 1 put, 2 update, 3 delete
+	cond  string
+	vals  map[string]Value
+	holds func(Item) bool
+	rv    ReturnValuesOnConditionCheckFailure
+	item  Item // a put's item
+}
+
+// modelToken is the model of a ClientRequestToken record.
+type modelToken struct {
+	desc   string
+	expiry time.Time
+}
+
 func (m *batchModel) transactWrite(t *rapid.T) {
 	keys, dup := drawKeys(t, "keys")
+	spec := &txSpec{keys: keys, dup: dup, token: rapid.SampledFrom([]string{"", "", "tA", "tB"}).Draw(t, "token")}
+	if spec.token != "" {
+		// Tokens are scoped to the root, which every run shares.
+		spec.token += "-" + m.b.Name()
+	}
+	var desc strings.Builder
+	for _, k := range keys {
+		var a txSpecAction
+		a.cond, a.vals, a.holds = drawCondition(t)
+		a.rv = rapid.SampledFrom([]ReturnValuesOnConditionCheckFailure{"", ReturnValuesOnConditionCheckFailureAllOld}).Draw(t, "rv")
+		a.kind = rapid.IntRange(0, 3).Draw(t, "kind")
+		if a.kind == 0 && a.cond == "" {
+			a.kind = 3 // a ConditionCheck needs a condition
+		}
+		if a.kind == 1 {
+			a.item = m.drawItem(t, k)
+		}
+		fmt.Fprintf(&desc, "%d %s %q %v %s %v;", a.kind, k, a.cond, a.vals, a.rv, a.item)
+		spec.acts = append(spec.acts, a)
+	}
+	spec.desc = desc.String()
+	m.last = spec
+	m.sendTransactWrite(t, spec)
+}
+
+// retryLast sends the last TransactWrite again, its token included,
+// sometimes after the token's window has passed.
+func (m *batchModel) retryLast(t *rapid.T) {
+	if m.last == nil {
+		t.Skip("no TransactWrite yet")
+	}
+	if rapid.IntRange(0, 4).Draw(t, "late") == 0 {
+		m.clock.Advance(ClientRequestTokenWindow + time.Second)
+	}
+	m.sendTransactWrite(t, m.last)
+}
+
+func (m *batchModel) sendTransactWrite(t *rapid.T, spec *txSpec) {
 	var in TransactWriteInput
+	in.ClientRequestToken = spec.token
 	next := maps.Clone(m.items)
 	var want []CancellationReason
 	canceled := false
-	for _, k := range keys {
+	for i, k := range spec.keys {
+		a := spec.acts[i]
 		tbl, old := m.table(k), m.items[k.String()]
-		cond, vals, holds := drawCondition(t)
-		rv := rapid.SampledFrom([]ReturnValuesOnConditionCheckFailure{"", ReturnValuesOnConditionCheckFailureAllOld}).Draw(t, "rv")
 		reason := CancellationReason{Code: CancellationCodeNone}
-		if !holds(old) {
+		if !a.holds(old) {
 			reason = CancellationReason{Code: CancellationCodeConditionalCheckFailed, Message: "The conditional request failed"}
-			if rv == ReturnValuesOnConditionCheckFailureAllOld {
+			if a.rv == ReturnValuesOnConditionCheckFailureAllOld {
 				reason.Item = old
 			}
 		}
 		var ti TransactWriteItem
-		kind := rapid.IntRange(0, 3).Draw(t, "kind")
-		if kind == 0 && cond == "" {
-			kind = 3 // a ConditionCheck needs a condition
-		}
-		switch kind {
+		switch a.kind {
 		case 0:
-			ti.ConditionCheck = &ConditionCheck{Table: tbl, Key: k.key(), ConditionExpression: cond, ExpressionAttributeValues: vals, ReturnValuesOnConditionCheckFailure: rv}
+			ti.ConditionCheck = &ConditionCheck{Table: tbl, Key: k.key(), ConditionExpression: a.cond, ExpressionAttributeValues: a.vals, ReturnValuesOnConditionCheckFailure: a.rv}
 		case 1:
-			it := m.drawItem(t, k)
-			ti.Put = &TransactPut{Table: tbl, Item: it, ConditionExpression: cond, ExpressionAttributeValues: vals, ReturnValuesOnConditionCheckFailure: rv}
-			next[k.String()] = it
+			ti.Put = &TransactPut{Table: tbl, Item: a.item, ConditionExpression: a.cond, ExpressionAttributeValues: a.vals, ReturnValuesOnConditionCheckFailure: a.rv}
+			next[k.String()] = a.item
 		case 2:
 			// SET n = n + :one needs n: an item without it makes the
 			// update invalid, a ValidationError reason.
 			uvals := map[string]Value{":one": N("1")}
-			maps.Copy(uvals, vals)
-			ti.Update = &TransactUpdate{Table: tbl, Key: k.key(), UpdateExpression: "SET n = n + :one", ConditionExpression: cond,
-				ExpressionAttributeValues: uvals, ReturnValuesOnConditionCheckFailure: rv}
+			maps.Copy(uvals, a.vals)
+			ti.Update = &TransactUpdate{Table: tbl, Key: k.key(), UpdateExpression: "SET n = n + :one", ConditionExpression: a.cond,
+				ExpressionAttributeValues: uvals, ReturnValuesOnConditionCheckFailure: a.rv}
 			if reason.Code == CancellationCodeNone {
 				if cur, ok := old["n"]; ok {
 					up := maps.Clone(old)
@@ -294,7 +356,7 @@ func (m *batchModel) transactWrite(t *rapid.T) {
 				}
 			}
 		case 3:
-			ti.Delete = &TransactDelete{Table: tbl, Key: k.key(), ConditionExpression: cond, ExpressionAttributeValues: vals, ReturnValuesOnConditionCheckFailure: rv}
+			ti.Delete = &TransactDelete{Table: tbl, Key: k.key(), ConditionExpression: a.cond, ExpressionAttributeValues: a.vals, ReturnValuesOnConditionCheckFailure: a.rv}
 			delete(next, k.String())
 		}
 		canceled = canceled || reason.Code != CancellationCodeNone
@@ -302,10 +364,20 @@ func (m *batchModel) transactWrite(t *rapid.T) {
 		in.TransactItems = append(in.TransactItems, ti)
 	}
 	_, err := TransactWrite(m.db, in)
+	rec, recorded := m.tokens[spec.token]
+	live := spec.token != "" && recorded && rec.expiry.After(m.clock.Now())
 	switch {
-	case dup:
+	case spec.dup:
 		if !errors.Is(err, ErrValidation) || !strings.Contains(err.Error(), "Transaction request cannot include multiple operations on one item") {
 			t.Fatalf("TransactWrite with two actions on one item = %v", err)
+		}
+	case live && rec.desc == spec.desc:
+		if err != nil {
+			t.Fatalf("TransactWrite retried with its token = %v, want success without writing", err)
+		}
+	case live:
+		if !errors.Is(err, ErrIdempotentParameterMismatch) {
+			t.Fatalf("TransactWrite reusing token %s for another request = %v, want IdempotentParameterMismatch", spec.token, err)
 		}
 	case canceled:
 		var tce *TransactionCanceledError
@@ -324,6 +396,9 @@ func (m *batchModel) transactWrite(t *rapid.T) {
 			t.Fatalf("TransactWrite = %v, want success", err)
 		}
 		m.items = next
+		if spec.token != "" {
+			m.tokens[spec.token] = modelToken{desc: spec.desc, expiry: m.clock.Now().Add(ClientRequestTokenWindow)}
+		}
 	}
 }
 
