@@ -23,6 +23,10 @@ var (
 	// ErrResourceInUse is DynamoDB's ResourceInUseException: here, a table
 	// opened with a schema that differs from the one it was created with.
 	ErrResourceInUse = errors.New("fdyno: ResourceInUseException")
+	// ErrIdempotentParameterMismatch is DynamoDB's
+	// IdempotentParameterMismatchException: a ClientRequestToken reused,
+	// within its retention window, for a different request.
+	ErrIdempotentParameterMismatch = errors.New("fdyno: IdempotentParameterMismatchException")
 )
 
 // ConditionalCheckFailedError reports that the ConditionExpression of a
@@ -60,6 +64,54 @@ func (e *TableError) Error() string {
 
 // Unwrap returns the category, [ErrResourceNotFound] or [ErrResourceInUse].
 func (e *TableError) Unwrap() error { return e.Err }
+
+// TransactionCanceledError reports a [TransactWrite] that was canceled
+// and wrote nothing. It unwraps to [ErrTransactionCanceled] (never to the
+// errors of its reasons, nor to a FoundationDB error).
+type TransactionCanceledError struct {
+	// CancellationReasons has one entry per action of the request, in
+	// request order: Code "None" for an action that did not cause the
+	// cancellation.
+	CancellationReasons []CancellationReason
+}
+
+// CancellationReason says why one action of a transaction did or did not
+// cancel it, as DynamoDB's CancellationReason.
+type CancellationReason struct {
+	// Code is one of the CancellationCode constants.
+	Code string
+	// Message says what failed, empty for "None".
+	Message string
+	// Item is the item as it was, for ConditionalCheckFailed when the
+	// action set ReturnValuesOnConditionCheckFailure to ALL_OLD and the
+	// item existed; otherwise nil.
+	Item Item
+}
+
+// The codes of a [CancellationReason] that fdyno produces (DynamoDB's
+// names; capacity and conflict codes do not arise on FoundationDB, where a
+// conflict is retried).
+const (
+	CancellationCodeNone                   = "None"
+	CancellationCodeConditionalCheckFailed = "ConditionalCheckFailed"
+	CancellationCodeValidationError        = "ValidationError"
+)
+
+func (e *TransactionCanceledError) Error() string {
+	var b strings.Builder
+	b.WriteString("fdyno: TransactionCanceledException: Transaction cancelled, please refer cancellation reasons for specific reasons [")
+	for i, r := range e.CancellationReasons {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(r.Code)
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// Unwrap returns [ErrTransactionCanceled].
+func (e *TransactionCanceledError) Unwrap() error { return ErrTransactionCanceled }
 
 func tableNotFound(name string) error {
 	return &TableError{Table: name, Reason: "Requested resource not found: Table: " + name + " not found", Err: ErrResourceNotFound}

@@ -146,6 +146,10 @@ func (p *readPlan) planIndexRead(sel Select) error {
 		}
 		p.fetchBase, p.allAttrs = true, true
 	}
+	if attr := p.ttl.attr; attr != "" && !ix.local && !p.fetchBase && !ix.projects(p.st, attr) {
+		return &ValidationError{Op: p.op, Reason: "HideExpired needs the TimeToLiveAttribute " + attr +
+			" in the projection of global secondary index " + ix.name}
+	}
 	if !ix.local || p.fetchBase {
 		return nil
 	}
@@ -160,9 +164,13 @@ func (p *readPlan) planIndexRead(sel Select) error {
 		}
 		p.allAttrs = p.fetchBase // the projection applies to the item
 	}
-	// A filter on an unprojected attribute is evaluated on the item; the
-	// page still returns the projection.
+	// A filter on an unprojected attribute, or HideExpired on an
+	// unprojected TimeToLiveAttribute, is evaluated on the item; the page
+	// still returns the projection.
 	conditionNames(p.filter, unprojected)
+	if p.ttl.attr != "" {
+		unprojected(p.ttl.attr)
+	}
 	return nil
 }
 
@@ -285,6 +293,9 @@ func (p *readPlan) readIndex(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page,
 		}
 		if e.base && !p.fetchBase {
 			item = ix.project(p.st, item)
+		}
+		if p.ttl.expired(item) {
+			continue
 		}
 		if p.filter != nil {
 			ok, err := p.filter.eval(item)

@@ -137,41 +137,132 @@ func (t *Table) fetch(rt fdb.ReadTransaction, op string, st0 *tableState, key It
 	// conflict on it would abort this transaction for any schema change
 	// of any table. Changes to this table's schema are caught instead by
 	// the read conflict writeItem adds on the table's metadata key.
-	mvf := rt.Snapshot().Get(metadataVersionKey)
-	var head fdb.FutureByteSlice
-	if needOld {
-		head = rt.Get(st0.keys.itemKey(kv))
-	}
-	st, err := t.current(rt, mvf)
-	if err != nil {
+	f := t.startFetch(rt, rt.Snapshot().Get(metadataVersionKey), op, st0, key, kv, exact, needOld)
+	if err := f.resolve(rt); err != nil {
 		return target{}, err
 	}
-	if st != st0 {
+	f.readChunks(rt)
+	return f.finish()
+}
+
+// pendingFetch is a fetch started in a transaction and not yet waited on,
+// so that many of them (a batch, a transaction's actions) have all their
+// reads in flight at once: startFetch starts the head read, resolve waits
+// for the schema and the head, readChunks starts a chunked item's chunk
+// reads, finish waits for those and decodes. A pendingFetch belongs to the
+// transaction it was started in and never outlives it.
+type pendingFetch struct {
+	t       *Table
+	op      string
+	st0     *tableState
+	key     Item
+	exact   bool
+	needOld bool
+	mvf     fdb.FutureByteSlice // may be shared by every fetch of a transaction
+	head    fdb.FutureByteSlice
+	tg      target
+	value   []byte                // the head, once resolved
+	m       manifest              // a chunked item's manifest
+	chunks  []fdb.FutureByteSlice // its chunk reads
+}
+
+// startFetch starts a fetch (see [Table.fetch]) whose metadata version
+// read mvf was started in rt.
+func (t *Table) startFetch(rt fdb.ReadTransaction, mvf fdb.FutureByteSlice, op string, st0 *tableState, key Item, kv []byte, exact, needOld bool) pendingFetch {
+	f := pendingFetch{t: t, op: op, st0: st0, key: key, exact: exact, needOld: needOld, mvf: mvf, tg: target{st: st0, kv: kv}}
+	if needOld {
+		f.head = rt.Get(st0.keys.itemKey(kv))
+	}
+	return f
+}
+
+// resolve waits for the table's state and the item head.
+func (f *pendingFetch) resolve(rt fdb.ReadTransaction) error {
+	if err := f.resolveState(rt); err != nil {
+		return err
+	}
+	return f.resolveHead()
+}
+
+// resolveState waits for the table's state and, if it is not the one the
+// request was validated with, validates the request again and restarts
+// the head read under the new keys. A batch resolves the state of every
+// fetch before it waits on any head, so that restarted reads are in
+// flight together too.
+func (f *pendingFetch) resolveState(rt fdb.ReadTransaction) error {
+	st, err := f.t.current(rt, f.mvf)
+	if err != nil {
+		return err
+	}
+	if st != f.st0 {
 		// Another schema: validate again before anything is written.
-		if kv, err = keyOf(op, key, st.hash, st.rng, exact); err != nil {
-			return target{}, err
+		if f.tg.kv, err = keyOf(f.op, f.key, st.hash, st.rng, f.exact); err != nil {
+			return err
 		}
-		if !exact {
-			if err := checkIndexKeys(op, key, st); err != nil {
-				return target{}, err
+		if !f.exact {
+			if err := checkIndexKeys(f.op, f.key, st); err != nil {
+				return err
 			}
 		}
 		// An index added since st0 needs the old item too.
-		if needOld = needOld || st.needsOld(); needOld {
-			head = rt.Get(st.keys.itemKey(kv))
+		if f.needOld = f.needOld || st.needsOld(); f.needOld {
+			f.head = rt.Get(st.keys.itemKey(f.tg.kv))
 		}
 	}
-	tg := target{st: st, kv: kv}
-	if needOld {
-		v, err := head.Get()
-		if err != nil {
-			return target{}, err
+	f.tg.st = st
+	return nil
+}
+
+// resolveHead waits for the item head (after resolveState).
+func (f *pendingFetch) resolveHead() error {
+	if !f.needOld {
+		return nil
+	}
+	var err error
+	if f.value, err = f.head.Get(); err != nil {
+		return err
+	}
+	if isManifest(f.value) {
+		if f.m, err = decodeManifest(f.value); err != nil {
+			return err
 		}
-		if tg.old, err = decodeHead(rt, st.keys, kv, v); err != nil {
+	}
+	return nil
+}
+
+// size returns the encoded size of the resolved item, 0 if absent.
+func (f *pendingFetch) size() int {
+	if f.m.count > 0 {
+		return f.m.length
+	}
+	return len(f.value)
+}
+
+// readChunks starts the chunk reads of a resolved chunked item.
+func (f *pendingFetch) readChunks(rt fdb.ReadTransaction) {
+	if f.m.count > 0 && f.chunks == nil {
+		f.chunks = startChunks(rt, f.tg.st.keys, f.tg.kv, f.m)
+	}
+}
+
+// finish waits for the chunk reads readChunks started and decodes the
+// item.
+func (f *pendingFetch) finish() (target, error) {
+	if f.value == nil {
+		return f.tg, nil
+	}
+	enc := f.value
+	if f.chunks != nil {
+		var err error
+		if enc, err = joinChunks(f.m, f.chunks); err != nil {
 			return target{}, err
 		}
 	}
-	return tg, nil
+	var err error
+	if f.tg.old, err = DecodeItem(enc); err != nil {
+		return target{}, err
+	}
+	return f.tg, nil
 }
 
 // conditionFailed returns the error of a failed ConditionExpression.

@@ -731,3 +731,53 @@ func indexKeyRange(h Value, op string, a, b Value, hasRange bool) (lo, hi []byte
 func (k tableKeys) backfillKey(index string) fdb.Key {
 	return k.backfill.Pack(tuple.Tuple{index})
 }
+
+// ---- Batches, transactions and TTL (issue 7): ClientRequestToken records ----
+//
+// A TransactWrite's ClientRequestToken is remembered for
+// [ClientRequestTokenWindow] in the content subspace of the root directory
+// under which its first action's table lives ([WithRoot], default
+// dynodb/). The directory layer gives every subdirectory (every table) a
+// prefix of its own outside its parent's, so the root's own content
+// subspace holds nothing else, and ListTables, which lists
+// subdirectories, never reports these keys as a table:
+//
+//	root/ ("t", <token>)                  the request's digest and expiry (transact_write.go)
+//	root/ ("e", <expiry>, <token>)        = <token>: the record by expiry, for its removal
+//
+// <token> is a tuple string; <expiry> an int64 tuple element, Unix
+// nanoseconds, so the ("e",) range is in expiry order and the expired
+// records are a prefix of it.
+const (
+	tokenSubspace  = "t"
+	expirySubspace = "e"
+)
+
+// tokenKeys holds the key prefixes of the ClientRequestToken records under
+// one root directory.
+type tokenKeys struct {
+	tokens   subspace.Subspace // ("t", …)
+	byExpiry subspace.Subspace // ("e", …)
+}
+
+func newTokenKeys(root subspace.Subspace) tokenKeys {
+	return tokenKeys{tokens: root.Sub(tokenSubspace), byExpiry: root.Sub(expirySubspace)}
+}
+
+// tokenKey returns the key of token's record.
+func (k tokenKeys) tokenKey(token string) fdb.Key {
+	return k.tokens.Pack(tuple.Tuple{token})
+}
+
+// expiryKey returns the key of token's entry in expiry order.
+func (k tokenKeys) expiryKey(expiry int64, token string) fdb.Key {
+	return k.byExpiry.Pack(tuple.Tuple{expiry, token})
+}
+
+// expiredRange returns the range of the expiry entries whose expiry is at
+// or before now.
+func (k tokenKeys) expiredRange(now int64) fdb.KeyRange {
+	begin, _ := k.byExpiry.FDBRangeKeys()
+	end := k.byExpiry.Pack(tuple.Tuple{now + 1})
+	return fdb.KeyRange{Begin: begin, End: end}
+}

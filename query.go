@@ -84,6 +84,11 @@ type QueryInput struct {
 	// ConsistentRead is accepted for compatibility; every read is
 	// strongly consistent, but, as DynamoDB does, it is refused on a GSI.
 	ConsistentRead bool
+	// HideExpired drops items whose TimeToLiveAttribute has expired (by
+	// the handle's clock, see ttl.go) but that the sweeper has not
+	// deleted yet. Like a filter, it applies after Limit and PageSize:
+	// hidden items count in ScannedCount only. Not a DynamoDB parameter.
+	HideExpired bool
 }
 
 // QueryOutput is one page of a Query.
@@ -235,6 +240,7 @@ type readPlan struct {
 	proj     *projection
 	count    bool
 	fp       cursorFingerprint
+	ttl      ttlCutoff // HideExpired; the zero value hides nothing
 	// ix is the index read instead of the table, or nil; fetchBase makes
 	// an LSI page read each base item, and allAttrs return it whole
 	// (index_read.go).
@@ -263,6 +269,7 @@ type readOptions struct {
 	cursor       []byte
 	indexName    string
 	consistent   bool
+	hideExpired  bool
 }
 
 // queryPlan validates in against table state st and plans its page.
@@ -270,7 +277,8 @@ func (t *Table) queryPlan(st *tableState, in *QueryInput) (*readPlan, error) {
 	const op = "Query"
 	o := readOptions{filter: in.FilterExpression, proj: in.ProjectionExpression, names: in.ExpressionAttributeNames,
 		values: in.ExpressionAttributeValues, limit: in.Limit, pageSize: in.PageSize, sel: in.Select,
-		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName, consistent: in.ConsistentRead}
+		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName, consistent: in.ConsistentRead,
+		hideExpired: in.HideExpired}
 	if in.KeyConditionExpression == "" {
 		return nil, &ValidationError{Op: op, Reason: "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."}
 	}
@@ -335,6 +343,9 @@ func (t *Table) planCommon(op string, st *tableState, o *readOptions) (*readPlan
 		return fail("Must specify the ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
 	}
 	p.count = o.sel == SelectCount
+	if o.hideExpired {
+		p.ttl = newTTLCutoff(st.schema.TimeToLiveAttribute, t.now())
+	}
 	c, err := newExprContext(o.names, o.values)
 	if err != nil {
 		return nil, nil, withOp(op, err)
@@ -546,6 +557,9 @@ func (p *readPlan) read(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page, erro
 		item, err := DecodeItem(enc)
 		if err != nil {
 			return nil, err
+		}
+		if p.ttl.expired(item) {
+			continue
 		}
 		if p.filter != nil {
 			ok, err := p.filter.eval(item)

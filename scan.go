@@ -45,6 +45,9 @@ type ScanInput struct {
 	// ConsistentRead is accepted for compatibility; every read is
 	// strongly consistent.
 	ConsistentRead bool
+	// HideExpired drops items whose TimeToLiveAttribute has expired but
+	// that the sweeper has not deleted yet, as [QueryInput.HideExpired].
+	HideExpired bool
 }
 
 // ScanOutput is one page of a Scan.
@@ -120,7 +123,8 @@ func (t *Table) scanPlan(st *tableState, in *ScanInput) (*readPlan, error) {
 	const op = "Scan"
 	o := readOptions{filter: in.FilterExpression, proj: in.ProjectionExpression, names: in.ExpressionAttributeNames,
 		values: in.ExpressionAttributeValues, limit: in.Limit, pageSize: in.PageSize, sel: in.Select,
-		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName, consistent: in.ConsistentRead}
+		esk: in.ExclusiveStartKey, cursor: in.Cursor, indexName: in.IndexName, consistent: in.ConsistentRead,
+		hideExpired: in.HideExpired}
 	fail := func(reason string) (*readPlan, error) {
 		return nil, &ValidationError{Op: op, Reason: reason}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -149,6 +150,7 @@ type options struct {
 	schema         *TableSchema
 	maxItemSize    int
 	chunkThreshold int
+	clock          func() time.Time // WithClock (ttl.go); nil is time.Now
 }
 
 // WithRoot sets the directory-layer path under which tables live (default
@@ -201,6 +203,7 @@ type Table struct {
 	path           []string
 	maxItemSize    int
 	chunkThreshold int
+	clock          func() time.Time // WithClock (ttl.go); nil is time.Now
 	state          atomic.Pointer[tableState]
 }
 
@@ -275,7 +278,7 @@ func Open(t fdb.Transactor, name string, opts ...Option) (*Table, error) {
 		}
 		want = &tableMeta{FormatVersion: metaFormatVersion, TableName: name, Schema: o.schema.canonical()}
 	}
-	tbl := &Table{name: name, path: tablePath(o.root, name), maxItemSize: o.maxItemSize, chunkThreshold: o.chunkThreshold}
+	tbl := &Table{name: name, path: tablePath(o.root, name), maxItemSize: o.maxItemSize, chunkThreshold: o.chunkThreshold, clock: o.clock}
 	st, err := transact(t, func(tr fdb.Transaction) (*tableState, error) {
 		return tbl.openTx(tr, want)
 	})

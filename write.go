@@ -26,6 +26,10 @@ type itemChange struct {
 	// the size limit (Put encodes before its transaction, once for all
 	// retries).
 	enc []byte
+	// byTTL marks a deletion made by the TTL sweeper (ttl.go), so that
+	// its change record is a REMOVE by the TTL service, as DynamoDB's
+	// stream records it (userIdentity dynamodb.amazonaws.com).
+	byTTL bool
 }
 
 // needsOld reports whether every write must read the old item even when

@@ -1,0 +1,637 @@
+package fdyno
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/apple/foundationdb/bindings/go/src/fdb/directory"
+)
+
+// transact_write.go holds TransactWrite: condition checks, puts, updates
+// and deletes across tables, all or nothing in one FoundationDB
+// transaction, and the ClientRequestToken records that make a retried
+// request a no-op.
+
+// TransactWrite limits.
+const (
+	// MaxTransactWriteBytes bounds the estimated size of a TransactWrite's
+	// writes (as [BatchWrite] estimates them), under FoundationDB's
+	// 10,000,000-byte transaction limit with room for conflict ranges and
+	// the token record. DynamoDB's own limits (100 actions, 4 MB) do not
+	// apply.
+	MaxTransactWriteBytes = 8 << 20
+	// MaxClientRequestTokenLength is the longest ClientRequestToken, in
+	// bytes (DynamoDB: 1 to 36 characters).
+	MaxClientRequestTokenLength = 36
+	// ClientRequestTokenWindow is how long a ClientRequestToken is
+	// remembered after its TransactWrite committed, DynamoDB's 10 minutes.
+	ClientRequestTokenWindow = 10 * time.Minute
+	// tokenCleanupPerWrite is how many expired token records each
+	// TransactWrite with a token removes: more than the one it adds, so
+	// expired records never accumulate.
+	tokenCleanupPerWrite = 4
+)
+
+// TransactWriteItem is one action of a [TransactWrite]: exactly one of
+// its fields is set. DynamoDB's TransactWriteItem.
+type TransactWriteItem struct {
+	ConditionCheck *ConditionCheck
+	Put            *TransactPut
+	Update         *TransactUpdate
+	Delete         *TransactDelete
+}
+
+// ConditionCheck is a condition on an item that must hold for the
+// transaction to commit; it writes nothing.
+type ConditionCheck struct {
+	Table *Table
+	// Key holds exactly the table's key attributes.
+	Key Item
+	// ConditionExpression is required.
+	ConditionExpression                 string
+	ExpressionAttributeNames            map[string]string
+	ExpressionAttributeValues           map[string]Value
+	ReturnValuesOnConditionCheckFailure ReturnValuesOnConditionCheckFailure
+}
+
+// TransactPut puts a whole item, as [Table.Put] does.
+type TransactPut struct {
+	Table *Table
+	// Item is the whole new item, key attributes included.
+	Item                                Item
+	ConditionExpression                 string
+	ExpressionAttributeNames            map[string]string
+	ExpressionAttributeValues           map[string]Value
+	ReturnValuesOnConditionCheckFailure ReturnValuesOnConditionCheckFailure
+}
+
+// TransactUpdate updates an item, as [Table.Update] does.
+type TransactUpdate struct {
+	Table *Table
+	// Key holds exactly the table's key attributes.
+	Key Item
+	// UpdateExpression is required.
+	UpdateExpression                    string
+	ConditionExpression                 string
+	ExpressionAttributeNames            map[string]string
+	ExpressionAttributeValues           map[string]Value
+	ReturnValuesOnConditionCheckFailure ReturnValuesOnConditionCheckFailure
+}
+
+// TransactDelete deletes an item, as [Table.Delete] does.
+type TransactDelete struct {
+	Table *Table
+	// Key holds exactly the table's key attributes.
+	Key                                 Item
+	ConditionExpression                 string
+	ExpressionAttributeNames            map[string]string
+	ExpressionAttributeValues           map[string]Value
+	ReturnValuesOnConditionCheckFailure ReturnValuesOnConditionCheckFailure
+}
+
+// TransactWriteInput is the request of [TransactWrite], DynamoDB's
+// TransactWriteItems.
+type TransactWriteInput struct {
+	// TransactItems are the actions; at least one, at most one per item.
+	TransactItems []TransactWriteItem
+	// ClientRequestToken, if set (1 to 36 bytes), makes the request
+	// idempotent for ClientRequestTokenWindow after it committed: the same
+	// token with the same request succeeds again without writing, and the
+	// same token with another request fails with
+	// [ErrIdempotentParameterMismatch]. The token's record lives under the
+	// root directory ([WithRoot]) of the first action's table, so tokens
+	// are scoped to a root.
+	ClientRequestToken string
+}
+
+// TransactWriteOutput is the result of [TransactWrite].
+type TransactWriteOutput struct{}
+
+// Kinds of transaction actions.
+const (
+	actionCheck = iota + 1
+	actionPut
+	actionUpdate
+	actionDelete
+)
+
+// txAction is one validated action of a TransactWrite.
+type txAction struct {
+	kind  int
+	t     *Table
+	st0   *tableState
+	key   Item // the Key, or the Put's Item
+	kv    []byte
+	exact bool
+	e     exprs
+	paths []docPath // the update's paths
+	enc   []byte    // the put's encoding
+	rv    ReturnValuesOnConditionCheckFailure
+}
+
+// TransactWrite applies condition checks, puts, updates and deletes to
+// items of one or more tables, all or nothing, in one FoundationDB
+// transaction. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html.
+//
+// Every action is validated before tx is touched. In the transaction,
+// every item an action needs is read at once, and every condition and
+// update is evaluated before the first write: if any fails, TransactWrite
+// returns a *[TransactionCanceledError] with one reason per action
+// (ConditionalCheckFailed, with the old item when the action asked for
+// ALL_OLD; ValidationError for an update that cannot apply to the stored
+// item or makes it too large; None for the others) and has written
+// nothing. Writes go through the single write path, so indexes and
+// change records follow.
+//
+// With an fdb.Database, TransactWrite runs its own transaction and may
+// retry it; give a ClientRequestToken to make a retry after an ambiguous
+// commit (commit_unknown_result) a no-op. With an fdb.Transaction, the
+// actions commit with the caller's transaction.
+//
+// Errors: *[TransactionCanceledError] ([ErrTransactionCanceled]);
+// [ErrValidation] for a bad request, such as two actions on one item
+// ("Transaction request cannot include multiple operations on one item")
+// or writes estimated above [MaxTransactWriteBytes];
+// [ErrIdempotentParameterMismatch]; [ErrResourceNotFound] when a table was
+// deleted; FoundationDB errors, wrapped so that errors.As finds the
+// fdb.Error. TransactWrite is safe for concurrent use.
+func TransactWrite(tx fdb.Transactor, in TransactWriteInput) (*TransactWriteOutput, error) {
+	actions, err := prepareTransactWrite(in)
+	if err != nil {
+		return nil, err
+	}
+	var digest [sha256.Size]byte
+	if in.ClientRequestToken != "" {
+		if digest, err = requestDigest(in); err != nil {
+			return nil, err
+		}
+	}
+	return transact(tx, func(tr fdb.Transaction) (*TransactWriteOutput, error) {
+		return transactWrite(tr, actions, in.ClientRequestToken, digest)
+	})
+}
+
+func prepareTransactWrite(in TransactWriteInput) ([]txAction, error) {
+	const op = "TransactWriteItems"
+	fail := func(reason string) ([]txAction, error) {
+		return nil, &ValidationError{Op: op, Reason: reason}
+	}
+	if len(in.TransactItems) == 0 {
+		return fail("1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	}
+	if len(in.ClientRequestToken) > MaxClientRequestTokenLength {
+		return fail("1 validation error detected: Value '" + in.ClientRequestToken + "' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36")
+	}
+	actions := make([]txAction, len(in.TransactItems))
+	seen := map[string]bool{}
+	for i, ti := range in.TransactItems {
+		a, err := prepareAction(op, ti)
+		if err != nil {
+			if ve, ok := err.(*ValidationError); ok && ve.Path == "" {
+				ve.Path = "TransactItems[" + strconv.Itoa(i) + "]"
+			}
+			return nil, err
+		}
+		id := itemID(a.t, a.kv)
+		if seen[id] {
+			return fail("Transaction request cannot include multiple operations on one item")
+		}
+		seen[id] = true
+		actions[i] = a
+	}
+	return actions, nil
+}
+
+func prepareAction(op string, ti TransactWriteItem) (txAction, error) {
+	fail := func(reason string) (txAction, error) {
+		return txAction{}, &ValidationError{Op: op, Reason: reason}
+	}
+	n := 0
+	for _, set := range []bool{ti.ConditionCheck != nil, ti.Put != nil, ti.Update != nil, ti.Delete != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return fail("TransactItems can only contain one of Check, Put, Update or Delete")
+	}
+	var (
+		a         txAction
+		names     map[string]string
+		values    map[string]Value
+		cond, upd string
+		key       Item
+		needCond  bool
+	)
+	switch {
+	case ti.ConditionCheck != nil:
+		c := ti.ConditionCheck
+		a = txAction{kind: actionCheck, t: c.Table, exact: true, rv: c.ReturnValuesOnConditionCheckFailure}
+		key, cond, names, values, needCond = c.Key, c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues, true
+	case ti.Put != nil:
+		p := ti.Put
+		a = txAction{kind: actionPut, t: p.Table, rv: p.ReturnValuesOnConditionCheckFailure}
+		key, cond, names, values = p.Item, p.ConditionExpression, p.ExpressionAttributeNames, p.ExpressionAttributeValues
+		if key == nil {
+			return fail("Item is required")
+		}
+	case ti.Update != nil:
+		u := ti.Update
+		a = txAction{kind: actionUpdate, t: u.Table, exact: true, rv: u.ReturnValuesOnConditionCheckFailure}
+		key, cond, upd, names, values = u.Key, u.ConditionExpression, u.UpdateExpression, u.ExpressionAttributeNames, u.ExpressionAttributeValues
+		if upd == "" {
+			return fail("1 validation error detected: Value null at 'transactItems.update.updateExpression' failed to satisfy constraint: Member must not be null")
+		}
+	default:
+		d := ti.Delete
+		a = txAction{kind: actionDelete, t: d.Table, exact: true, rv: d.ReturnValuesOnConditionCheckFailure}
+		key, cond, names, values = d.Key, d.ConditionExpression, d.ExpressionAttributeNames, d.ExpressionAttributeValues
+	}
+	if a.t == nil {
+		return fail("the action has no Table")
+	}
+	if needCond && cond == "" {
+		return fail("1 validation error detected: Value null at 'transactItems.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null")
+	}
+	if err := checkReturnOnFailure(op, a.rv); err != nil {
+		return txAction{}, err
+	}
+	a.st0 = a.t.state.Load()
+	a.key = key
+	var err error
+	if a.kv, err = keyOf(op, key, a.st0.hash, a.st0.rng, a.exact); err != nil {
+		return txAction{}, err
+	}
+	if a.e, err = prepareExprs(op, names, values, cond, upd, ""); err != nil {
+		return txAction{}, err
+	}
+	switch a.kind {
+	case actionPut:
+		if err := checkIndexKeys(op, key, a.st0); err != nil {
+			return txAction{}, err
+		}
+		if err := checkItemSize(key, a.t.maxItemSize); err != nil {
+			return txAction{}, withOp(op, err)
+		}
+		if a.enc, err = EncodeItem(key); err != nil {
+			return txAction{}, withOp(op, err)
+		}
+	case actionUpdate:
+		a.paths = a.e.upd.paths()
+		if err := checkKeyNotUpdated(op, a.paths, a.st0); err != nil {
+			return txAction{}, err
+		}
+	}
+	return a, nil
+}
+
+// transactWrite runs the prepared actions in tr.
+func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest [sha256.Size]byte) (*TransactWriteOutput, error) {
+	const op = "TransactWriteItems"
+	var tk *tokenCheck
+	if token != "" {
+		var err error
+		if tk, err = startTokenCheck(tr, actions[0].t, token); err != nil {
+			return nil, err
+		}
+	}
+	mvf := tr.Snapshot().Get(metadataVersionKey)
+	fetches := make([]pendingFetch, len(actions))
+	for i, a := range actions {
+		needOld := a.kind == actionCheck || a.kind == actionUpdate || a.e.cond != nil || a.st0.needsOld()
+		fetches[i] = a.t.startFetch(tr, mvf, op, a.st0, a.key, a.kv, a.exact, needOld)
+	}
+	if tk != nil {
+		done, err := tk.check(digest)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return &TransactWriteOutput{}, nil // a retry of a committed request
+		}
+	}
+	for i := range fetches {
+		if err := fetches[i].resolveState(tr); err != nil {
+			return nil, err
+		}
+	}
+	for i := range fetches {
+		f := &fetches[i]
+		// resolveState restarted the head read if the schema changed
+		// under the request and now needs the old item.
+		if err := f.resolveHead(); err != nil {
+			return nil, err
+		}
+	}
+	seen := map[string]bool{}
+	for i := range fetches {
+		f := &fetches[i]
+		f.readChunks(tr)
+		// Keys were checked distinct when prepared; a table recreated
+		// with another key schema in between could make two equal.
+		id := itemID(f.t, f.tg.kv)
+		if seen[id] {
+			return nil, &ValidationError{Op: op, Reason: "Transaction request cannot include multiple operations on one item"}
+		}
+		seen[id] = true
+	}
+	// Evaluate every action before the first write.
+	reasons := make([]CancellationReason, len(actions))
+	changes := make([]*itemChange, len(actions))
+	canceled := false
+	total := 0
+	for i := range fetches {
+		f := &fetches[i]
+		tg, err := f.finish()
+		if err != nil {
+			return nil, err
+		}
+		c, reason, err := evalAction(op, actions[i], tg, f.needOld)
+		if err != nil {
+			return nil, err
+		}
+		reasons[i] = reason
+		if reason.Code != CancellationCodeNone {
+			canceled = true
+			continue
+		}
+		if c != nil {
+			changes[i] = c
+			total += writeCost(len(tg.st.keys.itemKey(tg.kv)), len(c.enc), actions[i].t.chunkThreshold)
+		}
+	}
+	if canceled {
+		return nil, &TransactionCanceledError{CancellationReasons: reasons}
+	}
+	if total > MaxTransactWriteBytes {
+		return nil, &ValidationError{Op: op, Reason: "Transaction size has exceeded the maximum allowed size (about " + strconv.Itoa(total) + " > " + strconv.Itoa(MaxTransactWriteBytes) + " bytes of writes)"}
+	}
+	// Checks are done; from here on, only writes.
+	for i, c := range changes {
+		if c == nil {
+			continue
+		}
+		if err := writeItem(tr, *c, actions[i].t.maxItemSize, actions[i].t.chunkThreshold); err != nil {
+			return nil, withOp(op, err)
+		}
+	}
+	if tk != nil {
+		tk.record(digest)
+	}
+	return &TransactWriteOutput{}, nil
+}
+
+// evalAction evaluates action a against its target tg: the change it
+// makes (nil for none) or the reason it cancels the transaction. err is
+// reserved for failures that are not a cancellation reason.
+func evalAction(op string, a txAction, tg target, oldKnown bool) (*itemChange, CancellationReason, error) {
+	none := CancellationReason{Code: CancellationCodeNone}
+	invalid := func(err error) (*itemChange, CancellationReason, error) {
+		msg := err.Error()
+		if ve, ok := err.(*ValidationError); ok {
+			msg = ve.Reason
+			if ve.Path != "" {
+				msg = ve.Path + ": " + msg
+			}
+		}
+		return nil, CancellationReason{Code: CancellationCodeValidationError, Message: msg}, nil
+	}
+	if a.e.cond != nil {
+		ok, err := a.e.cond.eval(tg.old)
+		if err != nil {
+			return invalid(err)
+		}
+		if !ok {
+			r := CancellationReason{Code: CancellationCodeConditionalCheckFailed, Message: "The conditional request failed"}
+			if a.rv == ReturnValuesOnConditionCheckFailureAllOld {
+				r.Item = tg.old
+			}
+			return nil, r, nil
+		}
+	}
+	switch a.kind {
+	case actionCheck:
+		return nil, none, nil
+	case actionPut:
+		return &itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: oldKnown, new: a.key, enc: a.enc}, none, nil
+	case actionDelete:
+		if oldKnown && tg.old == nil {
+			return nil, none, nil // nothing to delete
+		}
+		return &itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: oldKnown}, none, nil
+	}
+	if tg.st != a.st0 {
+		if err := checkKeyNotUpdated(op, a.paths, tg.st); err != nil {
+			return nil, none, err
+		}
+	}
+	base := tg.old
+	if base == nil {
+		base = maps.Clone(a.key)
+	}
+	updated, err := a.e.upd.apply(base)
+	if err != nil {
+		return invalid(err)
+	}
+	if err := checkIndexKeys(op, updated, tg.st); err != nil {
+		return invalid(err)
+	}
+	if err := checkItemSize(updated, a.t.maxItemSize); err != nil {
+		return invalid(err)
+	}
+	enc, err := EncodeItem(updated)
+	if err != nil {
+		return invalid(err)
+	}
+	return &itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: true, new: updated, enc: enc}, none, nil
+}
+
+// tokenCheck is the ClientRequestToken record of a TransactWrite, read in
+// its transaction.
+type tokenCheck struct {
+	tr     fdb.Transaction
+	keys   tokenKeys
+	token  string
+	now    time.Time
+	f      fdb.FutureByteSlice
+	old    tokenRecord
+	hadOld bool
+	// expired are the expiry entries of expired records that record
+	// removes.
+	expired []fdb.KeyValue
+}
+
+// tokenRecord is the stored value of a ClientRequestToken record:
+//
+//	0x01 expiry:int64 big-endian Unix nanoseconds  digest:32 bytes (SHA-256 of the request)
+type tokenRecord struct {
+	expiry int64
+	digest [sha256.Size]byte
+}
+
+const tokenRecordVersion = 0x01
+
+func (r tokenRecord) encode() []byte {
+	b := make([]byte, 0, 1+8+sha256.Size)
+	b = append(b, tokenRecordVersion)
+	b = binary.BigEndian.AppendUint64(b, uint64(r.expiry))
+	return append(b, r.digest[:]...)
+}
+
+// decodeTokenRecord parses a stored token record, failing with a
+// *CorruptError on anything encode cannot produce.
+func decodeTokenRecord(b []byte) (tokenRecord, error) {
+	if len(b) != 1+8+sha256.Size || b[0] != tokenRecordVersion {
+		return tokenRecord{}, &CorruptError{What: "ClientRequestToken record", Reason: "bad length or version"}
+	}
+	var r tokenRecord
+	r.expiry = int64(binary.BigEndian.Uint64(b[1:9]))
+	copy(r.digest[:], b[9:])
+	return r, nil
+}
+
+// startTokenCheck opens the root directory of table t and starts the read
+// of token's record: a read with a conflict, so two transactions with one
+// token never both commit.
+func startTokenCheck(tr fdb.Transaction, t *Table, token string) (*tokenCheck, error) {
+	root, err := directory.Open(tr, t.path[:len(t.path)-1], nil)
+	if err != nil {
+		if errors.Is(err, directory.ErrDirNotExists) {
+			return nil, tableNotFound(t.name)
+		}
+		return nil, err
+	}
+	k := newTokenKeys(root)
+	return &tokenCheck{tr: tr, keys: k, token: token, now: t.now(), f: tr.Get(k.tokenKey(token))}, nil
+}
+
+// check waits for the record: done if it holds this request (a retry:
+// nothing to do), an error if it holds another.
+func (c *tokenCheck) check(digest [sha256.Size]byte) (done bool, err error) {
+	v, err := c.f.Get()
+	if err != nil {
+		return false, err
+	}
+	if v != nil {
+		rec, err := decodeTokenRecord(v)
+		if err != nil {
+			return false, err
+		}
+		if rec.expiry > c.now.UnixNano() {
+			if rec.digest != digest {
+				return false, fmt.Errorf("%w: ClientRequestToken %q was used for a different request within the last %v",
+					ErrIdempotentParameterMismatch, c.token, ClientRequestTokenWindow)
+			}
+			return true, nil
+		}
+		c.old, c.hadOld = rec, true // expired: as if absent
+	}
+	// Snapshot: the expired records are nobody's business but cleanup's,
+	// and two transactions clearing the same one do not conflict.
+	c.expired, err = c.tr.Snapshot().GetRange(c.keys.expiredRange(c.now.UnixNano()),
+		fdb.RangeOptions{Limit: tokenCleanupPerWrite, Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
+	if err != nil {
+		return false, err
+	}
+	for _, kv := range c.expired {
+		// The entry was read as a snapshot: a conflict on the token's
+		// record keeps record from removing a record that another
+		// transaction renewed meanwhile.
+		if err := c.tr.AddReadConflictKey(c.keys.tokenKey(string(kv.Value))); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// record writes the token's record, replacing an expired one, and removes
+// up to tokenCleanupPerWrite expired records of other tokens.
+func (c *tokenCheck) record(digest [sha256.Size]byte) {
+	if c.hadOld {
+		c.tr.Clear(c.keys.expiryKey(c.old.expiry, c.token))
+	}
+	for _, kv := range c.expired {
+		if tok := string(kv.Value); tok != c.token {
+			c.tr.Clear(c.keys.tokenKey(tok))
+		}
+		c.tr.Clear(kv.Key)
+	}
+	exp := c.now.Add(ClientRequestTokenWindow).UnixNano()
+	c.tr.Set(c.keys.tokenKey(c.token), tokenRecord{expiry: exp, digest: digest}.encode())
+	c.tr.Set(c.keys.expiryKey(exp, c.token), []byte(c.token))
+}
+
+// requestDigest returns the SHA-256 of a canonical encoding of the
+// request: each action's kind, table directory, key or item and
+// expressions, with maps in key order. Two requests have the same digest
+// exactly when they ask for the same writes.
+func requestDigest(in TransactWriteInput) ([sha256.Size]byte, error) {
+	h := sha256.New()
+	var buf []byte
+	str := func(s string) {
+		buf = binary.AppendUvarint(buf[:0], uint64(len(s)))
+		h.Write(buf)
+		h.Write([]byte(s))
+	}
+	item := func(it Item) error {
+		enc, err := EncodeItem(it)
+		if err != nil {
+			return withOp("TransactWriteItems", err)
+		}
+		str(string(enc))
+		return nil
+	}
+	common := func(t *Table, key Item, cond, upd string, names map[string]string, values map[string]Value, rv ReturnValuesOnConditionCheckFailure) error {
+		str(strconv.Itoa(len(t.path)))
+		for _, p := range t.path {
+			str(p)
+		}
+		if err := item(key); err != nil {
+			return err
+		}
+		str(cond)
+		str(upd)
+		str(string(rv))
+		str(strconv.Itoa(len(names)))
+		for _, k := range slices.Sorted(maps.Keys(names)) {
+			str(k)
+			str(names[k])
+		}
+		return item(Item(values))
+	}
+	for _, ti := range in.TransactItems {
+		var err error
+		switch {
+		case ti.ConditionCheck != nil:
+			c := ti.ConditionCheck
+			str("check")
+			err = common(c.Table, c.Key, c.ConditionExpression, "", c.ExpressionAttributeNames, c.ExpressionAttributeValues, c.ReturnValuesOnConditionCheckFailure)
+		case ti.Put != nil:
+			p := ti.Put
+			str("put")
+			err = common(p.Table, p.Item, p.ConditionExpression, "", p.ExpressionAttributeNames, p.ExpressionAttributeValues, p.ReturnValuesOnConditionCheckFailure)
+		case ti.Update != nil:
+			u := ti.Update
+			str("update")
+			err = common(u.Table, u.Key, u.ConditionExpression, u.UpdateExpression, u.ExpressionAttributeNames, u.ExpressionAttributeValues, u.ReturnValuesOnConditionCheckFailure)
+		case ti.Delete != nil:
+			d := ti.Delete
+			str("delete")
+			err = common(d.Table, d.Key, d.ConditionExpression, "", d.ExpressionAttributeNames, d.ExpressionAttributeValues, d.ReturnValuesOnConditionCheckFailure)
+		}
+		if err != nil {
+			return [sha256.Size]byte{}, err
+		}
+	}
+	var d [sha256.Size]byte
+	h.Sum(d[:0])
+	return d, nil
+}
