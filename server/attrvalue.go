@@ -276,7 +276,11 @@ func (d *avDecoder) value(depth int) (fdyno.Value, error) {
 					return fdyno.Value{}, err
 				}
 			case d.consume("null"):
-				// A null member is an absent one.
+				// A null member is an absent one, and unsets an
+				// earlier member of the same name.
+				if typ == t {
+					typ, v = 0, fdyno.Value{}
+				}
 			default:
 				if typ != 0 && typ != t {
 					return fdyno.Value{}, validation(reasonManyAttrTypes)
