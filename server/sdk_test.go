@@ -158,7 +158,7 @@ func TestSDKItems(t *testing.T) {
 		"pk":   s("p"),
 		"sk":   n("1"),
 		"num":  n("12345678901234567890123456789012345678"), // 38 digits, exact
-		"kilo": n("1e3"), // DynamoDB normalises numbers: returned as 1000
+		"kilo": n("1e3"),                                    // DynamoDB normalises numbers: returned as 1000
 		"bin":  &types.AttributeValueMemberB{Value: []byte{0, 1, 0xfe, 0xff}},
 		"ok":   &types.AttributeValueMemberBOOL{Value: true},
 		"nul":  &types.AttributeValueMemberNULL{Value: true},
