@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -46,11 +47,14 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// newTestServer starts a server for t, configured by cfg (DB and Logger
-// are filled in), and stops it when t ends.
+// newTestServer starts a server for t, configured by cfg (the Logger and,
+// if unset, the DB, an isolated fdblite database, are filled in), and
+// stops it when t ends.
 func newTestServer(t testing.TB, cfg Config) *testServer {
 	t.Helper()
-	cfg.DB = fdblitetest.OpenIsolated(t)
+	if cfg.DB == (fdb.Database{}) {
+		cfg.DB = fdblitetest.OpenIsolated(t)
+	}
 	logs := &syncBuffer{}
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	s, err := New(cfg)

@@ -65,6 +65,9 @@ type Config struct {
 	// Now returns the current time, for the signature's date check
 	// (default time.Now).
 	Now func() time.Time
+	// TransactionTimeout bounds each request's FoundationDB transaction,
+	// retries included (default DefaultTransactionTimeout).
+	TransactionTimeout time.Duration
 }
 
 // Server is an http.Handler that speaks DynamoDB's JSON protocol.
@@ -72,7 +75,7 @@ type Config struct {
 // A Server is safe for concurrent use by multiple goroutines: each
 // request runs its own FoundationDB transactions.
 type Server struct {
-	db     fdb.Database
+	db     transactor
 	root   []string
 	keys   map[string]string
 	region string
@@ -98,8 +101,12 @@ type call struct {
 
 // New returns a Server for cfg.
 func New(cfg Config) (*Server, error) {
+	timeout := cfg.TransactionTimeout
+	if timeout <= 0 {
+		timeout = DefaultTransactionTimeout
+	}
 	s := &Server{
-		db:     cfg.DB,
+		db:     transactor{db: cfg.DB, timeoutMS: timeout.Milliseconds()},
 		root:   slices.Clone(cfg.Root),
 		region: cfg.Region,
 		log:    cfg.Logger,

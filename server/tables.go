@@ -395,7 +395,7 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescrip
 
 // transact runs f in a transaction of db; it is the only place here that
 // type-asserts Transact's result.
-func transact[T any](db fdb.Database, f func(fdb.Transaction) (T, error)) (T, error) {
+func transact[T any](db fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
 	v, err := db.Transact(func(tr fdb.Transaction) (any, error) { return f(tr) })
 	if err != nil {
 		var zero T

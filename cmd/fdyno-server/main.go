@@ -37,6 +37,7 @@ func run() error {
 		authFile    = flag.String("auth", "", "file of access keys (`ID SECRET` per line); requests must then be signed with AWS Signature Version 4")
 		region      = flag.String("region", "us-east-1", "region named in table ARNs")
 		logLevel    = flag.String("log-level", "info", "log level: debug, info, warn or error")
+		txnTimeout  = flag.Duration("txn-timeout", server.DefaultTransactionTimeout, "bound on a request's FoundationDB transaction, retries included")
 		t           server.Timeouts
 	)
 	flag.DurationVar(&t.ReadHeader, "read-header-timeout", server.DefaultTimeouts.ReadHeader, "time to read a request's headers")
@@ -71,7 +72,7 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
-	srv, err := server.New(server.Config{DB: db, Keys: keys, Region: *region, Logger: log})
+	srv, err := server.New(server.Config{DB: db, Keys: keys, Region: *region, Logger: log, TransactionTimeout: *txnTimeout})
 	if err != nil {
 		return err
 	}
