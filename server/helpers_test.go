@@ -56,7 +56,9 @@ func newTestServer(t testing.TB, cfg Config) *testServer {
 		cfg.DB = fdblitetest.OpenIsolated(t)
 	}
 	logs := &syncBuffer{}
-	cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
