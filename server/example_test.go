@@ -76,5 +76,8 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println("Plays:", out.Attributes["Plays"].(*types.AttributeValueMemberN).Value)
+	if _, err := client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("Music")}); err != nil {
+		log.Fatal(err)
+	}
 	// Output: Plays: 1
 }

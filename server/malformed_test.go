@@ -167,3 +167,35 @@ func itoa(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
 }
+
+// A client that stalls while sending its request is cut off by the read
+// timeouts, and does not hold the server.
+func TestSlowClientTimeout(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go Serve(c, ln, ts.Server, Timeouts{ReadHeader: 100 * time.Millisecond, Read: 300 * time.Millisecond}, ts.log)
+	for _, partial := range []string{
+		"POST / HTTP/1.1\r\nHost: x\r\n", // headers never finished
+		"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: " + contentType + "\r\nX-Amz-Target: " + targetPrefix + "ListTables\r\nContent-Length: 10\r\n\r\n{", // body never finished
+	} {
+		conn, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(conn, partial); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, _ = io.ReadAll(conn) // ends when the server closes the connection
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("stalled request %q held the connection for %v", partial, d)
+		}
+		conn.Close()
+	}
+}
