@@ -491,3 +491,91 @@ func TestSDKConcurrentClients(t *testing.T) {
 		t.Errorf("counter = %v, want %d", got.Item["n"], clients*adds)
 	}
 }
+
+// Index definitions and stream settings are stored and described, in
+// DynamoDB's shapes; a GSI under PROVISIONED billing needs its own
+// throughput.
+func TestSDKCreateTableIndexesAndStream(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := ts.client(testCredentials)
+	in := &dynamodb.CreateTableInput{
+		TableName:   aws.String("Indexed"),
+		BillingMode: types.BillingModePayPerRequest,
+		KeySchema:   []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeN},
+		},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byG"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"x"}}}},
+		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{IndexName: aws.String("byPkG"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("g"), KeyType: types.KeyTypeRange}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+	}
+	if _, err := c.CreateTable(ctx(t), in); err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Indexed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := d.Table
+	if len(tbl.GlobalSecondaryIndexes) != 1 || aws.ToString(tbl.GlobalSecondaryIndexes[0].IndexName) != "byG" ||
+		tbl.GlobalSecondaryIndexes[0].IndexStatus != types.IndexStatusActive ||
+		tbl.GlobalSecondaryIndexes[0].Projection.ProjectionType != types.ProjectionTypeInclude ||
+		!cmp.Equal(tbl.GlobalSecondaryIndexes[0].Projection.NonKeyAttributes, []string{"x"}) ||
+		aws.ToString(tbl.GlobalSecondaryIndexes[0].IndexArn) != "arn:aws:dynamodb:us-east-1:000000000000:table/Indexed/index/byG" {
+		t.Errorf("GlobalSecondaryIndexes = %+v", tbl.GlobalSecondaryIndexes)
+	}
+	if len(tbl.LocalSecondaryIndexes) != 1 || aws.ToString(tbl.LocalSecondaryIndexes[0].IndexName) != "byPkG" {
+		t.Errorf("LocalSecondaryIndexes = %+v", tbl.LocalSecondaryIndexes)
+	}
+	if ss := tbl.StreamSpecification; ss == nil || !aws.ToBool(ss.StreamEnabled) || ss.StreamViewType != types.StreamViewTypeNewAndOldImages {
+		t.Errorf("StreamSpecification = %+v", ss)
+	}
+	// The library's own validation applies: a non-key attribute that is
+	// an index key must have its declared type.
+	_, err = c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Indexed"), Item: map[string]types.AttributeValue{"pk": s("a"), "sk": s("b"), "g": s("not a number")}})
+	wantAPIError(t, err, "ValidationException", "Type mismatch for Index Key g")
+
+	in.TableName, in.BillingMode, in.StreamSpecification = aws.String("Provisioned"), "", nil
+	in.ProvisionedThroughput = &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)}
+	_, err = c.CreateTable(ctx(t), in)
+	wantAPIError(t, err, "ValidationException", "ProvisionedThroughput must be specified for index: byG")
+	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true)}
+	in.GlobalSecondaryIndexes = nil
+	_, err = c.CreateTable(ctx(t), in)
+	wantAPIError(t, err, "ValidationException", "StreamViewType")
+}
+
+// Operations the server does not serve yet answer with DynamoDB's
+// UnknownOperationException.
+func TestSDKUnsupportedOperations(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := ts.client(testCredentials)
+	for name, call := range map[string]func() error{
+		"UpdateTable": func() error {
+			_, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("Any")})
+			return err
+		},
+		"BatchWriteItem": func() error {
+			_, err := c.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"Any": {{DeleteRequest: &types.DeleteRequest{Key: map[string]types.AttributeValue{"pk": s("a")}}}}}})
+			return err
+		},
+		"TransactGetItems": func() error {
+			_, err := c.TransactGetItems(ctx(t), &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{{Get: &types.Get{TableName: aws.String("Any"), Key: map[string]types.AttributeValue{"pk": s("a")}}}}})
+			return err
+		},
+		"DescribeTimeToLive": func() error {
+			_, err := c.DescribeTimeToLive(ctx(t), &dynamodb.DescribeTimeToLiveInput{TableName: aws.String("Any")})
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			wantAPIError(t, call(), "UnknownOperationException", name)
+		})
+	}
+}
