@@ -3,6 +3,8 @@
 #   make demo                          build fdblite if needed, run examples/demo
 #   make test                          build fdblite and run every test
 #   make bench                         run the benchmarks (BENCHPKGS=./fdblite/bench for fdblite's)
+#   make server                        build build/fdyno-server (DynamoDB wire endpoint)
+#   make run-server SERVERFLAGS=...    run fdyno-server on 127.0.0.1:8000
 #   make install-fdblite PREFIX=/usr/local
 #                                      install fdblite's libfdb_c.so and headers
 #
@@ -35,7 +37,7 @@ BINDINGS_TESTS := $(BINDINGS) $(BINDINGS)/tuple $(BINDINGS)/subspace
 # libfdb_c.so at run time and Go's cache does not see it change.
 TESTFLAGS ?= -count=1 -timeout 10m
 
-.PHONY: all demo test fmt-check vet go-test bindings-test fdblite-test bench fdblite install-fdblite clean
+.PHONY: all demo server run-server test fmt-check vet go-test bindings-test fdblite-test bench fdblite install-fdblite clean
 
 all: test
 
@@ -44,6 +46,12 @@ fdblite:
 
 demo: fdblite
 	$(GO) run ./examples/demo
+
+server: fdblite
+	$(GO) build -o build/fdyno-server ./cmd/fdyno-server
+
+run-server: fdblite
+	$(GO) run ./cmd/fdyno-server $(SERVERFLAGS)
 
 test: fdblite fmt-check vet go-test bindings-test fdblite-test
 
