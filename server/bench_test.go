@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -39,7 +41,7 @@ func benchItem(pk string) map[string]types.AttributeValue {
 }
 
 func BenchmarkGetItem(b *testing.B) {
-	_, c, tbl, db := benchSetup(b)
+	ts, c, tbl, db := benchSetup(b)
 	if _, err := c.PutItem(ctx(b), &dynamodb.PutItemInput{TableName: aws.String("Bench"), Item: benchItem("k")}); err != nil {
 		b.Fatal(err)
 	}
@@ -64,6 +66,9 @@ func BenchmarkGetItem(b *testing.B) {
 				}
 			}
 		})
+	})
+	b.Run("http-server", func(b *testing.B) {
+		benchRawHTTP(b, ts, "GetItem", func() string { return `{"TableName":"Bench","Key":{"pk":{"S":"k"}}}` })
 	})
 	b.Run("library", func(b *testing.B) {
 		b.ReportAllocs()
@@ -93,7 +98,7 @@ func BenchmarkGetItem(b *testing.B) {
 }
 
 func BenchmarkPutItem(b *testing.B) {
-	_, c, tbl, db := benchSetup(b)
+	ts, c, tbl, db := benchSetup(b)
 	var seq atomic.Int64
 	b.Run("sdk-server", func(b *testing.B) {
 		b.ReportAllocs()
@@ -113,6 +118,12 @@ func BenchmarkPutItem(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	})
+	b.Run("http-server", func(b *testing.B) {
+		payload := strings.Repeat("x", benchPayload)
+		benchRawHTTP(b, ts, "PutItem", func() string {
+			return `{"TableName":"Bench","Item":{"pk":{"S":"` + fmt.Sprint(seq.Add(1)%1000) + `"},"payload":{"S":"` + payload + `"}}}`
 		})
 	})
 	b.Run("library", func(b *testing.B) {
@@ -138,4 +149,28 @@ func BenchmarkPutItem(b *testing.B) {
 			}
 		}
 	})
+}
+
+// benchRawHTTP posts prebuilt request bodies with net/http alone: the
+// server's cost without the SDK's.
+func benchRawHTTP(b *testing.B, ts *testServer, op string, body func() string) {
+	b.ReportAllocs()
+	c := ts.http.Client()
+	for b.Loop() {
+		req, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("X-Amz-Target", targetPrefix+op)
+		resp, err := c.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("%s: status %d", op, resp.StatusCode)
+		}
+	}
 }

@@ -28,7 +28,7 @@ type errType struct {
 	status int
 }
 
-// Short name returns the exception's name without its namespace.
+// short returns the exception's name without its namespace.
 func (e errType) short() string {
 	for i := len(e.name) - 1; i >= 0; i-- {
 		if e.name[i] == '#' {
