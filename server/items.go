@@ -174,7 +174,9 @@ type getItemInput struct {
 }
 
 type getItemOutput struct {
-	Item             wireItem          `json:",omitempty"`
+	// Item is absent when there is no item, and {} when the item has
+	// none of the projected attributes.
+	Item             *wireItem         `json:",omitempty"`
 	ConsumedCapacity *consumedCapacity `json:",omitempty"`
 }
 
@@ -213,8 +215,10 @@ func (s *Server) getItem(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return getItemOutput{
-		Item:             wireItem(out.Item),
-		ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, t.Name(), out.Item.Size(), in.ConsistentRead),
-	}, nil
+	res := getItemOutput{ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, t.Name(), out.Item.Size(), in.ConsistentRead)}
+	if out.Item != nil {
+		it := wireItem(out.Item)
+		res.Item = &it
+	}
+	return res, nil
 }

@@ -579,3 +579,26 @@ func TestSDKUnsupportedOperations(t *testing.T) {
 		})
 	}
 }
+
+// GetItem of an item that has none of the projected attributes returns
+// an empty Item; of an absent item, no Item.
+func TestSDKGetItemEmptyProjection(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := ts.client(testCredentials)
+	createTable(t, c, "Proj", "", "")
+	if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Proj"), Item: map[string]types.AttributeValue{"pk": s("a")}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pk        string
+		wantEmpty bool
+	}{{"a", true}, {"b", false}} {
+		out, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: aws.String("Proj"), Key: map[string]types.AttributeValue{"pk": s(tc.pk)}, ProjectionExpression: aws.String("nothere")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out.Item != nil; got != tc.wantEmpty || len(out.Item) != 0 {
+			t.Errorf("GetItem %s projecting a missing attribute: Item %v (present %v), want present=%v and empty", tc.pk, out.Item, got, tc.wantEmpty)
+		}
+	}
+}
