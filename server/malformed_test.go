@@ -60,14 +60,24 @@ func TestMalformedRequests(t *testing.T) {
 			}
 		})
 	}
-	t.Run("GET", func(t *testing.T) {
+	t.Run("GET health check", func(t *testing.T) {
 		resp, err := ts.http.Client().Get(ts.URL)
 		if err != nil {
 			t.Fatal(err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 400 || resp.Header.Get("X-Amzn-Requestid") == "" {
-			t.Errorf("GET: %d, request id %q", resp.StatusCode, resp.Header.Get("X-Amzn-Requestid"))
+		if resp.StatusCode != 200 || string(body) != "healthy: fdyno-server" {
+			t.Errorf("GET /: %d %q", resp.StatusCode, body)
+		}
+	})
+	t.Run("PUT", func(t *testing.T) {
+		req, _ := http.NewRequest(http.MethodPut, ts.URL, strings.NewReader(`{}`))
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set("X-Amz-Target", targetPrefix+"ListTables")
+		status, name, _ := doRaw(t, ts.http.Client(), req)
+		if status != 400 || name != "UnknownOperationException" {
+			t.Errorf("PUT: %d %s", status, name)
 		}
 	})
 	t.Run("body over 16 MB", func(t *testing.T) {

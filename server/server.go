@@ -159,8 +159,15 @@ func (s *Server) Operations() []string {
 	return ops
 }
 
-// ServeHTTP answers one request.
+// ServeHTTP answers one request. A GET of / is a health check and
+// answers 200 "healthy: fdyno-server", as DynamoDB's endpoints answer
+// GET / with "healthy: <endpoint>".
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/" {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = io.WriteString(w, "healthy: fdyno-server")
+		return
+	}
 	start := time.Now()
 	c := &call{ctx: r.Context()}
 	id := requestID()
