@@ -225,3 +225,43 @@ func FuzzAttributeValue(f *testing.F) {
 		}
 	})
 }
+
+// appendString agrees with encoding/json on every string, invalid UTF-8
+// included (each bad byte becomes U+FFFD).
+func TestAppendString(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := string(rapid.SliceOfN(rapid.SampledFrom([]byte("a\"\\\n\r\t\x00\x1f\x7f\xc3\xa9\xe2\x82\xac\xff\xf0\x9f\x98\x80<>&")), 0, 24).Draw(t, "s"))
+		var got, want string
+		if err := json.Unmarshal(appendString(nil, s), &got); err != nil {
+			t.Fatalf("appendString(%q) = %s: %v", s, appendString(nil, s), err)
+		}
+		ref, _ := json.Marshal(s)
+		if err := json.Unmarshal(ref, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("appendString(%q) decodes to %q, encoding/json's to %q", s, got, want)
+		}
+	})
+}
+
+// The responses that encode themselves (encode.go) produce what
+// encoding/json makes of the same structs.
+func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	it := wireItem{"pk": fdyno.S("a\n"), "n": fdyno.N("1.5"), "l": fdyno.L(fdyno.B([]byte{1}), fdyno.Null())}
+	items := []wireItem{it, {}}
+	cc := &consumedCapacity{TableName: "T", CapacityUnits: 0.5, ReadCapacityUnits: 0.5}
+	for _, out := range []appender{
+		getItemOutput{}, getItemOutput{Item: &it, ConsumedCapacity: cc}, getItemOutput{Item: &wireItem{}},
+		writeOutput{}, writeOutput{Attributes: it, ConsumedCapacity: cc},
+		readOutput{}, readOutput{Items: &items, Count: 2, ScannedCount: 3, LastEvaluatedKey: it, ConsumedCapacity: cc},
+	} {
+		want, err := json.Marshal(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out.appendJSON(nil); string(got) != string(want) {
+			t.Errorf("%T.appendJSON = %s, encoding/json says %s", out, got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -70,6 +71,9 @@ func BenchmarkGetItem(b *testing.B) {
 	b.Run("http-server", func(b *testing.B) {
 		benchRawHTTP(b, ts, "GetItem", func() string { return `{"TableName":"Bench","Key":{"pk":{"S":"k"}}}` })
 	})
+	b.Run("handler", func(b *testing.B) {
+		benchHandler(b, ts, "GetItem", func() string { return `{"TableName":"Bench","Key":{"pk":{"S":"k"}}}` })
+	})
 	b.Run("library", func(b *testing.B) {
 		b.ReportAllocs()
 		k := fdyno.Item{"pk": fdyno.S("k")}
@@ -126,6 +130,12 @@ func BenchmarkPutItem(b *testing.B) {
 			return `{"TableName":"Bench","Item":{"pk":{"S":"` + fmt.Sprint(seq.Add(1)%1000) + `"},"payload":{"S":"` + payload + `"}}}`
 		})
 	})
+	b.Run("handler", func(b *testing.B) {
+		payload := strings.Repeat("x", benchPayload)
+		benchHandler(b, ts, "PutItem", func() string {
+			return `{"TableName":"Bench","Item":{"pk":{"S":"` + fmt.Sprint(seq.Add(1)%1000) + `"},"payload":{"S":"` + payload + `"}}}`
+		})
+	})
 	b.Run("library", func(b *testing.B) {
 		b.ReportAllocs()
 		payload := fdyno.S(strings.Repeat("x", benchPayload))
@@ -171,6 +181,22 @@ func benchRawHTTP(b *testing.B, ts *testServer, op string, body func() string) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			b.Fatalf("%s: status %d", op, resp.StatusCode)
+		}
+	}
+}
+
+// benchHandler calls the Server's ServeHTTP directly, without a network:
+// the cost of decoding, dispatch, the library call and encoding.
+func benchHandler(b *testing.B, ts *testServer, op string, body func() string) {
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body()))
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("X-Amz-Target", targetPrefix+op)
+		rec := httptest.NewRecorder()
+		ts.Server.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("%s: status %d %s", op, rec.Code, rec.Body)
 		}
 	}
 }

@@ -174,7 +174,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out, err := s.handle(w, r, c)
 	status := http.StatusOK
 	var body []byte
-	if err == nil {
+	if a, ok := out.(appender); ok && err == nil {
+		body = a.appendJSON(make([]byte, 0, 512))
+	} else if err == nil {
 		body, err = json.Marshal(out)
 		if err != nil {
 			err = &apiError{typ: errInternal, msg: "Internal server error"}
