@@ -10,6 +10,12 @@
 // wire form (errors.go). It adds no semantics of its own: conditions,
 // expressions, validation and errors are the library's.
 //
+// Each operation is one handler, func (s *Server) op(c *call, body []byte)
+// (any, error), in the file of its concept (tables.go, items.go, read.go),
+// with its input and output structs named after DynamoDB's shapes, and
+// registered by its full X-Amz-Target in New; an operation of another
+// service (DynamoDBStreams_20120810.GetRecords) registers the same way.
+//
 // See cmd/fdyno-server for the command and README-server.md for what is
 // supported.
 package server
@@ -147,16 +153,6 @@ func New(cfg Config) (*Server, error) {
 		targetPrefix + "Scan":          (*Server).scan,
 	}
 	return s, nil
-}
-
-// Operations returns the X-Amz-Target values the server answers, sorted.
-func (s *Server) Operations() []string {
-	ops := make([]string, 0, len(s.ops))
-	for t := range s.ops {
-		ops = append(ops, t)
-	}
-	slices.Sort(ops)
-	return ops
 }
 
 // ServeHTTP answers one request. A GET of / is a health check and
