@@ -276,6 +276,15 @@ func TestSDKValidation(t *testing.T) {
 			_, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: tbl, Item: map[string]types.AttributeValue{"pk": s("a"), "x": &types.AttributeValueMemberSS{Value: []string{}}}})
 			return err
 		}, "may not be empty"},
+		{"item over 400 KB", func() error {
+			_, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: tbl, Item: map[string]types.AttributeValue{"pk": s("a"), "x": s(strings.Repeat("x", 400*1024))}})
+			return err
+		}, "Item size has exceeded the maximum allowed size"},
+		{"expression over 4 KB", func() error {
+			_, err := c.Scan(ctx(t), &dynamodb.ScanInput{TableName: tbl, FilterExpression: aws.String("x = :v" + strings.Repeat(" ", 4096)),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":v": s("a")}})
+			return err
+		}, "Expression size has exceeded the maximum allowed size"},
 		{"missing key", func() error {
 			_, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: tbl, Item: map[string]types.AttributeValue{"x": s("a")}})
 			return err
