@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -609,5 +610,44 @@ func TestSDKGetItemEmptyProjection(t *testing.T) {
 		if got := out.Item != nil; got != tc.wantEmpty || len(out.Item) != 0 {
 			t.Errorf("GetItem %s projecting a missing attribute: Item %v (present %v), want present=%v and empty", tc.pk, out.Item, got, tc.wantEmpty)
 		}
+	}
+}
+
+// Large items (stored in chunks by the library) come back whole, and a
+// Query stops its page at DynamoDB's 1 MB, so three items of 390 KB take
+// two pages without any Limit.
+func TestSDKLargeItems(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := ts.client(testCredentials)
+	createTable(t, c, "Large", "sk", types.ScalarAttributeTypeN)
+	blob := make([]byte, 390*1024)
+	for i := range blob {
+		blob[i] = byte(i * 7)
+	}
+	for i := range 3 {
+		if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Large"), Item: map[string]types.AttributeValue{
+			"pk": s("p"), "sk": n(fmt.Sprint(i)), "blob": &types.AttributeValueMemberB{Value: blob}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: aws.String("Large"), Key: map[string]types.AttributeValue{"pk": s("p"), "sk": n("1")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := got.Item["blob"].(*types.AttributeValueMemberB); !ok || !bytes.Equal(b.Value, blob) {
+		t.Errorf("GetItem of a 390 KB item did not return its bytes")
+	}
+	pages, items := 0, 0
+	for p := dynamodb.NewQueryPaginator(c, &dynamodb.QueryInput{TableName: aws.String("Large"), KeyConditionExpression: aws.String("pk = :p"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": s("p")}}); p.HasMorePages(); {
+		out, err := p.NextPage(ctx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		items += len(out.Items)
+	}
+	if pages < 2 || items != 3 {
+		t.Errorf("Query of 3 items of 390 KB: %d items in %d pages, want 3 in at least 2 (1 MB pages)", items, pages)
 	}
 }
