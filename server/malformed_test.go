@@ -209,3 +209,20 @@ func TestSlowClientTimeout(t *testing.T) {
 		conn.Close()
 	}
 }
+
+// A handler that panics (a bug) answers 500 InternalServerError, which
+// SDKs retry, logs the cause, and leaves the server serving.
+func TestPanicIsInternalServerError(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	ts.ops[targetPrefix+"Explode"] = func(*Server, *call, []byte) (any, error) { panic("boom") }
+	status, name, msg := ts.post(t, targetPrefix+"Explode", contentType, strings.NewReader(`{}`))
+	if status != 500 || name != "InternalServerError" || strings.Contains(msg, "boom") {
+		t.Errorf("panicking handler: %d %s %q, want 500 InternalServerError without the cause", status, name, msg)
+	}
+	if !strings.Contains(ts.logs.String(), "boom") {
+		t.Errorf("the log lacks the panic's cause:\n%s", ts.logs.String())
+	}
+	if status, _, _ := ts.post(t, targetPrefix+"ListTables", contentType, strings.NewReader(`{}`)); status != 200 {
+		t.Errorf("ListTables after a panic: %d", status)
+	}
+}

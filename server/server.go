@@ -26,10 +26,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"log/slog"
 	"mime"
+	"runtime/debug"
 	"net/http"
 	"slices"
 	"strconv"
@@ -167,7 +169,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	c := &call{ctx: r.Context()}
 	id := requestID()
-	out, err := s.handle(w, r, c)
+	out, err := s.handleSafely(w, r, c)
 	status := http.StatusOK
 	var body []byte
 	if a, ok := out.(appender); ok && err == nil {
@@ -191,6 +193,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 	s.logCall(c, id, status, time.Since(start), ae, err)
+}
+
+// handleSafely is handle, with a panic (a bug) turned into a 500
+// InternalServerError whose cause is logged, so a client always gets
+// DynamoDB's error shape and the connection stays usable.
+func (s *Server) handleSafely(w http.ResponseWriter, r *http.Request, c *call) (out any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return s.handle(w, r, c)
 }
 
 // handle routes and authenticates the request and runs its operation.
