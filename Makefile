@@ -60,7 +60,8 @@ BENCHSERVERFLAGS ?= --ops 2000 --clients 16
 bench-server: fdblite
 	@mkdir -p build/dynalite
 	@cd build/dynalite && { [ -f node_modules/dynalite/cli.js ] || npm install --no-audit --no-fund --silent dynalite@3; }
-	$(GO) run ./cmd/fdyno-bench --dynalite build/dynalite/node_modules/dynalite/cli.js $(BENCHSERVERFLAGS)
+	$(GO) build -o build/fdyno-server ./cmd/fdyno-server
+	$(GO) run ./cmd/fdyno-bench --fdyno-server build/fdyno-server --dynalite build/dynalite/node_modules/dynalite/cli.js $(BENCHSERVERFLAGS)
 
 test: fdblite fmt-check vet go-test bindings-test fdblite-test
 

@@ -78,7 +78,7 @@ func (ts *testServer) client(creds aws.Credentials) *dynamodb.Client {
 		BaseEndpoint: aws.String(ts.URL),
 		Region:       "us-east-1",
 		Credentials:  aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return creds, nil }),
-		HTTPClient:   ts.http.Client(),
+		HTTPClient:   &http.Client{Transport: bufferedBodies{ts.http.Client().Transport}},
 		Retryer:      aws.NopRetryer{},
 	})
 }
@@ -147,4 +147,31 @@ func ctx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return c
+}
+
+// bufferedBodies is an http.RoundTripper that hands the transport an
+// in-memory copy of each request body. It works around a race in the AWS
+// SDK for Go v2 (smithy-go v1.28): the SDK closes its request body
+// wrapper as soon as the response headers arrive, after which the
+// wrapper's WriteTo returns io.EOF; if net/http's transport is still
+// making its final read of the body, it takes that io.EOF for a read
+// error and closes the connection while a response of more than one read
+// (over ~4 KB) is being read: "use of closed network connection". A
+// server that answers before the client has finished writing, as a fast
+// one on loopback can, triggers it (cmd/fdyno-bench has the same type).
+type bufferedBodies struct{ next http.RoundTripper }
+
+func (b bufferedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.Body != http.NoBody {
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		req = req.Clone(req.Context())
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		req.ContentLength = int64(len(body))
+	}
+	return b.next.RoundTrip(req)
 }

@@ -1,20 +1,23 @@
 // Command fdyno-bench runs the same AWS SDK for Go v2 workload (PutItem,
 // GetItem and Query of 1 KB items, with one client and with many
-// concurrent clients) against fdyno-server, started in this process on an
-// embedded fdblite database, and, side by side in the same run, against
-// dynalite (a DynamoDB-compatible server on Node.js), and prints the
-// throughput and p50/p99 latency of both. `make bench-server` installs
-// dynalite into a scratch folder and runs it.
+// concurrent clients) against fdyno-server and, side by side in the same
+// run, against dynalite (a DynamoDB-compatible server on Node.js), and
+// prints the throughput and p50/p99 latency of both. fdyno-server runs as
+// its own process when --fdyno-server names its binary (as dynalite
+// does), otherwise inside this one, on an embedded fdblite database.
+// `make bench-server` builds fdyno-server, installs dynalite into a
+// scratch folder and runs both.
 //
 // Usage:
 //
-//	fdyno-bench [--dynalite path/to/dynalite/cli.js] [--ops 2000] [--clients 16]
+//	fdyno-bench [--fdyno-server build/fdyno-server] [--dynalite path/to/dynalite/cli.js] [--ops 2000] [--clients 16]
 //
 // Without --dynalite, only fdyno-server is measured. All traffic stays on
 // loopback, and every loop is bounded by --ops.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -40,11 +43,12 @@ import (
 )
 
 func main() {
+	fdynoBin := flag.String("fdyno-server", "", "fdyno-server binary to run as its own process; empty: serve in this process")
 	dynalite := flag.String("dynalite", "", "path to dynalite's cli.js (run with node); empty: fdyno-server only")
 	ops := flag.Int("ops", 2000, "operations per line")
 	clients := flag.Int("clients", 16, "concurrent clients of the concurrent lines")
 	flag.Parse()
-	if err := run(os.Stdout, *dynalite, *ops, *clients); err != nil {
+	if err := run(os.Stdout, *fdynoBin, *dynalite, *ops, *clients); err != nil {
 		fmt.Fprintln(os.Stderr, "fdyno-bench:", err)
 		os.Exit(1)
 	}
@@ -59,17 +63,28 @@ type result struct {
 	p50, p99 time.Duration
 }
 
-func run(w io.Writer, dynaliteCLI string, ops, clients int) error {
+func run(w io.Writer, fdynoBin, dynaliteCLI string, ops, clients int) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	targets := []struct{ name, url string }{}
-	fdynoURL, err := startFdyno(ctx)
-	if err != nil {
-		return err
+	var fdynoURL string
+	if fdynoBin != "" {
+		url, stop, err := startProcess(fdynoBin, "--log-level", "warn", "--listen")
+		if err != nil {
+			return err
+		}
+		defer stop()
+		fdynoURL = url
+	} else {
+		url, err := startFdyno(ctx)
+		if err != nil {
+			return err
+		}
+		fdynoURL = url
 	}
 	targets = append(targets, struct{ name, url string }{"fdyno-server", fdynoURL})
 	if dynaliteCLI != "" {
-		url, stop, err := startDynalite(dynaliteCLI)
+		url, stop, err := startProcess("node", dynaliteCLI, "--host", "127.0.0.1", "--port")
 		if err != nil {
 			return err
 		}
@@ -118,30 +133,63 @@ func startFdyno(ctx context.Context) (string, error) {
 	return "http://" + ln.Addr().String(), nil
 }
 
-// startDynalite runs dynalite (in memory) on a free loopback port and
-// waits until it answers.
-func startDynalite(cli string) (string, func(), error) {
+// startProcess runs a server, args followed by a free loopback port (a
+// port, or host:port for fdyno-server's --listen), and waits until it
+// accepts connections.
+func startProcess(name string, args ...string) (string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
+	addr := ln.Addr().String()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	cmd := exec.Command("node", cli, "--host", "127.0.0.1", "--port", strconv.Itoa(port))
+	if args[len(args)-1] == "--listen" {
+		args = append(args, addr)
+	} else {
+		args = append(args, port)
+	}
+	cmd := exec.Command(name, args...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("start dynalite: %w", err)
+		return "", nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
-	url := "http://127.0.0.1:" + strconv.Itoa(port)
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if conn, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+		if conn, err := net.Dial("tcp", addr); err == nil {
 			conn.Close()
-			return url, stop, nil
+			return "http://" + addr, stop, nil
 		}
 	}
 	stop()
-	return "", nil, errors.New("dynalite did not start listening within 15 s")
+	return "", nil, fmt.Errorf("%s did not start listening within 15 s", name)
+}
+
+// bufferedBodies is an http.RoundTripper that hands the transport an
+// in-memory copy of each request body. It works around a race in the AWS
+// SDK for Go v2 (smithy-go v1.28): the SDK closes its request body
+// wrapper as soon as the response headers arrive, after which the
+// wrapper's WriteTo returns io.EOF; if net/http's transport is still
+// making its final read of the body (it checks that no bytes follow the
+// Content-Length), it takes that io.EOF for a body read error and closes
+// the connection while the response body is being read ("use of closed
+// network connection"). Only a server that answers faster than the
+// client finishes writing (a fast one on loopback) triggers it.
+type bufferedBodies struct{ next http.RoundTripper }
+
+func (b bufferedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.Body != http.NoBody {
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		req = req.Clone(req.Context())
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		req.ContentLength = int64(len(body))
+	}
+	return b.next.RoundTrip(req)
 }
 
 func newClient(url string, conns int) *dynamodb.Client {
@@ -153,7 +201,7 @@ func newClient(url string, conns int) *dynamodb.Client {
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: "bench", SecretAccessKey: "bench"}, nil
 		}),
-		HTTPClient: &http.Client{Transport: tr},
+		HTTPClient: &http.Client{Transport: bufferedBodies{tr}},
 		Retryer:    aws.NopRetryer{},
 	})
 }

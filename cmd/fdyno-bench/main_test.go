@@ -11,7 +11,7 @@ import (
 // line per operation and client count.
 func TestRunFdynoOnly(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(&out, "", 40, 4); err != nil {
+	if err := run(&out, "", "", 40, 4); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
