@@ -3,6 +3,9 @@
 #   make demo                          build fdblite if needed, run examples/demo
 #   make test                          build fdblite and run every test
 #   make bench                         run the benchmarks (BENCHPKGS=./fdblite/bench for fdblite's)
+#   make server                        build build/fdyno-server (DynamoDB wire endpoint)
+#   make run-server SERVERFLAGS=...    run fdyno-server on 127.0.0.1:8000
+#   make bench-server                  fdyno-server vs dynalite (installed by npm into build/dynalite)
 #   make install-fdblite PREFIX=/usr/local
 #                                      install fdblite's libfdb_c.so and headers
 #
@@ -35,7 +38,7 @@ BINDINGS_TESTS := $(BINDINGS) $(BINDINGS)/tuple $(BINDINGS)/subspace
 # libfdb_c.so at run time and Go's cache does not see it change.
 TESTFLAGS ?= -count=1 -timeout 10m
 
-.PHONY: all demo test fmt-check vet go-test bindings-test fdblite-test bench fdblite install-fdblite clean
+.PHONY: all demo server run-server bench-server test fmt-check vet go-test bindings-test fdblite-test bench fdblite install-fdblite clean
 
 all: test
 
@@ -44,6 +47,21 @@ fdblite:
 
 demo: fdblite
 	$(GO) run ./examples/demo
+
+server: fdblite
+	$(GO) build -o build/fdyno-server ./cmd/fdyno-server
+
+run-server: fdblite
+	$(GO) run ./cmd/fdyno-server $(SERVERFLAGS)
+
+# The same AWS SDK workload against fdyno-server and dynalite, side by side.
+# dynalite (an npm package) is installed into build/dynalite on first use.
+BENCHSERVERFLAGS ?= --ops 2000 --clients 16
+bench-server: fdblite
+	@mkdir -p build/dynalite
+	@cd build/dynalite && { [ -f node_modules/dynalite/cli.js ] || npm install --no-audit --no-fund --silent dynalite@3; }
+	$(GO) build -o build/fdyno-server ./cmd/fdyno-server
+	$(GO) run ./cmd/fdyno-bench --fdyno-server build/fdyno-server --dynalite build/dynalite/node_modules/dynalite/cli.js $(BENCHSERVERFLAGS)
 
 test: fdblite fmt-check vet go-test bindings-test fdblite-test
 

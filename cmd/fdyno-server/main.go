@@ -1,0 +1,87 @@
+// Command fdyno-server serves DynamoDB's JSON wire protocol on top of
+// fdyno, so DynamoDB clients (the AWS SDKs, the AWS CLI) can use a
+// FoundationDB database unchanged. By default it keeps its data in an
+// embedded in-memory fdblite database and accepts any credentials; see
+// README-server.md.
+//
+// Usage:
+//
+//	fdyno-server [--listen 127.0.0.1:8000] [--cluster-file PATH] [--auth KEYFILE] [--log-level info]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/server"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "fdyno-server:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var (
+		listen      = flag.String("listen", "127.0.0.1:8000", "address to listen on")
+		clusterFile = flag.String("cluster-file", "", "FoundationDB cluster file (default: the client library's default; with fdblite, an embedded in-memory database)")
+		authFile    = flag.String("auth", "", "file of access keys (`ID SECRET` per line); requests must then be signed with AWS Signature Version 4")
+		region      = flag.String("region", "us-east-1", "region named in table ARNs")
+		logLevel    = flag.String("log-level", "info", "log level: debug, info, warn or error")
+		txnTimeout  = flag.Duration("txn-timeout", server.DefaultTransactionTimeout, "bound on a request's FoundationDB transaction, retries included")
+		t           server.Timeouts
+	)
+	flag.DurationVar(&t.ReadHeader, "read-header-timeout", server.DefaultTimeouts.ReadHeader, "time to read a request's headers")
+	flag.DurationVar(&t.Read, "read-timeout", server.DefaultTimeouts.Read, "time to read a whole request")
+	flag.DurationVar(&t.Write, "write-timeout", server.DefaultTimeouts.Write, "time to answer a request")
+	flag.DurationVar(&t.Idle, "idle-timeout", server.DefaultTimeouts.Idle, "time a keep-alive connection may idle")
+	flag.DurationVar(&t.Shutdown, "shutdown-timeout", server.DefaultTimeouts.Shutdown, "time in-flight requests get on SIGINT/SIGTERM")
+	flag.Parse()
+
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	var keys map[string]string
+	if *authFile != "" {
+		f, err := os.Open(*authFile)
+		if err != nil {
+			return err
+		}
+		keys, err = server.LoadKeys(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	if err := fdb.APIVersion(730); err != nil {
+		return err
+	}
+	db, err := fdb.OpenDatabase(*clusterFile)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	srv, err := server.New(server.Config{DB: db, Keys: keys, Region: *region, Logger: log, TransactionTimeout: *txnTimeout})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("auth", keys != nil), slog.String("cluster_file", *clusterFile))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return server.Serve(ctx, ln, srv, t, log)
+}

@@ -1,0 +1,145 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/fdyno/fdyno"
+)
+
+// errors.go maps errors to DynamoDB's wire errors: an HTTP status and a
+// JSON body {"__type":"<namespace>#<Name>","message":"…"}. SDKs read the
+// name after '#'; the namespaces are the ones DynamoDB uses: the service
+// framework's (com.amazon.coral.service, com.amazon.coral.validate) for
+// routing, authentication, serialization and validation, and DynamoDB's
+// own (com.amazonaws.dynamodb.v20120810) for the rest.
+
+// Namespaces of __type.
+const (
+	nsDynamoDB = "com.amazonaws.dynamodb.v20120810#"
+	nsCoral    = "com.amazon.coral.service#"
+	nsValidate = "com.amazon.coral.validate#"
+)
+
+// errType is one wire error: its __type and HTTP status.
+type errType struct {
+	name   string // __type
+	status int
+}
+
+// short returns the exception's name without its namespace.
+func (e errType) short() string {
+	for i := len(e.name) - 1; i >= 0; i-- {
+		if e.name[i] == '#' {
+			return e.name[i+1:]
+		}
+	}
+	return e.name
+}
+
+// The wire errors fdyno-server sends.
+var (
+	errValidation          = errType{nsValidate + "ValidationException", http.StatusBadRequest}
+	errSerialization       = errType{nsCoral + "SerializationException", http.StatusBadRequest}
+	errUnknownOperation    = errType{nsCoral + "UnknownOperationException", http.StatusBadRequest}
+	errConditionalCheck    = errType{nsDynamoDB + "ConditionalCheckFailedException", http.StatusBadRequest}
+	errResourceNotFound    = errType{nsDynamoDB + "ResourceNotFoundException", http.StatusBadRequest}
+	errResourceInUse       = errType{nsDynamoDB + "ResourceInUseException", http.StatusBadRequest}
+	errTransactionCanceled = errType{nsDynamoDB + "TransactionCanceledException", http.StatusBadRequest}
+	errMissingToken        = errType{nsCoral + "MissingAuthenticationTokenException", http.StatusBadRequest}
+	errIncompleteSignature = errType{nsCoral + "IncompleteSignatureException", http.StatusBadRequest}
+	errUnrecognizedClient  = errType{nsCoral + "UnrecognizedClientException", http.StatusBadRequest}
+	errInvalidSignature    = errType{nsCoral + "InvalidSignatureException", http.StatusBadRequest}
+	errTooLarge            = errType{nsCoral + "RequestEntityTooLargeException", http.StatusRequestEntityTooLarge}
+	errInternal            = errType{nsDynamoDB + "InternalServerError", http.StatusInternalServerError}
+)
+
+// apiError is an error to send on the wire as it is.
+type apiError struct {
+	typ errType
+	msg string
+	// item is the Item of a ConditionalCheckFailedException when
+	// ReturnValuesOnConditionCheckFailure asked for it.
+	item fdyno.Item
+}
+
+func (e *apiError) Error() string { return e.typ.short() + ": " + e.msg }
+
+func asValidation(err error, ve **fdyno.ValidationError) bool {
+	return err != nil && errors.As(err, ve)
+}
+
+// toAPIError maps an error of the library (or of the server) to the wire.
+// FoundationDB errors and anything unexpected become a 500
+// InternalServerError, which SDKs retry; its message names no internals.
+func toAPIError(err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var ccf *fdyno.ConditionalCheckFailedError
+	if errors.As(err, &ccf) {
+		return &apiError{typ: errConditionalCheck, msg: "The conditional request failed", item: ccf.Item}
+	}
+	var ve *fdyno.ValidationError
+	if errors.As(err, &ve) {
+		return &apiError{typ: errValidation, msg: ve.Reason}
+	}
+	var te *fdyno.TableError
+	if errors.As(err, &te) {
+		switch {
+		case errors.Is(err, fdyno.ErrResourceNotFound):
+			return &apiError{typ: errResourceNotFound, msg: te.Reason}
+		case errors.Is(err, fdyno.ErrResourceInUse):
+			return &apiError{typ: errResourceInUse, msg: te.Reason}
+		}
+	}
+	switch {
+	case errors.Is(err, fdyno.ErrValidation):
+		return &apiError{typ: errValidation, msg: "One or more parameter values were invalid"}
+	case errors.Is(err, fdyno.ErrResourceNotFound):
+		return &apiError{typ: errResourceNotFound, msg: "Requested resource not found"}
+	case errors.Is(err, fdyno.ErrResourceInUse):
+		return &apiError{typ: errResourceInUse, msg: "Resource in use"}
+	case errors.Is(err, fdyno.ErrConditionalCheckFailed):
+		return &apiError{typ: errConditionalCheck, msg: "The conditional request failed"}
+	case errors.Is(err, fdyno.ErrTransactionCanceled):
+		return &apiError{typ: errTransactionCanceled, msg: "Transaction cancelled"}
+	}
+	return &apiError{typ: errInternal, msg: "Internal server error"}
+}
+
+// body returns the JSON body of e.
+func (e *apiError) body() []byte {
+	b := []byte(`{"__type":`)
+	b = appendString(b, e.typ.name)
+	if e.msg != "" {
+		b = append(b, `,"message":`...)
+		b = appendString(b, e.msg)
+	}
+	if e.item != nil {
+		b = append(b, `,"Item":`...)
+		b = appendItem(b, e.item)
+	}
+	return append(b, '}')
+}
+
+// serializationOf maps an encoding/json error to DynamoDB's: a
+// SerializationException, unless it came from an AttributeValue decoder
+// (an *apiError of its own).
+func serializationOf(err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "the request"
+		}
+		return &apiError{typ: errSerialization, msg: "Unexpected JSON type " + te.Value + " for " + field}
+	}
+	return &apiError{typ: errSerialization, msg: "Malformed JSON: " + err.Error()}
+}

@@ -1,0 +1,177 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+)
+
+// testServer is a Server on an isolated fdblite database, listening on a
+// random loopback port.
+type testServer struct {
+	*Server
+	URL  string
+	http *httptest.Server
+	logs *syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's concurrent logging.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// newTestServer starts a server for t, configured by cfg (the Logger and,
+// if unset, the DB, an isolated fdblite database, are filled in), and
+// stops it when t ends.
+func newTestServer(t testing.TB, cfg Config) *testServer {
+	t.Helper()
+	if cfg.DB == (fdb.Database{}) {
+		cfg.DB = fdblitetest.OpenIsolated(t)
+	}
+	logs := &syncBuffer{}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	t.Cleanup(hs.Close)
+	return &testServer{Server: s, URL: hs.URL, http: hs, logs: logs}
+}
+
+// testCredentials are the dummy static credentials of the SDK clients.
+var testCredentials = aws.Credentials{AccessKeyID: "AKIDTEST", SecretAccessKey: "test-secret-never-logged"}
+
+// client returns an AWS SDK DynamoDB client of ts with credentials creds,
+// which does not retry (so every error is the server's first answer).
+func (ts *testServer) client(creds aws.Credentials) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		BaseEndpoint: aws.String(ts.URL),
+		Region:       "us-east-1",
+		Credentials:  aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return creds, nil }),
+		HTTPClient:   &http.Client{Transport: bufferedBodies{ts.http.Client().Transport}},
+		Retryer:      aws.NopRetryer{},
+	})
+}
+
+// post sends a raw request and returns the status and the decoded error
+// type (the part of __type after '#') and message, if any.
+func (ts *testServer) post(t testing.TB, target, contentType string, body io.Reader) (int, string, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, ts.URL, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if target != "" {
+		req.Header.Set("X-Amz-Target", target)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	return doRaw(t, ts.http.Client(), req)
+}
+
+func doRaw(t testing.TB, c *http.Client, req *http.Request) (int, string, string) {
+	t.Helper()
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e struct {
+		Type    string `json:"__type"`
+		Message string `json:"message"`
+	}
+	if resp.StatusCode != http.StatusOK {
+		if err := json.Unmarshal(raw, &e); err != nil {
+			t.Fatalf("error body %q is not JSON: %v", raw, err)
+		}
+	}
+	_, name, _ := strings.Cut(e.Type, "#")
+	return resp.StatusCode, name, e.Message
+}
+
+// createTable creates table name with a string partition key pk and, if
+// sk is not "", a sort key sk of type skType.
+func createTable(t testing.TB, c *dynamodb.Client, name, sk string, skType types.ScalarAttributeType) {
+	t.Helper()
+	in := &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		BillingMode:          types.BillingModePayPerRequest,
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+	}
+	if sk != "" {
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange})
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(sk), AttributeType: skType})
+	}
+	if _, err := c.CreateTable(ctx(t), in); err != nil {
+		t.Fatalf("CreateTable %s: %v", name, err)
+	}
+}
+
+func ctx(t testing.TB) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// bufferedBodies is an http.RoundTripper that hands the transport an
+// in-memory copy of each request body. It works around a race in the AWS
+// SDK for Go v2 (smithy-go v1.28): the SDK closes its request body
+// wrapper as soon as the response headers arrive, after which the
+// wrapper's WriteTo returns io.EOF; if net/http's transport is still
+// making its final read of the body, it takes that io.EOF for a read
+// error and closes the connection while a response of more than one read
+// (over ~4 KB) is being read: "use of closed network connection". A
+// server that answers before the client has finished writing, as a fast
+// one on loopback can, triggers it (cmd/fdyno-bench has the same type).
+type bufferedBodies struct{ next http.RoundTripper }
+
+func (b bufferedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.Body != http.NoBody {
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		req = req.Clone(req.Context())
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		req.ContentLength = int64(len(body))
+	}
+	return b.next.RoundTrip(req)
+}

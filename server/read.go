@@ -1,0 +1,186 @@
+package server
+
+import (
+	"strconv"
+
+	"github.com/fdyno/fdyno"
+)
+
+// read.go: Query and Scan, one page per request as in DynamoDB (1 MB read
+// at most, LastEvaluatedKey to resume), through the library's Query and
+// Scan.
+
+// readCommon are the members Query and Scan share.
+type readCommon struct {
+	TableName                 *string
+	IndexName                 string
+	FilterExpression          string
+	ProjectionExpression      string
+	ExpressionAttributeNames  map[string]string
+	ExpressionAttributeValues wireValues
+	Limit                     *int
+	Select                    fdyno.Select
+	ExclusiveStartKey         wireItem
+	ConsistentRead            bool
+	ReturnConsumedCapacity    string
+	AttributesToGet           []string
+	ConditionalOperator       legacyParam
+}
+
+// check validates what the library does not (DynamoDB's Limit bound, the
+// capacity enum, legacy members) and returns the table's handle.
+func (s *Server) readTable(c *call, r *readCommon) (*fdyno.Table, error) {
+	name, err := tableName(c, r.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if r.Limit != nil && *r.Limit < 1 {
+		return nil, validation("1 validation error detected: Value '" + strconv.Itoa(*r.Limit) + "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
+	}
+	if err := checkReturnConsumedCapacity(r.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	if err := refuseLegacy(named{"ConditionalOperator", r.ConditionalOperator, "FilterExpression"}); err != nil {
+		return nil, err
+	}
+	return s.table(name)
+}
+
+func (r *readCommon) limit() int {
+	if r.Limit == nil {
+		return 0
+	}
+	return *r.Limit
+}
+
+// readOutput is a page of Query or Scan.
+type readOutput struct {
+	Items            *[]wireItem       `json:",omitempty"`
+	Count            int               `json:"Count"`
+	ScannedCount     int               `json:"ScannedCount"`
+	LastEvaluatedKey wireItem          `json:",omitempty"`
+	ConsumedCapacity *consumedCapacity `json:",omitempty"`
+}
+
+func newReadOutput(r *readCommon, table string, items []fdyno.Item, count, scanned int, last fdyno.Item) readOutput {
+	out := readOutput{Count: count, ScannedCount: scanned, LastEvaluatedKey: wireItem(last),
+		ConsumedCapacity: readCapacity(r.ReturnConsumedCapacity, table, itemsSize(items), r.ConsistentRead)}
+	if r.Select != fdyno.SelectCount {
+		// DynamoDB sends "Items":[] for an empty page.
+		page := make([]wireItem, len(items))
+		for i, it := range items {
+			page[i] = wireItem(it)
+		}
+		out.Items = &page
+	}
+	return out
+}
+
+type queryInput struct {
+	readCommon
+	KeyConditionExpression string
+	ScanIndexForward       *bool
+	KeyConditions          legacyParam
+	QueryFilter            legacyParam
+}
+
+func (s *Server) query(c *call, body []byte) (any, error) {
+	var in queryInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := refuseLegacy(
+		named{"KeyConditions", in.KeyConditions, "KeyConditionExpression"},
+		named{"QueryFilter", in.QueryFilter, "FilterExpression"},
+	); err != nil {
+		return nil, err
+	}
+	t, err := s.readTable(c, &in.readCommon)
+	if err != nil {
+		return nil, err
+	}
+	proj, names, err := attributesToGet(in.AttributesToGet, in.ExpressionAttributeNames, present(
+		"KeyConditionExpression", in.KeyConditionExpression, "FilterExpression", in.FilterExpression,
+		"ProjectionExpression", in.ProjectionExpression)...)
+	if err != nil {
+		return nil, err
+	}
+	if proj == "" {
+		proj = in.ProjectionExpression
+	}
+	out, err := t.Query(s.db, fdyno.QueryInput{
+		IndexName:                 in.IndexName,
+		KeyConditionExpression:    in.KeyConditionExpression,
+		FilterExpression:          in.FilterExpression,
+		ProjectionExpression:      proj,
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: in.ExpressionAttributeValues,
+		ScanIndexForward:          in.ScanIndexForward,
+		Limit:                     in.limit(),
+		Select:                    in.Select,
+		ExclusiveStartKey:         fdyno.Item(in.ExclusiveStartKey),
+		ConsistentRead:            in.ConsistentRead,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return newReadOutput(&in.readCommon, t.Name(), out.Items, out.Count, out.ScannedCount, out.LastEvaluatedKey), nil
+}
+
+type scanInput struct {
+	readCommon
+	Segment       *int
+	TotalSegments *int
+	ScanFilter    legacyParam
+}
+
+func (s *Server) scan(c *call, body []byte) (any, error) {
+	var in scanInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := refuseLegacy(named{"ScanFilter", in.ScanFilter, "FilterExpression"}); err != nil {
+		return nil, err
+	}
+	t, err := s.readTable(c, &in.readCommon)
+	if err != nil {
+		return nil, err
+	}
+	segment, total := 0, 0
+	switch {
+	case in.Segment != nil && in.TotalSegments == nil:
+		return nil, validation("The TotalSegments parameter is required but was not present in the request when Segment parameter is present")
+	case in.Segment == nil && in.TotalSegments != nil:
+		return nil, validation("The Segment parameter is required but was not present in the request when parameter TotalSegments is present")
+	case in.TotalSegments != nil:
+		segment, total = *in.Segment, *in.TotalSegments
+		if total < 1 {
+			return nil, validation("1 validation error detected: Value '" + strconv.Itoa(total) + "' at 'totalSegments' failed to satisfy constraint: Member must have value greater than or equal to 1")
+		}
+	}
+	proj, names, err := attributesToGet(in.AttributesToGet, in.ExpressionAttributeNames, present(
+		"FilterExpression", in.FilterExpression, "ProjectionExpression", in.ProjectionExpression)...)
+	if err != nil {
+		return nil, err
+	}
+	if proj == "" {
+		proj = in.ProjectionExpression
+	}
+	out, err := t.Scan(s.db, fdyno.ScanInput{
+		IndexName:                 in.IndexName,
+		FilterExpression:          in.FilterExpression,
+		ProjectionExpression:      proj,
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: in.ExpressionAttributeValues,
+		Limit:                     in.limit(),
+		Select:                    in.Select,
+		ExclusiveStartKey:         fdyno.Item(in.ExclusiveStartKey),
+		Segment:                   segment,
+		TotalSegments:             total,
+		ConsistentRead:            in.ConsistentRead,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return newReadOutput(&in.readCommon, t.Name(), out.Items, out.Count, out.ScannedCount, out.LastEvaluatedKey), nil
+}

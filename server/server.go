@@ -1,0 +1,322 @@
+// Package server serves DynamoDB's JSON 1.0 wire protocol over HTTP on
+// top of the fdyno library, so that the AWS SDKs, the AWS CLI and other
+// DynamoDB clients work unchanged against a FoundationDB database.
+//
+// A request is a POST whose X-Amz-Target header names the operation
+// (DynamoDB_20120810.PutItem) and whose body is the operation's JSON
+// input, with Content-Type application/x-amz-json-1.0. The server decodes
+// the input (attrvalue.go), applies DynamoDB's limits at the boundary,
+// calls the library, and encodes the output, or an error in DynamoDB's
+// wire form (errors.go). It adds no semantics of its own: conditions,
+// expressions, validation and errors are the library's.
+//
+// Each operation is one handler, func (s *Server) op(c *call, body []byte)
+// (any, error), in the file of its concept (tables.go, items.go, read.go),
+// with its input and output structs named after DynamoDB's shapes, and
+// registered by its full X-Amz-Target in New; an operation of another
+// service (DynamoDBStreams_20120810.GetRecords) registers the same way.
+//
+// See cmd/fdyno-server for the command and README-server.md for what is
+// supported.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
+)
+
+// Limits of the wire protocol (DynamoDB's).
+const (
+	// MaxRequestBodySize is the largest request body, DynamoDB's 16 MB.
+	MaxRequestBodySize = 16 << 20
+	// targetPrefix starts the X-Amz-Target of every DynamoDB operation.
+	targetPrefix = "DynamoDB_20120810."
+	// contentType is the media type of requests and responses.
+	contentType = "application/x-amz-json-1.0"
+)
+
+// Config configures a [Server]. Only DB is required.
+type Config struct {
+	// DB is the FoundationDB database the tables live in.
+	DB fdb.Database
+	// Root is the directory-layer path under which tables live (default
+	// fdyno.DefaultRoot); see fdyno.WithRoot.
+	Root []string
+	// Keys maps AWS access key IDs to their secret access keys. When it is
+	// nil, any credentials (or none) are accepted, as DynamoDB Local does;
+	// otherwise every request must carry a valid AWS Signature Version 4
+	// made with one of them (auth.go).
+	Keys map[string]string
+	// Region names the region in the ARNs the server reports (default
+	// "us-east-1"). Requests signed for any region are accepted.
+	Region string
+	// Logger receives one record per request (default: slog.Default()).
+	Logger *slog.Logger
+	// Now returns the current time, for the signature's date check
+	// (default time.Now).
+	Now func() time.Time
+	// TransactionTimeout bounds each request's FoundationDB transaction,
+	// retries included (default DefaultTransactionTimeout).
+	TransactionTimeout time.Duration
+}
+
+// Server is an http.Handler that speaks DynamoDB's JSON protocol.
+//
+// A Server is safe for concurrent use by multiple goroutines: each
+// request runs its own FoundationDB transactions.
+type Server struct {
+	db     transactor
+	root   []string
+	keys   map[string]string
+	region string
+	log    *slog.Logger
+	now    func() time.Time
+	ops    map[string]operation
+
+	mu     sync.Mutex
+	tables map[string]*fdyno.Table // handles by name; see table
+}
+
+// operation handles one X-Amz-Target: it decodes body, sets c.table, runs
+// the library call and returns the output to encode as JSON.
+type operation func(s *Server, c *call, body []byte) (any, error)
+
+// call is what the server knows about one request, for its handler and
+// its log record.
+type call struct {
+	ctx   context.Context
+	op    string
+	table string
+}
+
+// New returns a Server for cfg.
+func New(cfg Config) (*Server, error) {
+	timeout := cfg.TransactionTimeout
+	if timeout <= 0 {
+		timeout = DefaultTransactionTimeout
+	}
+	s := &Server{
+		db:     transactor{db: cfg.DB, timeoutMS: timeout.Milliseconds()},
+		root:   slices.Clone(cfg.Root),
+		region: cfg.Region,
+		log:    cfg.Logger,
+		now:    cfg.Now,
+		tables: map[string]*fdyno.Table{},
+	}
+	if len(s.root) == 0 {
+		s.root = []string{fdyno.DefaultRoot}
+	}
+	if s.region == "" {
+		s.region = "us-east-1"
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if cfg.Keys != nil {
+		s.keys = make(map[string]string, len(cfg.Keys))
+		for id, secret := range cfg.Keys {
+			if id == "" || secret == "" {
+				return nil, errors.New("server: an access key ID or secret is empty")
+			}
+			s.keys[id] = secret
+		}
+	}
+	s.ops = map[string]operation{
+		targetPrefix + "CreateTable":   (*Server).createTable,
+		targetPrefix + "DeleteTable":   (*Server).deleteTable,
+		targetPrefix + "DescribeTable": (*Server).describeTable,
+		targetPrefix + "ListTables":    (*Server).listTables,
+		targetPrefix + "PutItem":       (*Server).putItem,
+		targetPrefix + "GetItem":       (*Server).getItem,
+		targetPrefix + "UpdateItem":    (*Server).updateItem,
+		targetPrefix + "DeleteItem":    (*Server).deleteItem,
+		targetPrefix + "Query":         (*Server).query,
+		targetPrefix + "Scan":          (*Server).scan,
+	}
+	return s, nil
+}
+
+// ServeHTTP answers one request. A GET of / is a health check and
+// answers 200 "healthy: fdyno-server", as DynamoDB's endpoints answer
+// GET / with "healthy: <endpoint>".
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/" {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = io.WriteString(w, "healthy: fdyno-server")
+		return
+	}
+	start := time.Now()
+	c := &call{ctx: r.Context()}
+	id := requestID()
+	out, err := s.handleSafely(w, r, c)
+	status := http.StatusOK
+	var body []byte
+	if a, ok := out.(appender); ok && err == nil {
+		body = a.appendJSON(make([]byte, 0, 512))
+	} else if err == nil {
+		body, err = json.Marshal(out)
+		if err != nil {
+			err = &apiError{typ: errInternal, msg: "Internal server error"}
+		}
+	}
+	var ae *apiError
+	if err != nil {
+		ae = toAPIError(err)
+		status, body = ae.typ.status, ae.body()
+	}
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("X-Amzn-Requestid", id)
+	h.Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+	s.logCall(c, id, status, time.Since(start), ae, err)
+}
+
+// handleSafely is handle, with a panic (a bug) turned into a 500
+// InternalServerError whose cause is logged, so a client always gets
+// DynamoDB's error shape and the connection stays usable.
+func (s *Server) handleSafely(w http.ResponseWriter, r *http.Request, c *call) (out any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return s.handle(w, r, c)
+}
+
+// handle routes and authenticates the request and runs its operation.
+func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, error) {
+	target := r.Header.Get("X-Amz-Target")
+	c.op = strings.TrimPrefix(target, targetPrefix)
+	if r.Method != http.MethodPost {
+		return nil, &apiError{typ: errUnknownOperation, msg: "Only POST requests are supported"}
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != contentType && mt != "application/json" {
+		return nil, &apiError{typ: errUnknownOperation, msg: "Unsupported Content-Type; use " + contentType}
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		return nil, err
+	}
+	if s.keys != nil {
+		if err := s.authenticate(r, body); err != nil {
+			return nil, err
+		}
+	}
+	op, ok := s.ops[target]
+	if !ok {
+		return nil, &apiError{typ: errUnknownOperation, msg: "Unknown operation: " + strconv.Quote(target)}
+	}
+	return op(s, c, body)
+}
+
+// readBody reads the request body, at most MaxRequestBodySize bytes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if r.ContentLength > MaxRequestBodySize {
+		return nil, tooLarge()
+	}
+	// The buffer grows with the bytes that arrive, from at most 64 KB:
+	// a declared length alone reserves no more (a client that declares
+	// 16 MB and sends nothing holds 64 KB until the read timeout).
+	size := 512
+	if r.ContentLength > 0 {
+		size = int(min(r.ContentLength, 64<<10))
+	}
+	buf := make([]byte, 0, size)
+	rd := http.MaxBytesReader(w, r.Body, MaxRequestBodySize)
+	for {
+		n, err := rd.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return nil, tooLarge()
+			}
+			return nil, serialization("Cannot read the request body: " + err.Error())
+		}
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, len(buf))
+		}
+	}
+}
+
+func tooLarge() error {
+	return &apiError{typ: errTooLarge, msg: "Request size exceeded " + strconv.Itoa(MaxRequestBodySize) + " bytes"}
+}
+
+// decode decodes a request body into in, mapping JSON errors to
+// DynamoDB's SerializationException.
+func decode(body []byte, in any) error {
+	if err := json.Unmarshal(body, in); err != nil {
+		return serializationOf(err)
+	}
+	return nil
+}
+
+func (s *Server) logCall(c *call, id string, status int, latency time.Duration, ae *apiError, err error) {
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	if !s.log.Enabled(c.ctx, level) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("op", c.op),
+		slog.String("table", c.table),
+		slog.Int("status", status),
+		slog.Duration("latency", latency),
+		slog.String("request_id", id),
+	}
+	if ae != nil {
+		attrs = append(attrs, slog.String("error", ae.typ.short()), slog.String("message", ae.msg))
+		if ae.typ == errInternal {
+			// The cause of a 500 is logged, never sent.
+			attrs = append(attrs, slog.String("cause", err.Error()))
+		}
+	}
+	s.log.LogAttrs(c.ctx, level, "request", attrs...)
+}
+
+// requestID returns a fresh x-amzn-RequestId.
+func requestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return strings.ToUpper(hex.EncodeToString(b[:]))
+}
+
+// sortedNames returns the attribute names of it in byte order.
+func sortedNames(it fdyno.Item) []string {
+	names := make([]string, 0, len(it))
+	for k := range it {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}

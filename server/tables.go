@@ -1,0 +1,405 @@
+package server
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
+)
+
+// tables.go: the control plane (CreateTable, DeleteTable, DescribeTable,
+// ListTables) and the cache of table handles the data plane uses.
+
+// ListTables limits (DynamoDB's API reference).
+const (
+	maxListTablesLimit = 100
+)
+
+// table returns the handle on table name, opening it on first use. A
+// handle checks the table's schema in every transaction (fdyno.Open), so
+// a cached one stays correct when the table is deleted or recreated.
+func (s *Server) table(name string) (*fdyno.Table, error) {
+	s.mu.Lock()
+	t, ok := s.tables[name]
+	s.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	t, err := fdyno.Open(s.db, name, fdyno.WithRoot(s.root...))
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.tables[name]; ok {
+		return prev, nil
+	}
+	s.tables[name] = t
+	return t, nil
+}
+
+// tableName resolves a TableName parameter, which may also be a table
+// ARN, and records it for the log.
+func tableName(c *call, name *string) (string, error) {
+	if name == nil {
+		return "", missing("tableName")
+	}
+	n := *name
+	if strings.HasPrefix(n, "arn:") {
+		if i := strings.Index(n, ":table/"); i >= 0 && len(n) <= 1024 {
+			n = n[i+len(":table/"):]
+		}
+	}
+	c.table = n
+	return n, nil
+}
+
+// missing is DynamoDB's error for a required member that is absent.
+func missing(field string) error {
+	return validation("1 validation error detected: Value null at '" + field + "' failed to satisfy constraint: Member must not be null")
+}
+
+// enumError is DynamoDB's error for a member outside its enum.
+func enumError(field, value string, allowed ...string) error {
+	return validation("1 validation error detected: Value '" + value + "' at '" + field +
+		"' failed to satisfy constraint: Member must satisfy enum value set: [" + strings.Join(allowed, ", ") + "]")
+}
+
+type provisionedThroughput struct {
+	ReadCapacityUnits  *int64
+	WriteCapacityUnits *int64
+}
+
+type streamSpecification struct {
+	StreamEnabled  *bool
+	StreamViewType string `json:",omitempty"`
+}
+
+type globalSecondaryIndexInput struct {
+	fdyno.GlobalSecondaryIndex
+	ProvisionedThroughput *provisionedThroughput
+}
+
+type createTableInput struct {
+	TableName              *string
+	KeySchema              []fdyno.KeySchemaElement
+	AttributeDefinitions   []fdyno.AttributeDefinition
+	LocalSecondaryIndexes  []fdyno.LocalSecondaryIndex
+	GlobalSecondaryIndexes []globalSecondaryIndexInput
+	BillingMode            string
+	ProvisionedThroughput  *provisionedThroughput
+	StreamSpecification    *streamSpecification
+	// SSESpecification, Tags, TableClass, DeletionProtectionEnabled and
+	// the like are accepted and ignored.
+}
+
+type createTableOutput struct {
+	TableDescription tableDescription
+}
+
+func (s *Server) createTable(c *call, body []byte) (any, error) {
+	var in createTableInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	name, err := tableName(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case in.AttributeDefinitions == nil:
+		return nil, missing("attributeDefinitions")
+	case in.KeySchema == nil:
+		return nil, missing("keySchema")
+	}
+	if err := checkBilling(in); err != nil {
+		return nil, err
+	}
+	schema := fdyno.TableSchema{
+		KeySchema:             in.KeySchema,
+		AttributeDefinitions:  in.AttributeDefinitions,
+		LocalSecondaryIndexes: in.LocalSecondaryIndexes,
+	}
+	for _, g := range in.GlobalSecondaryIndexes {
+		schema.GlobalSecondaryIndexes = append(schema.GlobalSecondaryIndexes, g.GlobalSecondaryIndex)
+	}
+	if ss := in.StreamSpecification; ss != nil {
+		switch {
+		case ss.StreamEnabled == nil:
+			return nil, missing("streamSpecification.streamEnabled")
+		case *ss.StreamEnabled && ss.StreamViewType == "":
+			return nil, validation("One or more parameter values were invalid: You must specify a StreamViewType when enabling a stream")
+		case !*ss.StreamEnabled && ss.StreamViewType != "":
+			return nil, validation("One or more parameter values were invalid: You cannot specify a StreamViewType when disabling a stream")
+		case *ss.StreamEnabled:
+			schema.StreamViewType = fdyno.StreamViewType(ss.StreamViewType)
+		}
+	}
+	// The existence check and the creation are one transaction, so two
+	// concurrent CreateTables of one name cannot both succeed.
+	t, err := transact(s.db, func(tr fdb.Transaction) (*fdyno.Table, error) {
+		if _, err := fdyno.Open(tr, name, fdyno.WithRoot(s.root...)); !errors.Is(err, fdyno.ErrResourceNotFound) {
+			if err == nil {
+				return nil, &apiError{typ: errResourceInUse, msg: "Table already exists: " + name}
+			}
+			return nil, err
+		}
+		return fdyno.Open(tr, name, fdyno.WithRoot(s.root...), fdyno.WithSchema(schema))
+	})
+	if err != nil {
+		return nil, err
+	}
+	d, err := t.Describe(s.db)
+	if err != nil {
+		return nil, err
+	}
+	return createTableOutput{TableDescription: s.describe(d, "ACTIVE")}, nil
+}
+
+// checkBilling applies DynamoDB's rules for BillingMode and
+// ProvisionedThroughput. fdyno has no capacity: the values are checked,
+// not stored, and tables describe themselves as on demand.
+func checkBilling(in createTableInput) error {
+	switch in.BillingMode {
+	case "", "PROVISIONED":
+		pt := in.ProvisionedThroughput
+		if pt == nil {
+			return validation("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+		}
+		if err := checkThroughput(pt); err != nil {
+			return err
+		}
+		for _, g := range in.GlobalSecondaryIndexes {
+			if g.ProvisionedThroughput == nil {
+				return validation("One or more parameter values were invalid: ProvisionedThroughput must be specified for index: " + g.IndexName)
+			}
+			if err := checkThroughput(g.ProvisionedThroughput); err != nil {
+				return err
+			}
+		}
+	case "PAY_PER_REQUEST":
+		if in.ProvisionedThroughput != nil {
+			return validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+		}
+		for _, g := range in.GlobalSecondaryIndexes {
+			if g.ProvisionedThroughput != nil {
+				return validation("One or more parameter values were invalid: ProvisionedThroughput should not be specified for index: " + g.IndexName + " when BillingMode is PAY_PER_REQUEST")
+			}
+		}
+	default:
+		return enumError("billingMode", in.BillingMode, "PROVISIONED", "PAY_PER_REQUEST")
+	}
+	return nil
+}
+
+func checkThroughput(pt *provisionedThroughput) error {
+	switch {
+	case pt.ReadCapacityUnits == nil:
+		return missing("provisionedThroughput.readCapacityUnits")
+	case pt.WriteCapacityUnits == nil:
+		return missing("provisionedThroughput.writeCapacityUnits")
+	case *pt.ReadCapacityUnits < 1:
+		return validation("1 validation error detected: Value '" + strconv.FormatInt(*pt.ReadCapacityUnits, 10) +
+			"' at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1")
+	case *pt.WriteCapacityUnits < 1:
+		return validation("1 validation error detected: Value '" + strconv.FormatInt(*pt.WriteCapacityUnits, 10) +
+			"' at 'provisionedThroughput.writeCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1")
+	}
+	return nil
+}
+
+type tableNameInput struct {
+	TableName *string
+}
+
+type deleteTableOutput struct {
+	TableDescription tableDescription
+}
+
+func (s *Server) deleteTable(c *call, body []byte) (any, error) {
+	var in tableNameInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	name, err := tableName(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	// The description returned is the table's as it was deleted: both are
+	// in one transaction.
+	d, err := transact(s.db, func(tr fdb.Transaction) (*fdyno.TableDescription, error) {
+		t, err := fdyno.Open(tr, name, fdyno.WithRoot(s.root...))
+		if err != nil {
+			return nil, err
+		}
+		d, err := t.Describe(tr)
+		if err != nil {
+			return nil, err
+		}
+		return d, fdyno.DeleteTable(tr, name, fdyno.WithRoot(s.root...))
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	delete(s.tables, name)
+	s.mu.Unlock()
+	return deleteTableOutput{TableDescription: s.describe(d, "DELETING")}, nil
+}
+
+type describeTableOutput struct {
+	Table tableDescription
+}
+
+func (s *Server) describeTable(c *call, body []byte) (any, error) {
+	var in tableNameInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	name, err := tableName(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.table(name)
+	if err != nil {
+		return nil, err
+	}
+	d, err := t.Describe(s.db)
+	if err != nil {
+		return nil, err
+	}
+	return describeTableOutput{Table: s.describe(d, "ACTIVE")}, nil
+}
+
+type listTablesInput struct {
+	ExclusiveStartTableName *string
+	Limit                   *int
+}
+
+type listTablesOutput struct {
+	TableNames             []string
+	LastEvaluatedTableName string `json:",omitempty"`
+}
+
+func (s *Server) listTables(c *call, body []byte) (any, error) {
+	var in listTablesInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	limit := maxListTablesLimit
+	if in.Limit != nil {
+		limit = *in.Limit
+		switch {
+		case limit < 1:
+			return nil, validation("1 validation error detected: Value '" + strconv.Itoa(limit) + "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
+		case limit > maxListTablesLimit:
+			return nil, validation("1 validation error detected: Value '" + strconv.Itoa(limit) + "' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100")
+		}
+	}
+	names, err := fdyno.ListTables(s.db, fdyno.WithRoot(s.root...))
+	if err != nil {
+		return nil, err
+	}
+	if in.ExclusiveStartTableName != nil {
+		after := *in.ExclusiveStartTableName
+		i, found := slices.BinarySearch(names, after)
+		if found {
+			i++
+		}
+		names = names[i:]
+	}
+	out := listTablesOutput{TableNames: names}
+	if len(names) > limit {
+		out.TableNames = names[:limit]
+		out.LastEvaluatedTableName = names[limit-1]
+	}
+	return out, nil
+}
+
+// tableDescription is DynamoDB's TableDescription, from what fdyno
+// stores. fdyno keeps no capacity, creation time or item counts: tables
+// describe themselves as on demand, ItemCount and TableSizeBytes are 0
+// (DynamoDB updates them only every six hours), and every table and
+// index is ACTIVE.
+type tableDescription struct {
+	TableName                 string
+	TableArn                  string
+	TableStatus               string
+	KeySchema                 []fdyno.KeySchemaElement
+	AttributeDefinitions      []fdyno.AttributeDefinition
+	ItemCount                 int64
+	TableSizeBytes            int64
+	ProvisionedThroughput     throughputDescription
+	BillingModeSummary        billingModeSummary
+	LocalSecondaryIndexes     []indexDescription   `json:",omitempty"`
+	GlobalSecondaryIndexes    []indexDescription   `json:",omitempty"`
+	StreamSpecification       *streamSpecification `json:",omitempty"`
+	DeletionProtectionEnabled bool
+}
+
+type throughputDescription struct {
+	ReadCapacityUnits      int64
+	WriteCapacityUnits     int64
+	NumberOfDecreasesToday int64
+}
+
+type billingModeSummary struct {
+	BillingMode string
+}
+
+type indexDescription struct {
+	IndexName             string
+	IndexArn              string
+	IndexStatus           string `json:",omitempty"`
+	KeySchema             []fdyno.KeySchemaElement
+	Projection            fdyno.Projection
+	ItemCount             int64
+	IndexSizeBytes        int64
+	ProvisionedThroughput *throughputDescription `json:",omitempty"`
+}
+
+func (s *Server) tableARN(name string) string {
+	return "arn:aws:dynamodb:" + s.region + ":000000000000:table/" + name
+}
+
+func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescription {
+	arn := s.tableARN(d.TableName)
+	td := tableDescription{
+		TableName:            d.TableName,
+		TableArn:             arn,
+		TableStatus:          status,
+		KeySchema:            d.KeySchema,
+		AttributeDefinitions: d.AttributeDefinitions,
+		BillingModeSummary:   billingModeSummary{BillingMode: "PAY_PER_REQUEST"},
+	}
+	for _, ix := range d.LocalSecondaryIndexes {
+		td.LocalSecondaryIndexes = append(td.LocalSecondaryIndexes, indexDescription{
+			IndexName: ix.IndexName, IndexArn: arn + "/index/" + ix.IndexName, KeySchema: ix.KeySchema, Projection: ix.Projection,
+		})
+	}
+	for _, ix := range d.GlobalSecondaryIndexes {
+		td.GlobalSecondaryIndexes = append(td.GlobalSecondaryIndexes, indexDescription{
+			IndexName: ix.IndexName, IndexArn: arn + "/index/" + ix.IndexName, IndexStatus: "ACTIVE",
+			KeySchema: ix.KeySchema, Projection: ix.Projection, ProvisionedThroughput: &throughputDescription{},
+		})
+	}
+	if d.StreamViewType != "" {
+		enabled := true
+		td.StreamSpecification = &streamSpecification{StreamEnabled: &enabled, StreamViewType: string(d.StreamViewType)}
+	}
+	return td
+}
+
+// transact runs f in a transaction of db; it is the only place here that
+// type-asserts Transact's result.
+func transact[T any](db fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
+	v, err := db.Transact(func(tr fdb.Transaction) (any, error) { return f(tr) })
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v.(T), nil
+}
