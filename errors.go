@@ -23,6 +23,10 @@ var (
 	// ErrResourceInUse is DynamoDB's ResourceInUseException: here, a table
 	// opened with a schema that differs from the one it was created with.
 	ErrResourceInUse = errors.New("fdyno: ResourceInUseException")
+	// ErrTrimmedDataAccess is DynamoDB Streams' TrimmedDataAccessException:
+	// a stream read resumed from a sequence number whose successors have
+	// been trimmed (stream_trim.go).
+	ErrTrimmedDataAccess = errors.New("fdyno: TrimmedDataAccessException")
 )
 
 // ConditionalCheckFailedError reports that the ConditionExpression of a

@@ -90,7 +90,7 @@ func (t *Table) put(tr fdb.Transaction, st0 *tableState, kv, enc []byte, in PutI
 	if err := checkCondition(e.cond, tg.old, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld || tg.st.needsOld(), new: in.Item, enc: enc}
+	c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld, new: in.Item, enc: enc}
 	if err := writeItem(tr, c, t.maxItemSize, t.chunkThreshold); err != nil {
 		return nil, withOp(op, err)
 	}

@@ -128,6 +128,10 @@ type TableSchema struct {
 	GlobalSecondaryIndexes []GlobalSecondaryIndex `json:",omitempty"`
 	StreamViewType         StreamViewType         `json:",omitempty"`
 	TimeToLiveAttribute    string                 `json:",omitempty"`
+	// StreamShards splits the stream into this many ordered ranges by the
+	// items' hash keys (stream.go), 1 to MaxStreamShards; zero means 1. It
+	// needs a StreamViewType.
+	StreamShards int `json:",omitempty"`
 }
 
 // TableDescription is what DescribeTable returns.
@@ -687,6 +691,9 @@ func (s *TableSchema) validate() error {
 	default:
 		return fail("Unknown StreamViewType " + strconv.Quote(string(s.StreamViewType)))
 	}
+	if s.StreamShards < 0 || s.StreamShards > MaxStreamShards || s.StreamShards > 0 && s.StreamViewType == "" {
+		return fail("StreamShards must be 0 to " + strconv.Itoa(MaxStreamShards) + ", and needs a StreamViewType")
+	}
 	if s.TimeToLiveAttribute != "" {
 		if err := checkKeyAttrName("TimeToLiveAttribute", s.TimeToLiveAttribute); err != nil {
 			return err
@@ -699,6 +706,9 @@ func (s *TableSchema) validate() error {
 // name order, so equal schemas compare and store equal.
 func (s TableSchema) canonical() TableSchema {
 	c := s.clone()
+	if c.StreamShards == 1 {
+		c.StreamShards = 0 // the default
+	}
 	slices.SortFunc(c.AttributeDefinitions, func(a, b AttributeDefinition) int { return cmpString(a.AttributeName, b.AttributeName) })
 	slices.SortFunc(c.LocalSecondaryIndexes, func(a, b LocalSecondaryIndex) int { return cmpString(a.IndexName, b.IndexName) })
 	slices.SortFunc(c.GlobalSecondaryIndexes, func(a, b GlobalSecondaryIndex) int { return cmpString(a.IndexName, b.IndexName) })

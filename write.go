@@ -26,13 +26,15 @@ type itemChange struct {
 	// the size limit (Put encodes before its transaction, once for all
 	// retries).
 	enc []byte
+	// byTTL marks a deletion made by the Time to Live sweeper; its change
+	// record carries DynamoDB's service identity (stream.go).
+	byTTL bool
 }
 
 // needsOld reports whether every write must read the old item even when
-// the request itself does not need it. It will be true once the table has
-// indexes or a stream (their hooks in writeItem need old), and is false
-// until they are implemented.
-func (st *tableState) needsOld() bool { return false }
+// the request itself does not need it: the change record of a table with
+// a stream needs it (its event name and images).
+func (st *tableState) needsOld() bool { return st.hasStream() }
 
 // writeItem applies c in tr. It encodes and checks everything first, so an
 // error leaves tr untouched; maxSize is the handle's item size limit and
@@ -58,6 +60,14 @@ func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 			return err
 		}
 	}
+	// The change record is encoded and its order taken with the checks.
+	var rec *pendingRecord
+	if c.st.hasStream() {
+		var err error
+		if rec, err = prepareRecord(tr, c, len(enc)); err != nil {
+			return err
+		}
+	}
 	// Checks are done; from here on, only writes.
 	if err := tr.AddReadConflictKey(c.st.keys.meta); err != nil {
 		return err
@@ -75,10 +85,9 @@ func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 	// compute the entry of c.old and of c.new and clear/set x/ keys where
 	// they differ. Requires needsOld to report true for indexed tables.
 
-	// Hook: change record (stream.go). When c.st.schema.StreamViewType is
-	// set, write v/<versionstamp> with the keys and the images the view
-	// type asks for. Requires needsOld for OLD_IMAGE views.
-	return nil
+	// Change record (stream.go): v/<shard>/<versionstamp> with the keys
+	// and the images the view type asks for.
+	return rec.write(tr)
 }
 
 // checkItemSize applies the item size limit, as DynamoDB measures size.
