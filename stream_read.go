@@ -82,6 +82,7 @@ type pageRecord struct {
 	StreamRecord
 	seq   seqNo
 	table int
+	shard int
 }
 
 // rawRecord is a record's joined parts, not yet decoded.
@@ -134,8 +135,8 @@ func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limi
 	}
 	shardBytes := max(maxRecordsPageBytes/sources, 1)
 	type source struct {
-		recs  []rawRecord
-		table int
+		recs         []rawRecord
+		table, shard int
 	}
 	var srcs []source
 	var pg streamPage
@@ -161,7 +162,7 @@ func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limi
 				}
 				cut = true
 			}
-			srcs = append(srcs, source{recs: recs, table: i})
+			srcs = append(srcs, source{recs: recs, table: i, shard: s})
 			pg.markers = append(pg.markers, st.keys.streamMarkerKey(s))
 		}
 	}
@@ -187,7 +188,7 @@ func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limi
 		if err != nil {
 			return streamPage{}, err
 		}
-		pg.records = append(pg.records, pageRecord{StreamRecord: rec, seq: raw.seq, table: srcs[best].table})
+		pg.records = append(pg.records, pageRecord{StreamRecord: rec, seq: raw.seq, table: srcs[best].table, shard: srcs[best].shard})
 		bytes += len(raw.data)
 	}
 	pg.more = cut
