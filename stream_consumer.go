@@ -119,7 +119,7 @@ func (c *Consumer) Register(tx fdb.Transactor, after string) error {
 		if len(h) == tupleVersionstampLen && pos.set {
 			var hs seqNo
 			copy(hs[:], h)
-			if !pos.after(hs, 0) {
+			if pos.after(hs, 0) {
 				return struct{}{}, &trimmedError{table: c.t.name, horizon: hs}
 			}
 		}

@@ -128,7 +128,7 @@ func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limi
 			copy(hs[:], h)
 			// Records up to hs were trimmed: resuming at or before one of
 			// them would skip it.
-			if !pos.after(hs, i) {
+			if pos.after(hs, i) {
 				return streamPage{}, &trimmedError{table: tables[i].name, horizon: hs}
 			}
 		}

@@ -126,7 +126,10 @@ func TestStreamNoRecord(t *testing.T) {
 			_, err := tbl.Update(db, UpdateInput{Key: Item{"pk": S("a"), "sk": N("1")}, UpdateExpression: "SET x = :v", ExpressionAttributeValues: map[string]Value{":v": S("v")}})
 			return err
 		}},
-		{"delete of an absent item", func() error { _, err := tbl.Delete(db, DeleteInput{Key: Item{"pk": S("zz"), "sk": N("1")}}); return err }},
+		{"delete of an absent item", func() error {
+			_, err := tbl.Delete(db, DeleteInput{Key: Item{"pk": S("zz"), "sk": N("1")}})
+			return err
+		}},
 	}
 	for _, o := range ops {
 		if err := o.op(); err != nil {

@@ -1,0 +1,94 @@
+package fdyno
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestTrimStream: KeepLast keeps exactly the newest records, in batches;
+// a registered consumer holds the trim at its checkpoint unless forced;
+// reading from a trimmed position fails with TrimmedDataAccess; OlderThan
+// trims by creation time.
+func TestTrimStream(t *testing.T) {
+	db := fdblitetest.Open(t)
+	ctx := context.Background()
+	for _, shards := range []int{1, 4} {
+		tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, shards))
+		putN(t, db, tbl, 0, 30)
+		all := readStream(t, db, tbl)
+		c, _ := tbl.Consumer("slow")
+		if err := c.Register(db, all[4].SequenceNumber); err != nil {
+			t.Fatal(err)
+		}
+		// The consumer has processed 5 records: only those may go.
+		out, err := tbl.TrimStream(ctx, db, TrimStreamInput{KeepLast: 10, BatchSize: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (&TrimStreamOutput{Trimmed: 5, TrimHorizon: all[4].SequenceNumber}); !cmp.Equal(want, out) {
+			t.Fatalf("shards=%d: trim held by a consumer = %+v, want %+v", shards, out, want)
+		}
+		if diff := cmp.Diff(all[5:], readStream(t, db, tbl), itemCmp); diff != "" {
+			t.Fatalf("shards=%d: records after the trim mismatch (-want +got):\n%s", shards, diff)
+		}
+		// Forced, KeepLast 10 leaves the newest 10.
+		if out, err = tbl.TrimStream(ctx, db, TrimStreamInput{KeepLast: 10, BatchSize: 3, Force: true}); err != nil || out.Trimmed != 15 {
+			t.Fatalf("shards=%d: forced trim = %+v, %v; want 15 trimmed", shards, out, err)
+		}
+		if diff := cmp.Diff(all[20:], readStream(t, db, tbl), itemCmp); diff != "" {
+			t.Fatalf("shards=%d: records after the forced trim mismatch (-want +got):\n%s", shards, diff)
+		}
+		// The consumer was passed: its next batch reports the gap.
+		if _, err := c.ProcessBatch(db, 0, func(fdb.Transaction, []StreamRecord) error { return nil }); !errors.Is(err, ErrTrimmedDataAccess) {
+			t.Errorf("shards=%d: consumer behind the horizon: %v, want ErrTrimmedDataAccess", shards, err)
+		}
+		if _, err := tbl.GetRecords(db, GetRecordsInput{ExclusiveStartSequenceNumber: all[10].SequenceNumber}); !errors.Is(err, ErrTrimmedDataAccess) {
+			t.Errorf("shards=%d: GetRecords behind the horizon: %v, want ErrTrimmedDataAccess", shards, err)
+		}
+		if _, err := tbl.GetRecords(db, GetRecordsInput{ExclusiveStartSequenceNumber: all[19].SequenceNumber}); err != nil {
+			t.Errorf("shards=%d: GetRecords at the horizon: %v", shards, err)
+		}
+		if err := c.Deregister(db); err != nil {
+			t.Fatal(err)
+		}
+		// Nothing is older than an hour; everything is older than the future.
+		if out, err = tbl.TrimStream(ctx, db, TrimStreamInput{OlderThan: time.Hour}); err != nil || out.Trimmed != 0 {
+			t.Errorf("shards=%d: trim older than an hour = %+v, %v; want none", shards, out, err)
+		}
+		time.Sleep(2 * time.Millisecond)
+		if out, err = tbl.TrimStream(ctx, db, TrimStreamInput{OlderThan: time.Millisecond}); err != nil || out.Trimmed != 10 {
+			t.Errorf("shards=%d: trim older than 1ms = %+v, %v; want the 10 left", shards, out, err)
+		}
+		// The counts stay right: new records, then KeepLast again.
+		putN(t, db, tbl, 100, 6)
+		if out, err = tbl.TrimStream(ctx, db, TrimStreamInput{KeepLast: 4}); err != nil || out.Trimmed != 2 {
+			t.Errorf("shards=%d: KeepLast 4 of 6 = %+v, %v; want 2 trimmed", shards, out, err)
+		}
+	}
+}
+
+// TestTrimStreamRejects: a trim needs a limit; a registered consumer that
+// has not started holds everything.
+func TestTrimStreamRejects(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, 0))
+	for _, in := range []TrimStreamInput{{}, {KeepLast: -1}, {OlderThan: -time.Second}, {KeepLast: 1, BatchSize: 5000}} {
+		if _, err := tbl.TrimStream(context.Background(), db, in); !errors.Is(err, ErrValidation) {
+			t.Errorf("TrimStream(%+v) = %v, want ErrValidation", in, err)
+		}
+	}
+	putN(t, db, tbl, 0, 5)
+	c, _ := tbl.Consumer("fresh")
+	if err := c.Register(db, ""); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := tbl.TrimStream(context.Background(), db, TrimStreamInput{KeepLast: 1}); err != nil || out.Trimmed != 0 {
+		t.Errorf("trim with a fresh consumer = %+v, %v; want nothing trimmed", out, err)
+	}
+}
