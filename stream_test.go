@@ -24,7 +24,7 @@ func streamSchema(v StreamViewType, shards int) TableSchema {
 
 // readStream returns every record of tbl's stream, paging through
 // Records.
-func readStream(t testing.TB, db fdb.ReadTransactor, tbl *Table) []StreamRecord {
+func readStream(t fataler, db fdb.ReadTransactor, tbl *Table) []StreamRecord {
 	t.Helper()
 	var recs []StreamRecord
 	for r, err := range tbl.Records(context.Background(), db, "") {
