@@ -49,7 +49,10 @@ import (
 // conflicts and the writes are blind, so writers never conflict on the key;
 // slot = rv mod StreamShards spreads the key over as many keys as the table
 // has stream shards. This needs snapshot read-your-writes, FoundationDB's
-// default: a caller's transaction must not set snapshot_ryw_disable.
+// default: a caller's transaction must not set snapshot_ryw_disable. A
+// Put, Update or Delete given an fdb.Database runs in a transaction of its
+// own with no other change, so its record takes order 0 and neither reads
+// nor writes the key (itemChange.sole).
 
 // Stream limits.
 const (
@@ -198,12 +201,25 @@ type pendingRecord struct {
 	slot  int
 	rv    int64
 	data  []byte
+	buf   []byte // a free byte, then data
+	// ordered is set when the record took its order from the write-order
+	// key, which it then updates.
+	ordered bool
+}
+
+// ownsTransaction reports whether an operation given tx runs in a
+// transaction of its own (fdyno's retry loop on an fdb.Database), whose
+// only change is the operation's.
+func ownsTransaction(tx fdb.Transactor) bool {
+	_, ok := tx.(fdb.Database)
+	return ok
 }
 
 // prepareRecord returns the change record of c (nil if c changes nothing),
-// with its sequence order taken, having written nothing. encLen is the
-// length of the new item's encoding.
-func prepareRecord(tr fdb.Transaction, c itemChange, encLen int) (*pendingRecord, error) {
+// with its sequence order taken, having written nothing. enc is the
+// encoding of the new item (nil for a deletion).
+func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte) (*pendingRecord, error) {
+	encLen := len(enc)
 	st := c.st
 	if !c.oldKnown {
 		// The request did not need the old item and was validated with a
@@ -245,19 +261,31 @@ func prepareRecord(tr fdb.Transaction, c itemChange, encLen int) (*pendingRecord
 	if view == StreamViewTypeOldImage || view == StreamViewTypeNewAndOldImages {
 		oldImg = c.old
 	}
-	data, err := encodeRecord(event, c.byTTL, view, time.Now(), keys, newImg, oldImg)
+	// One buffer holds the record behind the part flag of its first part,
+	// so a record of one part is written without another copy.
+	var newEnc []byte
+	if newImg != nil {
+		newEnc = enc
+	}
+	buf, err := appendRecord(make([]byte, 1, 64+len(newEnc)), event, c.byTTL, view, time.Now(), keys, newImg, newEnc, oldImg)
 	if err != nil {
 		return nil, err
 	}
+	data := buf[1:]
 	if encLen+len(data) > maxChangeBytes {
 		return nil, &ValidationError{Reason: "Item size has exceeded the maximum allowed size for a table with a " + string(view) + " stream (item and change record " +
 			strconv.Itoa(encLen+len(data)) + " > " + strconv.Itoa(maxChangeBytes) + " bytes)"}
 	}
+	p := &pendingRecord{keys: st.keys, shard: st.streamShardOf(keys[st.hash.Name]), data: data, buf: buf}
+	if c.sole {
+		return p, nil // order 0, and no other change to order it against
+	}
+	p.ordered = true
 	rv, err := tr.GetReadVersion().Get()
 	if err != nil {
 		return nil, err
 	}
-	p := &pendingRecord{keys: st.keys, shard: st.streamShardOf(keys[st.hash.Name]), slot: int(uint64(rv) % uint64(st.streamShards())), rv: rv, data: data}
+	p.slot, p.rv = int(uint64(rv)%uint64(st.streamShards())), rv
 	last, err := tr.Snapshot().Get(st.keys.streamOrderKey(p.slot)).Get()
 	if err != nil {
 		return nil, err
@@ -278,7 +306,15 @@ func (p *pendingRecord) write(tr fdb.Transaction) error {
 	if p == nil {
 		return nil
 	}
-	for part, off := 0, 0; off < len(p.data) || part == 0; part++ {
+	if len(p.data) <= streamPartSize {
+		p.buf[0] = partLast
+		key, err := p.keys.streamRecordKey(p.shard, p.order, 0)
+		if err != nil {
+			return err
+		}
+		tr.SetVersionstampedKey(key, p.buf)
+	}
+	for part, off := 0, 0; off < len(p.data) && len(p.data) > streamPartSize; part++ {
 		end := min(off+streamPartSize, len(p.data))
 		v := make([]byte, 0, end-off+1)
 		if end == len(p.data) {
@@ -293,10 +329,12 @@ func (p *pendingRecord) write(tr fdb.Transaction) error {
 		tr.SetVersionstampedKey(key, append(v, p.data[off:end]...))
 		off = end
 	}
-	var order [10]byte
-	binary.BigEndian.PutUint64(order[:], uint64(p.rv))
-	binary.BigEndian.PutUint16(order[8:], p.order)
-	tr.Set(p.keys.streamOrderKey(p.slot), order[:])
+	if p.ordered {
+		var order [10]byte
+		binary.BigEndian.PutUint64(order[:], uint64(p.rv))
+		binary.BigEndian.PutUint16(order[8:], p.order)
+		tr.Set(p.keys.streamOrderKey(p.slot), order[:])
+	}
 	tr.Add(p.keys.streamMarkerKey(p.shard), one64)
 	return nil
 }
@@ -327,35 +365,38 @@ var (
 // where item is the item codec's encoding (codec.go) and micros the
 // creation time in Unix microseconds.
 func encodeRecord(event byte, byTTL bool, view StreamViewType, at time.Time, keys, newImg, oldImg Item) ([]byte, error) {
+	return appendRecord(nil, event, byTTL, view, at, keys, newImg, nil, oldImg)
+}
+
+// appendRecord appends the record to b; newEnc, if not nil, is the
+// encoding of newImg, already made.
+
+func appendRecord(b []byte, event byte, byTTL bool, view StreamViewType, at time.Time, keys, newImg Item, newEnc []byte, oldImg Item) ([]byte, error) {
 	var flags byte
 	if byTTL {
 		flags |= flagTTL
 	}
-	b := []byte{streamRecordVersion, event, flags, viewCodes[view]}
+	b = append(b, streamRecordVersion, event, flags, viewCodes[view])
 	b = binary.AppendVarint(b, at.UnixMicro())
 	k, err := EncodeItem(keys)
 	if err != nil {
 		return nil, err
 	}
 	b = append(binary.AppendUvarint(b, uint64(len(k))), k...)
-	for _, img := range []Item{newImg, oldImg} {
+	for i, img := range []Item{newImg, oldImg} {
 		if img == nil {
 			b = append(b, 0)
 			continue
 		}
-		if b, err = appendImage(b, img); err != nil {
-			return nil, err
+		enc := newEnc
+		if i == 1 || enc == nil {
+			if enc, err = EncodeItem(img); err != nil {
+				return nil, err
+			}
 		}
+		b = append(binary.AppendUvarint(b, uint64(len(enc))+1), enc...)
 	}
 	return b, nil
-}
-
-func appendImage(b []byte, img Item) ([]byte, error) {
-	enc, err := EncodeItem(img)
-	if err != nil {
-		return nil, err
-	}
-	return append(binary.AppendUvarint(b, uint64(len(enc))+1), enc...), nil
 }
 
 // decodeRecord parses a record encodeRecord produced, for table name with

@@ -29,6 +29,10 @@ type itemChange struct {
 	// byTTL marks a deletion made by the Time to Live sweeper; its change
 	// record carries DynamoDB's service identity (stream.go).
 	byTTL bool
+	// sole marks the only change of a transaction fdyno runs itself
+	// (ownsTransaction): its change record needs no per-transaction
+	// order (stream.go). The zero value is always safe.
+	sole bool
 }
 
 // needsOld reports whether every write must read the old item even when
@@ -64,7 +68,7 @@ func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 	var rec *pendingRecord
 	if c.st.hasStream() {
 		var err error
-		if rec, err = prepareRecord(tr, c, len(enc)); err != nil {
+		if rec, err = prepareRecord(tr, c, enc); err != nil {
 			return err
 		}
 	}
