@@ -374,3 +374,54 @@ func TestSequenceNumberRoundTrip(t *testing.T) {
 		t.Error("decimal order differs from byte order")
 	}
 }
+
+// TestStreamShardsGrow: a stream's shards can grow (records in the old
+// shards stay in the merged order) but not shrink.
+func TestStreamShardsGrow(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, 0))
+	putN(t, db, tbl, 0, 5)
+	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		return nil, tbl.replaceSchema(tr, streamSchema(StreamViewTypeKeysOnly, 4))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	putN(t, db, tbl, 5, 5)
+	recs := readStream(t, db, tbl)
+	var got []int64
+	for _, r := range recs {
+		n, _ := r.Keys["sk"].Int64()
+		got = append(got, n)
+	}
+	if diff := cmp.Diff([]int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, got); diff != "" {
+		t.Errorf("records across the shard change mismatch (-want +got):\n%s", diff)
+	}
+	_, err = db.Transact(func(tr fdb.Transaction) (any, error) {
+		return nil, tbl.replaceSchema(tr, streamSchema(StreamViewTypeKeysOnly, 2))
+	})
+	if !errors.Is(err, ErrValidation) {
+		t.Errorf("shrinking StreamShards: %v, want ErrValidation", err)
+	}
+}
+
+// TestStreamRecordTooLarge: an item and its change record must fit a
+// FoundationDB transaction; one that would not is a ValidationException
+// and writes nothing.
+func TestStreamRecordTooLarge(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, streamSchema(StreamViewTypeNewAndOldImages, 0), WithMaxItemSize(MaxItemSizeLimit))
+	key := Item{"pk": S("big"), "sk": N("1")}
+	first := Item{"pk": S("big"), "sk": N("1"), "b": B([]byte(strings.Repeat("a", 3<<20)))}
+	mustPut(t, db, tbl, first)
+	second := Item{"pk": S("big"), "sk": N("1"), "b": B([]byte(strings.Repeat("b", 3<<20)))}
+	if _, err := tbl.Put(db, PutInput{Item: second}); !errors.Is(err, ErrValidation) {
+		t.Fatalf("Put of a 3 MB item over a 3 MB item = %v, want ErrValidation (item and record over 8 MB)", err)
+	}
+	if got := mustGet(t, db, tbl, key); !got.Equal(first) {
+		t.Error("the refused put changed the item")
+	}
+	if n := len(readStream(t, db, tbl)); n != 1 {
+		t.Errorf("%d records, want 1", n)
+	}
+}

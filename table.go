@@ -497,6 +497,10 @@ func (t *Table) replaceSchema(tr fdb.Transaction, s TableSchema) error {
 	if !sameKeySchema(st.schema, s) {
 		return &ValidationError{Op: "UpdateTable", Reason: "the table's key schema cannot change"}
 	}
+	if s.StreamShards != 0 && s.StreamShards < st.schema.StreamShards || s.StreamShards == 0 && st.schema.StreamShards > 1 {
+		// Readers merge the shards the schema names: fewer would hide records.
+		return &ValidationError{Op: "UpdateTable", Reason: "StreamShards cannot decrease"}
+	}
 	meta, err := json.Marshal(tableMeta{FormatVersion: metaFormatVersion, TableName: t.name, Schema: s.canonical()})
 	if err != nil {
 		return err
