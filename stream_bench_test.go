@@ -24,7 +24,8 @@ func benchStreamTable(b *testing.B, db fdb.Database, name string, view StreamVie
 }
 
 // BenchmarkStreamPut: a Put (replacing one of 100 items of 1 KB, so a
-// MODIFY record) on a table without a stream, with KEYS_ONLY and
+// MODIFY record) on a table without a stream (blind, and reading the old
+// item as a stream's Put must), with KEYS_ONLY and
 // NEW_AND_OLD_IMAGES streams, and with 4 shards; beside raw transactions
 // making the same writes: one Set, and a Set plus a versionstamped
 // record, an order key and a marker ADD.
@@ -40,11 +41,15 @@ func BenchmarkStreamPut(b *testing.B) {
 		name   string
 		view   StreamViewType
 		shards int
+		rv     ReturnValue
 	}{
-		{"stream=none", "", 0},
-		{"stream=KEYS_ONLY", StreamViewTypeKeysOnly, 0},
-		{"stream=NEW_AND_OLD_IMAGES", StreamViewTypeNewAndOldImages, 0},
-		{"stream=NEW_AND_OLD_IMAGES/shards=4", StreamViewTypeNewAndOldImages, 4},
+		{"stream=none", "", 0, ""},
+		// Reads the old item as a stream's Put must: the record's own cost
+		// is the difference to this line.
+		{"stream=none/ReturnValues=ALL_OLD", "", 0, ReturnValueAllOld},
+		{"stream=KEYS_ONLY", StreamViewTypeKeysOnly, 0, ""},
+		{"stream=NEW_AND_OLD_IMAGES", StreamViewTypeNewAndOldImages, 0, ""},
+		{"stream=NEW_AND_OLD_IMAGES/shards=4", StreamViewTypeNewAndOldImages, 4, ""},
 	} {
 		tbl := benchStreamTable(b, db, "Put", tc.view, tc.shards)
 		b.Run(tc.name+"/fdyno", func(b *testing.B) {
@@ -54,7 +59,7 @@ func BenchmarkStreamPut(b *testing.B) {
 			for b.Loop() {
 				it := items[i%keys]
 				it["n"] = NInt(int64(i)) // a change, so a record
-				if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
+				if _, err := tbl.Put(db, PutInput{Item: it, ReturnValues: tc.rv}); err != nil {
 					b.Fatal(err)
 				}
 				i++
