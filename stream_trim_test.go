@@ -92,3 +92,70 @@ func TestTrimStreamRejects(t *testing.T) {
 		t.Errorf("trim with a fresh consumer = %+v, %v; want nothing trimmed", out, err)
 	}
 }
+
+// TestTrimConcurrentWithConsumer: a trim looping while writers write and
+// a registered consumer runs never removes a record before the consumer
+// has processed it: the consumer processes every record exactly once.
+func TestTrimConcurrentWithConsumer(t *testing.T) {
+	db := fdblitetest.Open(t)
+	src := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, 2))
+	fx := newEffects(t, db)
+	c, _ := src.Consumer("kept")
+	if err := c.Register(db, ""); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	runErr := make(chan error, 1)
+	go func() { runErr <- c.Run(ctx, db, 3, fx.handler) }()
+	trimErr := make(chan error, 1)
+	trimmed := 0
+	go func() {
+		for ctx.Err() == nil {
+			out, err := src.TrimStream(ctx, db, TrimStreamInput{KeepLast: 1, BatchSize: 2})
+			if err != nil && ctx.Err() == nil {
+				trimErr <- err
+				return
+			}
+			if out != nil {
+				trimmed += out.Trimmed
+			}
+		}
+		trimErr <- nil
+	}()
+	const n = 60
+	putN(t, db, src, 0, n) // distinct items: n INSERT records
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		items := 0
+		for _, err := range fx.tbl.ScanAll(context.Background(), db, ScanInput{}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			items++
+		}
+		if items == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("consumer processed %d of %d records", items, n)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	cancel()
+	if err := <-runErr; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v", err)
+	}
+	if err := <-trimErr; err != nil {
+		t.Fatalf("TrimStream = %v", err)
+	}
+	for it, err := range fx.tbl.ScanAll(context.Background(), db, ScanInput{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := it["n"].Int64(); v != 1 {
+			t.Errorf("record %s processed %d times", it["pk"].S(), v)
+		}
+	}
+	t.Logf("%d records trimmed while the consumer ran", trimmed)
+}
