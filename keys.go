@@ -690,6 +690,12 @@ func (k tableKeys) streamKeyAfter(shard int, seq seqNo) fdb.Key {
 	return append(k.streamKeyAt(shard, seq), 0xff)
 }
 
+// streamRangeThrough returns the range of the records of shard up to and
+// including the one with sequence number last.
+func (k tableKeys) streamRangeThrough(shard int, last seqNo) fdb.KeyRange {
+	return fdb.KeyRange{Begin: k.streamShardPrefix(shard), End: k.streamKeyAfter(shard, last)}
+}
+
 // splitStreamKey returns the sequence number and part number of a record
 // key of shard. It accepts only what streamRecordKey produces, and never
 // panics on other bytes.

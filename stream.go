@@ -120,7 +120,9 @@ type StreamRecord struct {
 
 // UserIdentity says who made a change, for TTL deletions.
 type UserIdentity struct {
-	Type        string
+	// Type is "Service" for Time to Live deletions.
+	Type string
+	// PrincipalID is "dynamodb.amazonaws.com" for Time to Live deletions.
 	PrincipalID string
 }
 

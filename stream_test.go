@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"strings"
 	"testing"
@@ -423,5 +424,31 @@ func TestStreamRecordTooLarge(t *testing.T) {
 	}
 	if n := len(readStream(t, db, tbl)); n != 1 {
 		t.Errorf("%d records, want 1", n)
+	}
+}
+
+// TestStreamTooManyChanges: the order within a transaction is 16 bits, so
+// the 65,537th change to a table in one transaction is refused with a
+// ValidationException (the write-order key is set to the last order here,
+// instead of making 65,536 changes).
+func TestStreamTooManyChanges(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, 0))
+	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		if _, err := tbl.Put(tr, PutInput{Item: Item{"pk": S("a"), "sk": N("1")}}); err != nil {
+			return nil, err
+		}
+		rv, err := tr.GetReadVersion().Get()
+		if err != nil {
+			return nil, err
+		}
+		st := tbl.state.Load()
+		last := binary.BigEndian.AppendUint64(nil, uint64(rv))
+		tr.Set(st.keys.streamOrderKey(int(uint64(rv)%uint64(st.streamShards()))), binary.BigEndian.AppendUint16(last, MaxChangesPerTransaction-1))
+		_, err = tbl.Put(tr, PutInput{Item: Item{"pk": S("b"), "sk": N("1")}})
+		return nil, err
+	})
+	if !errors.Is(err, ErrValidation) {
+		t.Fatalf("change after order %d = %v, want ErrValidation", MaxChangesPerTransaction-1, err)
 	}
 }

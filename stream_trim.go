@@ -178,7 +178,7 @@ func (t *Table) trimBatch(tr fdb.Transaction, in TrimStreamInput, cutoff time.Ti
 		n++
 	}
 	for s, c := range cuts {
-		tr.ClearRange(fdb.KeyRange{Begin: st.keys.streamShardPrefix(s), End: st.keys.streamKeyAfter(s, c.last)})
+		tr.ClearRange(st.keys.streamRangeThrough(s, c.last))
 		tr.Add(st.keys.streamTrimmedKey(s), binary.LittleEndian.AppendUint64(nil, uint64(c.count)))
 	}
 	if n > 0 {
