@@ -204,6 +204,7 @@ type pendingRecord struct {
 	rv    int64
 	data  []byte
 	buf   []byte // a free byte, then data
+	parts []fdb.KeyValue
 	// ordered is set when the record took its order from the write-order
 	// key, which it then updates.
 	ordered bool
@@ -280,7 +281,7 @@ func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte) (*pendingRecord
 	}
 	p := &pendingRecord{keys: st.keys, shard: st.streamShardOf(keys[st.hash.Name]), data: data, buf: buf}
 	if c.sole {
-		return p, nil // order 0, and no other change to order it against
+		return p, p.pack() // order 0, and no other change to order it against
 	}
 	p.ordered = true
 	rv, err := tr.GetReadVersion().Get()
@@ -299,24 +300,19 @@ func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte) (*pendingRecord
 		}
 		p.order = uint16(n)
 	}
-	return p, nil
+	return p, p.pack()
 }
 
-// write sets the record's parts, the write-order key and the shard's
-// change marker. A nil record writes nothing.
-func (p *pendingRecord) write(tr fdb.Transaction) error {
-	if p == nil {
-		return nil
-	}
+// pack builds the keys and values of the record's parts, once its order
+// is known, so that write cannot fail.
+func (p *pendingRecord) pack() error {
 	if len(p.data) <= streamPartSize {
 		p.buf[0] = partLast
 		key, err := p.keys.streamRecordKey(p.shard, p.order, 0)
-		if err != nil {
-			return err
-		}
-		tr.SetVersionstampedKey(key, p.buf)
+		p.parts = []fdb.KeyValue{{Key: key, Value: p.buf}}
+		return err
 	}
-	for part, off := 0, 0; off < len(p.data) && len(p.data) > streamPartSize; part++ {
+	for part, off := 0, 0; off < len(p.data); part++ {
 		end := min(off+streamPartSize, len(p.data))
 		v := make([]byte, 0, end-off+1)
 		if end == len(p.data) {
@@ -328,8 +324,20 @@ func (p *pendingRecord) write(tr fdb.Transaction) error {
 		if err != nil {
 			return err
 		}
-		tr.SetVersionstampedKey(key, append(v, p.data[off:end]...))
+		p.parts = append(p.parts, fdb.KeyValue{Key: key, Value: append(v, p.data[off:end]...)})
 		off = end
+	}
+	return nil
+}
+
+// write sets the record's parts, the write-order key and the shard's
+// change marker. A nil record writes nothing.
+func (p *pendingRecord) write(tr fdb.Transaction) {
+	if p == nil {
+		return
+	}
+	for _, kv := range p.parts {
+		tr.SetVersionstampedKey(kv.Key, kv.Value)
 	}
 	if p.ordered {
 		var order [10]byte
@@ -338,7 +346,6 @@ func (p *pendingRecord) write(tr fdb.Transaction) error {
 		tr.Set(p.keys.streamOrderKey(p.slot), order[:])
 	}
 	tr.Add(p.keys.streamMarkerKey(p.shard), one64)
-	return nil
 }
 
 // one64 is the little-endian 64-bit 1 of atomic ADDs.

@@ -91,7 +91,8 @@ func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 
 	// Change record (stream.go): v/<shard>/<versionstamp> with the keys
 	// and the images the view type asks for.
-	return rec.write(tr)
+	rec.write(tr)
+	return nil
 }
 
 // checkItemSize applies the item size limit, as DynamoDB measures size.
