@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"encoding/binary"
+	"errors"
 	"hash/fnv"
 	"math/big"
 	"strconv"
@@ -210,6 +211,10 @@ type pendingRecord struct {
 	ordered bool
 }
 
+// errOldUnknown reports a bug: a change record needs the old item, which
+// writeItem reads when the caller did not (needsOld).
+var errOldUnknown = errors.New("fdyno: internal error: change record without the old item")
+
 // ownsTransaction reports whether an operation given tx runs in a
 // transaction of its own (fdyno's retry loop on an fdb.Database), whose
 // only change is the operation's.
@@ -225,15 +230,7 @@ func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte) (*pendingRecord
 	encLen := len(enc)
 	st := c.st
 	if !c.oldKnown {
-		// The request did not need the old item and was validated with a
-		// cached schema that had no stream: read it now.
-		head, err := tr.Get(st.keys.itemKey(c.kv)).Get()
-		if err != nil {
-			return nil, err
-		}
-		if c.old, err = decodeHead(tr, st.keys, c.kv, head); err != nil {
-			return nil, err
-		}
+		return nil, errOldUnknown // writeItem reads it for tables that need it
 	}
 	var event byte
 	switch {

@@ -452,3 +452,36 @@ func TestStreamTooManyChanges(t *testing.T) {
 		t.Fatalf("change after order %d = %v, want ErrValidation", MaxChangesPerTransaction-1, err)
 	}
 }
+
+// TestStreamStaleHandle: a handle whose cached schema has no stream, used
+// after another handle added one, writes the right record: the old item
+// is read even though the request, validated with the old schema, did not
+// need it.
+func TestStreamStaleHandle(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	stale, err := Open(db, "Stale", root, WithSchema(hashRange))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := Item{"pk": S("a"), "sk": N("1"), "v": N("1")}
+	mustPut(t, db, stale, old)
+	other, err := Open(db, "Stale", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		return nil, other.replaceSchema(tr, streamSchema(StreamViewTypeNewAndOldImages, 0))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	updated := Item{"pk": S("a"), "sk": N("1"), "v": N("2")}
+	mustPut(t, db, stale, updated) // a blind put for the stale handle
+	if _, err := stale.Delete(db, DeleteInput{Key: Item{"pk": S("zz"), "sk": N("1")}}); err != nil {
+		t.Fatal(err) // a blind delete of an absent item: no record
+	}
+	want := []StreamRecord{{TableName: "Stale", EventName: EventNameModify, Keys: Item{"pk": S("a"), "sk": N("1")}, NewImage: updated, OldImage: old, StreamViewType: StreamViewTypeNewAndOldImages}}
+	if diff := cmp.Diff(want, readStream(t, db, other), recordCmp); diff != "" {
+		t.Fatalf("records mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -46,14 +46,29 @@ func (st *tableState) needsOld() bool { return st.hasStream() }
 //
 // Steps, in order:
 //
+//  0. read the old item if the table needs it (needsOld) and the request
+//     did not read it (a handle validated with a stale schema), and
+//     prepare the change record (stream.go), before any write;
 //  1. conflict on the table's metadata key, so a concurrent DeleteTable
 //     or schema change aborts this transaction instead of writing into a
 //     removed directory;
 //  2. clear the item's chunk range (no orphans, chunk.go invariant 2);
 //  3. write the head: inline encoding, or manifest plus chunks;
 //  4. index entries: hook below;
-//  5. change record: hook below.
+//  5. change record (stream.go).
 func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
+	if !c.oldKnown && c.st.needsOld() {
+		// The request did not need the old item and was validated with a
+		// cached schema that did not either: read it now.
+		head, err := tr.Get(c.st.keys.itemKey(c.kv)).Get()
+		if err != nil {
+			return err
+		}
+		if c.old, err = decodeHead(tr, c.st.keys, c.kv, head); err != nil {
+			return err
+		}
+		c.oldKnown = true
+	}
 	enc := c.enc
 	if c.new != nil && enc == nil {
 		if err := checkItemSize(c.new, maxSize); err != nil {
