@@ -3,6 +3,8 @@ package fdyno
 import (
 	"encoding/binary"
 	"errors"
+	"maps"
+	"slices"
 	"hash/fnv"
 	"math/big"
 	"strconv"
@@ -354,6 +356,8 @@ const (
 	eventModify = 2
 	eventRemove = 3
 	flagTTL     = 0x01
+	imageAbsent = 0x00
+	imageDelta  = 0x01
 )
 
 var (
@@ -365,11 +369,15 @@ var (
 // encodeRecord returns the stored form of a change record:
 //
 //	record = version:0x01 event:1 flags:1 view:1 micros:varint
-//	         keys:uvarint-length item   new:image   old:image
+//	         keys:uvarint-length item   new:image   old:(image | delta)
 //	image  = 0x00 (absent) | uvarint(len+1) item
+//	delta  = 0x01 changed:uvarint-length item   count:uvarint { name:uvarint-length bytes }
 //
 // where item is the item codec's encoding (codec.go) and micros the
-// creation time in Unix microseconds.
+// creation time in Unix microseconds. When both images are present the
+// old one is always a delta (appendDelta); otherwise never. An item
+// encoding is never shorter than 2 bytes, so an image's first byte is
+// never 0x01.
 func encodeRecord(event byte, byTTL bool, view StreamViewType, at time.Time, keys, newImg, oldImg Item) ([]byte, error) {
 	return appendRecord(nil, event, byTTL, view, at, keys, newImg, nil, oldImg)
 }
@@ -389,20 +397,99 @@ func appendRecord(b []byte, event byte, byTTL bool, view StreamViewType, at time
 		return nil, err
 	}
 	b = append(binary.AppendUvarint(b, uint64(len(k))), k...)
-	for i, img := range []Item{newImg, oldImg} {
-		if img == nil {
-			b = append(b, 0)
-			continue
+	if newImg != nil && newEnc == nil {
+		if newEnc, err = EncodeItem(newImg); err != nil {
+			return nil, err
 		}
-		enc := newEnc
-		if i == 1 || enc == nil {
-			if enc, err = EncodeItem(img); err != nil {
-				return nil, err
-			}
+	}
+	switch {
+	case newImg == nil:
+		b = append(b, imageAbsent)
+	default:
+		b = append(binary.AppendUvarint(b, uint64(len(newEnc))+1), newEnc...)
+	}
+	switch {
+	case oldImg == nil:
+		return append(b, imageAbsent), nil
+	case newImg != nil:
+		return appendDelta(append(b, imageDelta), oldImg, newImg)
+	}
+	enc, err := EncodeItem(oldImg)
+	if err != nil {
+		return nil, err
+	}
+	return append(binary.AppendUvarint(b, uint64(len(enc))+1), enc...), nil
+}
+
+// appendDelta appends the old image as a delta against the new one: the
+// attributes of old that new lacks or holds with another value (an item,
+// length-prefixed), then the names, in increasing byte order, of the
+// attributes new has and old lacks. An update usually changes a few
+// attributes, so a NEW_AND_OLD_IMAGES record is about one image long.
+func appendDelta(b []byte, old, new Item) ([]byte, error) {
+	changed := Item{}
+	for k, v := range old {
+		if w, ok := new[k]; !ok || !v.Equal(w) {
+			changed[k] = v
 		}
-		b = append(binary.AppendUvarint(b, uint64(len(enc))+1), enc...)
+	}
+	var added []string
+	for k := range new {
+		if _, ok := old[k]; !ok {
+			added = append(added, k)
+		}
+	}
+	slices.Sort(added)
+	enc, err := EncodeItem(changed)
+	if err != nil {
+		return nil, err
+	}
+	b = append(binary.AppendUvarint(b, uint64(len(enc))), enc...)
+	b = binary.AppendUvarint(b, uint64(len(added)))
+	for _, k := range added {
+		b = append(binary.AppendUvarint(b, uint64(len(k))), k...)
 	}
 	return b, nil
+}
+
+// applyDelta returns the old image that the delta at b[*off:] (after its
+// changed attributes) describes against new, advancing *off. It accepts
+// only what appendDelta writes.
+func applyDelta(new, changed Item, b []byte, off *int) (Item, error) {
+	fail := func(reason string) (Item, error) {
+		return nil, &CorruptError{What: "stream record", Offset: *off, Reason: "old image delta: " + reason}
+	}
+	for k, v := range changed {
+		if w, ok := new[k]; ok && v.Equal(w) {
+			return fail("attribute " + strconv.Quote(k) + " did not change")
+		}
+	}
+	count, n := binary.Uvarint(b[*off:])
+	if n <= 0 || count > uint64(len(new)) {
+		return fail("bad count")
+	}
+	*off += n
+	old := maps.Clone(new)
+	prev := ""
+	for i := range int(count) {
+		l, n := binary.Uvarint(b[*off:])
+		if n <= 0 || l > uint64(len(b)-*off-n) {
+			return fail("bad name length")
+		}
+		*off += n
+		name := string(b[*off : *off+int(l)])
+		*off += int(l)
+		if _, ok := new[name]; !ok || i > 0 && name <= prev {
+			return fail("names not in the new image, or not in increasing order")
+		}
+		if _, ok := changed[name]; ok {
+			return fail("attribute " + strconv.Quote(name) + " both added and changed")
+		}
+		delete(old, name)
+		prev = name
+	}
+	maps.Copy(old, changed)
+	return old, nil
 }
 
 // decodeRecord parses a record encodeRecord produced, for table name with
@@ -465,8 +552,22 @@ func decodeRecord(table string, seq seqNo, b []byte) (StreamRecord, error) {
 	if r.NewImage, err = item(true); err != nil {
 		return StreamRecord{}, err
 	}
-	if r.OldImage, err = item(true); err != nil {
-		return StreamRecord{}, err
+	switch {
+	case off < len(b) && b[off] == imageDelta && r.NewImage != nil:
+		off++
+		changed, err := item(false)
+		if err != nil {
+			return StreamRecord{}, err
+		}
+		if r.OldImage, err = applyDelta(r.NewImage, changed, b, &off); err != nil {
+			return StreamRecord{}, err
+		}
+	case r.NewImage != nil && (off >= len(b) || b[off] != imageAbsent):
+		return fail(off, "old image beside a new image is not a delta")
+	default:
+		if r.OldImage, err = item(true); err != nil {
+			return StreamRecord{}, err
+		}
 	}
 	if off != len(b) {
 		return fail(off, "trailing bytes")

@@ -44,6 +44,7 @@ func FuzzStreamRecord(f *testing.F) {
 		{eventInsert, false, StreamViewTypeKeysOnly, nil, nil},
 		{eventModify, false, StreamViewTypeNewAndOldImages, Item{"pk": S("a"), "sk": N("1"), "x": L(S("y"), Null())}, keys},
 		{eventRemove, true, StreamViewTypeOldImage, nil, keys},
+		{eventModify, false, StreamViewTypeNewAndOldImages, Item{"pk": S("a"), "sk": N("1"), "x": S("y"), "n": N("1")}, Item{"pk": S("a"), "sk": N("1"), "x": S("z"), "m": Bool(true)}},
 	} {
 		b, err := encodeRecord(r.event, r.ttl, r.view, time.UnixMicro(1700000000123456), keys, r.nw, r.od)
 		if err != nil {
