@@ -3,10 +3,10 @@ package fdyno
 import (
 	"encoding/binary"
 	"errors"
-	"maps"
-	"slices"
 	"hash/fnv"
+	"maps"
 	"math/big"
+	"slices"
 	"strconv"
 	"time"
 
