@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"math/big"
+	"math/bits"
 	"slices"
 	"strconv"
 	"time"
@@ -144,11 +145,18 @@ const seqDigits = 29
 // String returns the zero-padded decimal form, whose string order is the
 // sequence order.
 func (s seqNo) String() string {
-	d := new(big.Int).SetBytes(s[:]).Text(10)
-	if len(d) < seqDigits {
-		d = "00000000000000000000000000000"[:seqDigits-len(d)] + d
+	// Long division of the 96-bit number by 10, 29 times: no big.Int on
+	// the read path.
+	hi := uint64(binary.BigEndian.Uint32(s[:4]))
+	lo := binary.BigEndian.Uint64(s[4:])
+	var d [seqDigits]byte
+	for i := seqDigits - 1; i >= 0; i-- {
+		var r uint64
+		hi, r = hi/10, hi%10
+		lo, r = bits.Div64(r, lo, 10)
+		d[i] = '0' + byte(r)
 	}
-	return d
+	return string(d[:])
 }
 
 func (s seqNo) less(o seqNo) bool { return string(s[:]) < string(o[:]) }

@@ -231,7 +231,11 @@ func readShard(rt fdb.ReadTransaction, keys tableKeys, shard int, begin fdb.KeyC
 		} else if seq != cur.seq || part != parts {
 			return nil, false, &CorruptError{What: "stream record", Reason: "record " + cur.seq.String() + " lacks part " + strconv.Itoa(parts)}
 		}
-		cur.data = append(cur.data, kv.Value[1:]...)
+		if parts == 0 && kv.Value[0] == partLast {
+			cur.data = kv.Value[1:] // one part: the bindings' copy is ours
+		} else {
+			cur.data = append(cur.data, kv.Value[1:]...)
+		}
 		parts++
 		if kv.Value[0] == partLast {
 			recs = append(recs, *cur)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -483,5 +484,17 @@ func TestStreamStaleHandle(t *testing.T) {
 	want := []StreamRecord{{TableName: "Stale", EventName: EventNameModify, Keys: Item{"pk": S("a"), "sk": N("1")}, NewImage: updated, OldImage: old, StreamViewType: StreamViewTypeNewAndOldImages}}
 	if diff := cmp.Diff(want, readStream(t, db, other), recordCmp); diff != "" {
 		t.Fatalf("records mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSequenceNumberDecimal: the decimal form is the 96-bit big-endian
+// number, checked against math/big.
+func TestSequenceNumberDecimal(t *testing.T) {
+	for _, s := range []seqNo{{}, {11: 9}, {11: 10}, {3: 1}, {4: 1}, {0: 0x80}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}} {
+		want := new(big.Int).SetBytes(s[:]).Text(10)
+		want = strings.Repeat("0", seqDigits-len(want)) + want
+		if got := s.String(); got != want {
+			t.Errorf("%x: String() = %s, want %s", s, got, want)
+		}
 	}
 }
