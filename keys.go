@@ -9,7 +9,7 @@ package fdyno
 //	    i/<hash>[/<range>]                            item head: the encoded item (codec.go)
 //	    c/<hash>[/<range>]/<chunk>                    chunks of an item too large for one value
 //	    x/<index>/<hashValue>/<sortValue>/<basePK>    secondary index entries
-//	    v/<versionstamp>                              stream records, in commit order
+//	    v/<shard>/<versionstamp>/<part>               stream records, in commit order per shard (and v/<name>/… stream state, at the end of this file)
 //
 // Key attribute values (<hash>, <range>, <hashValue>, <sortValue>) are one
 // tuple element each:
@@ -56,7 +56,8 @@ import (
 //	                            manifest (chunk.go) when the item is large
 //	("c", <hash>[, <range>], n) chunk n (an int64 tuple element) of a large item
 //	("x", …)                    secondary index entries (index.go, later)
-//	("v", …)                    change records (stream.go, later)
+//	("v", …)                    change records and stream state (stream.go; see
+//	                            the stream block at the end of this file)
 //
 // A chunk key extends its item key by one element, so all chunks of an
 // item form one contiguous range that a single ClearRange removes.
