@@ -2,6 +2,7 @@ package fdyno_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -150,4 +151,28 @@ func ExampleNewFeed() {
 	// Music first
 	// Archive second
 	// Music third
+}
+
+// TrimStream removes old records in bounded batches, but never records a
+// registered consumer has not processed yet, unless forced.
+func ExampleTable_TrimStream() {
+	db, root := exampleDB("Trim")
+	music, _ := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicStream(1)))
+	for _, title := range []string{"A", "B", "C", "D", "E"} {
+		_, _ = music.Put(db, fdyno.PutInput{Item: fdyno.Item{"Artist": fdyno.S("X"), "SongTitle": fdyno.S(title)}})
+	}
+	reader, _ := music.Consumer("reader")
+	_ = reader.Register(db, "")
+	_, _ = reader.ProcessBatch(db, 2, func(fdb.Transaction, []fdyno.StreamRecord) error { return nil })
+
+	out, _ := music.TrimStream(context.Background(), db, fdyno.TrimStreamInput{KeepLast: 1})
+	fmt.Println("trimmed behind the consumer:", out.Trimmed)
+	out, _ = music.TrimStream(context.Background(), db, fdyno.TrimStreamInput{KeepLast: 1, Force: true})
+	fmt.Println("forced:", out.Trimmed)
+	_, err := reader.ProcessBatch(db, 0, func(fdb.Transaction, []fdyno.StreamRecord) error { return nil })
+	fmt.Println(errors.Is(err, fdyno.ErrTrimmedDataAccess))
+	// Output:
+	// trimmed behind the consumer: 2
+	// forced: 2
+	// true
 }
