@@ -100,7 +100,6 @@ func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limi
 	mvf := rt.Snapshot().Get(metadataVersionKey)
 	states := make([]*tableState, len(tables))
 	horizons := make([]fdb.FutureByteSlice, len(tables))
-	sources := 0
 	for i, t := range tables {
 		st, err := t.current(rt, mvf)
 		if err != nil {
@@ -110,7 +109,6 @@ func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limi
 			return streamPage{}, &ValidationError{Op: "GetRecords", Reason: "Table " + t.name + " has no stream (StreamViewType is not set)"}
 		}
 		states[i] = st
-		sources += st.streamShards()
 		if pos.set {
 			horizons[i] = rt.Snapshot().Get(st.keys.streamHorizonKey())
 		}
@@ -133,15 +131,11 @@ func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limi
 			}
 		}
 	}
-	shardBytes := max(maxRecordsPageBytes/sources, 1)
-	type source struct {
-		recs         []rawRecord
-		table, shard int
-	}
-	var srcs []source
-	var pg streamPage
-	var bound seqNo
-	cut := false
+	// One lazy reader per shard; the k-way merge takes the least head,
+	// then advances only that shard, so each shard is read as far as the
+	// page needs (its iterator fetching in growing batches), and whether
+	// more records follow is known from the heads left.
+	var readers []*shardReader
 	for i, st := range states {
 		for s := range st.streamShards() {
 			begin := st.keys.streamShardPrefix(s)
@@ -152,84 +146,81 @@ func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limi
 					begin = st.keys.streamKeyAt(s, pos.seq)
 				}
 			}
-			recs, more, err := readShard(rt, st.keys, s, begin, limit, shardBytes)
-			if err != nil {
+			r := st.keys.streamShardRange(s)
+			r.Begin = begin
+			sr := &shardReader{keys: st.keys, shard: s, table: i, it: rt.GetRange(r, fdb.RangeOptions{Mode: fdb.StreamingModeIterator}).Iterator()}
+			if err := sr.advance(); err != nil {
 				return streamPage{}, err
 			}
-			if more {
-				if last := recs[len(recs)-1].seq; !cut || last.less(bound) {
-					bound = last
-				}
-				cut = true
-			}
-			srcs = append(srcs, source{recs: recs, table: i, shard: s})
-			pg.markers = append(pg.markers, st.keys.streamMarkerKey(s))
+			readers = append(readers, sr)
 		}
 	}
-	// The k-way merge: take the least head while it is inside every cut
-	// shard's reach.
+	var pg streamPage
+	for _, sr := range readers {
+		pg.markers = append(pg.markers, sr.keys.streamMarkerKey(sr.shard))
+	}
 	bytes := 0
 	for len(pg.records) < limit && bytes < maxRecordsPageBytes {
-		best := -1
-		for j, src := range srcs {
-			if len(src.recs) == 0 {
-				continue
-			}
-			if best < 0 || src.recs[0].seq.less(srcs[best].recs[0].seq) {
-				best = j // ties keep the lower table index
+		var best *shardReader
+		for _, sr := range readers {
+			if sr.head != nil && (best == nil || sr.head.seq.less(best.head.seq)) {
+				best = sr // ties keep the lower table index
 			}
 		}
-		if best < 0 || cut && bound.less(srcs[best].recs[0].seq) {
+		if best == nil {
 			break
 		}
-		raw := srcs[best].recs[0]
-		srcs[best].recs = srcs[best].recs[1:]
-		rec, err := decodeRecord(tables[srcs[best].table].name, raw.seq, raw.data)
+		raw := best.head
+		rec, err := decodeRecord(tables[best.table].name, raw.seq, raw.data)
 		if err != nil {
 			return streamPage{}, err
 		}
-		pg.records = append(pg.records, pageRecord{StreamRecord: rec, seq: raw.seq, table: srcs[best].table, shard: srcs[best].shard})
+		pg.records = append(pg.records, pageRecord{StreamRecord: rec, seq: raw.seq, table: best.table, shard: best.shard})
 		bytes += len(raw.data)
+		if err := best.advance(); err != nil {
+			return streamPage{}, err
+		}
 	}
-	pg.more = cut
-	for _, src := range srcs {
-		pg.more = pg.more || len(src.recs) > 0
+	for _, sr := range readers {
+		pg.more = pg.more || sr.head != nil
 	}
 	return pg, nil
 }
 
-// readShard reads whole records from begin to the end of shard's range,
-// stopping before a record once it has limit records or maxBytes bytes
-// (and at least one record); more reports that it stopped early. Parts are
-// checked: consecutive from 0 with one sequence number, the last flagged.
-func readShard(rt fdb.ReadTransaction, keys tableKeys, shard int, begin fdb.KeyConvertible, limit, maxBytes int) (recs []rawRecord, more bool, err error) {
-	r := keys.streamShardRange(shard)
-	r.Begin = begin
-	it := rt.GetRange(r, fdb.RangeOptions{Mode: fdb.StreamingModeIterator}).Iterator()
+// shardReader reads the records of one shard in order, one at a time.
+type shardReader struct {
+	keys         tableKeys
+	shard, table int
+	it           *fdb.RangeIterator
+	head         *rawRecord // the next record, nil at the end of the range
+}
+
+// advance reads the next whole record into head (nil at the end). Parts
+// are checked: consecutive from 0 with one sequence number, the last one
+// flagged as such.
+func (r *shardReader) advance() error {
+	r.head = nil
 	var cur *rawRecord
-	parts, bytes := 0, 0
-	for it.Advance() {
-		kv, err := it.Get()
+	parts := 0
+	for r.it.Advance() {
+		kv, err := r.it.Get()
 		if err != nil {
-			return nil, false, err
+			return err
 		}
-		seq, part, err := keys.splitStreamKey(shard, kv.Key)
+		seq, part, err := r.keys.splitStreamKey(r.shard, kv.Key)
 		if err != nil {
-			return nil, false, err
+			return err
 		}
 		if len(kv.Value) == 0 || kv.Value[0] > partLast {
-			return nil, false, &CorruptError{What: "stream record", Reason: "bad part flag at " + seq.String()}
+			return &CorruptError{What: "stream record", Reason: "bad part flag at " + seq.String()}
 		}
-		if cur == nil {
-			if len(recs) >= limit || len(recs) > 0 && bytes >= maxBytes {
-				return recs, true, nil
-			}
-			if part != 0 {
-				return nil, false, &CorruptError{What: "stream record", Reason: "record " + seq.String() + " has no first part"}
-			}
-			cur, parts = &rawRecord{seq: seq}, 0
-		} else if seq != cur.seq || part != parts {
-			return nil, false, &CorruptError{What: "stream record", Reason: "record " + cur.seq.String() + " lacks part " + strconv.Itoa(parts)}
+		switch {
+		case cur == nil && part != 0:
+			return &CorruptError{What: "stream record", Reason: "record " + seq.String() + " has no first part"}
+		case cur == nil:
+			cur = &rawRecord{seq: seq}
+		case seq != cur.seq || part != parts:
+			return &CorruptError{What: "stream record", Reason: "record " + cur.seq.String() + " lacks part " + strconv.Itoa(parts)}
 		}
 		if parts == 0 && kv.Value[0] == partLast {
 			cur.data = kv.Value[1:] // one part: the bindings' copy is ours
@@ -238,15 +229,14 @@ func readShard(rt fdb.ReadTransaction, keys tableKeys, shard int, begin fdb.KeyC
 		}
 		parts++
 		if kv.Value[0] == partLast {
-			recs = append(recs, *cur)
-			bytes += len(cur.data)
-			cur = nil
+			r.head = cur
+			return nil
 		}
 	}
 	if cur != nil {
-		return nil, false, &CorruptError{What: "stream record", Reason: "record " + cur.seq.String() + " lacks its last part"}
+		return &CorruptError{What: "stream record", Reason: "record " + cur.seq.String() + " lacks its last part"}
 	}
-	return recs, false, nil
+	return nil
 }
 
 // trimmedError is the detail of [ErrTrimmedDataAccess].
