@@ -498,3 +498,50 @@ func TestSequenceNumberDecimal(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamCorruptRecords: damaged record keys and parts are reported as
+// ErrCorrupt, never decoded or skipped.
+func TestStreamCorruptRecords(t *testing.T) {
+	db := fdblitetest.Open(t)
+	for _, tc := range []struct {
+		name string
+		kvs  func(k tableKeys) []fdb.KeyValue
+	}{
+		{"second part alone", func(k tableKeys) []fdb.KeyValue {
+			return []fdb.KeyValue{{Key: append(k.streamKeyAt(0, seqNo{11: 1}), 0x15, 0x01), Value: []byte{partLast, 1}}}
+		}},
+		{"no last part", func(k tableKeys) []fdb.KeyValue {
+			return []fdb.KeyValue{{Key: append(k.streamKeyAt(0, seqNo{11: 1}), 0x14), Value: []byte{partMore, 1}}}
+		}},
+		{"parts of two records", func(k tableKeys) []fdb.KeyValue {
+			return []fdb.KeyValue{
+				{Key: append(k.streamKeyAt(0, seqNo{11: 1}), 0x14), Value: []byte{partMore, 1}},
+				{Key: append(k.streamKeyAt(0, seqNo{11: 2}), 0x15, 0x01), Value: []byte{partLast, 1}},
+			}
+		}},
+		{"bad flag", func(k tableKeys) []fdb.KeyValue {
+			return []fdb.KeyValue{{Key: append(k.streamKeyAt(0, seqNo{11: 1}), 0x14), Value: []byte{7, 1}}}
+		}},
+		{"not a record key", func(k tableKeys) []fdb.KeyValue {
+			return []fdb.KeyValue{{Key: append(k.streamShardPrefix(0), 0x02, 'x', 0x00), Value: []byte{partLast}}}
+		}},
+		{"record bytes", func(k tableKeys) []fdb.KeyValue {
+			return []fdb.KeyValue{{Key: append(k.streamKeyAt(0, seqNo{11: 1}), 0x14), Value: []byte{partLast, streamRecordVersion, 9, 0, 1}}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, 0))
+			if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+				for _, kv := range tc.kvs(tbl.state.Load().keys) {
+					tr.Set(kv.Key, kv.Value)
+				}
+				return nil, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tbl.GetRecords(db, GetRecordsInput{}); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("GetRecords = %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}
