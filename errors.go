@@ -183,3 +183,20 @@ func pathSuffix(p string) string {
 	}
 	return " at " + p
 }
+
+// TrimmedDataAccessError reports a stream read that resumed at or before
+// the trim horizon, so records it would have read are gone. It unwraps to
+// [ErrTrimmedDataAccess].
+type TrimmedDataAccessError struct {
+	// Table is the table whose records were trimmed.
+	Table string
+	// TrimHorizon is the sequence number of the last trimmed record.
+	TrimHorizon string
+}
+
+func (e *TrimmedDataAccessError) Error() string {
+	return "fdyno: TrimmedDataAccessException: table " + e.Table + ": records up to sequence number " + e.TrimHorizon + " were trimmed"
+}
+
+// Unwrap returns [ErrTrimmedDataAccess].
+func (e *TrimmedDataAccessError) Unwrap() error { return ErrTrimmedDataAccess }

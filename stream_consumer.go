@@ -120,7 +120,7 @@ func (c *Consumer) Register(tx fdb.Transactor, after string) error {
 			var hs seqNo
 			copy(hs[:], h)
 			if pos.after(hs, 0) {
-				return struct{}{}, &trimmedError{table: c.t.name, horizon: hs}
+				return struct{}{}, &TrimmedDataAccessError{Table: c.t.name, TrimHorizon: hs.String()}
 			}
 		}
 		c.register(tr, st, pos)

@@ -127,7 +127,7 @@ func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limi
 			// Records up to hs were trimmed: resuming at or before one of
 			// them would skip it.
 			if pos.after(hs, i) {
-				return streamPage{}, &trimmedError{table: tables[i].name, horizon: hs}
+				return streamPage{}, &TrimmedDataAccessError{Table: tables[i].name, TrimHorizon: hs.String()}
 			}
 		}
 	}
@@ -238,18 +238,6 @@ func (r *shardReader) advance() error {
 	}
 	return nil
 }
-
-// trimmedError is the detail of [ErrTrimmedDataAccess].
-type trimmedError struct {
-	table   string
-	horizon seqNo
-}
-
-func (e *trimmedError) Error() string {
-	return "fdyno: TrimmedDataAccessException: table " + e.table + ": records up to sequence number " + e.horizon.String() + " were trimmed"
-}
-
-func (e *trimmedError) Unwrap() error { return ErrTrimmedDataAccess }
 
 // checkLimit applies GetRecords' Limit rule; zero is the maximum.
 func checkLimit(op string, limit int) (int, error) {

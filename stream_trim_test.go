@@ -48,8 +48,10 @@ func TestTrimStream(t *testing.T) {
 		if _, err := c.ProcessBatch(db, 0, func(fdb.Transaction, []StreamRecord) error { return nil }); !errors.Is(err, ErrTrimmedDataAccess) {
 			t.Errorf("shards=%d: consumer behind the horizon: %v, want ErrTrimmedDataAccess", shards, err)
 		}
-		if _, err := tbl.GetRecords(db, GetRecordsInput{ExclusiveStartSequenceNumber: all[10].SequenceNumber}); !errors.Is(err, ErrTrimmedDataAccess) {
-			t.Errorf("shards=%d: GetRecords behind the horizon: %v, want ErrTrimmedDataAccess", shards, err)
+		_, err = tbl.GetRecords(db, GetRecordsInput{ExclusiveStartSequenceNumber: all[10].SequenceNumber})
+		var te *TrimmedDataAccessError
+		if !errors.As(err, &te) || te.TrimHorizon != all[19].SequenceNumber || te.Table != "Test" {
+			t.Errorf("shards=%d: GetRecords behind the horizon: %v, want a TrimmedDataAccessError at %s", shards, err, all[19].SequenceNumber)
 		}
 		if _, err := tbl.GetRecords(db, GetRecordsInput{ExclusiveStartSequenceNumber: all[19].SequenceNumber}); err != nil {
 			t.Errorf("shards=%d: GetRecords at the horizon: %v", shards, err)
