@@ -3,6 +3,7 @@ package fdyno
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -160,4 +161,38 @@ func TestTrimConcurrentWithConsumer(t *testing.T) {
 		}
 	}
 	t.Logf("%d records trimmed while the consumer ran", trimmed)
+}
+
+// plainDB runs transactions in FoundationDB's own retry loop without
+// automatic_idempotency, so a commit that applied can be retried.
+type plainDB struct{ db fdb.Database }
+
+func (d plainDB) Transact(f func(fdb.Transaction) (any, error)) (any, error) { return d.db.Transact(f) }
+
+func (d plainDB) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, error) {
+	return d.db.ReadTransact(f)
+}
+
+// TestTrimStreamUnderFaults: trims in small batches under injected faults,
+// including commit_unknown_result retried without automatic idempotency,
+// keep exactly the newest KeepLast records: a batch re-reads the trimmed
+// counts, so a retry of a batch that applied trims nothing twice.
+func TestTrimStreamUnderFaults(t *testing.T) {
+	db := faultyDB(t, 5)
+	for _, shards := range []int{1, 3} {
+		tbl, err := openUnderFaults(db, "Trim"+strconv.Itoa(shards), WithSchema(streamSchema(StreamViewTypeKeysOnly, shards)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		putN(t, db, tbl, 0, 40)
+		all := readStream(t, db, tbl)
+		for _, keep := range []int{30, 17, 17, 5} {
+			if _, err := tbl.TrimStream(context.Background(), plainDB{db}, TrimStreamInput{KeepLast: keep, BatchSize: 3}); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(all[len(all)-keep:], readStream(t, db, tbl), itemCmp); diff != "" {
+				t.Fatalf("shards=%d: after KeepLast %d (-want +got):\n%s", shards, keep, diff)
+			}
+		}
+	}
 }
