@@ -69,6 +69,20 @@
 // commit_unknown_result may apply twice unless the transaction sets
 // FoundationDB's automatic_idempotency option.
 //
+// # Change streams
+//
+// A table whose schema sets StreamViewType records every change (Put,
+// Update, Delete) as a [StreamRecord], written in the change's own
+// transaction, keyed by FoundationDB's commit versionstamp: the stream is
+// totally ordered, never misses a change and never invents one.
+// [Table.GetRecords] and [Table.Records] read it after a sequence number;
+// [Table.Tail] delivers records as they commit, waiting on FoundationDB
+// watches; a named [Consumer] processes records exactly once by advancing
+// its checkpoint in the transaction of its own writes; [Table.TrimStream]
+// removes old records, never before a registered consumer has them; a
+// [Feed] merges several tables' streams into one order. TableSchema's
+// StreamShards spreads a busy stream over several key ranges.
+//
 // # Guarantees
 //
 //  1. Every operation is strictly serializable: it is one FoundationDB
@@ -122,13 +136,21 @@
 //     DELETING state, and no ResourceInUseException for them.
 //   - Opening an existing table with a different schema fails with
 //     ResourceInUseException rather than DynamoDB's "table already exists".
-//   - Streams are not written yet (the write path has their hook).
 //   - A GSI added by UpdateTable becomes ACTIVE only when the caller runs
 //     [Table.Backfill] (resumable, batch by batch). Deleting a GSI removes
 //     it and its entries in one transaction: there is no DELETING state.
 //   - An index projection longer than 10 KB is not copied into the entry:
 //     a Query on the index reads it from the base item, in the same
 //     transaction.
+//   - Streams: records are kept until [Table.TrimStream] removes them
+//     (DynamoDB keeps 24 hours); they are read by sequence number, not
+//     shard iterators; StreamShards is a fixed, schema-chosen number of
+//     ordered ranges merged on read (DynamoDB's shards split and close);
+//     ApproximateCreationDateTime has microseconds; the order within one
+//     transaction relies on snapshot read-your-writes (do not disable
+//     it), and a caller's transaction that may see commit_unknown_result
+//     must set automatic_idempotency or its retry can record a change
+//     twice.
 //   - Scan returns items in key order (DynamoDB's order is by partition
 //     hash), and parallel scan segments split the partition keys' encoded
 //     bytes evenly, so partition keys that share leading bytes (such as

@@ -27,6 +27,10 @@ var (
 	// IdempotentParameterMismatchException: a ClientRequestToken reused,
 	// within its retention window, for a different request.
 	ErrIdempotentParameterMismatch = errors.New("fdyno: IdempotentParameterMismatchException")
+	// ErrTrimmedDataAccess is DynamoDB Streams' TrimmedDataAccessException:
+	// a stream read resumed from a sequence number whose successors have
+	// been trimmed (stream_trim.go).
+	ErrTrimmedDataAccess = errors.New("fdyno: TrimmedDataAccessException")
 )
 
 // ConditionalCheckFailedError reports that the ConditionExpression of a
@@ -231,3 +235,20 @@ func pathSuffix(p string) string {
 	}
 	return " at " + p
 }
+
+// TrimmedDataAccessError reports a stream read that resumed at or before
+// the trim horizon, so records it would have read are gone. It unwraps to
+// [ErrTrimmedDataAccess].
+type TrimmedDataAccessError struct {
+	// Table is the table whose records were trimmed.
+	Table string
+	// TrimHorizon is the sequence number of the last trimmed record.
+	TrimHorizon string
+}
+
+func (e *TrimmedDataAccessError) Error() string {
+	return "fdyno: TrimmedDataAccessException: table " + e.Table + ": records up to sequence number " + e.TrimHorizon + " were trimmed"
+}
+
+// Unwrap returns [ErrTrimmedDataAccess].
+func (e *TrimmedDataAccessError) Unwrap() error { return ErrTrimmedDataAccess }

@@ -4,12 +4,16 @@ package fdyno
 // key is a FoundationDB tuple, so the byte order of keys is the order of
 // their elements, and that order is DynamoDB's:
 //
+//	dynodb/                                           the root directory (WithRoot)
+//	    t/<token>, e/<expiry>/<token>                 ClientRequestToken records (transact_write.go)
 //	dynodb/<table>/                                   one directory per table
 //	    m                                             table metadata
 //	    i/<hash>[/<range>]                            item head: the encoded item (codec.go)
 //	    c/<hash>[/<range>]/<chunk>                    chunks of an item too large for one value
-//	    x/<index>/<hashValue>/<sortValue>/<basePK>    secondary index entries
-//	    v/<versionstamp>                              stream records, in commit order
+//	    x/<index>/<hashValue>/<sortValue>/<basePK>    secondary index entries (index.go)
+//	    b/<index>                                     backfill progress of a new index (backfill.go)
+//	    v/<shard>/<versionstamp>/<part>               stream records, in commit order per shard
+//	    v/<name>/…                                    stream state: markers, consumers, trim horizon (stream*.go)
 //
 // Key attribute values (<hash>, <range>, <hashValue>, <sortValue>) are one
 // tuple element each:
@@ -59,7 +63,8 @@ import (
 //	                            an index entry (index.go)
 //	("b", <index>)              backfill progress of a CREATING index
 //	                            (backfill.go)
-//	("v", …)                    change records (stream.go, later)
+//	("v", …)                    change records and stream state (stream.go; see
+//	                            the stream block at the end of this file)
 //
 // A chunk key extends its item key by one element, so all chunks of an
 // item form one contiguous range that a single ClearRange removes.
@@ -780,4 +785,150 @@ func (k tokenKeys) expiredRange(now int64) fdb.KeyRange {
 	begin, _ := k.byExpiry.FDBRangeKeys()
 	end := k.byExpiry.Pack(tuple.Tuple{now + 1})
 	return fdb.KeyRange{Begin: begin, End: end}
+}
+
+// ---- Change streams (stream.go) ----
+//
+// Everything a table's stream keeps lives in its ("v", …) subspace. The
+// second element tells the kinds apart: an integer (shard) for change
+// records, a one-letter string for the stream's bookkeeping, so the two
+// never share a range:
+//
+//	("v", shard, vs, part)   part (int ≥ 0) of the change record with
+//	                         sequence number vs (a tuple versionstamp:
+//	                         code 0x33, the 10-byte commit versionstamp,
+//	                         the 2-byte per-transaction order); records of
+//	                         a shard sort in commit order
+//	("v", "m", shard)        the shard's change marker: a little-endian
+//	                         64-bit count of the records ever written to it,
+//	                         bumped with an atomic ADD (tails watch it)
+//	("v", "n", shard)        records trimmed from the shard, atomic ADD
+//	("v", "o", slot)         write order of the transaction whose read
+//	                         version ≡ slot (mod shards): read version
+//	                         (8 bytes) and last user version (2 bytes)
+//	("v", "c", name)         a named consumer's checkpoint
+//	("v", "r")               registration marker, bumped by every consumer
+//	                         registration so a concurrent trim conflicts
+//	("v", "t")               trim horizon: the last trimmed sequence number
+//
+// A record key is the shard prefix, 0x33, the 12-byte sequence number and
+// the packed part number, so the keys of one record are contiguous and
+// "after sequence number s" is the shard prefix, 0x33, s, 0xff.
+
+// Stream bookkeeping names, the second element of their keys.
+const (
+	streamMarkerName     = "m"
+	streamTrimmedName    = "n"
+	streamOrderName      = "o"
+	streamConsumerName   = "c"
+	streamRegisterName   = "r"
+	streamHorizonName    = "t"
+	tupleVersionstampLen = 12   // bytes of a tuple versionstamp after its code
+	tupleVersionstamp    = 0x33 // tuple code of a 96-bit versionstamp
+)
+
+// streamShardPrefix returns the prefix of the record keys of shard.
+func (k tableKeys) streamShardPrefix(shard int) fdb.Key {
+	return k.stream.Pack(tuple.Tuple{int64(shard)})
+}
+
+// streamShardRange returns the range of every record of shard.
+func (k tableKeys) streamShardRange(shard int) fdb.KeyRange {
+	p := k.streamShardPrefix(shard)
+	return fdb.KeyRange{Begin: p, End: concatKey(p, []byte{0xff})}
+}
+
+// streamRecordKey returns the key of part of a record of shard written by
+// the current transaction with per-transaction order user, in the form
+// SetVersionstampedKey takes (placeholder offset appended).
+func (k tableKeys) streamRecordKey(shard int, user uint16, part int) (fdb.Key, error) {
+	return k.stream.PackWithVersionstamp(tuple.Tuple{int64(shard), tuple.IncompleteVersionstamp(user), int64(part)})
+}
+
+// streamKeyAt returns the first key of the record of shard with sequence
+// number seq; streamKeyAfter the first key after all its parts.
+func (k tableKeys) streamKeyAt(shard int, seq seqNo) fdb.Key {
+	p := k.streamShardPrefix(shard)
+	key := make([]byte, 0, len(p)+2+len(seq))
+	key = append(append(append(key, p...), tupleVersionstamp), seq[:]...)
+	return key
+}
+
+func (k tableKeys) streamKeyAfter(shard int, seq seqNo) fdb.Key {
+	return append(k.streamKeyAt(shard, seq), 0xff)
+}
+
+// streamRangeThrough returns the range of the records of shard up to and
+// including the one with sequence number last.
+func (k tableKeys) streamRangeThrough(shard int, last seqNo) fdb.KeyRange {
+	return fdb.KeyRange{Begin: k.streamShardPrefix(shard), End: k.streamKeyAfter(shard, last)}
+}
+
+// splitStreamKey returns the sequence number and part number of a record
+// key of shard. It accepts only what streamRecordKey produces, and never
+// panics on other bytes.
+func (k tableKeys) splitStreamKey(shard int, key fdb.Key) (seq seqNo, part int, err error) {
+	rest, ok := bytes.CutPrefix(key, k.streamShardPrefix(shard))
+	if !ok || len(rest) < 1+tupleVersionstampLen+1 || rest[0] != tupleVersionstamp {
+		return seq, 0, &CorruptError{What: "stream key", Reason: "not a record key of shard " + strconv.Itoa(shard)}
+	}
+	copy(seq[:], rest[1:1+tupleVersionstampLen])
+	n, err := parseTupleUint(rest[1+tupleVersionstampLen:])
+	if err != nil {
+		return seq, 0, err
+	}
+	return seq, n, nil
+}
+
+// parseTupleUint parses one packed non-negative tuple integer (code 0x14
+// for zero, 0x15..0x1c followed by that many big-endian bytes) that fills
+// b, below 2^31.
+func parseTupleUint(b []byte) (int, error) {
+	if len(b) == 0 || b[0] < 0x14 || b[0] > 0x18 || len(b) != int(b[0]-0x14)+1 {
+		return 0, &CorruptError{What: "stream key", Reason: "bad part number"}
+	}
+	n := 0
+	for _, c := range b[1:] {
+		n = n<<8 | int(c)
+	}
+	if n >= 1<<31 || len(b) > 1 && b[1] == 0 {
+		return 0, &CorruptError{What: "stream key", Reason: "bad part number"}
+	}
+	return n, nil
+}
+
+// streamMarkerKey is the change marker of shard; streamTrimmedKey its
+// trimmed-record count.
+func (k tableKeys) streamMarkerKey(shard int) fdb.Key {
+	return k.stream.Pack(tuple.Tuple{streamMarkerName, int64(shard)})
+}
+
+func (k tableKeys) streamTrimmedKey(shard int) fdb.Key {
+	return k.stream.Pack(tuple.Tuple{streamTrimmedName, int64(shard)})
+}
+
+// streamOrderKey is the write-order key of slot.
+func (k tableKeys) streamOrderKey(slot int) fdb.Key {
+	return k.stream.Pack(tuple.Tuple{streamOrderName, int64(slot)})
+}
+
+// consumerKey is the checkpoint of consumer name; consumerRange holds
+// every consumer's checkpoint.
+func (k tableKeys) consumerKey(name string) fdb.Key {
+	return k.stream.Pack(tuple.Tuple{streamConsumerName, name})
+}
+
+func (k tableKeys) consumerRange() fdb.KeyRange {
+	p := k.stream.Pack(tuple.Tuple{streamConsumerName})
+	return fdb.KeyRange{Begin: p, End: concatKey(p, []byte{0xff})}
+}
+
+// streamRegisterKey and streamHorizonKey are the registration marker and
+// the trim horizon.
+func (k tableKeys) streamRegisterKey() fdb.Key {
+	return k.stream.Pack(tuple.Tuple{streamRegisterName})
+}
+
+func (k tableKeys) streamHorizonKey() fdb.Key {
+	return k.stream.Pack(tuple.Tuple{streamHorizonName})
 }

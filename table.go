@@ -129,6 +129,10 @@ type TableSchema struct {
 	GlobalSecondaryIndexes []GlobalSecondaryIndex `json:",omitempty"`
 	StreamViewType         StreamViewType         `json:",omitempty"`
 	TimeToLiveAttribute    string                 `json:",omitempty"`
+	// StreamShards splits the stream into this many ordered ranges by the
+	// items' hash keys (stream.go), 1 to MaxStreamShards; zero means 1. It
+	// needs a StreamViewType.
+	StreamShards int `json:",omitempty"`
 }
 
 // TableDescription is what DescribeTable returns.
@@ -513,6 +517,10 @@ func (t *Table) replaceSchema(tr fdb.Transaction, s TableSchema, building ...str
 	if !sameKeySchema(st.schema, s) {
 		return &ValidationError{Op: "UpdateTable", Reason: "the table's key schema cannot change"}
 	}
+	if s.StreamShards != 0 && s.StreamShards < st.schema.StreamShards || s.StreamShards == 0 && st.schema.StreamShards > 1 {
+		// Readers merge the shards the schema names: fewer would hide records.
+		return &ValidationError{Op: "UpdateTable", Reason: "StreamShards cannot decrease"}
+	}
 	meta, err := json.Marshal(tableMeta{FormatVersion: metaFormatVersion, TableName: t.name, Schema: s.canonical(), Building: building})
 	if err != nil {
 		return err
@@ -538,13 +546,35 @@ func sameKeySchema(a, b TableSchema) bool {
 // transact runs f in t's transaction: its own retry loop for an
 // fdb.Database, or the caller's transaction for an fdb.Transaction. It is
 // the only place that type-asserts Transact's result.
+//
+// In its own retry loop every transaction sets FoundationDB's
+// automatic_idempotency option, so a commit that applied but was reported
+// as commit_unknown_result is not applied again by the retry: no ADD
+// counts twice and no change record is written twice (stream.go). A
+// caller's transaction is the caller's to configure.
 func transact[T any](t fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
+	if db, ok := t.(fdb.Database); ok {
+		t = idempotentDB{db}
+	}
 	v, err := t.Transact(func(tr fdb.Transaction) (any, error) { return f(tr) })
 	if err != nil {
 		var zero T
 		return zero, err
 	}
 	return v.(T), nil
+}
+
+// idempotentDB is an fdb.Database whose transactions set
+// automatic_idempotency.
+type idempotentDB struct{ fdb.Database }
+
+func (d idempotentDB) Transact(f func(fdb.Transaction) (any, error)) (any, error) {
+	return d.Database.Transact(func(tr fdb.Transaction) (any, error) {
+		if err := tr.Options().SetAutomaticIdempotency(); err != nil {
+			return nil, err
+		}
+		return f(tr)
+	})
 }
 
 // readTransact is transact for reads.
@@ -707,6 +737,9 @@ func (s *TableSchema) validate() error {
 	default:
 		return fail("Unknown StreamViewType " + strconv.Quote(string(s.StreamViewType)))
 	}
+	if s.StreamShards < 0 || s.StreamShards > MaxStreamShards || s.StreamShards > 0 && s.StreamViewType == "" {
+		return fail("StreamShards must be 0 to " + strconv.Itoa(MaxStreamShards) + ", and needs a StreamViewType")
+	}
 	if s.TimeToLiveAttribute != "" {
 		if err := checkKeyAttrName("TimeToLiveAttribute", s.TimeToLiveAttribute); err != nil {
 			return err
@@ -719,6 +752,9 @@ func (s *TableSchema) validate() error {
 // name order, so equal schemas compare and store equal.
 func (s TableSchema) canonical() TableSchema {
 	c := s.clone()
+	if c.StreamShards == 1 {
+		c.StreamShards = 0 // the default
+	}
 	slices.SortFunc(c.AttributeDefinitions, func(a, b AttributeDefinition) int { return cmpString(a.AttributeName, b.AttributeName) })
 	slices.SortFunc(c.LocalSecondaryIndexes, func(a, b LocalSecondaryIndex) int { return cmpString(a.IndexName, b.IndexName) })
 	slices.SortFunc(c.GlobalSecondaryIndexes, func(a, b GlobalSecondaryIndex) int { return cmpString(a.IndexName, b.IndexName) })

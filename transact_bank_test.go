@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -147,27 +148,38 @@ func TestBankTransfersUnderFaults(t *testing.T) {
 	t.Logf("%d transfers acknowledged, %d canceled for lack of funds", len(acked), canceled)
 }
 
-// Without a ClientRequestToken, a transfer whose commit applied but
-// reported commit_unknown_result is run again by Database.Transact: its
-// create-once record then fails its condition, and the caller is told
-// the transfer was canceled although it applied. This is what the token
-// exists for; the test pins the hazard so the documentation's advice
-// stays true.
+// A transfer whose commit applied but reported commit_unknown_result is
+// run again by the retry loop; its create-once record then fails its
+// condition, and the caller is told the transfer was canceled although it
+// applied. fdyno's own retry loop (an fdb.Database) sets
+// automatic_idempotency, so it never sees that; a caller's own loop
+// without that option does, unless the request carries a
+// ClientRequestToken. The test pins all three so the documentation's
+// advice stays true.
 func TestTransferWithoutTokenUnderFaults(t *testing.T) {
 	db := faultyDB(t, 5)
 	tbl, err := Open(idempotent{db}, "Once", WithSchema(hashOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
+	create := func(tx fdb.Transactor, id, token string) error {
+		_, err := TransactWrite(tx, TransactWriteInput{ClientRequestToken: token, TransactItems: []TransactWriteItem{
+			{Put: &TransactPut{Table: tbl, Item: Item{"pk": S(id)}, ConditionExpression: "attribute_not_exists(pk)"}},
+		}})
+		return err
+	}
+	// The caller's own retry loop, no token: the hazard.
+	callers := func(id, token string) error {
+		_, err := db.Transact(func(tr fdb.Transaction) (any, error) { return nil, create(tr, id, token) })
+		return err
+	}
 	ambiguous := 0
 	for i := range 60 {
-		id := S("r" + strconv.Itoa(i))
-		_, err := TransactWrite(db, TransactWriteInput{TransactItems: []TransactWriteItem{
-			{Put: &TransactPut{Table: tbl, Item: Item{"pk": id}, ConditionExpression: "attribute_not_exists(pk)"}},
-		}})
+		id := "r" + strconv.Itoa(i)
+		err := callers(id, "")
 		if errors.Is(err, ErrTransactionCanceled) {
 			ambiguous++
-			if mustGet(t, db, tbl, Item{"pk": id}) == nil {
+			if mustGet(t, db, tbl, Item{"pk": S(id)}) == nil {
 				t.Errorf("%v canceled but absent: the only cause of a cancellation here is a rerun after an applied commit", id)
 			}
 		} else if err != nil {
@@ -178,14 +190,15 @@ func TestTransferWithoutTokenUnderFaults(t *testing.T) {
 	if ambiguous == 0 {
 		t.Errorf("no rerun observed; the fault injection did not exercise the hazard")
 	}
-	// The same with tokens: never a cancellation.
+	// fdyno's own retry loop, or a token in the caller's: never a
+	// cancellation.
 	for i := range 60 {
-		id := "t" + strconv.Itoa(i)
-		_, err := TransactWrite(db, TransactWriteInput{ClientRequestToken: id, TransactItems: []TransactWriteItem{
-			{Put: &TransactPut{Table: tbl, Item: Item{"pk": S(id)}, ConditionExpression: "attribute_not_exists(pk)"}},
-		}})
-		if err != nil {
-			t.Errorf("with a token: %v", err)
+		id := strconv.Itoa(i)
+		if err := create(db, "d"+id, ""); err != nil {
+			t.Errorf("fdyno's retry loop: %v", err)
+		}
+		if err := callers("t"+id, "t"+id); err != nil {
+			t.Errorf("caller's retry loop with a token: %v", err)
 		}
 	}
 }

@@ -26,16 +26,19 @@ type itemChange struct {
 	// the size limit (Put encodes before its transaction, once for all
 	// retries).
 	enc []byte
-	// byTTL marks a deletion made by the TTL sweeper (ttl.go), so that
-	// its change record is a REMOVE by the TTL service, as DynamoDB's
-	// stream records it (userIdentity dynamodb.amazonaws.com).
+	// byTTL marks a deletion made by the Time to Live sweeper (ttl.go);
+	// its change record carries DynamoDB's service identity (stream.go).
 	byTTL bool
+	// sole marks the only change of a transaction fdyno runs itself
+	// (ownsTransaction): its change record needs no per-transaction
+	// order (stream.go). The zero value is always safe.
+	sole bool
 }
 
 // needsOld reports whether every write must read the old item even when
-// the request itself does not need it: when the table has indexes (their
-// hook in writeItem needs old), and later a stream.
-func (st *tableState) needsOld() bool { return st.hasIndexes() }
+// the request itself does not need it: index entries (the old entry is
+// cleared) and change records (event name, old image) need it.
+func (st *tableState) needsOld() bool { return st.hasIndexes() || st.hasStream() }
 
 // writeItem applies c in tr. It encodes and checks everything first, so an
 // error leaves tr untouched; maxSize is the handle's item size limit and
@@ -43,14 +46,29 @@ func (st *tableState) needsOld() bool { return st.hasIndexes() }
 //
 // Steps, in order:
 //
+//  0. read the old item if the table needs it (needsOld) and the request
+//     did not read it (a handle validated with a stale schema), and
+//     prepare the change record (stream.go), before any write;
 //  1. conflict on the table's metadata key, so a concurrent DeleteTable
 //     or schema change aborts this transaction instead of writing into a
 //     removed directory;
 //  2. clear the item's chunk range (no orphans, chunk.go invariant 2);
 //  3. write the head: inline encoding, or manifest plus chunks;
 //  4. index entries: hook below;
-//  5. change record: hook below.
+//  5. change record (stream.go).
 func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
+	if !c.oldKnown && c.st.needsOld() {
+		// The request did not need the old item and was validated with a
+		// cached schema that did not either: read it now.
+		head, err := tr.Get(c.st.keys.itemKey(c.kv)).Get()
+		if err != nil {
+			return err
+		}
+		if c.old, err = decodeHead(tr, c.st.keys, c.kv, head); err != nil {
+			return err
+		}
+		c.oldKnown = true
+	}
 	enc := c.enc
 	if c.new != nil && enc == nil {
 		if err := checkItemSize(c.new, maxSize); err != nil {
@@ -65,6 +83,13 @@ func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 	ixw, err := indexWrites(c, enc)
 	if err != nil {
 		return err
+	}
+	// The change record is encoded and its order taken with the checks.
+	var rec *pendingRecord
+	if c.st.hasStream() {
+		if rec, err = prepareRecord(tr, c, enc); err != nil {
+			return err
+		}
 	}
 	// Checks are done; from here on, only writes.
 	if err := tr.AddReadConflictKey(c.st.keys.meta); err != nil {
@@ -83,9 +108,9 @@ func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 	// the entry of c.old and of c.new, cleared/set where they differ.
 	applyIndexWrites(tr, ixw)
 
-	// Hook: change record (stream.go). When c.st.schema.StreamViewType is
-	// set, write v/<versionstamp> with the keys and the images the view
-	// type asks for. Requires needsOld for OLD_IMAGE views.
+	// Change record (stream.go): v/<shard>/<versionstamp> with the keys
+	// and the images the view type asks for.
+	rec.write(tr)
 	return nil
 }
 

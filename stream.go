@@ -1,0 +1,584 @@
+package fdyno
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/fnv"
+	"maps"
+	"math/big"
+	"math/bits"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// Change streams (issue 6). When a table's schema has a StreamViewType,
+// every Put, Update and Delete that changes an item also writes a change
+// record, in the same transaction as the change, at
+//
+//	v/<shard>/<versionstamp>/<part>     (keys.go)
+//
+// The versionstamp is FoundationDB's commit versionstamp (10 bytes) and a
+// 2-byte order within the transaction, so records sort in commit order and
+// the changes of one transaction in the order they were made. That 12-byte
+// value is the record's sequence number.
+//
+// Invariants:
+//
+//  1. A change record commits if and only if its change commits: both are
+//     written by writeItem in one transaction. A write that fails its
+//     condition writes nothing and has no record; a write that leaves the
+//     item as it was (an identical Put, an Update that changes nothing, a
+//     Delete of an absent item) has no record either, as in DynamoDB
+//     Streams.
+//  2. Sequence numbers are unique and increase in commit order, and within
+//     one transaction in the order of its changes (the write-order key
+//     below), across all shards of a table.
+//  3. Every record of a shard is in the shard's range, whole: its parts are
+//     consecutive keys, each value at most streamPartSize+1 bytes, the last
+//     flagged as last.
+//  4. Each record bumps its shard's change marker (an atomic ADD, which
+//     never conflicts), so a watch on the markers sees every new record.
+//
+// The per-transaction order. FoundationDB has no transaction-local storage,
+// so the order comes from a key, ("v", "o", slot), that each change writes
+// with the transaction's read version rv and the order n it used. A change
+// reads the key at snapshot isolation: reading your writes, it sees this
+// transaction's own earlier value, and a value tagged rv can only have been
+// written by this transaction (any other transaction with read version rv
+// commits after rv, so its write is invisible at rv). Seeing rv, the
+// change takes n+1; seeing anything else, it takes 0. Snapshot reads add no
+// conflicts and the writes are blind, so writers never conflict on the key;
+// slot = rv mod StreamShards spreads the key over as many keys as the table
+// has stream shards. This needs snapshot read-your-writes, FoundationDB's
+// default: a caller's transaction must not set snapshot_ryw_disable. A
+// Put, Update or Delete given an fdb.Database runs in a transaction of its
+// own with no other change, so its record takes order 0 and neither reads
+// nor writes the key (itemChange.sole).
+
+// Stream limits.
+const (
+	// MaxStreamShards is the most stream shards a table may have.
+	MaxStreamShards = 256
+	// MaxChangesPerTransaction is the most changes to one table's items
+	// that one transaction can record: the per-transaction order is a
+	// 16-bit number.
+	MaxChangesPerTransaction = 1 << 16
+	// streamPartSize is the most record bytes per key, inside
+	// FoundationDB's 100,000-byte value limit.
+	streamPartSize = 64 * 1024
+	// maxChangeBytes bounds an item's encoding plus its change record,
+	// inside FoundationDB's 10 MB transaction limit.
+	maxChangeBytes = 8 << 20
+	// streamRecordVersion is the first byte of an encoded record.
+	streamRecordVersion = 0x01
+	// Part flags, the first byte of each part's value.
+	partMore = 0x00
+	partLast = 0x01
+)
+
+// EventName is the type of change a stream record describes.
+type EventName string
+
+// The event names of DynamoDB Streams.
+const (
+	EventNameInsert EventName = "INSERT"
+	EventNameModify EventName = "MODIFY"
+	EventNameRemove EventName = "REMOVE"
+)
+
+// StreamRecord is one change record, DynamoDB Streams' Record with its
+// StreamRecord fields inlined. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_StreamRecord.html.
+type StreamRecord struct {
+	// TableName is the table the change was made in.
+	TableName string
+	// EventName is INSERT (the item did not exist), MODIFY or REMOVE.
+	EventName EventName
+	// SequenceNumber orders the records of the table: a 29-digit decimal
+	// number, increasing in commit order. It is the cursor to resume
+	// reading after this record.
+	SequenceNumber string
+	// ApproximateCreationDateTime is the writer's clock when the change
+	// was made, to the microsecond.
+	ApproximateCreationDateTime time.Time
+	// Keys holds the item's key attributes.
+	Keys Item
+	// NewImage is the item after the change (NEW_IMAGE and
+	// NEW_AND_OLD_IMAGES views; nil for REMOVE).
+	NewImage Item
+	// OldImage is the item before the change (OLD_IMAGE and
+	// NEW_AND_OLD_IMAGES views; nil for INSERT).
+	OldImage Item
+	// StreamViewType is the table's view type when the change was made.
+	StreamViewType StreamViewType
+	// SizeBytes is the size of the stored record.
+	SizeBytes int
+	// UserIdentity is set for deletions made by the service itself: Time
+	// to Live deletions carry Type "Service" and PrincipalID
+	// "dynamodb.amazonaws.com", as in DynamoDB. It is nil otherwise.
+	UserIdentity *UserIdentity
+}
+
+// UserIdentity says who made a change, for TTL deletions.
+type UserIdentity struct {
+	// Type is "Service" for Time to Live deletions.
+	Type string
+	// PrincipalID is "dynamodb.amazonaws.com" for Time to Live deletions.
+	PrincipalID string
+}
+
+// ttlIdentity is the identity of Time to Live deletions.
+var ttlIdentity = UserIdentity{Type: "Service", PrincipalID: "dynamodb.amazonaws.com"}
+
+// seqNo is a sequence number: the 10-byte commit versionstamp and the
+// 2-byte order within the transaction, big-endian, so byte order is
+// sequence order.
+type seqNo [tupleVersionstampLen]byte
+
+// seqDigits is the length of a sequence number's decimal form: 2^96 has 29
+// digits. DynamoDB's sequence numbers are 21 to 40 digits.
+const seqDigits = 29
+
+// String returns the zero-padded decimal form, whose string order is the
+// sequence order.
+func (s seqNo) String() string {
+	// Long division of the 96-bit number by 10, 29 times: no big.Int on
+	// the read path.
+	hi := uint64(binary.BigEndian.Uint32(s[:4]))
+	lo := binary.BigEndian.Uint64(s[4:])
+	var d [seqDigits]byte
+	for i := seqDigits - 1; i >= 0; i-- {
+		var r uint64
+		hi, r = hi/10, hi%10
+		lo, r = bits.Div64(r, lo, 10)
+		d[i] = '0' + byte(r)
+	}
+	return string(d[:])
+}
+
+func (s seqNo) less(o seqNo) bool { return string(s[:]) < string(o[:]) }
+
+// parseSequenceNumber parses the decimal form of a sequence number.
+// Anything else is a *ValidationError; it never allocates more than the
+// fixed 29 digits justify.
+func parseSequenceNumber(field, s string) (seqNo, error) {
+	var seq seqNo
+	fail := func(reason string) (seqNo, error) {
+		return seqNo{}, &ValidationError{Path: field, Reason: "Invalid SequenceNumber: " + reason}
+	}
+	if len(s) != seqDigits {
+		return fail("must be " + strconv.Itoa(seqDigits) + " decimal digits")
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return fail("must be " + strconv.Itoa(seqDigits) + " decimal digits")
+		}
+	}
+	n, ok := new(big.Int).SetString(s, 10)
+	if !ok || n.BitLen() > 8*tupleVersionstampLen {
+		return fail("out of range")
+	}
+	n.FillBytes(seq[:])
+	return seq, nil
+}
+
+// hasStream reports whether the table records its changes.
+func (st *tableState) hasStream() bool { return st.schema.StreamViewType != "" }
+
+// streamShards returns the number of stream shards (StreamShards, default
+// 1).
+func (st *tableState) streamShards() int { return max(st.schema.StreamShards, 1) }
+
+// streamShardOf returns the shard of the item whose hash key is hv: FNV-1a
+// of its type and bytes, so all changes of one item (and of one partition)
+// land in one shard.
+func (st *tableState) streamShardOf(hv Value) int {
+	n := st.streamShards()
+	if n == 1 {
+		return 0
+	}
+	h := fnv.New32a()
+	h.Write([]byte{byte(hv.typ)})
+	h.Write([]byte(hv.s))
+	return int(h.Sum32() % uint32(n))
+}
+
+// pendingRecord is a change record checked and encoded, not yet written.
+type pendingRecord struct {
+	keys  tableKeys
+	shard int
+	order uint16
+	slot  int
+	rv    int64
+	data  []byte
+	buf   []byte // a free byte, then data
+	parts []fdb.KeyValue
+	// ordered is set when the record took its order from the write-order
+	// key, which it then updates.
+	ordered bool
+}
+
+// errOldUnknown reports a bug: a change record needs the old item, which
+// writeItem reads when the caller did not (needsOld).
+var errOldUnknown = errors.New("fdyno: internal error: change record without the old item")
+
+// ownsTransaction reports whether an operation given tx runs in a
+// transaction of its own (fdyno's retry loop on an fdb.Database), whose
+// only change is the operation's.
+func ownsTransaction(tx fdb.Transactor) bool {
+	_, ok := tx.(fdb.Database)
+	return ok
+}
+
+// prepareRecord returns the change record of c (nil if c changes nothing),
+// with its sequence order taken, having written nothing. enc is the
+// encoding of the new item (nil for a deletion).
+func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte) (*pendingRecord, error) {
+	encLen := len(enc)
+	st := c.st
+	if !c.oldKnown {
+		return nil, errOldUnknown // writeItem reads it for tables that need it
+	}
+	var event byte
+	switch {
+	case c.old == nil && c.new == nil:
+		return nil, nil
+	case c.old == nil:
+		event = eventInsert
+	case c.new == nil:
+		event = eventRemove
+	case c.old.Equal(c.new):
+		return nil, nil
+	default:
+		event = eventModify
+	}
+	it := c.new
+	if it == nil {
+		it = c.old
+	}
+	keys := Item{st.hash.Name: it[st.hash.Name]}
+	if st.rng.Name != "" {
+		keys[st.rng.Name] = it[st.rng.Name]
+	}
+	view := st.schema.StreamViewType
+	var newImg, oldImg Item
+	if view == StreamViewTypeNewImage || view == StreamViewTypeNewAndOldImages {
+		newImg = c.new
+	}
+	if view == StreamViewTypeOldImage || view == StreamViewTypeNewAndOldImages {
+		oldImg = c.old
+	}
+	// One buffer holds the record behind the part flag of its first part,
+	// so a record of one part is written without another copy.
+	var newEnc []byte
+	if newImg != nil {
+		newEnc = enc
+	}
+	buf, err := appendRecord(make([]byte, 1, 64+len(newEnc)), event, c.byTTL, view, time.Now(), keys, newImg, newEnc, oldImg)
+	if err != nil {
+		return nil, err
+	}
+	data := buf[1:]
+	if encLen+len(data) > maxChangeBytes {
+		return nil, &ValidationError{Reason: "Item size has exceeded the maximum allowed size for a table with a " + string(view) + " stream (item and change record " +
+			strconv.Itoa(encLen+len(data)) + " > " + strconv.Itoa(maxChangeBytes) + " bytes)"}
+	}
+	p := &pendingRecord{keys: st.keys, shard: st.streamShardOf(keys[st.hash.Name]), data: data, buf: buf}
+	if c.sole {
+		return p, p.pack() // order 0, and no other change to order it against
+	}
+	p.ordered = true
+	rv, err := tr.GetReadVersion().Get()
+	if err != nil {
+		return nil, err
+	}
+	p.slot, p.rv = int(uint64(rv)%uint64(st.streamShards())), rv
+	last, err := tr.Snapshot().Get(st.keys.streamOrderKey(p.slot)).Get()
+	if err != nil {
+		return nil, err
+	}
+	if len(last) == 10 && int64(binary.BigEndian.Uint64(last)) == rv {
+		n := int(binary.BigEndian.Uint16(last[8:])) + 1
+		if n >= MaxChangesPerTransaction {
+			return nil, &ValidationError{Reason: "a transaction may change at most " + strconv.Itoa(MaxChangesPerTransaction) + " items of a table with a stream"}
+		}
+		p.order = uint16(n)
+	}
+	return p, p.pack()
+}
+
+// pack builds the keys and values of the record's parts, once its order
+// is known, so that write cannot fail.
+func (p *pendingRecord) pack() error {
+	if len(p.data) <= streamPartSize {
+		p.buf[0] = partLast
+		key, err := p.keys.streamRecordKey(p.shard, p.order, 0)
+		p.parts = []fdb.KeyValue{{Key: key, Value: p.buf}}
+		return err
+	}
+	for part, off := 0, 0; off < len(p.data); part++ {
+		end := min(off+streamPartSize, len(p.data))
+		v := make([]byte, 0, end-off+1)
+		if end == len(p.data) {
+			v = append(v, partLast)
+		} else {
+			v = append(v, partMore)
+		}
+		key, err := p.keys.streamRecordKey(p.shard, p.order, part)
+		if err != nil {
+			return err
+		}
+		p.parts = append(p.parts, fdb.KeyValue{Key: key, Value: append(v, p.data[off:end]...)})
+		off = end
+	}
+	return nil
+}
+
+// write sets the record's parts, the write-order key and the shard's
+// change marker. A nil record writes nothing.
+func (p *pendingRecord) write(tr fdb.Transaction) {
+	if p == nil {
+		return
+	}
+	for _, kv := range p.parts {
+		tr.SetVersionstampedKey(kv.Key, kv.Value)
+	}
+	if p.ordered {
+		var order [10]byte
+		binary.BigEndian.PutUint64(order[:], uint64(p.rv))
+		binary.BigEndian.PutUint16(order[8:], p.order)
+		tr.Set(p.keys.streamOrderKey(p.slot), order[:])
+	}
+	tr.Add(p.keys.streamMarkerKey(p.shard), one64)
+}
+
+// one64 is the little-endian 64-bit 1 of atomic ADDs.
+var one64 = []byte{1, 0, 0, 0, 0, 0, 0, 0}
+
+// Event codes of the record encoding.
+const (
+	eventInsert = 1
+	eventModify = 2
+	eventRemove = 3
+	flagTTL     = 0x01
+	imageAbsent = 0x00
+	imageDelta  = 0x01
+)
+
+var (
+	eventNames = [...]EventName{eventInsert: EventNameInsert, eventModify: EventNameModify, eventRemove: EventNameRemove}
+	viewCodes  = map[StreamViewType]byte{StreamViewTypeKeysOnly: 1, StreamViewTypeNewImage: 2, StreamViewTypeOldImage: 3, StreamViewTypeNewAndOldImages: 4}
+	viewNames  = [...]StreamViewType{1: StreamViewTypeKeysOnly, 2: StreamViewTypeNewImage, 3: StreamViewTypeOldImage, 4: StreamViewTypeNewAndOldImages}
+)
+
+// encodeRecord returns the stored form of a change record:
+//
+//	record = version:0x01 event:1 flags:1 view:1 micros:varint
+//	         keys:uvarint-length item   new:image   old:(image | delta)
+//	image  = 0x00 (absent) | uvarint(len+1) item
+//	delta  = 0x01 changed:uvarint-length item   count:uvarint { name:uvarint-length bytes }
+//
+// where item is the item codec's encoding (codec.go) and micros the
+// creation time in Unix microseconds. When both images are present the
+// old one is always a delta (appendDelta); otherwise never. An item
+// encoding is never shorter than 2 bytes, so an image's first byte is
+// never 0x01.
+func encodeRecord(event byte, byTTL bool, view StreamViewType, at time.Time, keys, newImg, oldImg Item) ([]byte, error) {
+	return appendRecord(nil, event, byTTL, view, at, keys, newImg, nil, oldImg)
+}
+
+// appendRecord appends the record to b; newEnc, if not nil, is the
+// encoding of newImg, already made.
+
+func appendRecord(b []byte, event byte, byTTL bool, view StreamViewType, at time.Time, keys, newImg Item, newEnc []byte, oldImg Item) ([]byte, error) {
+	var flags byte
+	if byTTL {
+		flags |= flagTTL
+	}
+	b = append(b, streamRecordVersion, event, flags, viewCodes[view])
+	b = binary.AppendVarint(b, at.UnixMicro())
+	k, err := EncodeItem(keys)
+	if err != nil {
+		return nil, err
+	}
+	b = append(binary.AppendUvarint(b, uint64(len(k))), k...)
+	if newImg != nil && newEnc == nil {
+		if newEnc, err = EncodeItem(newImg); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case newImg == nil:
+		b = append(b, imageAbsent)
+	default:
+		b = append(binary.AppendUvarint(b, uint64(len(newEnc))+1), newEnc...)
+	}
+	switch {
+	case oldImg == nil:
+		return append(b, imageAbsent), nil
+	case newImg != nil:
+		return appendDelta(append(b, imageDelta), oldImg, newImg)
+	}
+	enc, err := EncodeItem(oldImg)
+	if err != nil {
+		return nil, err
+	}
+	return append(binary.AppendUvarint(b, uint64(len(enc))+1), enc...), nil
+}
+
+// appendDelta appends the old image as a delta against the new one: the
+// attributes of old that new lacks or holds with another value (an item,
+// length-prefixed), then the names, in increasing byte order, of the
+// attributes new has and old lacks. An update usually changes a few
+// attributes, so a NEW_AND_OLD_IMAGES record is about one image long.
+func appendDelta(b []byte, old, new Item) ([]byte, error) {
+	changed := Item{}
+	for k, v := range old {
+		if w, ok := new[k]; !ok || !v.Equal(w) {
+			changed[k] = v
+		}
+	}
+	var added []string
+	for k := range new {
+		if _, ok := old[k]; !ok {
+			added = append(added, k)
+		}
+	}
+	slices.Sort(added)
+	enc, err := EncodeItem(changed)
+	if err != nil {
+		return nil, err
+	}
+	b = append(binary.AppendUvarint(b, uint64(len(enc))), enc...)
+	b = binary.AppendUvarint(b, uint64(len(added)))
+	for _, k := range added {
+		b = append(binary.AppendUvarint(b, uint64(len(k))), k...)
+	}
+	return b, nil
+}
+
+// applyDelta returns the old image that the delta at b[*off:] (after its
+// changed attributes) describes against new, advancing *off. It accepts
+// only what appendDelta writes.
+func applyDelta(new, changed Item, b []byte, off *int) (Item, error) {
+	fail := func(reason string) (Item, error) {
+		return nil, &CorruptError{What: "stream record", Offset: *off, Reason: "old image delta: " + reason}
+	}
+	for k, v := range changed {
+		if w, ok := new[k]; ok && v.Equal(w) {
+			return fail("attribute " + strconv.Quote(k) + " did not change")
+		}
+	}
+	count, n := binary.Uvarint(b[*off:])
+	if n <= 0 || count > uint64(len(new)) {
+		return fail("bad count")
+	}
+	*off += n
+	old := maps.Clone(new)
+	prev := ""
+	for i := range int(count) {
+		l, n := binary.Uvarint(b[*off:])
+		if n <= 0 || l > uint64(len(b)-*off-n) {
+			return fail("bad name length")
+		}
+		*off += n
+		name := string(b[*off : *off+int(l)])
+		*off += int(l)
+		if _, ok := new[name]; !ok || i > 0 && name <= prev {
+			return fail("names not in the new image, or not in increasing order")
+		}
+		if _, ok := changed[name]; ok {
+			return fail("attribute " + strconv.Quote(name) + " both added and changed")
+		}
+		delete(old, name)
+		prev = name
+	}
+	maps.Copy(old, changed)
+	return old, nil
+}
+
+// decodeRecord parses a record encodeRecord produced, for table name with
+// sequence number seq. Anything else is a *CorruptError, never a panic;
+// lengths are checked against the bytes that remain before use.
+func decodeRecord(table string, seq seqNo, b []byte) (StreamRecord, error) {
+	fail := func(off int, reason string) (StreamRecord, error) {
+		return StreamRecord{}, &CorruptError{What: "stream record", Offset: off, Reason: reason}
+	}
+	if len(b) < 4 || b[0] != streamRecordVersion {
+		return fail(0, "unknown format")
+	}
+	if b[1] < eventInsert || b[1] > eventRemove {
+		return fail(1, "bad event")
+	}
+	if b[2]&^flagTTL != 0 {
+		return fail(2, "bad flags")
+	}
+	if b[3] < 1 || int(b[3]) >= len(viewNames) {
+		return fail(3, "bad view type")
+	}
+	r := StreamRecord{TableName: table, EventName: eventNames[b[1]], SequenceNumber: seq.String(), StreamViewType: viewNames[b[3]], SizeBytes: len(b)}
+	if b[2]&flagTTL != 0 {
+		id := ttlIdentity
+		r.UserIdentity = &id
+	}
+	off := 4
+	micros, n := binary.Varint(b[off:])
+	if n <= 0 {
+		return fail(off, "bad time")
+	}
+	r.ApproximateCreationDateTime = time.UnixMicro(micros).UTC()
+	off += n
+	item := func(optional bool) (Item, error) {
+		l, n := binary.Uvarint(b[off:])
+		if n <= 0 || l > uint64(len(b)-off-n)+1 {
+			return nil, &CorruptError{What: "stream record", Offset: off, Reason: "bad length"}
+		}
+		off += n
+		if optional {
+			if l == 0 {
+				return nil, nil
+			}
+			l--
+		}
+		if l > uint64(len(b)-off) {
+			return nil, &CorruptError{What: "stream record", Offset: off, Reason: "bad length"}
+		}
+		it, err := DecodeItem(b[off : off+int(l)])
+		if err != nil {
+			return nil, err
+		}
+		off += int(l)
+		return it, nil
+	}
+	var err error
+	if r.Keys, err = item(false); err != nil {
+		return StreamRecord{}, err
+	}
+	if r.NewImage, err = item(true); err != nil {
+		return StreamRecord{}, err
+	}
+	switch {
+	case off < len(b) && b[off] == imageDelta && r.NewImage != nil:
+		off++
+		changed, err := item(false)
+		if err != nil {
+			return StreamRecord{}, err
+		}
+		if r.OldImage, err = applyDelta(r.NewImage, changed, b, &off); err != nil {
+			return StreamRecord{}, err
+		}
+	case r.NewImage != nil && (off >= len(b) || b[off] != imageAbsent):
+		return fail(off, "old image beside a new image is not a delta")
+	default:
+		if r.OldImage, err = item(true); err != nil {
+			return StreamRecord{}, err
+		}
+	}
+	if off != len(b) {
+		return fail(off, "trailing bytes")
+	}
+	return r, nil
+}
