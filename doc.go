@@ -64,10 +64,23 @@
 // returns an error has written nothing in the transaction. FoundationDB
 // errors are returned wrapped so that errors.As finds the fdb.Error (and
 // Database.Transact retries it); fdyno's DynamoDB-named errors never wrap
-// one. A retried transaction runs its operations again: a put is
-// idempotent, but an ADD or a conditional create whose commit returned
-// commit_unknown_result may apply twice unless the transaction sets
-// FoundationDB's automatic_idempotency option.
+// one. A retried transaction runs its operations again. fdyno's own retry
+// loop (given an fdb.Database) sets FoundationDB's automatic_idempotency
+// option, so a commit that applied but reported commit_unknown_result is
+// never applied again; a caller's own transaction should set it too, or an
+// ADD or a conditional create may apply twice (a TransactWrite can carry a
+// ClientRequestToken instead).
+//
+// # Batches, transactions and TTL
+//
+// [BatchGet] and [TransactGet] read items of several tables at one read
+// version with every read in flight at once; [BatchWrite] and
+// [BatchWriteAll] put and delete whole items in as few transactions as
+// FoundationDB's limits allow; [TransactWrite] applies ConditionCheck,
+// Put, Update and Delete actions across tables all or nothing, reporting
+// a reason per action in a *[TransactionCanceledError]. A table's
+// TimeToLiveAttribute marks items for expiry, and [Table.SweepExpired]
+// deletes them through the write path.
 //
 // # Change streams
 //
@@ -89,15 +102,25 @@
 //     transaction, or part of the caller's.
 //  2. A table handle never acts on a stale schema: each operation reads
 //     FoundationDB's `\xff/metadataVersion` in its transaction and reloads
-//     the schema when it changed; every schema change bumps it, and writes
-//     conflict with a concurrent DeleteTable.
+//     the schema when it changed (a Get that finds its item needs no check:
+//     the item proves its table exists); every schema change bumps it, and
+//     writes conflict with a concurrent DeleteTable or index change.
 //  3. All writes of an item go through one write path (write.go), which
-//     writes the item's secondary index entries in the same transaction:
-//     an index, local or global, is never stale (index.go); change
-//     records will be produced there too.
+//     writes the item's secondary index entries and its change record in
+//     the same transaction: an index, local or global, is never stale
+//     (index.go), and the stream never misses or invents a change
+//     (stream.go).
 //  4. A large item is stored as a manifest plus chunks (chunk.go); its
 //     chunks are read in parallel, checked by length and CRC-32C, and
 //     never orphaned by an overwrite, update or delete.
+//  5. A BatchGet or TransactGet reads every item at one read version; a
+//     TransactWrite is one FoundationDB transaction (or part of yours) and
+//     writes nothing unless every action succeeds; a BatchWrite
+//     transaction writes whole items only.
+//  6. A TransactWrite with a ClientRequestToken applies at most once
+//     within [ClientRequestTokenWindow], however often it is retried.
+//  7. The TTL sweeper deletes an item only if it has expired in the
+//     deleting transaction.
 //
 // # Items and values
 //
@@ -151,6 +174,15 @@
 //     it), and a caller's transaction that may see commit_unknown_result
 //     must set automatic_idempotency or its retry can record a change
 //     twice.
+//   - BatchGet, BatchWrite, TransactGet and TransactWrite are bounded by
+//     FoundationDB's limits (10 MB, 5 s), not DynamoDB's counts (100 keys,
+//     25 requests, 100 actions); BatchGet returns items in request order.
+//     In TransactWrite, problems visible in the request are a
+//     ValidationException before the transaction; only outcomes that
+//     depend on stored items become cancellation reasons, and
+//     TransactionConflict never appears (a conflict retries).
+//   - The TTL sweeper runs where and when the caller runs it; HideExpired
+//     on Query and Scan is fdyno's own parameter.
 //   - Scan returns items in key order (DynamoDB's order is by partition
 //     hash), and parallel scan segments split the partition keys' encoded
 //     bytes evenly, so partition keys that share leading bytes (such as
