@@ -275,6 +275,10 @@ func (p *readPlan) readIndex(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page,
 	if !p.count {
 		pg.items = make([]Item, 0, len(entries))
 	}
+	var project func(Item) Item
+	if p.fetchBase && !p.allAttrs {
+		project = func(it Item) Item { return ix.project(p.st, it) }
+	}
 	for i := range entries {
 		e := &entries[i]
 		enc := e.value
@@ -294,37 +298,14 @@ func (p *readPlan) readIndex(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page,
 		if e.base && !p.fetchBase {
 			item = ix.project(p.st, item)
 		}
-		if p.ttl.expired(item) {
-			continue
-		}
-		if p.filter != nil {
-			ok, err := p.filter.eval(item)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
-		}
-		if p.fetchBase && !p.allAttrs {
-			item = ix.project(p.st, item)
-		}
-		pg.count++
-		if p.count {
-			continue
-		}
-		if p.proj != nil {
-			item = p.proj.apply(item)
-		}
-		pg.items = append(pg.items, item)
-	}
-	if more {
-		last := entries[len(entries)-1].rest
-		var err error
-		if pg.lastKey, err = p.keyItem(last); err != nil {
+		if err := p.add(pg, item, project); err != nil {
 			return nil, err
 		}
-		pg.cursor = encodeCursor(p.fp, last)
+	}
+	if more {
+		if err := p.setLast(pg, entries[len(entries)-1].rest); err != nil {
+			return nil, err
+		}
 	}
 	return pg, nil
 }

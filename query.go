@@ -558,36 +558,55 @@ func (p *readPlan) read(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page, erro
 		if err != nil {
 			return nil, err
 		}
-		if p.ttl.expired(item) {
-			continue
-		}
-		if p.filter != nil {
-			ok, err := p.filter.eval(item)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
-		}
-		pg.count++
-		if p.count {
-			continue
-		}
-		if p.proj != nil {
-			item = p.proj.apply(item)
-		}
-		pg.items = append(pg.items, item)
-	}
-	if more {
-		last := entries[len(entries)-1].kv
-		var err error
-		if pg.lastKey, err = p.keyItem(last); err != nil {
+		if err := p.add(pg, item, nil); err != nil {
 			return nil, err
 		}
-		pg.cursor = encodeCursor(p.fp, last)
+	}
+	if more {
+		if err := p.setLast(pg, entries[len(entries)-1].kv); err != nil {
+			return nil, err
+		}
 	}
 	return pg, nil
+}
+
+// add counts item, read from the store, into pg and keeps it unless
+// HideExpired or the filter drops it, projected unless Select is COUNT.
+// project, if not nil, applies after the filter (an LSI page that read
+// the base item returns the index's projection).
+func (p *readPlan) add(pg *page, item Item, project func(Item) Item) error {
+	if p.ttl.expired(item) {
+		return nil
+	}
+	if p.filter != nil {
+		ok, err := p.filter.eval(item)
+		if err != nil || !ok {
+			return err
+		}
+	}
+	if project != nil {
+		item = project(item)
+	}
+	pg.count++
+	if p.count {
+		return nil
+	}
+	if p.proj != nil {
+		item = p.proj.apply(item)
+	}
+	pg.items = append(pg.items, item)
+	return nil
+}
+
+// setLast makes the key last (bytes after the plan's prefix) pg's
+// LastEvaluatedKey and cursor.
+func (p *readPlan) setLast(pg *page, last []byte) error {
+	var err error
+	if pg.lastKey, err = p.keyItem(last); err != nil {
+		return err
+	}
+	pg.cursor = encodeCursor(p.fp, last)
+	return nil
 }
 
 // keyItem returns the item of key attributes whose packed values are kv.
