@@ -340,3 +340,70 @@ func TestHideExpiredOnIndexes(t *testing.T) {
 		t.Errorf("HideExpired on a GSI without the TTL attribute = %v, want ErrValidation", err)
 	}
 }
+
+// UpdateTimeToLive follows DynamoDB's UpdateTimeToLive: enable, disable,
+// and refuse enabling twice, disabling twice or disabling another
+// attribute; the sweeper of another handle follows the change.
+func TestUpdateTimeToLive(t *testing.T) {
+	db := fdblitetest.Open(t)
+	clock := newBatchClock()
+	root := testRoot(t, db)
+	tbl, err := Open(db, "Test", root, WithSchema(hashRange), WithClock(clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := Open(db, "Test", root, WithClock(clock.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := clock.Now().Unix()
+	mustPut(t, db, tbl, ttlItem("a", 1, now-10))
+	mustPut(t, db, tbl, Item{"pk": S("b"), "sk": N("1"), "gone": NInt(now - 10)})
+	steps := []struct {
+		spec    TimeToLiveSpecification
+		wantErr error
+		wantTTL string // the TimeToLiveAttribute after the step
+	}{
+		{TimeToLiveSpecification{AttributeName: "exp", Enabled: false}, ErrValidation, ""}, // already disabled
+		{TimeToLiveSpecification{AttributeName: "", Enabled: true}, ErrValidation, ""},
+		{TimeToLiveSpecification{AttributeName: strings.Repeat("x", 256), Enabled: true}, ErrValidation, ""},
+		{TimeToLiveSpecification{AttributeName: "exp", Enabled: true}, nil, "exp"},
+		{TimeToLiveSpecification{AttributeName: "exp", Enabled: true}, ErrValidation, "exp"},  // already enabled
+		{TimeToLiveSpecification{AttributeName: "gone", Enabled: true}, ErrValidation, "exp"}, // disable first
+		{TimeToLiveSpecification{AttributeName: "gone", Enabled: false}, ErrValidation, "exp"},
+		{TimeToLiveSpecification{AttributeName: "exp", Enabled: false}, nil, ""},
+		{TimeToLiveSpecification{AttributeName: "gone", Enabled: true}, nil, "gone"},
+	}
+	for i, s := range steps {
+		got, err := tbl.UpdateTimeToLive(db, s.spec)
+		if s.wantErr != nil {
+			if !errors.Is(err, s.wantErr) || got != nil {
+				t.Errorf("step %d: UpdateTimeToLive(%+v) = %v, %v; want %v", i, s.spec, got, err, s.wantErr)
+			}
+		} else if err != nil || *got != s.spec {
+			t.Errorf("step %d: UpdateTimeToLive(%+v) = %v, %v", i, s.spec, got, err)
+		}
+		d, err := other.Describe(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.TimeToLiveAttribute != s.wantTTL {
+			t.Errorf("step %d: TimeToLiveAttribute = %q, want %q", i, d.TimeToLiveAttribute, s.wantTTL)
+		}
+	}
+	// Only the item expired by the attribute now enabled ("gone") goes.
+	stats, err := other.SweepExpiredOnce(t.Context(), db, SweepOptions{})
+	if err != nil || stats.Deleted != 1 {
+		t.Errorf("sweep = %+v, %v; want 1 deleted", stats, err)
+	}
+	if diff := cmp.Diff([]string{"a/1"}, batchScanKeys(t, db, tbl, ScanInput{})); diff != "" {
+		t.Errorf("items after the sweep (-want +got):\n%s", diff)
+	}
+	checkTable(t, db, tbl)
+	if err := DeleteTable(db, tbl.Name(), root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.UpdateTimeToLive(db, TimeToLiveSpecification{AttributeName: "exp"}); !errors.Is(err, ErrResourceNotFound) {
+		t.Errorf("UpdateTimeToLive of a deleted table = %v, want ErrResourceNotFound", err)
+	}
+}
