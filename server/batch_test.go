@@ -556,3 +556,46 @@ func TestMalformedBatchRequests(t *testing.T) {
 		t.Fatalf("Scan: %d", status)
 	}
 }
+
+// A closed server starts no backfill (its index stays CREATING, and Query
+// refuses it); the next server on the database builds it.
+func TestSDKBackfillAfterClose(t *testing.T) {
+	db := fdblitetest.OpenIsolated(t)
+	first := newTestServer(t, Config{DB: db})
+	c := first.client(testCredentials)
+	createTable(t, c, "Closed", "", "")
+	for i := range 10 {
+		if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Closed"), Item: avMap{"pk": s(fmt.Sprint(i)), "g": s("x")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("Closed"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("byG"),
+			KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}}, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := out.TableDescription.GlobalSecondaryIndexes; len(g) != 1 || g[0].IndexStatus != types.IndexStatusCreating || !aws.ToBool(g[0].Backfilling) {
+		t.Fatalf("UpdateTable GSIs = %+v, want byG CREATING, Backfilling", g)
+	}
+	query := &dynamodb.QueryInput{TableName: aws.String("Closed"), IndexName: aws.String("byG"),
+		KeyConditionExpression: aws.String("g = :x"), ExpressionAttributeValues: avMap{":x": s("x")}, Select: types.SelectCount}
+	time.Sleep(50 * time.Millisecond) // a backfill, had one started, would have finished
+	d, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Closed")})
+	if err != nil || d.Table.GlobalSecondaryIndexes[0].IndexStatus != types.IndexStatusCreating {
+		t.Fatalf("after Close, the index is %+v, %v; want CREATING", d.Table.GlobalSecondaryIndexes, err)
+	}
+	_, err = c.Query(ctx(t), query)
+	wantAPIError(t, err, "ValidationException", "")
+
+	second := newTestServer(t, Config{DB: db})
+	c2 := second.client(testCredentials)
+	waitIndexActive(t, c2, "Closed", "byG")
+	if q, err := c2.Query(ctx(t), query); err != nil || q.Count != 10 {
+		t.Errorf("Query of the index built by the second server: %v, %v; want Count 10", q, err)
+	}
+}
