@@ -73,19 +73,20 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// goBackground runs f in a goroutine that Close waits for, unless the
-// server is closed.
-func (s *Server) goBackground(f func(ctx context.Context)) {
+// goBackground runs f in a goroutine that Close waits for and reports
+// true, unless the server is closed.
+func (s *Server) goBackground(f func(ctx context.Context)) bool {
 	s.bg.mu.Lock()
 	defer s.bg.mu.Unlock()
 	if s.bg.ctx.Err() != nil {
-		return
+		return false
 	}
 	s.bg.wg.Add(1)
 	go func() {
 		defer s.bg.wg.Done()
 		f(s.bg.ctx)
 	}()
+	return true
 }
 
 // startBackfill builds index of table in the background, unless a
@@ -99,12 +100,13 @@ func (s *Server) startBackfill(table, index string) {
 	}
 	s.bg.running[id] = true
 	s.bg.mu.Unlock()
-	s.goBackground(func(ctx context.Context) {
-		defer func() {
-			s.bg.mu.Lock()
-			delete(s.bg.running, id)
-			s.bg.mu.Unlock()
-		}()
+	done := func() {
+		s.bg.mu.Lock()
+		delete(s.bg.running, id)
+		s.bg.mu.Unlock()
+	}
+	started := s.goBackground(func(ctx context.Context) {
+		defer done()
 		select {
 		case s.bg.slots <- struct{}{}:
 			defer func() { <-s.bg.slots }()
@@ -113,6 +115,9 @@ func (s *Server) startBackfill(table, index string) {
 		}
 		s.runBackfill(ctx, id)
 	})
+	if !started {
+		done() // closed: the next server resumes it
+	}
 }
 
 // runBackfill runs Table.Backfill until the index is ACTIVE, the index or
