@@ -407,3 +407,36 @@ func TestUpdateTimeToLive(t *testing.T) {
 		t.Errorf("UpdateTimeToLive of a deleted table = %v, want ErrResourceNotFound", err)
 	}
 }
+
+// Under injected faults, each UpdateTimeToLive leaves the table in the
+// state asked for. Should a retry of a commit that applied (reported as
+// commit_unknown_result) find the change made, it answers DynamoDB's
+// "already enabled/disabled" ValidationException, never a FoundationDB
+// error; with automatic idempotency, as here, it did not happen in the
+// runs seen.
+func TestUpdateTimeToLiveUnderFaults(t *testing.T) {
+	db := faultyDB(t, 7)
+	tbl, err := Open(idempotent{db}, "FaultyTTL", WithSchema(hashRange))
+	if err != nil {
+		t.Fatal(err)
+	}
+	already := 0
+	for i := range 40 {
+		spec := TimeToLiveSpecification{AttributeName: "exp", Enabled: i%2 == 0}
+		if _, err := tbl.UpdateTimeToLive(idempotent{db}, spec); err != nil {
+			var ve *ValidationError
+			if !errors.As(err, &ve) || !strings.Contains(ve.Reason, "already") {
+				t.Fatalf("step %d: UpdateTimeToLive(%+v) = %v", i, spec, err)
+			}
+			already++
+		}
+		d, err := tbl.Describe(idempotent{db})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]string{true: "exp", false: ""}[spec.Enabled]; d.TimeToLiveAttribute != want {
+			t.Fatalf("step %d: TimeToLiveAttribute = %q after %+v", i, d.TimeToLiveAttribute, spec)
+		}
+	}
+	t.Logf("%d of 40 changes answered \"already\" after an unknown commit result", already)
+}
