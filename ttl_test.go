@@ -11,6 +11,7 @@ import (
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 var ttlSchema = TableSchema{
@@ -439,4 +440,43 @@ func TestUpdateTimeToLiveUnderFaults(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 40 changes answered \"already\" after an unknown commit result", already)
+}
+
+// UpdateTimeToLive against a model of DynamoDB's rule: one attribute or
+// none; enabling needs none, disabling needs the enabled one.
+func TestUpdateTimeToLiveModel(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	var n int
+	rapid.Check(t, func(rt *rapid.T) {
+		n++
+		tbl, err := Open(db, "Model"+strconv.Itoa(n), root, WithSchema(hashRange))
+		if err != nil {
+			rt.Fatal(err)
+		}
+		model := ""
+		steps := rapid.IntRange(1, 12).Draw(rt, "steps")
+		for range steps {
+			spec := TimeToLiveSpecification{AttributeName: rapid.SampledFrom([]string{"a", "b"}).Draw(rt, "attr"), Enabled: rapid.Bool().Draw(rt, "enabled")}
+			ok := spec.Enabled && model == "" || !spec.Enabled && model == spec.AttributeName
+			_, err := tbl.UpdateTimeToLive(db, spec)
+			switch {
+			case ok && err != nil:
+				rt.Fatalf("UpdateTimeToLive(%+v) with %q enabled: %v", spec, model, err)
+			case !ok && !errors.Is(err, ErrValidation):
+				rt.Fatalf("UpdateTimeToLive(%+v) with %q enabled = %v, want ErrValidation", spec, model, err)
+			case ok && spec.Enabled:
+				model = spec.AttributeName
+			case ok:
+				model = ""
+			}
+			d, err := tbl.Describe(db)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if d.TimeToLiveAttribute != model {
+				rt.Fatalf("TimeToLiveAttribute = %q, model %q", d.TimeToLiveAttribute, model)
+			}
+		}
+	})
 }
