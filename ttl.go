@@ -274,3 +274,63 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// TimeToLiveSpecification turns Time to Live on or off for a table:
+// DynamoDB's TimeToLiveSpecification, the request of
+// [Table.UpdateTimeToLive].
+type TimeToLiveSpecification struct {
+	// AttributeName is the TimeToLiveAttribute to enable, or the one
+	// enabled to disable.
+	AttributeName string
+	// Enabled turns Time to Live on (true) or off (false).
+	Enabled bool
+}
+
+// UpdateTimeToLive sets (spec.Enabled) or clears the table's
+// TimeToLiveAttribute, as DynamoDB's UpdateTimeToLive, and returns spec.
+// The change is immediate (there are no ENABLING or DISABLING states) and
+// applies to every handle from its next operation: the sweeper and
+// HideExpired use the new attribute.
+//
+// Errors, as DynamoDB: [ErrValidation] for an empty or too long
+// AttributeName, enabling a table whose TTL is already enabled ("TimeToLive
+// is already enabled"; disable it first to change the attribute),
+// disabling a table whose TTL is disabled ("TimeToLive is already
+// disabled") or naming another attribute than the enabled one;
+// [ErrResourceNotFound] if the table was deleted. DynamoDB's limit of one
+// change per hour does not apply. With an fdb.Database, UpdateTimeToLive
+// runs its own transaction, which may be retried.
+func (t *Table) UpdateTimeToLive(tx fdb.Transactor, spec TimeToLiveSpecification) (*TimeToLiveSpecification, error) {
+	const op = "UpdateTimeToLive"
+	if err := checkKeyAttrName("TimeToLiveSpecification.AttributeName", spec.AttributeName); err != nil {
+		return nil, withOp(op, err)
+	}
+	return transact(tx, func(tr fdb.Transaction) (*TimeToLiveSpecification, error) {
+		st, err := t.load(tr, nil)
+		if err != nil {
+			return nil, err
+		}
+		s := st.schema.clone()
+		cur := s.TimeToLiveAttribute
+		fail := func(reason string) (*TimeToLiveSpecification, error) {
+			return nil, &ValidationError{Op: op, Reason: reason}
+		}
+		switch {
+		case spec.Enabled && cur != "":
+			return fail("TimeToLive is already enabled")
+		case !spec.Enabled && cur == "":
+			return fail("TimeToLive is already disabled")
+		case !spec.Enabled && cur != spec.AttributeName:
+			return fail("TimeToLive is enabled on attribute " + strconv.Quote(cur) + ", not " + strconv.Quote(spec.AttributeName))
+		case spec.Enabled:
+			s.TimeToLiveAttribute = spec.AttributeName
+		default:
+			s.TimeToLiveAttribute = ""
+		}
+		if err := t.replaceSchema(tr, s, st.building()...); err != nil {
+			return nil, err
+		}
+		out := spec
+		return &out, nil
+	})
+}

@@ -255,6 +255,9 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		getItemOutput{}, getItemOutput{Item: &it, ConsumedCapacity: cc}, getItemOutput{Item: &wireItem{}},
 		writeOutput{}, writeOutput{Attributes: it, ConsumedCapacity: cc},
 		readOutput{}, readOutput{Items: &items, Count: 2, ScannedCount: 3, LastEvaluatedKey: it, ConsumedCapacity: cc},
+		batchGetItemOutput{}, batchGetItemOutput{Responses: map[string][]wireItem{"b": items, "a": {}, "c": nil},
+			UnprocessedKeys: map[string]keysAndAttributes{"b": {Keys: []wireItem{it}, ProjectionExpression: "#p", ExpressionAttributeNames: map[string]string{"#p": "pk"}}}},
+		transactGetItemsOutput{}, transactGetItemsOutput{Responses: []itemResponse{{Item: &it}, {}, {Item: &wireItem{}}}},
 	} {
 		want, err := json.Marshal(out)
 		if err != nil {

@@ -200,3 +200,159 @@ func benchHandler(b *testing.B, ts *testServer, op string, body func() string) {
 		}
 	}
 }
+
+// BenchmarkBatchGetItem reads 100 items of 1 KB: one BatchGetItem through
+// the SDK and the server, the same through the handler alone, the
+// library's BatchGet, 100 GetItems through the SDK and the server, and the
+// raw FoundationDB operation (100 Gets in flight in one read
+// transaction).
+func BenchmarkBatchGetItem(b *testing.B) {
+	ts, c, tbl, db := benchSetup(b)
+	const n = 100
+	var reqs []types.WriteRequest
+	keys := make([]map[string]types.AttributeValue, n)
+	libKeys := make([]fdyno.Item, n)
+	var body strings.Builder
+	body.WriteString(`{"RequestItems":{"Bench":{"Keys":[`)
+	for i := range n {
+		pk := fmt.Sprint("b", i)
+		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: benchItem(pk)}})
+		keys[i] = map[string]types.AttributeValue{"pk": s(pk)}
+		libKeys[i] = fdyno.Item{"pk": fdyno.S(pk)}
+		if i > 0 {
+			body.WriteString(",")
+		}
+		body.WriteString(`{"pk":{"S":"` + pk + `"}}`)
+		if len(reqs) == 25 {
+			if _, err := c.BatchWriteItem(ctx(b), &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"Bench": reqs}}); err != nil {
+				b.Fatal(err)
+			}
+			reqs = nil
+		}
+	}
+	body.WriteString(`]}}}`)
+	b.Run("sdk-server", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			out, err := c.BatchGetItem(context.Background(), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"Bench": {Keys: keys}}})
+			if err != nil || len(out.Responses["Bench"]) != n {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sdk-server-100-GetItems", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, k := range keys {
+				if _, err := c.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("Bench"), Key: k}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("handler", func(b *testing.B) {
+		benchHandler(b, ts, "BatchGetItem", body.String)
+	})
+	b.Run("library", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			out, err := fdyno.BatchGet(db, fdyno.BatchGetInput{RequestItems: map[*fdyno.Table]fdyno.KeysAndAttributes{tbl: {Keys: libKeys}}})
+			if err != nil || len(out.Responses[tbl]) != n {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("raw-fdb", func(b *testing.B) {
+		b.ReportAllocs()
+		v := []byte(strings.Repeat("x", benchPayload))
+		rawKeys := make([]fdb.Key, n)
+		if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+			for i := range rawKeys {
+				rawKeys[i] = fdb.Key(fmt.Sprint("server-bench/batch/", i))
+				tr.Set(rawKeys[i], v)
+			}
+			return nil, nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+				fs := make([]fdb.FutureByteSlice, n)
+				for i, k := range rawKeys {
+					fs[i] = rt.Get(k)
+				}
+				for _, f := range fs {
+					if _, err := f.Get(); err != nil {
+						return nil, err
+					}
+				}
+				return nil, nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkTransactWriteItems writes 10 items of 1 KB all or nothing: one
+// TransactWriteItems through the SDK and the server, through the handler
+// alone, the library's TransactWrite, and the raw FoundationDB operation
+// (10 Sets in one transaction).
+func BenchmarkTransactWriteItems(b *testing.B) {
+	ts, c, tbl, db := benchSetup(b)
+	const n = 10
+	var seq atomic.Int64
+	payload := strings.Repeat("x", benchPayload)
+	b.Run("sdk-server", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			items := make([]types.TransactWriteItem, n)
+			for i := range items {
+				items[i] = types.TransactWriteItem{Put: &types.Put{TableName: aws.String("Bench"), Item: benchItem(fmt.Sprint("t", seq.Add(1)%1000))}}
+			}
+			if _, err := c.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("handler", func(b *testing.B) {
+		benchHandler(b, ts, "TransactWriteItems", func() string {
+			var sb strings.Builder
+			sb.WriteString(`{"TransactItems":[`)
+			for i := range n {
+				if i > 0 {
+					sb.WriteString(",")
+				}
+				sb.WriteString(`{"Put":{"TableName":"Bench","Item":{"pk":{"S":"t` + fmt.Sprint(seq.Add(1)%1000) + `"},"payload":{"S":"` + payload + `"}}}}`)
+			}
+			sb.WriteString(`]}`)
+			return sb.String()
+		})
+	})
+	b.Run("library", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			items := make([]fdyno.TransactWriteItem, n)
+			for i := range items {
+				items[i] = fdyno.TransactWriteItem{Put: &fdyno.TransactPut{Table: tbl, Item: fdyno.Item{"pk": fdyno.S(fmt.Sprint("t", seq.Add(1)%1000)), "payload": fdyno.S(payload)}}}
+			}
+			if _, err := fdyno.TransactWrite(db, fdyno.TransactWriteInput{TransactItems: items}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("raw-fdb", func(b *testing.B) {
+		b.ReportAllocs()
+		v := []byte(payload)
+		for b.Loop() {
+			if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+				for range n {
+					tr.Set(fdb.Key(fmt.Sprint("server-bench/tx/", seq.Add(1)%1000)), v)
+				}
+				return nil, nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

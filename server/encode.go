@@ -2,6 +2,8 @@ package server
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/fdyno/fdyno"
@@ -101,4 +103,67 @@ func (o readOutput) appendJSON(dst []byte) []byte {
 	}
 	ob.capacity(o.ConsumedCapacity)
 	return ob.close()
+}
+
+func (o batchGetItemOutput) appendJSON(dst []byte) []byte {
+	ob := object{b: dst}
+	ob.key("Responses")
+	if o.Responses == nil {
+		ob.b = append(ob.b, "null"...)
+	} else {
+		ob.b = append(ob.b, '{')
+		for i, name := range slices.Sorted(maps.Keys(o.Responses)) { // encoding/json's order
+			if i > 0 {
+				ob.b = append(ob.b, ',')
+			}
+			ob.b = appendString(ob.b, name)
+			ob.b = append(ob.b, ':')
+			ob.b = appendItems(ob.b, o.Responses[name])
+		}
+		ob.b = append(ob.b, '}')
+	}
+	raw, err := json.Marshal(o.UnprocessedKeys)
+	if err != nil {
+		raw = []byte("null") // cannot happen: items encode themselves
+	}
+	ob.key("UnprocessedKeys")
+	ob.b = append(ob.b, raw...)
+	return ob.close()
+}
+
+func (o transactGetItemsOutput) appendJSON(dst []byte) []byte {
+	ob := object{b: dst}
+	ob.key("Responses")
+	if o.Responses == nil {
+		ob.b = append(ob.b, "null"...)
+		return ob.close()
+	}
+	ob.b = append(ob.b, '[')
+	for i, r := range o.Responses {
+		if i > 0 {
+			ob.b = append(ob.b, ',')
+		}
+		ib := object{b: ob.b}
+		if r.Item != nil {
+			ib.item("Item", fdyno.Item(*r.Item))
+		}
+		ob.b = ib.close()
+	}
+	ob.b = append(ob.b, ']')
+	return ob.close()
+}
+
+// appendItems appends a JSON array of items (null for nil).
+func appendItems(dst []byte, items []wireItem) []byte {
+	if items == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, it := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendItem(dst, fdyno.Item(it))
+	}
+	return append(dst, ']')
 }

@@ -47,6 +47,7 @@ var (
 	errResourceNotFound    = errType{nsDynamoDB + "ResourceNotFoundException", http.StatusBadRequest}
 	errResourceInUse       = errType{nsDynamoDB + "ResourceInUseException", http.StatusBadRequest}
 	errTransactionCanceled = errType{nsDynamoDB + "TransactionCanceledException", http.StatusBadRequest}
+	errIdempotentMismatch  = errType{nsDynamoDB + "IdempotentParameterMismatchException", http.StatusBadRequest}
 	errMissingToken        = errType{nsCoral + "MissingAuthenticationTokenException", http.StatusBadRequest}
 	errIncompleteSignature = errType{nsCoral + "IncompleteSignatureException", http.StatusBadRequest}
 	errUnrecognizedClient  = errType{nsCoral + "UnrecognizedClientException", http.StatusBadRequest}
@@ -62,6 +63,9 @@ type apiError struct {
 	// item is the Item of a ConditionalCheckFailedException when
 	// ReturnValuesOnConditionCheckFailure asked for it.
 	item fdyno.Item
+	// reasons are the CancellationReasons of a
+	// TransactionCanceledException.
+	reasons []fdyno.CancellationReason
 }
 
 func (e *apiError) Error() string { return e.typ.short() + ": " + e.msg }
@@ -81,6 +85,13 @@ func toAPIError(err error) *apiError {
 	var ccf *fdyno.ConditionalCheckFailedError
 	if errors.As(err, &ccf) {
 		return &apiError{typ: errConditionalCheck, msg: "The conditional request failed", item: ccf.Item}
+	}
+	var tce *fdyno.TransactionCanceledError
+	if errors.As(err, &tce) {
+		return canceled(tce)
+	}
+	if errors.Is(err, fdyno.ErrIdempotentParameterMismatch) {
+		return &apiError{typ: errIdempotentMismatch, msg: "Request with ClientRequestToken has already been used with different parameters"}
 	}
 	var ve *fdyno.ValidationError
 	if errors.As(err, &ve) {
@@ -122,7 +133,47 @@ func (e *apiError) body() []byte {
 		b = append(b, `,"Item":`...)
 		b = appendItem(b, e.item)
 	}
+	if e.reasons != nil {
+		b = append(b, `,"CancellationReasons":[`...)
+		for i, r := range e.reasons {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"Code":`...)
+			b = appendString(b, r.Code)
+			if r.Message != "" {
+				b = append(b, `,"Message":`...)
+				b = appendString(b, r.Message)
+			}
+			if r.Item != nil {
+				b = append(b, `,"Item":`...)
+				b = appendItem(b, r.Item)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}')
+}
+
+// canceled is DynamoDB's TransactionCanceledException for e: its message
+// lists the reasons' codes in request order, as DynamoDB's does, and its
+// CancellationReasons carry each reason's message and, for ALL_OLD, the
+// item.
+func canceled(e *fdyno.TransactionCanceledError) *apiError {
+	msg := []byte("Transaction cancelled, please refer cancellation reasons for specific reasons [")
+	for i, r := range e.CancellationReasons {
+		if i > 0 {
+			msg = append(msg, ", "...)
+		}
+		msg = append(msg, r.Code...)
+	}
+	msg = append(msg, ']')
+	reasons := e.CancellationReasons
+	if reasons == nil {
+		reasons = []fdyno.CancellationReason{}
+	}
+	return &apiError{typ: errTransactionCanceled, msg: string(msg), reasons: reasons}
 }
 
 // serializationOf maps an encoding/json error to DynamoDB's: a

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"log/slog"
@@ -25,6 +26,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer srv.Close()             // stops backfills and the TTL sweeper, after hs
 	hs := httptest.NewServer(srv) // fdyno-server --listen 127.0.0.1:8000 does this
 	defer hs.Close()
 
@@ -80,4 +82,66 @@ func Example() {
 		log.Fatal(err)
 	}
 	// Output: Plays: 1
+}
+
+// A TransactWriteItems whose condition fails is canceled as a whole; the
+// SDK's TransactionCanceledException carries one reason per action, with
+// the item as it was for ReturnValuesOnConditionCheckFailure ALL_OLD.
+func Example_transactWriteItems() {
+	db, err := fdblitetest.OpenDatabase("server-example-transact")
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv, err := server.New(server.Config{DB: db, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	ctx := context.Background()
+	client := dynamodb.New(dynamodb.Options{
+		BaseEndpoint: aws.String(hs.URL),
+		Region:       "us-east-1",
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
+		}),
+	})
+	_, err = client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("Accounts"),
+		BillingMode:          types.BillingModePayPerRequest,
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("Accounts")})
+	for id, bal := range map[string]string{"alice": "10", "bob": "0"} {
+		if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("Accounts"), Item: map[string]types.AttributeValue{
+			"id": &types.AttributeValueMemberS{Value: id}, "balance": &types.AttributeValueMemberN{Value: bal}}}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	amount := map[string]types.AttributeValue{":a": &types.AttributeValueMemberN{Value: "25"}}
+	_, err = client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Update: &types.Update{TableName: aws.String("Accounts"), Key: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "alice"}},
+			UpdateExpression: aws.String("SET balance = balance - :a"), ConditionExpression: aws.String("balance >= :a"),
+			ExpressionAttributeValues: amount, ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
+		{Update: &types.Update{TableName: aws.String("Accounts"), Key: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "bob"}},
+			UpdateExpression: aws.String("SET balance = balance + :a"), ExpressionAttributeValues: amount}},
+	}})
+	var canceled *types.TransactionCanceledException
+	if errors.As(err, &canceled) {
+		for _, r := range canceled.CancellationReasons {
+			fmt.Print(aws.ToString(r.Code))
+			if b, ok := r.Item["balance"].(*types.AttributeValueMemberN); ok {
+				fmt.Print(" (balance ", b.Value, ")")
+			}
+			fmt.Println()
+		}
+	}
+	// Output:
+	// ConditionalCheckFailed (balance 10)
+	// None
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -75,5 +76,94 @@ func TestWritesUnderFaults(t *testing.T) {
 	st, err := fdblitetest.ReadStats(db)
 	if err == nil {
 		t.Logf("injected %+v", st.Injected)
+	}
+}
+
+// Under injected faults, TransactWriteItems and BatchWriteItem are
+// neither lost nor doubled (every acknowledged transaction moved one unit
+// from one counter to the other, and the two always sum to zero), and the
+// server's background backfill retries until the index is ACTIVE and
+// complete.
+func TestBatchesAndBackfillUnderFaults(t *testing.T) {
+	db := fdblitetest.OpenIsolated(t)
+	ts := newTestServer(t, Config{DB: db})
+	c := ts.client(testCredentials)
+	createTable(t, c, "FaultyTx", "", "")
+	tbl := aws.String("FaultyTx")
+	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 12, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.15}); err != nil {
+		t.Fatal(err)
+	}
+	const rounds = 15
+	moved := 0
+	for i := range rounds {
+		_, err := c.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+			{Update: &types.Update{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s("from")}, UpdateExpression: aws.String("ADD n :m"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":m": n("-1")}}},
+			{Update: &types.Update{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s("to")}, UpdateExpression: aws.String("ADD n :one"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":one": n("1")}}},
+		}})
+		if err == nil {
+			moved++
+		} else {
+			t.Logf("TransactWriteItems %d: %v", i, err)
+		}
+		var reqs []types.WriteRequest
+		for j := range 5 {
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{
+				"pk": s(fmt.Sprint("item", i, "-", j)), "g": s("all")}}})
+		}
+		for pending := map[string][]types.WriteRequest{"FaultyTx": reqs}; len(pending) > 0; {
+			out, err := c.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: pending})
+			if err != nil {
+				t.Logf("BatchWriteItem %d: %v (resent)", i, err)
+				continue
+			}
+			pending = out.UnprocessedItems
+		}
+	}
+	// A GSI built while faults are injected.
+	_, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: tbl,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("byG"),
+			KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}}, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
+	for err != nil { // an UpdateTable whose commit failed is resent
+		var ve *types.ResourceNotFoundException
+		if errors.As(err, &ve) {
+			t.Fatal(err)
+		}
+		_, err = c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: tbl,
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("byG"),
+				KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}}, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
+		if err != nil && strings.Contains(err.Error(), "already exists") {
+			err = nil // the earlier attempt committed
+		}
+	}
+	waitIndexActive(t, c, "FaultyTx", "byG")
+	if st, err := fdblitetest.ReadStats(db); err != nil || st.Injected == (fdblitetest.Injected{}) {
+		t.Errorf("no fault was injected: %+v, %v", st, err)
+	} else {
+		t.Logf("injected %+v", st.Injected)
+	}
+	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	get := func(pk string) string {
+		got, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s(pk)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Item == nil {
+			return "0"
+		}
+		return got.Item["n"].(*types.AttributeValueMemberN).Value
+	}
+	if from, to := get("from"), get("to"); from != fmt.Sprint(-moved) || to != fmt.Sprint(moved) {
+		t.Errorf("counters from %s, to %s; want -%d and %d (the acknowledged transactions)", from, to, moved, moved)
+	}
+	out, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: tbl, IndexName: aws.String("byG"), KeyConditionExpression: aws.String("g = :a"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":a": s("all")}, Select: types.SelectCount})
+	if err != nil || out.Count != rounds*5 {
+		t.Errorf("index built under faults: Count %d, %v; want %d", out.Count, err, rounds*5)
 	}
 }

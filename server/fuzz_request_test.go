@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// FuzzRequest sends arbitrary bodies to every operation through
+// FuzzRequest sends arbitrary bodies to every operation (seeds in the
+// order of ops) through
 // ServeHTTP, on a table that exists: the server never panics and never
 // answers 500 (every bad input is the client's error, 4xx, with
 // DynamoDB's error body), and a 200 answer is a JSON object.
@@ -18,7 +19,8 @@ func FuzzRequest(f *testing.F) {
 	if status, name, msg := ts.post(f, targetPrefix+"CreateTable", contentType, strings.NewReader(create)); status != 200 {
 		f.Fatalf("CreateTable: %d %s %s", status, name, msg)
 	}
-	ops := []string{"CreateTable", "DeleteTable", "DescribeTable", "ListTables", "PutItem", "GetItem", "UpdateItem", "DeleteItem", "Query", "Scan"}
+	ops := []string{"CreateTable", "DeleteTable", "DescribeTable", "ListTables", "PutItem", "GetItem", "UpdateItem", "DeleteItem", "Query", "Scan",
+		"UpdateTable", "BatchGetItem", "BatchWriteItem", "TransactWriteItems", "TransactGetItems", "UpdateTimeToLive", "DescribeTimeToLive"}
 	for i, body := range []string{
 		create,
 		`{"TableName":"Gone"}`,
@@ -30,6 +32,13 @@ func FuzzRequest(f *testing.F) {
 		`{"TableName":"Fuzz","Key":{"pk":{"S":"a"},"sk":{"N":"1"}},"ConditionExpression":"n > :z","ExpressionAttributeValues":{":z":{"N":"5"}},"ReturnValuesOnConditionCheckFailure":"ALL_OLD"}`,
 		`{"TableName":"Fuzz","KeyConditionExpression":"pk = :p AND sk BETWEEN :a AND :b","ExpressionAttributeValues":{":p":{"S":"a"},":a":{"N":"0"},":b":{"N":"9"}},"Limit":1,"ScanIndexForward":false}`,
 		`{"TableName":"Fuzz","Segment":0,"TotalSegments":2,"FilterExpression":"attribute_exists(n)","Select":"COUNT","ExclusiveStartKey":{"pk":{"S":"a"},"sk":{"N":"1"}}}`,
+		`{"TableName":"Fuzz","AttributeDefinitions":[{"AttributeName":"g","AttributeType":"S"}],"GlobalSecondaryIndexUpdates":[{"Create":{"IndexName":"byG","KeySchema":[{"AttributeName":"g","KeyType":"HASH"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["n"]}}}]}`,
+		`{"RequestItems":{"Fuzz":{"Keys":[{"pk":{"S":"a"},"sk":{"N":"1"}},{"pk":{"S":"b"},"sk":{"N":"2"}}],"ProjectionExpression":"#n","ExpressionAttributeNames":{"#n":"n"}}}}`,
+		`{"RequestItems":{"Fuzz":[{"PutRequest":{"Item":{"pk":{"S":"b"},"sk":{"N":"2"},"g":{"S":"x"}}}},{"DeleteRequest":{"Key":{"pk":{"S":"c"},"sk":{"N":"3"}}}}]}}`,
+		`{"ClientRequestToken":"tok","TransactItems":[{"ConditionCheck":{"TableName":"Fuzz","Key":{"pk":{"S":"a"},"sk":{"N":"1"}},"ConditionExpression":"attribute_exists(pk)","ReturnValuesOnConditionCheckFailure":"ALL_OLD"}},{"Update":{"TableName":"Fuzz","Key":{"pk":{"S":"b"},"sk":{"N":"2"}},"UpdateExpression":"ADD n :one","ExpressionAttributeValues":{":one":{"N":"1"}}}}]}`,
+		`{"TransactItems":[{"Get":{"TableName":"Fuzz","Key":{"pk":{"S":"a"},"sk":{"N":"1"}},"ProjectionExpression":"l"}}]}`,
+		`{"TableName":"Fuzz","TimeToLiveSpecification":{"AttributeName":"exp","Enabled":true}}`,
+		`{"TableName":"Fuzz"}`,
 	} {
 		f.Add(uint8(i), []byte(body))
 	}

@@ -63,6 +63,9 @@ func newTestServer(t testing.TB, cfg Config) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Cleanups run last first: the HTTP server stops, then the
+	// background work, then the database closes.
+	t.Cleanup(func() { s.Close() })
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
 	return &testServer{Server: s, URL: hs.URL, http: hs, logs: logs}

@@ -17,7 +17,9 @@ import (
 // server and checks every answer against a plain map, the model of a
 // DynamoDB table: PutItem replaces, a conditional create succeeds only
 // when the key is absent, DeleteItem ALL_OLD returns what was there,
-// ADD counts from zero, GetItem and Scan see exactly the model.
+// ADD counts from zero, GetItem and Scan see exactly the model;
+// BatchWriteItem applies every put and delete, TransactWriteItems all or
+// nothing, BatchGetItem returns exactly the model's items.
 func TestSDKModel(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	c := ts.client(testCredentials)
@@ -99,6 +101,73 @@ func TestSDKModel(t *testing.T) {
 				}
 				if diff := cmp.Diff(model[p], out.Item, cmpAV, cmpEmptyMaps); diff != "" {
 					rt.Fatalf("GetItem mismatch (-want +got):\n%s", diff)
+				}
+			},
+			"batchWrite": func(rt *rapid.T) {
+				// Distinct keys (DynamoDB refuses a key twice), each put or
+				// deleted; resent until nothing is unprocessed.
+				keys := rapid.SliceOfNDistinct(pk, 1, 4, rapid.ID[string]).Draw(rt, "keys")
+				var reqs []types.WriteRequest
+				for _, p := range keys {
+					if rapid.Bool().Draw(rt, "put") {
+						it := map[string]types.AttributeValue{"pk": s(p), "batch": n(fmt.Sprint(rapid.IntRange(0, 9).Draw(rt, "b")))}
+						reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+						model[p] = it
+					} else {
+						reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key(p)}})
+						delete(model, p)
+					}
+				}
+				for pending := map[string][]types.WriteRequest{table: reqs}; len(pending) > 0; {
+					out, err := c.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: pending})
+					if err != nil {
+						rt.Fatal(err)
+					}
+					pending = out.UnprocessedItems
+				}
+			},
+			"transact": func(rt *rapid.T) {
+				// Create p unless it exists, and delete q (p != q): all or
+				// nothing, canceled exactly when p exists.
+				p, q := pk.Draw(rt, "p"), pk.Draw(rt, "q")
+				if p == q {
+					return
+				}
+				it := map[string]types.AttributeValue{"pk": s(p), "tx": &types.AttributeValueMemberBOOL{Value: true}}
+				_, err := c.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+					{Put: &types.Put{TableName: tbl, Item: it, ConditionExpression: aws.String("attribute_not_exists(pk)")}},
+					{Delete: &types.Delete{TableName: tbl, Key: key(q)}},
+				}})
+				var tce *types.TransactionCanceledException
+				switch _, exists := model[p]; {
+				case !exists && err == nil:
+					model[p] = it
+					delete(model, q)
+				case exists && errors.As(err, &tce):
+				default:
+					rt.Fatalf("transaction create %s (exists %v), delete %s: %v", p, exists, q, err)
+				}
+			},
+			"batchGet": func(rt *rapid.T) {
+				keys := rapid.SliceOfNDistinct(pk, 1, 4, rapid.ID[string]).Draw(rt, "keys")
+				var req []map[string]types.AttributeValue
+				want := map[string]map[string]types.AttributeValue{}
+				for _, p := range keys {
+					req = append(req, key(p))
+					if it, ok := model[p]; ok {
+						want[p] = it
+					}
+				}
+				out, err := c.BatchGetItem(ctx(t), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{table: {Keys: req}}})
+				if err != nil || len(out.UnprocessedKeys) != 0 {
+					rt.Fatalf("BatchGetItem: %v, unprocessed %v", err, out)
+				}
+				got := map[string]map[string]types.AttributeValue{}
+				for _, it := range out.Responses[table] {
+					got[it["pk"].(*types.AttributeValueMemberS).Value] = it
+				}
+				if diff := cmp.Diff(want, got, cmpAV); diff != "" {
+					rt.Fatalf("BatchGetItem mismatch (-want +got):\n%s", diff)
 				}
 			},
 			"": func(rt *rapid.T) {

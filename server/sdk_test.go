@@ -567,20 +567,16 @@ func TestSDKUnsupportedOperations(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	c := ts.client(testCredentials)
 	for name, call := range map[string]func() error{
-		"UpdateTable": func() error {
-			_, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("Any")})
+		"ExecuteStatement": func() error {
+			_, err := c.ExecuteStatement(ctx(t), &dynamodb.ExecuteStatementInput{Statement: aws.String("SELECT * FROM Any")})
 			return err
 		},
-		"BatchWriteItem": func() error {
-			_, err := c.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"Any": {{DeleteRequest: &types.DeleteRequest{Key: map[string]types.AttributeValue{"pk": s("a")}}}}}})
+		"CreateBackup": func() error {
+			_, err := c.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: aws.String("Any"), BackupName: aws.String("b")})
 			return err
 		},
-		"TransactGetItems": func() error {
-			_, err := c.TransactGetItems(ctx(t), &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{{Get: &types.Get{TableName: aws.String("Any"), Key: map[string]types.AttributeValue{"pk": s("a")}}}}})
-			return err
-		},
-		"DescribeTimeToLive": func() error {
-			_, err := c.DescribeTimeToLive(ctx(t), &dynamodb.DescribeTimeToLiveInput{TableName: aws.String("Any")})
+		"DescribeContinuousBackups": func() error {
+			_, err := c.DescribeContinuousBackups(ctx(t), &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String("Any")})
 			return err
 		},
 	} {

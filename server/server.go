@@ -76,6 +76,16 @@ type Config struct {
 	// TransactionTimeout bounds each request's FoundationDB transaction,
 	// retries included (default DefaultTransactionTimeout).
 	TransactionTimeout time.Duration
+	// MaxBackfills bounds the index backfills that run at once
+	// (default DefaultMaxBackfills); see background.go.
+	MaxBackfills int
+	// TTLSweepInterval is the pause between two walks of the Time to Live
+	// sweeper over the tables with TTL enabled (default
+	// fdyno.DefaultSweepInterval); a negative value disables the sweeper.
+	TTLSweepInterval time.Duration
+	// TTLSweepItemsPerSecond bounds how many items per second the TTL
+	// sweeper examines (default DefaultTTLSweepItemsPerSecond).
+	TTLSweepItemsPerSecond float64
 }
 
 // Server is an http.Handler that speaks DynamoDB's JSON protocol.
@@ -93,6 +103,8 @@ type Server struct {
 
 	mu     sync.Mutex
 	tables map[string]*fdyno.Table // handles by name; see table
+
+	bg background // backfills and the TTL sweeper (background.go)
 }
 
 // operation handles one X-Amz-Target: it decodes body, sets c.table, runs
@@ -107,7 +119,9 @@ type call struct {
 	table string
 }
 
-// New returns a Server for cfg.
+// New returns a Server for cfg. It starts the server's background work
+// (background.go): resuming the backfills of CREATING indexes and, unless
+// disabled, the TTL sweeper; [Server.Close] stops it.
 func New(cfg Config) (*Server, error) {
 	timeout := cfg.TransactionTimeout
 	if timeout <= 0 {
@@ -153,6 +167,28 @@ func New(cfg Config) (*Server, error) {
 		targetPrefix + "DeleteItem":    (*Server).deleteItem,
 		targetPrefix + "Query":         (*Server).query,
 		targetPrefix + "Scan":          (*Server).scan,
+
+		targetPrefix + "UpdateTable":        (*Server).updateTable,
+		targetPrefix + "BatchGetItem":       (*Server).batchGetItem,
+		targetPrefix + "BatchWriteItem":     (*Server).batchWriteItem,
+		targetPrefix + "TransactWriteItems": (*Server).transactWriteItems,
+		targetPrefix + "TransactGetItems":   (*Server).transactGetItems,
+		targetPrefix + "UpdateTimeToLive":   (*Server).updateTimeToLive,
+		targetPrefix + "DescribeTimeToLive": (*Server).describeTimeToLive,
+	}
+	s.bg.ctx, s.bg.cancel = context.WithCancel(context.Background())
+	s.bg.slots = newBackfillSlots(cfg.MaxBackfills)
+	s.bg.running = map[backfillID]bool{}
+	s.goBackground(s.resumeBackfills)
+	if cfg.TTLSweepInterval >= 0 {
+		interval, perSecond := cfg.TTLSweepInterval, cfg.TTLSweepItemsPerSecond
+		if interval == 0 {
+			interval = fdyno.DefaultSweepInterval
+		}
+		if perSecond <= 0 {
+			perSecond = DefaultTTLSweepItemsPerSecond
+		}
+		s.goBackground(func(ctx context.Context) { s.sweepTTL(ctx, interval, perSecond) })
 	}
 	return s, nil
 }

@@ -322,8 +322,9 @@ func (s *Server) listTables(c *call, body []byte) (any, error) {
 // tableDescription is DynamoDB's TableDescription, from what fdyno
 // stores. fdyno keeps no capacity, creation time or item counts: tables
 // describe themselves as on demand, ItemCount and TableSizeBytes are 0
-// (DynamoDB updates them only every six hours), and every table and
-// index is ACTIVE.
+// (DynamoDB updates them only every six hours), and every table is
+// ACTIVE; a global secondary index is CREATING while it is backfilled
+// (updatetable.go), then ACTIVE.
 type tableDescription struct {
 	TableName                 string
 	TableArn                  string
@@ -354,6 +355,7 @@ type indexDescription struct {
 	IndexName             string
 	IndexArn              string
 	IndexStatus           string `json:",omitempty"`
+	Backfilling           *bool  `json:",omitempty"`
 	KeySchema             []fdyno.KeySchemaElement
 	Projection            fdyno.Projection
 	ItemCount             int64
@@ -381,10 +383,21 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescrip
 		})
 	}
 	for _, ix := range d.GlobalSecondaryIndexes {
-		td.GlobalSecondaryIndexes = append(td.GlobalSecondaryIndexes, indexDescription{
+		desc := indexDescription{
 			IndexName: ix.IndexName, IndexArn: arn + "/index/" + ix.IndexName, IndexStatus: "ACTIVE",
 			KeySchema: ix.KeySchema, Projection: ix.Projection, ProvisionedThroughput: &throughputDescription{},
-		})
+		}
+		// The library's status: CREATING while the backfill runs.
+		for _, g := range d.GlobalSecondaryIndexDescriptions {
+			if g.IndexName == ix.IndexName {
+				desc.IndexStatus = string(g.IndexStatus)
+				if g.IndexStatus == fdyno.IndexStatusCreating {
+					backfilling := g.Backfilling
+					desc.Backfilling = &backfilling
+				}
+			}
+		}
+		td.GlobalSecondaryIndexes = append(td.GlobalSecondaryIndexes, desc)
 	}
 	if d.StreamViewType != "" {
 		enabled := true

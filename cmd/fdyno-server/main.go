@@ -7,6 +7,7 @@
 // Usage:
 //
 //	fdyno-server [--listen 127.0.0.1:8000] [--cluster-file PATH] [--auth KEYFILE] [--log-level info]
+//	             [--ttl-sweep=true] [--ttl-sweep-interval 1m] [--ttl-sweep-rate 1000] [--max-backfills 2]
 package main
 
 import (
@@ -20,6 +21,7 @@ import (
 	"syscall"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/server"
 )
 
@@ -38,6 +40,10 @@ func run() error {
 		region      = flag.String("region", "us-east-1", "region named in table ARNs")
 		logLevel    = flag.String("log-level", "info", "log level: debug, info, warn or error")
 		txnTimeout  = flag.Duration("txn-timeout", server.DefaultTransactionTimeout, "bound on a request's FoundationDB transaction, retries included")
+		ttlSweep    = flag.Bool("ttl-sweep", true, "run the Time to Live sweeper, which deletes expired items of tables with TTL enabled")
+		ttlInterval = flag.Duration("ttl-sweep-interval", fdyno.DefaultSweepInterval, "pause between two walks of the TTL sweeper over the tables")
+		ttlRate     = flag.Float64("ttl-sweep-rate", server.DefaultTTLSweepItemsPerSecond, "most items per second the TTL sweeper examines")
+		backfills   = flag.Int("max-backfills", server.DefaultMaxBackfills, "most global secondary index backfills run at once")
 		t           server.Timeouts
 	)
 	flag.DurationVar(&t.ReadHeader, "read-header-timeout", server.DefaultTimeouts.ReadHeader, "time to read a request's headers")
@@ -72,10 +78,18 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
-	srv, err := server.New(server.Config{DB: db, Keys: keys, Region: *region, Logger: log, TransactionTimeout: *txnTimeout})
+	cfg := server.Config{DB: db, Keys: keys, Region: *region, Logger: log, TransactionTimeout: *txnTimeout,
+		MaxBackfills: *backfills, TTLSweepInterval: *ttlInterval, TTLSweepItemsPerSecond: *ttlRate}
+	if !*ttlSweep {
+		cfg.TTLSweepInterval = -1
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		return err
 	}
+	// Background work (backfills, the TTL sweeper) stops after the last
+	// request; an unfinished backfill resumes at the next start.
+	defer srv.Close()
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return err

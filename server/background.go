@@ -1,0 +1,224 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/fdyno/fdyno"
+)
+
+// background.go: the work DynamoDB does by itself, which fdyno leaves to
+// its caller, run by the server in goroutines it owns:
+//
+//  1. Index backfills: UpdateTable creates a global secondary index
+//     CREATING; the server runs fdyno's Table.Backfill for it, which
+//     makes it ACTIVE (DescribeTable shows the change). At most
+//     Config.MaxBackfills run at once; the others wait their turn. A
+//     backfill persists its cursor, so one stopped by Close or a crash
+//     resumes where it stopped: New looks for CREATING indexes in every
+//     table and resumes them.
+//  2. The Time to Live sweeper: every Config.TTLSweepInterval, one
+//     walk of each table with a TimeToLiveAttribute deletes its expired
+//     items (fdyno's Table.SweepExpiredOnce), at most
+//     Config.TTLSweepItemsPerSecond items examined per second.
+//
+// Close stops both and waits for them; work stops between two of the
+// library's transactions, so nothing is left half done.
+
+// Background defaults.
+const (
+	// DefaultMaxBackfills is how many index backfills run at once when
+	// Config.MaxBackfills is zero.
+	DefaultMaxBackfills = 2
+	// DefaultTTLSweepItemsPerSecond bounds the TTL sweeper when
+	// Config.TTLSweepItemsPerSecond is zero.
+	DefaultTTLSweepItemsPerSecond = 1000
+	// backfillRetryDelay is the pause before retrying a backfill that
+	// failed with an error that may pass (a FoundationDB error).
+	backfillRetryDelay = time.Second
+)
+
+// background holds the server's goroutines.
+type background struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	slots  chan struct{} // one per backfill allowed to run
+
+	mu      sync.Mutex
+	running map[backfillID]bool // backfills started and not finished
+}
+
+type backfillID struct{ table, index string }
+
+func newBackfillSlots(n int) chan struct{} {
+	if n <= 0 {
+		n = DefaultMaxBackfills
+	}
+	return make(chan struct{}, n)
+}
+
+// Close stops the server's background work (index backfills and the TTL
+// sweeper) and waits for it to stop. It does not stop serving requests:
+// stop the HTTP server first (Serve returns). A stopped backfill resumes
+// when a server starts on the same database. Close is idempotent.
+func (s *Server) Close() error {
+	s.bg.mu.Lock()
+	s.bg.cancel() // under mu: no goroutine starts after it (goBackground)
+	s.bg.mu.Unlock()
+	s.bg.wg.Wait()
+	return nil
+}
+
+// goBackground runs f in a goroutine that Close waits for and reports
+// true, unless the server is closed.
+func (s *Server) goBackground(f func(ctx context.Context)) bool {
+	s.bg.mu.Lock()
+	defer s.bg.mu.Unlock()
+	if s.bg.ctx.Err() != nil {
+		return false
+	}
+	s.bg.wg.Add(1)
+	go func() {
+		defer s.bg.wg.Done()
+		f(s.bg.ctx)
+	}()
+	return true
+}
+
+// startBackfill builds index of table in the background, unless a
+// backfill of it is already running.
+func (s *Server) startBackfill(table, index string) {
+	id := backfillID{table, index}
+	s.bg.mu.Lock()
+	if s.bg.running[id] {
+		s.bg.mu.Unlock()
+		return
+	}
+	s.bg.running[id] = true
+	s.bg.mu.Unlock()
+	done := func() {
+		s.bg.mu.Lock()
+		delete(s.bg.running, id)
+		s.bg.mu.Unlock()
+	}
+	started := s.goBackground(func(ctx context.Context) {
+		defer done()
+		select {
+		case s.bg.slots <- struct{}{}:
+			defer func() { <-s.bg.slots }()
+		case <-ctx.Done():
+			return
+		}
+		s.runBackfill(ctx, id)
+	})
+	if !started {
+		done() // closed: the next server resumes it
+	}
+}
+
+// runBackfill runs Table.Backfill until the index is ACTIVE, the index or
+// table is gone, or ctx is done, retrying FoundationDB errors.
+func (s *Server) runBackfill(ctx context.Context, id backfillID) {
+	log := s.log.With(slog.String("table", id.table), slog.String("index", id.index))
+	start := time.Now()
+	for {
+		t, err := s.table(id.table)
+		var p fdyno.BackfillProgress
+		if err == nil {
+			p, err = t.Backfill(ctx, s.db, fdyno.BackfillInput{IndexName: id.index})
+		}
+		switch {
+		case err == nil && p.Done:
+			log.Info("index backfill done", slog.Int64("items", p.ItemsScanned), slog.Duration("took", time.Since(start)))
+			return
+		case ctx.Err() != nil:
+			log.Info("index backfill stopped; it resumes when the server starts again")
+			return
+		case errors.Is(err, fdyno.ErrValidation), errors.Is(err, fdyno.ErrResourceNotFound):
+			// The index or its table was deleted meanwhile.
+			log.Info("index backfill abandoned", slog.String("reason", err.Error()))
+			return
+		case err != nil:
+			log.Warn("index backfill failed; retrying", slog.String("error", err.Error()))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backfillRetryDelay):
+		}
+	}
+}
+
+// resumeBackfills starts a backfill for every CREATING index of every
+// table (those of a server that stopped before they were ACTIVE).
+func (s *Server) resumeBackfills(ctx context.Context) {
+	names, err := fdyno.ListTables(s.db, fdyno.WithRoot(s.root...))
+	if err != nil {
+		s.log.Warn("cannot look for index backfills to resume", slog.String("error", err.Error()))
+		return
+	}
+	for _, name := range names {
+		if ctx.Err() != nil {
+			return
+		}
+		t, err := s.table(name)
+		if err != nil {
+			continue // deleted meanwhile
+		}
+		d, err := t.Describe(s.db)
+		if err != nil {
+			continue
+		}
+		for _, g := range d.GlobalSecondaryIndexDescriptions {
+			if g.IndexStatus == fdyno.IndexStatusCreating {
+				s.startBackfill(name, g.IndexName)
+			}
+		}
+	}
+}
+
+// sweepTTL walks every table with a TimeToLiveAttribute once per
+// interval, deleting expired items, until ctx is done.
+func (s *Server) sweepTTL(ctx context.Context, interval time.Duration, perSecond float64) {
+	for {
+		s.sweepOnce(ctx, perSecond)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}
+
+// sweepOnce is one walk of every table with a TimeToLiveAttribute.
+func (s *Server) sweepOnce(ctx context.Context, perSecond float64) {
+	names, err := fdyno.ListTables(s.db, fdyno.WithRoot(s.root...))
+	if err != nil {
+		s.log.Warn("TTL sweeper cannot list tables", slog.String("error", err.Error()))
+		return
+	}
+	for _, name := range names {
+		if ctx.Err() != nil {
+			return
+		}
+		t, err := s.table(name)
+		if err != nil {
+			continue
+		}
+		d, err := t.Describe(s.db)
+		if err != nil || d.TimeToLiveAttribute == "" {
+			continue
+		}
+		stats, err := t.SweepExpiredOnce(ctx, s.db, fdyno.SweepOptions{ItemsPerSecond: perSecond})
+		switch {
+		case err != nil && ctx.Err() == nil && !errors.Is(err, fdyno.ErrResourceNotFound):
+			s.log.Warn("TTL sweep failed", slog.String("table", name), slog.String("error", err.Error()))
+		case stats.Deleted > 0:
+			s.log.Info("TTL sweep", slog.String("table", name), slog.Int("scanned", stats.Scanned), slog.Int("deleted", stats.Deleted))
+		}
+	}
+}

@@ -1,0 +1,227 @@
+package server
+
+import (
+	"strconv"
+
+	"github.com/fdyno/fdyno"
+)
+
+// batch.go: BatchGetItem and BatchWriteItem, through fdyno's BatchGet and
+// BatchWrite. DynamoDB's request limits apply here, at the wire (100 keys
+// per BatchGetItem, 25 requests per BatchWriteItem); the library's own
+// bounds (16 MB of items read, one FoundationDB transaction of writes)
+// decide what comes back in UnprocessedKeys and UnprocessedItems, which
+// clients resend as DynamoDB's do. ConsumedCapacity is not reported.
+
+// Batch limits (DynamoDB's API reference).
+const (
+	maxBatchGetKeys       = 100
+	maxBatchWriteRequests = 25
+)
+
+// keysAndAttributes is DynamoDB's KeysAndAttributes.
+type keysAndAttributes struct {
+	Keys                     []wireItem
+	ProjectionExpression     string            `json:",omitempty"`
+	ExpressionAttributeNames map[string]string `json:",omitempty"`
+	ConsistentRead           bool              `json:",omitempty"`
+	AttributesToGet          []string          `json:",omitempty"`
+}
+
+type batchGetItemInput struct {
+	RequestItems           map[string]keysAndAttributes
+	ReturnConsumedCapacity string
+}
+
+type batchGetItemOutput struct {
+	Responses       map[string][]wireItem
+	UnprocessedKeys map[string]keysAndAttributes
+}
+
+// batchTables opens the tables the request names, refusing two names
+// (a name and an ARN) of one table; it returns each handle's request
+// name.
+func (s *Server) batchTables(c *call, names []string) (map[string]*fdyno.Table, map[*fdyno.Table]string, error) {
+	byName := make(map[string]*fdyno.Table, len(names))
+	reqName := make(map[*fdyno.Table]string, len(names))
+	for _, n := range names {
+		resolved, err := tableName(c, &n)
+		if err != nil {
+			return nil, nil, err
+		}
+		t, err := s.table(resolved)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, dup := reqName[t]; dup {
+			return nil, nil, validation("One or more parameter values were invalid: table " + strconv.Quote(resolved) + " is named twice in RequestItems")
+		}
+		byName[n], reqName[t] = t, n
+	}
+	if len(names) > 1 {
+		c.table = "" // several tables: the log names none
+	}
+	return byName, reqName, nil
+}
+
+func (s *Server) batchGetItem(c *call, body []byte) (any, error) {
+	var in batchGetItemInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if in.RequestItems == nil {
+		return nil, missing("requestItems")
+	}
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	keys := 0
+	names := make([]string, 0, len(in.RequestItems))
+	for n, ka := range in.RequestItems {
+		keys += len(ka.Keys)
+		names = append(names, n)
+	}
+	if keys > maxBatchGetKeys {
+		return nil, validation("Too many items requested for the BatchGetItem call")
+	}
+	byName, reqName, err := s.batchTables(c, names)
+	if err != nil {
+		return nil, err
+	}
+	req := fdyno.BatchGetInput{RequestItems: make(map[*fdyno.Table]fdyno.KeysAndAttributes, len(names))}
+	for n, ka := range in.RequestItems {
+		proj, eans, err := attributesToGet(ka.AttributesToGet, ka.ExpressionAttributeNames, present("ProjectionExpression", ka.ProjectionExpression)...)
+		if err != nil {
+			return nil, err
+		}
+		if proj == "" {
+			proj = ka.ProjectionExpression
+		}
+		lk := fdyno.KeysAndAttributes{ProjectionExpression: proj, ExpressionAttributeNames: eans, ConsistentRead: ka.ConsistentRead}
+		for _, k := range ka.Keys {
+			if k == nil {
+				return nil, missing("requestItems." + n + ".member.keys.member")
+			}
+			lk.Keys = append(lk.Keys, fdyno.Item(k))
+		}
+		req.RequestItems[byName[n]] = lk
+	}
+	res, err := fdyno.BatchGet(s.db, req)
+	if err != nil {
+		return nil, err
+	}
+	out := batchGetItemOutput{Responses: map[string][]wireItem{}, UnprocessedKeys: map[string]keysAndAttributes{}}
+	for n := range in.RequestItems {
+		out.Responses[n] = []wireItem{}
+	}
+	for t, items := range res.Responses {
+		page := out.Responses[reqName[t]]
+		for _, it := range items {
+			page = append(page, wireItem(it))
+		}
+		out.Responses[reqName[t]] = page
+	}
+	for t, ka := range res.UnprocessedKeys {
+		n := reqName[t]
+		// Unprocessed keys go back with the request's own projection
+		// members, so the client can resend them as they are.
+		orig := in.RequestItems[n]
+		w := keysAndAttributes{ProjectionExpression: orig.ProjectionExpression, ExpressionAttributeNames: orig.ExpressionAttributeNames,
+			ConsistentRead: orig.ConsistentRead, AttributesToGet: orig.AttributesToGet}
+		for _, k := range ka.Keys {
+			w.Keys = append(w.Keys, wireItem(k))
+		}
+		out.UnprocessedKeys[n] = w
+	}
+	return out, nil
+}
+
+// writeRequestInput is DynamoDB's WriteRequest.
+type writeRequestInput struct {
+	PutRequest *struct {
+		Item wireItem
+	} `json:",omitempty"`
+	DeleteRequest *struct {
+		Key wireItem
+	} `json:",omitempty"`
+}
+
+type batchWriteItemInput struct {
+	RequestItems                map[string][]writeRequestInput
+	ReturnConsumedCapacity      string
+	ReturnItemCollectionMetrics string
+}
+
+type batchWriteItemOutput struct {
+	UnprocessedItems map[string][]writeRequestInput
+}
+
+func (s *Server) batchWriteItem(c *call, body []byte) (any, error) {
+	var in batchWriteItemInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if in.RequestItems == nil {
+		return nil, missing("requestItems")
+	}
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	if err := checkReturnItemCollectionMetrics(in.ReturnItemCollectionMetrics); err != nil {
+		return nil, err
+	}
+	n := 0
+	names := make([]string, 0, len(in.RequestItems))
+	for name, reqs := range in.RequestItems {
+		n += len(reqs)
+		names = append(names, name)
+	}
+	if n > maxBatchWriteRequests {
+		return nil, validation("Too many items requested for the BatchWriteItem call")
+	}
+	byName, reqName, err := s.batchTables(c, names)
+	if err != nil {
+		return nil, err
+	}
+	req := fdyno.BatchWriteInput{RequestItems: make(map[*fdyno.Table][]fdyno.WriteRequest, len(names))}
+	for name, reqs := range in.RequestItems {
+		lreqs := make([]fdyno.WriteRequest, 0, len(reqs))
+		for _, r := range reqs {
+			var lr fdyno.WriteRequest
+			if r.PutRequest != nil {
+				if r.PutRequest.Item == nil {
+					return nil, missing("requestItems." + name + ".member.putRequest.item")
+				}
+				lr.PutRequest = &fdyno.PutRequest{Item: fdyno.Item(r.PutRequest.Item)}
+			}
+			if r.DeleteRequest != nil {
+				if r.DeleteRequest.Key == nil {
+					return nil, missing("requestItems." + name + ".member.deleteRequest.key")
+				}
+				lr.DeleteRequest = &fdyno.DeleteRequest{Key: fdyno.Item(r.DeleteRequest.Key)}
+			}
+			lreqs = append(lreqs, lr)
+		}
+		req.RequestItems[byName[name]] = lreqs
+	}
+	res, err := fdyno.BatchWrite(s.db, req)
+	if err != nil {
+		return nil, err
+	}
+	out := batchWriteItemOutput{UnprocessedItems: map[string][]writeRequestInput{}}
+	for t, reqs := range res.UnprocessedItems {
+		w := make([]writeRequestInput, 0, len(reqs))
+		for _, r := range reqs {
+			var wr writeRequestInput
+			if r.PutRequest != nil {
+				wr.PutRequest = &struct{ Item wireItem }{wireItem(r.PutRequest.Item)}
+			}
+			if r.DeleteRequest != nil {
+				wr.DeleteRequest = &struct{ Key wireItem }{wireItem(r.DeleteRequest.Key)}
+			}
+			w = append(w, wr)
+		}
+		out.UnprocessedItems[reqName[t]] = w
+	}
+	return out, nil
+}

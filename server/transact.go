@@ -1,0 +1,240 @@
+package server
+
+import (
+	"strconv"
+
+	"github.com/fdyno/fdyno"
+)
+
+// transact.go: TransactWriteItems and TransactGetItems, through fdyno's
+// TransactWrite and TransactGet, with DynamoDB's limit of 100 actions at
+// the wire (the library's own limit is FoundationDB's transaction). A
+// canceled transaction answers TransactionCanceledException with its
+// CancellationReasons (errors.go); a ClientRequestToken reused for another
+// request answers IdempotentParameterMismatchException. ConsumedCapacity
+// is not reported.
+
+// maxTransactItems is DynamoDB's limit on the actions of one
+// TransactWriteItems or TransactGetItems.
+const maxTransactItems = 100
+
+// txWriteCommon are the members every TransactWriteItem action shares.
+type txWriteCommon struct {
+	TableName                           *string
+	ConditionExpression                 string
+	ExpressionAttributeNames            map[string]string
+	ExpressionAttributeValues           wireValues
+	ReturnValuesOnConditionCheckFailure fdyno.ReturnValuesOnConditionCheckFailure
+}
+
+type transactWriteItem struct {
+	ConditionCheck *struct {
+		txWriteCommon
+		Key wireItem
+	}
+	Put *struct {
+		txWriteCommon
+		Item wireItem
+	}
+	Delete *struct {
+		txWriteCommon
+		Key wireItem
+	}
+	Update *struct {
+		txWriteCommon
+		Key              wireItem
+		UpdateExpression string
+	}
+}
+
+type transactWriteItemsInput struct {
+	TransactItems               []transactWriteItem
+	ClientRequestToken          string
+	ReturnConsumedCapacity      string
+	ReturnItemCollectionMetrics string
+}
+
+type transactWriteItemsOutput struct{}
+
+// tooManyActions is DynamoDB's error for more than 100 actions.
+func tooManyActions(n int) error {
+	return validation("1 validation error detected: Value '" + strconv.Itoa(n) +
+		" actions' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(maxTransactItems))
+}
+
+func (s *Server) transactWriteItems(c *call, body []byte) (any, error) {
+	var in transactWriteItemsInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if in.TransactItems == nil {
+		return nil, missing("transactItems")
+	}
+	if len(in.TransactItems) > maxTransactItems {
+		return nil, tooManyActions(len(in.TransactItems))
+	}
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	if err := checkReturnItemCollectionMetrics(in.ReturnItemCollectionMetrics); err != nil {
+		return nil, err
+	}
+	req := fdyno.TransactWriteInput{ClientRequestToken: in.ClientRequestToken, TransactItems: make([]fdyno.TransactWriteItem, len(in.TransactItems))}
+	tables := map[string]bool{}
+	// open resolves an action's table; it leaves the action without one
+	// (which the library refuses) when the name is absent.
+	open := func(w *txWriteCommon, what string) (*fdyno.Table, error) {
+		name, err := tableName(c, w.TableName)
+		if err != nil {
+			return nil, missing("transactItems.member." + what + ".tableName")
+		}
+		tables[name] = true
+		return s.table(name)
+	}
+	for i, ti := range in.TransactItems {
+		set := 0
+		for _, p := range []bool{ti.ConditionCheck != nil, ti.Put != nil, ti.Delete != nil, ti.Update != nil} {
+			if p {
+				set++
+			}
+		}
+		if set != 1 {
+			return nil, validation("TransactItems can only contain one of Check, Put, Update or Delete")
+		}
+		out := &req.TransactItems[i]
+		switch {
+		case ti.ConditionCheck != nil:
+			a := ti.ConditionCheck
+			t, err := open(&a.txWriteCommon, "conditionCheck")
+			if err != nil {
+				return nil, err
+			}
+			if a.Key == nil {
+				return nil, missing("transactItems.member.conditionCheck.key")
+			}
+			out.ConditionCheck = &fdyno.ConditionCheck{Table: t, Key: fdyno.Item(a.Key), ConditionExpression: a.ConditionExpression,
+				ExpressionAttributeNames: a.ExpressionAttributeNames, ExpressionAttributeValues: a.ExpressionAttributeValues,
+				ReturnValuesOnConditionCheckFailure: a.ReturnValuesOnConditionCheckFailure}
+		case ti.Put != nil:
+			a := ti.Put
+			t, err := open(&a.txWriteCommon, "put")
+			if err != nil {
+				return nil, err
+			}
+			if a.Item == nil {
+				return nil, missing("transactItems.member.put.item")
+			}
+			out.Put = &fdyno.TransactPut{Table: t, Item: fdyno.Item(a.Item), ConditionExpression: a.ConditionExpression,
+				ExpressionAttributeNames: a.ExpressionAttributeNames, ExpressionAttributeValues: a.ExpressionAttributeValues,
+				ReturnValuesOnConditionCheckFailure: a.ReturnValuesOnConditionCheckFailure}
+		case ti.Delete != nil:
+			a := ti.Delete
+			t, err := open(&a.txWriteCommon, "delete")
+			if err != nil {
+				return nil, err
+			}
+			if a.Key == nil {
+				return nil, missing("transactItems.member.delete.key")
+			}
+			out.Delete = &fdyno.TransactDelete{Table: t, Key: fdyno.Item(a.Key), ConditionExpression: a.ConditionExpression,
+				ExpressionAttributeNames: a.ExpressionAttributeNames, ExpressionAttributeValues: a.ExpressionAttributeValues,
+				ReturnValuesOnConditionCheckFailure: a.ReturnValuesOnConditionCheckFailure}
+		case ti.Update != nil:
+			a := ti.Update
+			t, err := open(&a.txWriteCommon, "update")
+			if err != nil {
+				return nil, err
+			}
+			if a.Key == nil {
+				return nil, missing("transactItems.member.update.key")
+			}
+			out.Update = &fdyno.TransactUpdate{Table: t, Key: fdyno.Item(a.Key), UpdateExpression: a.UpdateExpression,
+				ConditionExpression: a.ConditionExpression, ExpressionAttributeNames: a.ExpressionAttributeNames,
+				ExpressionAttributeValues: a.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: a.ReturnValuesOnConditionCheckFailure}
+		}
+	}
+	if len(tables) > 1 {
+		c.table = ""
+	}
+	if _, err := fdyno.TransactWrite(s.db, req); err != nil {
+		return nil, err
+	}
+	return transactWriteItemsOutput{}, nil
+}
+
+type transactGetItem struct {
+	Get *struct {
+		TableName                *string
+		Key                      wireItem
+		ProjectionExpression     string
+		ExpressionAttributeNames map[string]string
+	}
+}
+
+type transactGetItemsInput struct {
+	TransactItems          []transactGetItem
+	ReturnConsumedCapacity string
+}
+
+// itemResponse is DynamoDB's ItemResponse: {} when there is no item,
+// {"Item":{}} for an item with none of the projected attributes.
+type itemResponse struct {
+	Item *wireItem `json:",omitempty"`
+}
+
+type transactGetItemsOutput struct {
+	Responses []itemResponse
+}
+
+func (s *Server) transactGetItems(c *call, body []byte) (any, error) {
+	var in transactGetItemsInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if in.TransactItems == nil {
+		return nil, missing("transactItems")
+	}
+	if len(in.TransactItems) > maxTransactItems {
+		return nil, tooManyActions(len(in.TransactItems))
+	}
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	req := fdyno.TransactGetInput{TransactItems: make([]fdyno.TransactGetItem, len(in.TransactItems))}
+	tables := map[string]bool{}
+	for i, ti := range in.TransactItems {
+		g := ti.Get
+		if g == nil {
+			return nil, missing("transactItems.member.get")
+		}
+		name, err := tableName(c, g.TableName)
+		if err != nil {
+			return nil, missing("transactItems.member.get.tableName")
+		}
+		if g.Key == nil {
+			return nil, missing("transactItems.member.get.key")
+		}
+		tables[name] = true
+		t, err := s.table(name)
+		if err != nil {
+			return nil, err
+		}
+		req.TransactItems[i] = fdyno.TransactGetItem{Table: t, Key: fdyno.Item(g.Key),
+			ProjectionExpression: g.ProjectionExpression, ExpressionAttributeNames: g.ExpressionAttributeNames}
+	}
+	if len(tables) > 1 {
+		c.table = ""
+	}
+	res, err := fdyno.TransactGet(s.db, req)
+	if err != nil {
+		return nil, err
+	}
+	out := transactGetItemsOutput{Responses: make([]itemResponse, len(res.Responses))}
+	for i, r := range res.Responses {
+		if r.Item != nil {
+			it := wireItem(r.Item)
+			out.Responses[i].Item = &it
+		}
+	}
+	return out, nil
+}
