@@ -142,12 +142,12 @@ func TestConsumerExactlyOnce(t *testing.T) {
 // re-reads it.
 func TestConsumerConcurrentInstances(t *testing.T) {
 	db := faultyDB(t, 23)
-	src, err := openUnderFaults(db, "Src", WithSchema(streamSchema(StreamViewTypeKeysOnly, 3)))
+	src, err := Open(db, "Src", WithSchema(streamSchema(StreamViewTypeKeysOnly, 3)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	fx := effects{}
-	if fx.tbl, err = openUnderFaults(db, "Effects", WithSchema(hashOnly)); err != nil {
+	if fx.tbl, err = Open(db, "Effects", WithSchema(hashOnly)); err != nil {
 		t.Fatal(err)
 	}
 	c, _ := src.Consumer("shared")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"maps"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
@@ -173,7 +172,7 @@ func TestStreamUnderFaults(t *testing.T) {
 	for _, shards := range []int{1, 3} {
 		t.Run("shards="+strconv.Itoa(shards), func(t *testing.T) {
 			db := faultyDB(t, uint64(40+shards))
-			tbl, err := openUnderFaults(db, "Faulty", WithSchema(streamSchema(StreamViewTypeNewAndOldImages, shards)), WithChunkThreshold(500))
+			tbl, err := Open(db, "Faulty", WithSchema(streamSchema(StreamViewTypeNewAndOldImages, shards)), WithChunkThreshold(500))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,7 +269,7 @@ func TestStreamConcurrentReplayModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
 		shards := rapid.SampledFrom([]int{1, 3}).Draw(rt, "shards")
-		tbl, err := openUnderFaults(db, "Concurrent"+strconv.Itoa(n), WithSchema(streamSchema(StreamViewTypeNewAndOldImages, shards)))
+		tbl, err := Open(db, "Concurrent"+strconv.Itoa(n), WithSchema(streamSchema(StreamViewTypeNewAndOldImages, shards)))
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -352,16 +351,4 @@ func TestStreamConcurrentReplayModel(t *testing.T) {
 			rt.Fatalf("%d records add one to n, %d ADDs were acknowledged", grew, adds)
 		}
 	})
-}
-
-// openUnderFaults opens a table on a database injecting faults, trying
-// again when the directory layer's prefix allocation reports an injected
-// fault without the fdb.Error that would make Transact retry it.
-func openUnderFaults(db fdb.Database, name string, opts ...Option) (*Table, error) {
-	for try := 0; ; try++ {
-		tbl, err := Open(db, name, opts...)
-		if err == nil || try == 20 || !strings.Contains(err.Error(), "unable to allocate new directory prefix") {
-			return tbl, err
-		}
-	}
 }

@@ -180,7 +180,7 @@ func (d plainDB) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, er
 func TestTrimStreamUnderFaults(t *testing.T) {
 	db := faultyDB(t, 5)
 	for _, shards := range []int{1, 3} {
-		tbl, err := openUnderFaults(db, "Trim"+strconv.Itoa(shards), WithSchema(streamSchema(StreamViewTypeKeysOnly, shards)))
+		tbl, err := Open(db, "Trim"+strconv.Itoa(shards), WithSchema(streamSchema(StreamViewTypeKeysOnly, shards)))
 		if err != nil {
 			t.Fatal(err)
 		}

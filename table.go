@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -311,7 +312,7 @@ func (t *Table) openTx(tr fdb.Transaction, want *tableMeta) (*tableState, error)
 	}
 	dir, err := directory.Create(tr, t.path, nil)
 	if err != nil {
-		return nil, err
+		return nil, allocationError(err)
 	}
 	meta, err := json.Marshal(want)
 	if err != nil {
@@ -323,6 +324,37 @@ func (t *Table) openTx(tr fdb.Transaction, want *tableMeta) (*tableState, error)
 	// The metadata version changes at commit and cannot be read again in
 	// this transaction, so the state is marked for reloading.
 	return newTableState(nil, keys, want.Schema), nil
+}
+
+// allocationError returns err, or the fdb.Error it reports. The directory
+// layer of the Go bindings turns a FoundationDB error met while allocating
+// a prefix (a transaction_too_old read, say) into plain text, "unable to
+// allocate new directory prefix (FoundationDB error code 1007 (...))",
+// which Transact would not retry; recovering the code lets the retry loop
+// decide as it would for the error itself.
+func allocationError(err error) error {
+	var fe fdb.Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	msg := err.Error()
+	const marker = "FoundationDB error code "
+	if !strings.HasPrefix(msg, "unable to allocate new directory prefix (") {
+		return err
+	}
+	i := strings.Index(msg, marker)
+	if i < 0 {
+		return err
+	}
+	digits := msg[i+len(marker):]
+	if j := strings.IndexByte(digits, ' '); j >= 0 {
+		digits = digits[:j]
+	}
+	code, convErr := strconv.Atoi(digits)
+	if convErr != nil || code <= 0 {
+		return err
+	}
+	return fdb.Error{Code: code}
 }
 
 // readMetadataVersion returns the value of `\xff/metadataVersion`, or nil

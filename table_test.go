@@ -2,7 +2,9 @@ package fdyno
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -361,5 +363,41 @@ func TestOtherTablesSchemaChangeDoesNotConflict(t *testing.T) {
 	}
 	if err := tr.Commit().Get(); err != nil {
 		t.Fatalf("commit after another table's creation = %v, want success", err)
+	}
+}
+
+// The bindings' directory layer reports a FoundationDB error met while
+// allocating a prefix as text; Open recovers the fdb.Error so that
+// Transact retries it (fdb.Error codes from FoundationDB's error table).
+func TestAllocationError(t *testing.T) {
+	wrapped := fmt.Errorf("unable to allocate new directory prefix (%s)", fdb.Error{Code: 1007}.Error())
+	var fe fdb.Error
+	if err := allocationError(wrapped); !errors.As(err, &fe) || fe.Code != 1007 {
+		t.Errorf("allocationError(%q) = %v, want fdb.Error 1007", wrapped, err)
+	}
+	for _, err := range []error{
+		errors.New("unable to allocate new directory prefix (something else)"),
+		errors.New("the database has keys stored at the prefix chosen by the automatic prefix allocator"),
+		errors.New("unable to allocate new directory prefix (FoundationDB error code x (y))"),
+	} {
+		if got := allocationError(err); got != err {
+			t.Errorf("allocationError(%q) = %v, want it unchanged", err, got)
+		}
+	}
+	direct := fdb.Error{Code: 1020}
+	if got := allocationError(direct); got != error(direct) {
+		t.Errorf("allocationError(fdb.Error) = %v", got)
+	}
+}
+
+// Open under injected faults: a fault inside the directory layer's prefix
+// allocation is retried like any other (it used to surface as
+// "unable to allocate new directory prefix").
+func TestOpenUnderFaults(t *testing.T) {
+	db := faultyDB(t, 11) // a database of its own: no cleanup needed
+	for i := range 100 {
+		if _, err := Open(db, "Table"+strconv.Itoa(i), WithRoot("open-under-faults"), WithSchema(hashOnly)); err != nil {
+			t.Fatalf("Open #%d under faults: %v", i, err)
+		}
 	}
 }
