@@ -2,47 +2,63 @@ package fdyno
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 )
 
 // Cursors: the opaque form of a LastEvaluatedKey. A cursor is
 //
-//	0x01 (format version) | fingerprint: 16 bytes | packed key values of the last key read
+//	0x02 (format version) | tag: 16 bytes | packed key values of the last key read
 //
-// The fingerprint is a SHA-256 digest, truncated, of what the cursor may
-// resume: the table's name and item key prefix (so a cursor dies with its
+// The tag is an HMAC-SHA-256, truncated, keyed with the table's secret
+// cursor key (a random key made with the table and kept in its metadata),
+// of a digest of what the cursor may resume and of the key. The digest
+// covers the table's name and item key prefix (so a cursor dies with its
 // table, even if one of the same name is created again), the operation
 // (Query or Scan), the index, the key range of the request (its key
-// condition, or its parallel scan segment) and the direction.
-//
-// A cursor carries no MAC: the per-table secret one would need belongs in
-// the table metadata, which is table.go's, and it would buy little, since
-// decodeCursor resumes only inside the range of the request decoding it,
-// and the request could name any key of that range as its
-// ExclusiveStartKey anyway. What the checks guarantee:
+// condition, or its parallel scan segment) and the direction. What the
+// checks guarantee:
 //
 //  1. A cursor from another table, index, query or segment, or of another
-//     direction, is refused with a *ValidationError (unless 2^-128 luck).
-//  2. A cursor, even forged, never makes a page read outside the request's
-//     own key range: its key is checked to lie in it.
+//     direction, or altered in any byte, is refused with a
+//     *ValidationError (unless 2^-128 luck): only fdyno, holding the
+//     table's key, makes cursors the table accepts.
+//  2. A cursor never makes a page read outside the request's own key
+//     range: its key is checked to lie in it, even if the table's key
+//     were known.
 //  3. Decoding never panics and allocates at most a few times the input's
 //     length (FuzzCursor).
 const (
-	cursorVersion   = 0x01
-	fingerprintSize = 16
+	cursorVersion = 0x02
+	tagSize       = 16
+	cursorKeySize = 32
 )
 
-// cursorFingerprint identifies the request a cursor belongs to.
-type cursorFingerprint [fingerprintSize]byte
+// newCursorKey returns a random cursor key for a new table.
+func newCursorKey() ([]byte, error) {
+	k := make([]byte, cursorKeySize)
+	if _, err := rand.Read(k); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
 
-func newCursorFingerprint(table string, itemPrefix []byte, op, index string, lo, hi []byte, forward bool) cursorFingerprint {
+// cursorFingerprint identifies the request a cursor belongs to, with the
+// key of the table that authenticates it.
+type cursorFingerprint struct {
+	digest [sha256.Size]byte
+	key    []byte
+}
+
+func newCursorFingerprint(key []byte, table string, itemPrefix []byte, op, index string, lo, hi []byte, forward bool) cursorFingerprint {
 	h := sha256.New()
 	field := func(b []byte) {
 		h.Write(binary.AppendUvarint(nil, uint64(len(b))))
 		h.Write(b)
 	}
-	field([]byte("fdyno cursor v1"))
+	field([]byte("fdyno cursor v2"))
 	field([]byte(table))
 	field(itemPrefix)
 	field([]byte(op))
@@ -54,17 +70,25 @@ func newCursorFingerprint(table string, itemPrefix []byte, op, index string, lo,
 	} else {
 		field([]byte{0})
 	}
-	var fp cursorFingerprint
-	copy(fp[:], h.Sum(nil))
+	fp := cursorFingerprint{key: key}
+	h.Sum(fp.digest[:0])
 	return fp
+}
+
+// tag returns the tag of the cursor of fp's request that resumes after kv.
+func (fp cursorFingerprint) tag(kv []byte) []byte {
+	m := hmac.New(sha256.New, fp.key)
+	m.Write(fp.digest[:])
+	m.Write(kv)
+	return m.Sum(nil)[:tagSize]
 }
 
 // encodeCursor returns the cursor of the request with fingerprint fp that
 // resumes after packed key values kv.
 func encodeCursor(fp cursorFingerprint, kv []byte) []byte {
-	b := make([]byte, 0, 1+fingerprintSize+len(kv))
+	b := make([]byte, 0, 1+tagSize+len(kv))
 	b = append(b, cursorVersion)
-	b = append(b, fp[:]...)
+	b = append(b, fp.tag(kv)...)
 	return append(b, kv...)
 }
 
@@ -81,13 +105,13 @@ func decodeCursorWith(b []byte, fp cursorFingerprint, keyItem func([]byte) (Item
 	fail := func(reason string) ([]byte, error) {
 		return nil, &ValidationError{Path: "Cursor", Reason: "The provided cursor is invalid: " + reason}
 	}
-	if len(b) < 1+fingerprintSize+1 || b[0] != cursorVersion {
+	if len(b) < 1+tagSize+1 || b[0] != cursorVersion {
 		return fail("unknown format")
 	}
-	if !bytes.Equal(b[1:1+fingerprintSize], fp[:]) {
-		return fail("it belongs to another table, index or request")
+	kv := b[1+tagSize:]
+	if !hmac.Equal(b[1:1+tagSize], fp.tag(kv)) {
+		return fail("it belongs to another table, index or request, or was altered")
 	}
-	kv := b[1+fingerprintSize:]
 	if _, err := keyItem(kv); err != nil {
 		return fail("bad key")
 	}

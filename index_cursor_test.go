@@ -125,7 +125,7 @@ func FuzzIndexCursor(f *testing.F) {
 		f.Fatal(err)
 	}
 	p.lo, p.hi = lo, hi
-	fp := newCursorFingerprint("Test", []byte("prefix"), "Query", "byG", lo, hi, true)
+	fp := newCursorFingerprint([]byte("key"), "Test", []byte("prefix"), "Query", "byG", lo, hi, true)
 	for _, h := range []string{"1", "-3.5", "10", "11"} {
 		ikv, _ := packKeyValues(S("x"), N(h))
 		kv, _ := packKeyValues(S("a"), N("2"))

@@ -411,7 +411,7 @@ func keyAttrIn(cd *condition, hash, rng keyAttr) string {
 // planStart resolves the request's ExclusiveStartKey or Cursor into
 // p.start, refusing one outside [p.lo, p.hi) with reason outside.
 func (t *Table) planStart(p *readPlan, o *readOptions, outside string) error {
-	p.fp = newCursorFingerprint(t.name, p.st.keys.items.Bytes(), p.op, o.indexName, p.lo, p.hi, p.forward)
+	p.fp = newCursorFingerprint(p.st.cursorKey, t.name, p.st.keys.items.Bytes(), p.op, o.indexName, p.lo, p.hi, p.forward)
 	switch {
 	case o.esk != nil:
 		kv, err := p.startKey(o.esk)

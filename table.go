@@ -233,6 +233,8 @@ type tableState struct {
 	indexKeys map[string]indexKeyAttr
 	// indexes are the table's LSIs and GSIs (index.go).
 	indexes []*indexDef
+	// cursorKey authenticates the table's cursors (cursor.go).
+	cursorKey []byte
 }
 
 type indexKeyAttr struct {
@@ -247,6 +249,9 @@ type tableMeta struct {
 	Schema        TableSchema
 	// Building names the GSIs being backfilled (CREATING, backfill.go).
 	Building []string `json:",omitempty"`
+	// CursorKey is the table's secret for authenticating cursors
+	// (cursor.go), random, made when the table is created.
+	CursorKey []byte `json:",omitempty"`
 }
 
 const metaFormatVersion = 1
@@ -314,7 +319,11 @@ func (t *Table) openTx(tr fdb.Transaction, want *tableMeta) (*tableState, error)
 	if err != nil {
 		return nil, allocationError(err)
 	}
-	meta, err := json.Marshal(want)
+	created := *want
+	if created.CursorKey, err = newCursorKey(); err != nil {
+		return nil, err
+	}
+	meta, err := json.Marshal(created)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +332,9 @@ func (t *Table) openTx(tr fdb.Transaction, want *tableMeta) (*tableState, error)
 	bumpMetadataVersion(tr)
 	// The metadata version changes at commit and cannot be read again in
 	// this transaction, so the state is marked for reloading.
-	return newTableState(nil, keys, want.Schema), nil
+	st = newTableState(nil, keys, want.Schema)
+	st.cursorKey = created.CursorKey
+	return st, nil
 }
 
 // allocationError returns err, or the fdb.Error it reports. The directory
@@ -403,6 +414,7 @@ func (t *Table) load(rt fdb.ReadTransaction, mv []byte) (*tableState, error) {
 	}
 	st := newTableState(mv, keys, meta.Schema)
 	st.markBuilding(meta.Building)
+	st.cursorKey = meta.CursorKey
 	return st, nil
 }
 
@@ -553,7 +565,7 @@ func (t *Table) replaceSchema(tr fdb.Transaction, s TableSchema, building ...str
 		// Readers merge the shards the schema names: fewer would hide records.
 		return &ValidationError{Op: "UpdateTable", Reason: "StreamShards cannot decrease"}
 	}
-	meta, err := json.Marshal(tableMeta{FormatVersion: metaFormatVersion, TableName: t.name, Schema: s.canonical(), Building: building})
+	meta, err := json.Marshal(tableMeta{FormatVersion: metaFormatVersion, TableName: t.name, Schema: s.canonical(), Building: building, CursorKey: st.cursorKey})
 	if err != nil {
 		return err
 	}
