@@ -100,7 +100,9 @@ func BenchmarkGetRecords(b *testing.B) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			kvs, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) { return rt.GetRange(r, fdb.RangeOptions{}).GetSliceWithError() })
+			kvs, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+				return rt.GetRange(r, fdb.RangeOptions{}).GetSliceWithError()
+			})
 			if err != nil || len(kvs.([]fdb.KeyValue)) != n {
 				b.Fatal(err)
 			}
