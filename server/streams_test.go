@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/fdyno/fdyno"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -354,4 +356,64 @@ func TestSDKStreamsErrors(t *testing.T) {
 	now = now.Add(iteratorLifetime)
 	_, err = sc.GetRecords(ctx(t), &dynamodbstreams.GetRecordsInput{ShardIterator: it})
 	wantAPIError(t, err, "ExpiredIteratorException", "Iterator expired")
+}
+
+// TestSDKStreamsTTLAndTrim: a Time to Live deletion's record carries
+// DynamoDB's service userIdentity; an iterator positioned before records
+// that were trimmed answers TrimmedDataAccessException, and TRIM_HORIZON
+// then starts at the oldest record kept.
+func TestSDKStreamsTTLAndTrim(t *testing.T) {
+	ts := newTestServer(t, Config{TTLSweepInterval: -1})
+	c := ts.client(testCredentials)
+	sc := ts.streamsClient()
+	createTable(t, c, "Expiring", "", "")
+	if _, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("Expiring"),
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeOldImage}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateTimeToLive(ctx(t), &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("Expiring"),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	past := n(fmt.Sprint(time.Now().Add(-time.Hour).Unix()))
+	for _, pk := range []string{"a", "b", "c"} {
+		if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Expiring"), Item: avMap{"pk": s(pk), "exp": past}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tbl, err := ts.table("Expiring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.SweepExpiredOnce(context.Background(), ts.db.db, fdyno.SweepOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	arn := ts.streamARN("Expiring")
+	recs, _ := readAll(t, sc, getIterator(t, sc, arn, st.ShardIteratorTypeTrimHorizon, ""), 1000)
+	got := toWire(t, recs)
+	if len(got) != 6 {
+		t.Fatalf("%d records, want 3 INSERTs and 3 REMOVEs: %+v", len(got), got)
+	}
+	for i, r := range got {
+		wantEvent, wantID := "INSERT", ""
+		if i >= 3 {
+			wantEvent, wantID = "REMOVE", "Service/dynamodb.amazonaws.com"
+		}
+		if r.EventName != wantEvent || r.UserIdentityTyp != wantID || (i >= 3) != (r.Old != nil) || r.New != nil {
+			t.Errorf("record %d = %+v, want %s with userIdentity %q", i, r, wantEvent, wantID)
+		}
+	}
+
+	// Trim all but the last two records.
+	if _, err := tbl.TrimStream(context.Background(), ts.db.db, fdyno.TrimStreamInput{KeepLast: 2}); err != nil {
+		t.Fatal(err)
+	}
+	first := aws.ToString(recs[0].Dynamodb.SequenceNumber)
+	stale := getIterator(t, sc, arn, st.ShardIteratorTypeAfterSequenceNumber, first)
+	_, err = sc.GetRecords(ctx(t), &dynamodbstreams.GetRecordsInput{ShardIterator: stale})
+	wantAPIError(t, err, "TrimmedDataAccessException", "trimmed")
+	kept, _ := readAll(t, sc, getIterator(t, sc, arn, st.ShardIteratorTypeTrimHorizon, ""), 1000)
+	if len(kept) != 2 || aws.ToString(kept[0].Dynamodb.SequenceNumber) != aws.ToString(recs[4].Dynamodb.SequenceNumber) {
+		t.Errorf("after the trim, TRIM_HORIZON reads %d records, want the last 2", len(kept))
+	}
 }
