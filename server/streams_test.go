@@ -417,3 +417,16 @@ func TestSDKStreamsTTLAndTrim(t *testing.T) {
 		t.Errorf("after the trim, TRIM_HORIZON reads %d records, want the last 2", len(kept))
 	}
 }
+
+// With access keys, the DynamoDB Streams client's SigV4 signatures (made
+// for the service name "dynamodb", as DynamoDB Streams signs) are accepted.
+func TestSDKStreamsSigV4(t *testing.T) {
+	ts := newTestServer(t, Config{TTLSweepInterval: -1, Keys: map[string]string{testCredentials.AccessKeyID: testCredentials.SecretAccessKey}})
+	if _, err := ts.streamsClient().ListStreams(ctx(t), &dynamodbstreams.ListStreamsInput{}); err != nil {
+		t.Fatalf("ListStreams signed with a known key: %v", err)
+	}
+	status, name, _ := ts.post(t, streamsTargetPrefix+"ListStreams", contentType, strings.NewReader(`{}`))
+	if status != http.StatusBadRequest || name != "MissingAuthenticationTokenException" {
+		t.Errorf("unsigned ListStreams: %d %s, want 400 MissingAuthenticationTokenException", status, name)
+	}
+}
