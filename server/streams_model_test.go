@@ -69,8 +69,8 @@ func TestSDKStreamsModel(t *testing.T) {
 			items[pk] = v
 		}
 		limit := int32(rapid.IntRange(1, 5).Draw(rt, "limit"))
-		all, _ := readAll(t, sc, getIterator(t, sc, arn, st.ShardIteratorTypeTrimHorizon, ""), limit)
-		if diff := cmp.Diff(want, toWire(t, all)); diff != "" {
+		all, _ := readAll(rt, sc, getIterator(rt, sc, arn, st.ShardIteratorTypeTrimHorizon, ""), limit)
+		if diff := cmp.Diff(want, toWire(rt, all)); diff != "" {
 			rt.Fatalf("TRIM_HORIZON, Limit %d (-want +got):\n%s", limit, diff)
 		}
 		if len(all) == 0 {
@@ -78,12 +78,12 @@ func TestSDKStreamsModel(t *testing.T) {
 		}
 		k := rapid.IntRange(0, len(all)-1).Draw(rt, "from")
 		seq := aws.ToString(all[k].Dynamodb.SequenceNumber)
-		after, _ := readAll(t, sc, getIterator(t, sc, arn, st.ShardIteratorTypeAfterSequenceNumber, seq), limit)
-		if diff := cmp.Diff(want[k+1:], toWire(t, after), cmpopts.EquateEmpty()); diff != "" {
+		after, _ := readAll(rt, sc, getIterator(rt, sc, arn, st.ShardIteratorTypeAfterSequenceNumber, seq), limit)
+		if diff := cmp.Diff(want[k+1:], toWire(rt, after), cmpopts.EquateEmpty()); diff != "" {
 			rt.Fatalf("AFTER_SEQUENCE_NUMBER of record %d (-want +got):\n%s", k, diff)
 		}
-		at, _ := readAll(t, sc, getIterator(t, sc, arn, st.ShardIteratorTypeAtSequenceNumber, seq), limit)
-		if diff := cmp.Diff(want[k:], toWire(t, at)); diff != "" {
+		at, _ := readAll(rt, sc, getIterator(rt, sc, arn, st.ShardIteratorTypeAtSequenceNumber, seq), limit)
+		if diff := cmp.Diff(want[k:], toWire(rt, at)); diff != "" {
 			rt.Fatalf("AT_SEQUENCE_NUMBER of record %d (-want +got):\n%s", k, diff)
 		}
 	})

@@ -61,14 +61,22 @@ func plain(m map[string]st.AttributeValue) map[string]string {
 	return out
 }
 
+// checker is what the stream helpers need of a *testing.T or *rapid.T.
+type checker interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Errorf(format string, args ...any)
+}
+
 // readAll iterates GetRecords from iterator it until a page is empty,
 // checking each record's envelope, and returns the records and the last
 // NextShardIterator.
-func readAll(t *testing.T, sc *dynamodbstreams.Client, it *string, limit int32) ([]st.Record, *string) {
+func readAll(t checker, sc *dynamodbstreams.Client, it *string, limit int32) ([]st.Record, *string) {
 	t.Helper()
 	var recs []st.Record
 	for range 100 {
-		out, err := sc.GetRecords(ctx(t), &dynamodbstreams.GetRecordsInput{ShardIterator: it, Limit: aws.Int32(limit)})
+		out, err := sc.GetRecords(context.Background(), &dynamodbstreams.GetRecordsInput{ShardIterator: it, Limit: aws.Int32(limit)})
 		if err != nil {
 			t.Fatalf("GetRecords: %v", err)
 		}
@@ -88,7 +96,7 @@ func readAll(t *testing.T, sc *dynamodbstreams.Client, it *string, limit int32) 
 	return nil, nil
 }
 
-func toWire(t *testing.T, recs []st.Record) []wireRecord {
+func toWire(t checker, recs []st.Record) []wireRecord {
 	t.Helper()
 	var out []wireRecord
 	prev := ""
@@ -114,13 +122,13 @@ func toWire(t *testing.T, recs []st.Record) []wireRecord {
 	return out
 }
 
-func getIterator(t *testing.T, sc *dynamodbstreams.Client, arn string, typ st.ShardIteratorType, seq string) *string {
+func getIterator(t checker, sc *dynamodbstreams.Client, arn string, typ st.ShardIteratorType, seq string) *string {
 	t.Helper()
 	in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: aws.String(shardID), ShardIteratorType: typ}
 	if seq != "" {
 		in.SequenceNumber = aws.String(seq)
 	}
-	out, err := sc.GetShardIterator(ctx(t), in)
+	out, err := sc.GetShardIterator(context.Background(), in)
 	if err != nil {
 		t.Fatalf("GetShardIterator %s: %v", typ, err)
 	}
