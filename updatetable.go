@@ -163,8 +163,9 @@ func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescr
 // handle with the older schema cached reloads it first, since
 // replaceSchema bumps the metadata version). Disabling clears the
 // StreamViewType: later writes record nothing, and the records already
-// written stay stored, trimmable by [Table.TrimStream], but GetRecords
-// refuses the table while its stream is disabled. Enabling the stream
+// written stay stored, but the stream operations (GetRecords, Records,
+// Tail, TrimStream, consumers) refuse the table while its stream is
+// disabled, as they refuse a table that never had one. Enabling the stream
 // again, with any view type, continues the same stream: the old records
 // are readable again, before the new ones (each record keeps the view
 // type it was written with). DynamoDB instead starts a new stream with a
