@@ -3,20 +3,36 @@ package fdyno
 import (
 	"errors"
 	"slices"
+	"strconv"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
 
 // UpdateTableInput is the request of [Table.UpdateTable], DynamoDB's
 // UpdateTable limited to what fdyno's tables have: global secondary
-// indexes. Local secondary indexes can only be defined when a table is
-// created, as in DynamoDB.
+// indexes and the stream. Local secondary indexes can only be defined when
+// a table is created, as in DynamoDB. As in DynamoDB, one request makes
+// one change: exactly one of GlobalSecondaryIndexUpdates and
+// StreamSpecification is set.
 type UpdateTableInput struct {
 	// AttributeDefinitions declares the key attributes of an index being
 	// created; it may repeat those of existing keys, with their types.
 	AttributeDefinitions []AttributeDefinition
 	// GlobalSecondaryIndexUpdates holds exactly one Create or Delete.
 	GlobalSecondaryIndexUpdates []GlobalSecondaryIndexUpdate
+	// StreamSpecification enables or disables the table's stream.
+	StreamSpecification *StreamSpecification
+}
+
+// StreamSpecification enables or disables a table's stream, DynamoDB's
+// StreamSpecification. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_StreamSpecification.html.
+type StreamSpecification struct {
+	// StreamEnabled enables the stream (true) or disables it (false).
+	StreamEnabled bool
+	// StreamViewType is what the records of an enabled stream hold; it
+	// is required to enable a stream and must be empty to disable one.
+	StreamViewType StreamViewType
 }
 
 // GlobalSecondaryIndexUpdate is one GSI change: exactly one of Create and
@@ -38,8 +54,9 @@ type DeleteGlobalSecondaryIndexAction struct {
 	IndexName string
 }
 
-// UpdateTable creates or deletes one global secondary index and returns
-// the table's description as of the change. See
+// UpdateTable creates or deletes one global secondary index, or enables
+// or disables the table's stream (see "Stream settings" below), and
+// returns the table's description as of the change. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html.
 //
 // A created index is CREATING: from the commit of UpdateTable on, every
@@ -64,6 +81,12 @@ func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescr
 	const op = "UpdateTable"
 	fail := func(reason string) (*TableDescription, error) {
 		return nil, &ValidationError{Op: op, Reason: reason}
+	}
+	if in.StreamSpecification != nil {
+		if len(in.GlobalSecondaryIndexUpdates) > 0 || len(in.AttributeDefinitions) > 0 {
+			return fail("One or more parameter values were invalid: a StreamSpecification change cannot be combined with GlobalSecondaryIndexUpdates in one UpdateTable request")
+		}
+		return t.updateStream(tx, *in.StreamSpecification)
 	}
 	if len(in.GlobalSecondaryIndexUpdates) != 1 {
 		return fail("One or more parameter values were invalid: exactly one global secondary index update (Create or Delete) is allowed per UpdateTable request")
@@ -125,6 +148,67 @@ func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescr
 		}
 		// The new state is the one this transaction wrote; it cannot read
 		// the metadata version it bumped, so it is not cached.
+		next := newTableState(nil, st.keys, s.canonical())
+		next.markBuilding(building)
+		gsis, err := next.describeIndexes(tr)
+		if err != nil {
+			return nil, err
+		}
+		return &TableDescription{TableName: t.name, TableSchema: next.schema.clone(), Directory: slices.Clone(t.path), GlobalSecondaryIndexDescriptions: gsis}, nil
+	})
+}
+
+// Stream settings. Enabling a stream sets the schema's StreamViewType;
+// from the commit of UpdateTable on, every write records its change (a
+// handle with the older schema cached reloads it first, since
+// replaceSchema bumps the metadata version). Disabling clears the
+// StreamViewType: later writes record nothing, and the records already
+// written stay stored, but the stream operations (GetRecords, Records,
+// Tail, TrimStream, consumers) refuse the table while its stream is
+// disabled, as they refuse a table that never had one. Enabling the stream
+// again, with any view type, continues the same stream: the old records
+// are readable again, before the new ones (each record keeps the view
+// type it was written with). DynamoDB instead starts a new stream with a
+// new ARN and keeps the disabled one readable for 24 hours.
+//
+// As in DynamoDB, enabling a stream that is enabled ("Table already has
+// an enabled stream", also to change the view type: disable first) and
+// disabling one that is not are refused. A stream of more than one shard
+// ([TableSchema].StreamShards) cannot be disabled: the schema would no
+// longer name its shards.
+
+// updateStream applies spec to the table's stream.
+func (t *Table) updateStream(tx fdb.Transactor, spec StreamSpecification) (*TableDescription, error) {
+	const op = "UpdateTable"
+	fail := func(reason string) (*TableDescription, error) {
+		return nil, &ValidationError{Op: op, Reason: reason}
+	}
+	switch {
+	case spec.StreamEnabled && spec.StreamViewType == "":
+		return fail("One or more parameter values were invalid: You must specify a StreamViewType when enabling a stream")
+	case !spec.StreamEnabled && spec.StreamViewType != "":
+		return fail("One or more parameter values were invalid: You cannot specify a StreamViewType when disabling a stream")
+	}
+	return transact(tx, func(tr fdb.Transaction) (*TableDescription, error) {
+		st, err := t.load(tr, nil)
+		if err != nil {
+			return nil, err
+		}
+		s := st.schema.clone()
+		switch {
+		case spec.StreamEnabled && st.hasStream():
+			return fail("Table already has an enabled stream: TableName: " + t.name)
+		case !spec.StreamEnabled && !st.hasStream():
+			return fail("Table does not have an enabled stream to disable: TableName: " + t.name)
+		case !spec.StreamEnabled && st.streamShards() > 1:
+			return fail("One or more parameter values were invalid: a stream of more than one shard (StreamShards " +
+				strconv.Itoa(st.streamShards()) + ") cannot be disabled")
+		}
+		s.StreamViewType = spec.StreamViewType
+		building := st.building()
+		if err := t.replaceSchema(tr, s, building...); err != nil {
+			return nil, withUpdateOp(err)
+		}
 		next := newTableState(nil, st.keys, s.canonical())
 		next.markBuilding(building)
 		gsis, err := next.describeIndexes(tr)

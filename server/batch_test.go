@@ -116,8 +116,9 @@ func TestSDKUpdateTableGSI(t *testing.T) {
 	wantAPIError(t, err, "ValidationException", "already exists")
 	_, err = c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: tbl})
 	wantAPIError(t, err, "ValidationException", "At least one of")
-	_, err = c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: tbl, StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage}})
-	wantAPIError(t, err, "ValidationException", "StreamSpecification")
+	_, err = c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: tbl, StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("byStatus")}}}})
+	wantAPIError(t, err, "ValidationException", "Only one of the following can be specified in a single UpdateTable request")
 	_, err = c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: tbl, GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{
 		{Update: &types.UpdateGlobalSecondaryIndexAction{IndexName: aws.String("byStatus"), ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)}}}}})
 	wantAPIError(t, err, "ValidationException", "")

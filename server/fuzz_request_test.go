@@ -6,10 +6,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
-// FuzzRequest sends arbitrary bodies to every operation (seeds in the
-// order of ops) through
+// FuzzRequest sends arbitrary bodies to every operation, the streams API
+// included (seeds in the order of ops), through
 // ServeHTTP, on a table that exists: the server never panics and never
 // answers 500 (every bad input is the client's error, 4xx, with
 // DynamoDB's error body), and a 200 answer is a JSON object.
@@ -19,8 +20,17 @@ func FuzzRequest(f *testing.F) {
 	if status, name, msg := ts.post(f, targetPrefix+"CreateTable", contentType, strings.NewReader(create)); status != 200 {
 		f.Fatalf("CreateTable: %d %s %s", status, name, msg)
 	}
+	// The table has a stream, and the GetRecords seed a valid iterator.
+	enable := `{"TableName":"Fuzz","StreamSpecification":{"StreamEnabled":true,"StreamViewType":"NEW_AND_OLD_IMAGES"}}`
+	if status, name, msg := ts.post(f, targetPrefix+"UpdateTable", contentType, strings.NewReader(enable)); status != 200 {
+		f.Fatalf("UpdateTable: %d %s %s", status, name, msg)
+	}
+	streamARN := ts.streamARN("Fuzz")
+	iter := ts.encodeIterator(shardIterator{table: "Fuzz", expires: time.Now().Add(time.Hour)})
 	ops := []string{"CreateTable", "DeleteTable", "DescribeTable", "ListTables", "PutItem", "GetItem", "UpdateItem", "DeleteItem", "Query", "Scan",
-		"UpdateTable", "BatchGetItem", "BatchWriteItem", "TransactWriteItems", "TransactGetItems", "UpdateTimeToLive", "DescribeTimeToLive"}
+		"UpdateTable", "BatchGetItem", "BatchWriteItem", "TransactWriteItems", "TransactGetItems", "UpdateTimeToLive", "DescribeTimeToLive",
+		streamsTargetPrefix + "ListStreams", streamsTargetPrefix + "DescribeStream", streamsTargetPrefix + "GetShardIterator", streamsTargetPrefix + "GetRecords",
+		"UpdateTable"}
 	for i, body := range []string{
 		create,
 		`{"TableName":"Gone"}`,
@@ -39,6 +49,11 @@ func FuzzRequest(f *testing.F) {
 		`{"TransactItems":[{"Get":{"TableName":"Fuzz","Key":{"pk":{"S":"a"},"sk":{"N":"1"}},"ProjectionExpression":"l"}}]}`,
 		`{"TableName":"Fuzz","TimeToLiveSpecification":{"AttributeName":"exp","Enabled":true}}`,
 		`{"TableName":"Fuzz"}`,
+		`{"TableName":"Fuzz","Limit":1,"ExclusiveStartStreamArn":"` + streamARN + `"}`,
+		`{"StreamArn":"` + streamARN + `","Limit":1,"ExclusiveStartShardId":"shardId-0"}`,
+		`{"StreamArn":"` + streamARN + `","ShardId":"` + shardID + `","ShardIteratorType":"AT_SEQUENCE_NUMBER","SequenceNumber":"00000000000000000000000000001"}`,
+		`{"ShardIterator":"` + iter + `","Limit":2}`,
+		`{"TableName":"Fuzz","StreamSpecification":{"StreamEnabled":false}}`,
 	} {
 		f.Add(uint8(i), []byte(body))
 	}
@@ -49,7 +64,11 @@ func FuzzRequest(f *testing.F) {
 		}
 		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(string(body)))
 		req.Header.Set("Content-Type", contentType)
-		req.Header.Set("X-Amz-Target", targetPrefix+name)
+		target := targetPrefix + name
+		if strings.HasPrefix(name, streamsTargetPrefix) {
+			target = name
+		}
+		req.Header.Set("X-Amz-Target", target)
 		rec := httptest.NewRecorder()
 		ts.Server.ServeHTTP(rec, req)
 		var out map[string]any

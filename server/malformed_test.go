@@ -30,7 +30,12 @@ func TestMalformedRequests(t *testing.T) {
 	}{
 		{"unknown operation", "DynamoDB_20120810.FlyToTheMoon", ct, `{}`, 400, "UnknownOperationException", "FlyToTheMoon"},
 		{"no target", "", ct, `{}`, 400, "UnknownOperationException", ""},
-		{"another service", "DynamoDBStreams_20120810.ListStreams", ct, `{}`, 400, "UnknownOperationException", ""},
+		{"another service", "Kinesis_20131202.ListStreams", ct, `{}`, 400, "UnknownOperationException", ""},
+		{"unknown streams operation", streamsTargetPrefix + "DescribeShard", ct, `{}`, 400, "UnknownOperationException", "DescribeShard"},
+		{"GetRecords without iterator", streamsTargetPrefix + "GetRecords", ct, `{}`, 400, "ValidationException", "'shardIterator' failed to satisfy constraint: Member must not be null"},
+		{"GetRecords iterator a number", streamsTargetPrefix + "GetRecords", ct, `{"ShardIterator":5}`, 400, "SerializationException", "ShardIterator"},
+		{"DescribeStream without ARN", streamsTargetPrefix + "DescribeStream", ct, `{}`, 400, "ValidationException", "'streamArn' failed to satisfy constraint"},
+		{"ListStreams Limit 0", streamsTargetPrefix + "ListStreams", ct, `{"Limit":0}`, 400, "ValidationException", "between 1 and 100"},
 		{"wrong content type", targetPrefix + "ListTables", "text/plain", `{}`, 400, "UnknownOperationException", "Content-Type"},
 		{"no content type", targetPrefix + "ListTables", "", `{}`, 400, "UnknownOperationException", "Content-Type"},
 		{"malformed JSON", targetPrefix + "PutItem", ct, `{"TableName":`, 400, "SerializationException", ""},

@@ -100,6 +100,9 @@ type Server struct {
 	log    *slog.Logger
 	now    func() time.Time
 	ops    map[string]operation
+	// iterKey authenticates the shard iterators this server issues
+	// (streams.go).
+	iterKey []byte
 
 	mu     sync.Mutex
 	tables map[string]*fdyno.Table // handles by name; see table
@@ -134,6 +137,8 @@ func New(cfg Config) (*Server, error) {
 		log:    cfg.Logger,
 		now:    cfg.Now,
 		tables: map[string]*fdyno.Table{},
+
+		iterKey: newIteratorKey(),
 	}
 	if len(s.root) == 0 {
 		s.root = []string{fdyno.DefaultRoot}
@@ -175,6 +180,11 @@ func New(cfg Config) (*Server, error) {
 		targetPrefix + "TransactGetItems":   (*Server).transactGetItems,
 		targetPrefix + "UpdateTimeToLive":   (*Server).updateTimeToLive,
 		targetPrefix + "DescribeTimeToLive": (*Server).describeTimeToLive,
+
+		streamsTargetPrefix + "ListStreams":      (*Server).listStreams,
+		streamsTargetPrefix + "DescribeStream":   (*Server).describeStream,
+		streamsTargetPrefix + "GetShardIterator": (*Server).getShardIterator,
+		streamsTargetPrefix + "GetRecords":       (*Server).getRecords,
 	}
 	s.bg.ctx, s.bg.cancel = context.WithCancel(context.Background())
 	s.bg.slots = newBackfillSlots(cfg.MaxBackfills)
@@ -246,7 +256,7 @@ func (s *Server) handleSafely(w http.ResponseWriter, r *http.Request, c *call) (
 // handle routes and authenticates the request and runs its operation.
 func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, error) {
 	target := r.Header.Get("X-Amz-Target")
-	c.op = strings.TrimPrefix(target, targetPrefix)
+	c.op = strings.TrimPrefix(strings.TrimPrefix(target, targetPrefix), streamsTargetPrefix)
 	if r.Method != http.MethodPost {
 		return nil, &apiError{typ: errUnknownOperation, msg: "Only POST requests are supported"}
 	}

@@ -338,6 +338,8 @@ type tableDescription struct {
 	LocalSecondaryIndexes     []indexDescription   `json:",omitempty"`
 	GlobalSecondaryIndexes    []indexDescription   `json:",omitempty"`
 	StreamSpecification       *streamSpecification `json:",omitempty"`
+	LatestStreamArn           string               `json:",omitempty"`
+	LatestStreamLabel         string               `json:",omitempty"`
 	DeletionProtectionEnabled bool
 }
 
@@ -402,6 +404,7 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescrip
 	if d.StreamViewType != "" {
 		enabled := true
 		td.StreamSpecification = &streamSpecification{StreamEnabled: &enabled, StreamViewType: string(d.StreamViewType)}
+		td.LatestStreamArn, td.LatestStreamLabel = s.streamARN(d.TableName), streamLabel
 	}
 	return td
 }

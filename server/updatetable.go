@@ -9,8 +9,9 @@ import (
 // is CREATING until the server's background backfill (background.go) has
 // indexed the items written before it, then ACTIVE, as DescribeTable
 // shows. fdyno has no capacity, so BillingMode and ProvisionedThroughput
-// are checked as CreateTable checks them and otherwise ignored; changing a
-// table's stream (StreamSpecification) is not supported and refused.
+// are checked as CreateTable checks them and otherwise ignored. A
+// StreamSpecification enables or disables the table's stream at once
+// (the library's rules; streams.go serves the stream).
 
 type createGSIAction struct {
 	fdyno.CreateGlobalSecondaryIndexAction
@@ -49,8 +50,28 @@ func (s *Server) updateTable(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.StreamSpecification != nil {
-		return nil, validation("fdyno-server does not support changing a table's StreamSpecification with UpdateTable: a table's stream is set when it is created")
+	if ss := in.StreamSpecification; ss != nil {
+		if in.GlobalSecondaryIndexUpdates != nil {
+			return nil, validation("One or more parameter values were invalid: Only one of the following can be specified in a single UpdateTable request: GlobalSecondaryIndexUpdates, StreamSpecification")
+		}
+		if ss.StreamEnabled == nil {
+			return nil, missing("streamSpecification.streamEnabled")
+		}
+		if in.BillingMode != "" || in.ProvisionedThroughput != nil {
+			if err := checkBilling(createTableInput{BillingMode: in.BillingMode, ProvisionedThroughput: in.ProvisionedThroughput}); err != nil {
+				return nil, err
+			}
+		}
+		t, err := s.table(name)
+		if err != nil {
+			return nil, err
+		}
+		d, err := t.UpdateTable(s.db, fdyno.UpdateTableInput{StreamSpecification: &fdyno.StreamSpecification{
+			StreamEnabled: *ss.StreamEnabled, StreamViewType: fdyno.StreamViewType(ss.StreamViewType)}})
+		if err != nil {
+			return nil, err
+		}
+		return updateTableOutput{TableDescription: s.describe(d, "ACTIVE")}, nil
 	}
 	if in.BillingMode != "" || in.ProvisionedThroughput != nil {
 		if err := checkBilling(createTableInput{BillingMode: in.BillingMode, ProvisionedThroughput: in.ProvisionedThroughput}); err != nil {

@@ -1,0 +1,571 @@
+package server
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"math/big"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
+)
+
+// streams.go: the DynamoDB Streams API (X-Amz-Target
+// DynamoDBStreams_20120810.*) served from fdyno's change stream.
+//
+// Mapping. A table with an enabled stream has one DynamoDB stream, whose
+// ARN is the table's ARN + "/stream/" + streamLabel, and one DynamoDB
+// shard, shardID, which is never closed while the stream is enabled:
+// fdyno merges its internal stream shards into one total order by
+// sequence number (the library's GetRecords), so one DynamoDB shard
+// carries every record in order. fdyno stores no creation time, so every
+// stream has the same fixed label. A disabled stream is not listed and
+// its ARN answers ResourceNotFoundException (fdyno keeps its records,
+// readable again once the stream is enabled again: see the library's
+// UpdateTable).
+//
+// Shard iterators are opaque tokens: base64 of the table name, the
+// position (after a sequence number, or the start) and an expiry 15
+// minutes after issue, authenticated with an HMAC under a key the server
+// draws at start. A token that does not decode or verify is a
+// ValidationException; an expired one an ExpiredIteratorException. A
+// token is valid only on the server process that issued it.
+
+const (
+	// streamsTargetPrefix starts the X-Amz-Target of the streams API.
+	streamsTargetPrefix = "DynamoDBStreams_20120810."
+	// streamLabel is the label of every stream (DynamoDB's is the
+	// stream's creation time in this form).
+	streamLabel = "1970-01-01T00:00:00.000"
+	// shardID is the one shard of every stream, in DynamoDB's form.
+	shardID = "shardId-00000000000000000001-00000000"
+	// iteratorLifetime is how long a shard iterator is valid (DynamoDB's
+	// 15 minutes).
+	iteratorLifetime = 15 * time.Minute
+	// maxListStreamsLimit and maxDescribeStreamLimit are the largest
+	// Limits of ListStreams and DescribeStream.
+	maxListStreamsLimit    = 100
+	maxDescribeStreamLimit = 100
+	// seqDigits is the length of fdyno's sequence numbers.
+	seqDigits = 29
+	// iteratorMACLen is the length of an iterator's truncated HMAC.
+	iteratorMACLen = 16
+	// maxIteratorLen is DynamoDB's longest ShardIterator.
+	maxIteratorLen = 2048
+)
+
+// Errors of the streams API.
+var (
+	errExpiredIterator = errType{nsDynamoDB + "ExpiredIteratorException", http.StatusBadRequest}
+	errTrimmedData     = errType{nsDynamoDB + "TrimmedDataAccessException", http.StatusBadRequest}
+)
+
+// newIteratorKey returns a fresh key for the iterators' HMAC.
+func newIteratorKey() []byte {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k)
+	return k
+}
+
+// streamARN returns the ARN of table's stream.
+func (s *Server) streamARN(table string) string {
+	return s.tableARN(table) + "/stream/" + streamLabel
+}
+
+// streamTable resolves a StreamArn to its table's handle and description;
+// anything that is not the ARN of an enabled stream is a
+// ResourceNotFoundException.
+func (s *Server) streamTable(c *call, arn *string) (*fdyno.Table, *fdyno.TableDescription, error) {
+	if arn == nil {
+		return nil, nil, missing("streamArn")
+	}
+	if len(*arn) < 37 || len(*arn) > 1024 {
+		return nil, nil, validation("1 validation error detected: Value '" + *arn + "' at 'streamArn' failed to satisfy constraint: Member must have length between 37 and 1024")
+	}
+	notFound := &apiError{typ: errResourceNotFound, msg: "Requested resource not found: Stream: " + *arn + " not found"}
+	rest, ok := strings.CutPrefix(*arn, "arn:aws:dynamodb:"+s.region+":000000000000:table/")
+	if !ok {
+		return nil, nil, notFound
+	}
+	name, label, ok := strings.Cut(rest, "/stream/")
+	if !ok || label != streamLabel {
+		return nil, nil, notFound
+	}
+	c.table = name
+	t, d, err := s.describeStreamTable(name)
+	if err != nil {
+		return nil, nil, notFound
+	}
+	if d.StreamViewType == "" {
+		return nil, nil, notFound
+	}
+	return t, d, nil
+}
+
+// describeStreamTable returns table name's handle and description.
+func (s *Server) describeStreamTable(name string) (*fdyno.Table, *fdyno.TableDescription, error) {
+	t, err := s.table(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := t.Describe(s.db)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, d, nil
+}
+
+// ---- ListStreams ----
+
+type listStreamsInput struct {
+	TableName               *string
+	Limit                   *int
+	ExclusiveStartStreamArn *string
+}
+
+type streamSummary struct {
+	StreamArn   string
+	StreamLabel string
+	TableName   string
+}
+
+type listStreamsOutput struct {
+	Streams                []streamSummary
+	LastEvaluatedStreamArn string `json:",omitempty"`
+}
+
+func (s *Server) listStreams(c *call, body []byte) (any, error) {
+	var in listStreamsInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	limit := maxListStreamsLimit
+	if in.Limit != nil {
+		limit = *in.Limit
+		if limit < 1 || limit > maxListStreamsLimit {
+			return nil, validation("1 validation error detected: Value '" + strconv.Itoa(limit) + "' at 'limit' failed to satisfy constraint: Member must have value between 1 and 100")
+		}
+	}
+	var names []string
+	if in.TableName != nil {
+		name, err := tableName(c, in.TableName)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.table(name); err != nil {
+			return nil, err
+		}
+		names = []string{name}
+	} else {
+		var err error
+		if names, err = fdyno.ListTables(s.db, fdyno.WithRoot(s.root...)); err != nil {
+			return nil, err
+		}
+	}
+	after := ""
+	if in.ExclusiveStartStreamArn != nil {
+		rest, ok := strings.CutPrefix(*in.ExclusiveStartStreamArn, s.tableARN(""))
+		name, _, ok2 := strings.Cut(rest, "/stream/")
+		if !ok || !ok2 {
+			return nil, validation("Invalid ExclusiveStartStreamArn: " + *in.ExclusiveStartStreamArn)
+		}
+		after = name
+	}
+	out := listStreamsOutput{Streams: []streamSummary{}}
+	for _, name := range names {
+		if after != "" && name <= after {
+			continue
+		}
+		_, d, err := s.describeStreamTable(name)
+		if errors.Is(err, fdyno.ErrResourceNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		if d.StreamViewType == "" {
+			continue
+		}
+		if len(out.Streams) == limit {
+			out.LastEvaluatedStreamArn = out.Streams[limit-1].StreamArn
+			break
+		}
+		out.Streams = append(out.Streams, streamSummary{StreamArn: s.streamARN(name), StreamLabel: streamLabel, TableName: name})
+	}
+	return out, nil
+}
+
+// ---- DescribeStream ----
+
+type describeStreamInput struct {
+	StreamArn             *string
+	Limit                 *int
+	ExclusiveStartShardId *string
+}
+
+type sequenceNumberRange struct {
+	StartingSequenceNumber string
+}
+
+type shardDescription struct {
+	ShardId             string
+	SequenceNumberRange sequenceNumberRange
+}
+
+type streamDescription struct {
+	StreamArn            string
+	StreamLabel          string
+	StreamStatus         string
+	StreamViewType       string
+	TableName            string
+	KeySchema            []fdyno.KeySchemaElement
+	Shards               []shardDescription
+	LastEvaluatedShardId string `json:",omitempty"`
+}
+
+type describeStreamOutput struct {
+	StreamDescription streamDescription
+}
+
+func (s *Server) describeStream(c *call, body []byte) (any, error) {
+	var in describeStreamInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if in.Limit != nil && (*in.Limit < 1 || *in.Limit > maxDescribeStreamLimit) {
+		return nil, validation("1 validation error detected: Value '" + strconv.Itoa(*in.Limit) + "' at 'limit' failed to satisfy constraint: Member must have value between 1 and 100")
+	}
+	_, d, err := s.streamTable(c, in.StreamArn)
+	if err != nil {
+		return nil, err
+	}
+	out := describeStreamOutput{StreamDescription: streamDescription{
+		StreamArn: s.streamARN(d.TableName), StreamLabel: streamLabel, StreamStatus: "ENABLED",
+		StreamViewType: string(d.StreamViewType), TableName: d.TableName, KeySchema: d.KeySchema,
+		Shards: []shardDescription{},
+	}}
+	// The one shard, unless the request starts after it.
+	if in.ExclusiveStartShardId == nil || *in.ExclusiveStartShardId < shardID {
+		out.StreamDescription.Shards = append(out.StreamDescription.Shards, shardDescription{
+			ShardId: shardID, SequenceNumberRange: sequenceNumberRange{StartingSequenceNumber: strings.Repeat("0", seqDigits)}})
+	}
+	return out, nil
+}
+
+// ---- GetShardIterator ----
+
+type getShardIteratorInput struct {
+	StreamArn         *string
+	ShardId           *string
+	ShardIteratorType *string
+	SequenceNumber    *string
+}
+
+type getShardIteratorOutput struct {
+	ShardIterator string
+}
+
+func (s *Server) getShardIterator(c *call, body []byte) (any, error) {
+	var in getShardIteratorInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	switch {
+	case in.ShardId == nil:
+		return nil, missing("shardId")
+	case in.ShardIteratorType == nil:
+		return nil, missing("shardIteratorType")
+	}
+	typ := *in.ShardIteratorType
+	switch typ {
+	case "TRIM_HORIZON", "LATEST":
+		if in.SequenceNumber != nil {
+			return nil, validation("Invalid Request: SequenceNumber may only be given with AT_SEQUENCE_NUMBER or AFTER_SEQUENCE_NUMBER")
+		}
+	case "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER":
+		if in.SequenceNumber == nil {
+			return nil, validation("Invalid Request: SequenceNumber is required for " + typ)
+		}
+	default:
+		return nil, enumError("shardIteratorType", typ, "TRIM_HORIZON", "LATEST", "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER")
+	}
+	_, d, err := s.streamTable(c, in.StreamArn)
+	if err != nil {
+		return nil, err
+	}
+	if *in.ShardId != shardID {
+		return nil, &apiError{typ: errResourceNotFound, msg: "Requested resource not found: Shard does not exist"}
+	}
+	it := shardIterator{table: d.TableName, expires: s.now().Add(iteratorLifetime)}
+	switch typ {
+	case "LATEST":
+		if it.after, err = s.latestSequenceNumber(); err != nil {
+			return nil, err
+		}
+	case "AFTER_SEQUENCE_NUMBER":
+		if !validSequenceNumber(*in.SequenceNumber) {
+			return nil, invalidSequenceNumber(*in.SequenceNumber)
+		}
+		it.after = *in.SequenceNumber
+	case "AT_SEQUENCE_NUMBER":
+		if !validSequenceNumber(*in.SequenceNumber) {
+			return nil, invalidSequenceNumber(*in.SequenceNumber)
+		}
+		it.after = precedingSequenceNumber(*in.SequenceNumber)
+	}
+	return getShardIteratorOutput{ShardIterator: s.encodeIterator(it)}, nil
+}
+
+func invalidSequenceNumber(seq string) error {
+	return validation("Invalid SequenceNumber: " + seq + " (fdyno's sequence numbers are " + strconv.Itoa(seqDigits) + " decimal digits)")
+}
+
+// validSequenceNumber reports whether seq has the form of fdyno's
+// sequence numbers: 29 decimal digits, below 2^96.
+func validSequenceNumber(seq string) bool {
+	if len(seq) != seqDigits {
+		return false
+	}
+	for i := 0; i < len(seq); i++ {
+		if seq[i] < '0' || seq[i] > '9' {
+			return false
+		}
+	}
+	n, ok := new(big.Int).SetString(seq, 10)
+	return ok && n.BitLen() <= 96
+}
+
+// formatSequenceNumber returns n as a 29-digit sequence number.
+func formatSequenceNumber(n *big.Int) string {
+	d := n.Text(10)
+	return strings.Repeat("0", seqDigits-len(d)) + d
+}
+
+// precedingSequenceNumber returns the position just before seq, which
+// AT_SEQUENCE_NUMBER resumes after: seq-1, or "" (the start) for 0.
+func precedingSequenceNumber(seq string) string {
+	n, _ := new(big.Int).SetString(seq, 10)
+	if n.Sign() == 0 {
+		return ""
+	}
+	return formatSequenceNumber(n.Sub(n, big.NewInt(1)))
+}
+
+// latestSequenceNumber returns a position after every record committed
+// so far: fdyno's sequence number is the 10-byte commit versionstamp (the
+// 8-byte commit version, then a 2-byte order in the commit batch) and a
+// 2-byte order within the transaction, so every record visible at read
+// version v is at most (v, 0xffff, 0xffff), and every later record has a
+// larger commit version.
+func (s *Server) latestSequenceNumber() (string, error) {
+	rv, err := s.db.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return tr.GetReadVersion().Get() })
+	if err != nil {
+		return "", err
+	}
+	var b [12]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(rv.(int64)))
+	binary.BigEndian.PutUint32(b[8:], 0xffffffff)
+	return formatSequenceNumber(new(big.Int).SetBytes(b[:])), nil
+}
+
+// shardIterator is a decoded shard iterator: a position in table's
+// stream, after sequence number after ("" is the start).
+type shardIterator struct {
+	table   string
+	after   string
+	expires time.Time
+}
+
+// iteratorVersion is the first byte of an encoded iterator.
+const iteratorVersion = 1
+
+// encodeIterator returns the token of it:
+//
+//	base64url(version:1 expiry-unix-ms:8 seqlen:1 seq table) + mac
+//
+// where mac is the first 16 bytes of HMAC-SHA256 under the server's key
+// over everything before it, also base64url.
+func (s *Server) encodeIterator(it shardIterator) string {
+	b := make([]byte, 0, 10+len(it.after)+len(it.table)+iteratorMACLen)
+	b = append(b, iteratorVersion)
+	b = binary.BigEndian.AppendUint64(b, uint64(it.expires.UnixMilli()))
+	b = append(b, byte(len(it.after)))
+	b = append(b, it.after...)
+	b = append(b, it.table...)
+	m := hmac.New(sha256.New, s.iterKey)
+	m.Write(b)
+	b = m.Sum(b)[:len(b)+iteratorMACLen]
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// decodeIterator parses and verifies a token of encodeIterator. Anything
+// else is a ValidationException; an expired iterator an
+// ExpiredIteratorException. It never allocates beyond the token's size,
+// itself bounded by maxIteratorLen.
+func (s *Server) decodeIterator(tok string) (shardIterator, error) {
+	invalid := validation("Invalid ShardIterator")
+	if len(tok) > maxIteratorLen {
+		return shardIterator{}, invalid
+	}
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil || len(b) < 10+iteratorMACLen || b[0] != iteratorVersion {
+		return shardIterator{}, invalid
+	}
+	body, mac := b[:len(b)-iteratorMACLen], b[len(b)-iteratorMACLen:]
+	m := hmac.New(sha256.New, s.iterKey)
+	m.Write(body)
+	if !hmac.Equal(mac, m.Sum(nil)[:iteratorMACLen]) {
+		return shardIterator{}, invalid
+	}
+	seqLen := int(body[9])
+	if seqLen != 0 && seqLen != seqDigits || len(body) < 10+seqLen+1 {
+		return shardIterator{}, invalid
+	}
+	it := shardIterator{
+		expires: time.UnixMilli(int64(binary.BigEndian.Uint64(body[1:9]))),
+		after:   string(body[10 : 10+seqLen]),
+		table:   string(body[10+seqLen:]),
+	}
+	if it.after != "" && !validSequenceNumber(it.after) {
+		return shardIterator{}, invalid
+	}
+	if !s.now().Before(it.expires) {
+		return shardIterator{}, &apiError{typ: errExpiredIterator, msg: "Iterator expired. The iterator was created at time " +
+			it.expires.Add(-iteratorLifetime).UTC().Format(time.RFC1123) + " while right now it is " + s.now().UTC().Format(time.RFC1123) +
+			" which is further in the future than the tolerated delay of 900000 milliseconds."}
+	}
+	return it, nil
+}
+
+// ---- GetRecords ----
+
+type getRecordsInput struct {
+	ShardIterator *string
+	Limit         *int
+}
+
+type getRecordsOutput struct {
+	region            string
+	records           []fdyno.StreamRecord
+	nextShardIterator string
+}
+
+func (s *Server) getRecords(c *call, body []byte) (any, error) {
+	var in getRecordsInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if in.ShardIterator == nil {
+		return nil, missing("shardIterator")
+	}
+	if len(*in.ShardIterator) < 1 || len(*in.ShardIterator) > maxIteratorLen {
+		return nil, validation("1 validation error detected: Value at 'shardIterator' failed to satisfy constraint: Member must have length between 1 and 2048")
+	}
+	limit := fdyno.MaxGetRecordsLimit
+	if in.Limit != nil {
+		limit = *in.Limit
+		if limit < 1 || limit > fdyno.MaxGetRecordsLimit {
+			return nil, validation("1 validation error detected: Value '" + strconv.Itoa(limit) + "' at 'limit' failed to satisfy constraint: Member must have value between 1 and 1000")
+		}
+	}
+	it, err := s.decodeIterator(*in.ShardIterator)
+	if err != nil {
+		return nil, err
+	}
+	c.table = it.table
+	notFound := &apiError{typ: errResourceNotFound, msg: "Requested resource not found: Stream: " + s.streamARN(it.table) + " not found"}
+	t, err := s.table(it.table)
+	if err != nil {
+		return nil, notFound
+	}
+	page, err := t.GetRecords(s.db, fdyno.GetRecordsInput{ExclusiveStartSequenceNumber: it.after, Limit: limit})
+	var te *fdyno.TrimmedDataAccessError
+	switch {
+	case errors.As(err, &te):
+		return nil, &apiError{typ: errTrimmedData, msg: "Attempted to access data that has been trimmed: records up to sequence number " + te.TrimHorizon + " were trimmed"}
+	case errors.Is(err, fdyno.ErrResourceNotFound), errors.Is(err, fdyno.ErrValidation):
+		// The table is gone or its stream was disabled: the sequence
+		// number and Limit were checked above.
+		return nil, notFound
+	case err != nil:
+		return nil, err
+	}
+	next := shardIterator{table: it.table, after: page.LastEvaluatedSequenceNumber, expires: s.now().Add(iteratorLifetime)}
+	return getRecordsOutput{region: s.region, records: page.Records, nextShardIterator: s.encodeIterator(next)}, nil
+}
+
+// appendJSON encodes the records in DynamoDB Streams' wire form.
+func (o getRecordsOutput) appendJSON(dst []byte) []byte {
+	ob := object{b: dst}
+	ob.key("Records")
+	ob.b = append(ob.b, '[')
+	for i, r := range o.records {
+		if i > 0 {
+			ob.b = append(ob.b, ',')
+		}
+		ob.b = appendStreamRecord(ob.b, o.region, r)
+	}
+	ob.b = append(ob.b, ']')
+	ob.key("NextShardIterator")
+	ob.b = appendString(ob.b, o.nextShardIterator)
+	return ob.close()
+}
+
+// appendStreamRecord appends one Record: the event's envelope and, under
+// "dynamodb", its StreamRecord.
+func appendStreamRecord(dst []byte, region string, r fdyno.StreamRecord) []byte {
+	rec := object{b: dst}
+	rec.key("eventID")
+	rec.b = appendString(rec.b, eventID(r))
+	rec.key("eventName")
+	rec.b = appendString(rec.b, string(r.EventName))
+	rec.key("eventVersion")
+	rec.b = appendString(rec.b, "1.1")
+	rec.key("eventSource")
+	rec.b = appendString(rec.b, "aws:dynamodb")
+	rec.key("awsRegion")
+	rec.b = appendString(rec.b, region)
+	rec.key("dynamodb")
+	sr := object{b: rec.b}
+	// Epoch seconds, rounded down, as DynamoDB Streams sends them.
+	sr.int("ApproximateCreationDateTime", int(r.ApproximateCreationDateTime.Unix()))
+	sr.item("Keys", r.Keys)
+	if r.NewImage != nil {
+		sr.item("NewImage", r.NewImage)
+	}
+	if r.OldImage != nil {
+		sr.item("OldImage", r.OldImage)
+	}
+	sr.key("SequenceNumber")
+	sr.b = appendString(sr.b, r.SequenceNumber)
+	sr.int("SizeBytes", r.SizeBytes)
+	sr.key("StreamViewType")
+	sr.b = appendString(sr.b, string(r.StreamViewType))
+	rec.b = sr.close()
+	if u := r.UserIdentity; u != nil {
+		rec.key("userIdentity")
+		id := object{b: rec.b}
+		id.key("PrincipalId")
+		id.b = appendString(id.b, u.PrincipalID)
+		id.key("Type")
+		id.b = appendString(id.b, u.Type)
+		rec.b = id.close()
+	}
+	return rec.close()
+}
+
+// eventID returns a record's eventID: 32 hex digits (as DynamoDB's are),
+// derived from the table and the sequence number, so that it is unique
+// and the same on every read.
+func eventID(r fdyno.StreamRecord) string {
+	h := sha256.Sum256([]byte(r.TableName + "\x00" + r.SequenceNumber))
+	return hex.EncodeToString(h[:16])
+}

@@ -1,0 +1,111 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/fdyno/fdyno"
+)
+
+// BenchmarkGetRecords reads a page of 100 change records of 1 KB items
+// (NEW_IMAGE) from TRIM_HORIZON: one GetRecords through the SDK and the
+// server over loopback, the same through the handler alone, the
+// library's GetRecords, and the raw FoundationDB operation (one range
+// read of 100 values of 1 KB).
+func BenchmarkGetRecords(b *testing.B) {
+	const n = 100
+	ts := newTestServer(b, Config{Logger: slog.New(slog.DiscardHandler), TTLSweepInterval: -1})
+	c := ts.client(testCredentials)
+	sc := ts.streamsClient()
+	if _, err := c.CreateTable(ctx(b), &dynamodb.CreateTableInput{
+		TableName:            aws.String("BenchStream"),
+		BillingMode:          types.BillingModePayPerRequest,
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
+	}); err != nil {
+		b.Fatal(err)
+	}
+	for i := range n {
+		if _, err := c.PutItem(ctx(b), &dynamodb.PutItemInput{TableName: aws.String("BenchStream"), Item: benchItem(fmt.Sprint(i))}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	it, err := sc.GetShardIterator(ctx(b), &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(ts.streamARN("BenchStream")),
+		ShardId: aws.String(shardID), ShardIteratorType: st.ShardIteratorTypeTrimHorizon})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("sdk-server", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			out, err := sc.GetRecords(context.Background(), &dynamodbstreams.GetRecordsInput{ShardIterator: it.ShardIterator})
+			if err != nil || len(out.Records) != n {
+				b.Fatal(len(out.Records), err)
+			}
+		}
+	})
+	b.Run("handler", func(b *testing.B) {
+		b.ReportAllocs()
+		body := `{"ShardIterator":"` + aws.ToString(it.ShardIterator) + `"}`
+		for b.Loop() {
+			req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+			req.Header.Set("Content-Type", contentType)
+			req.Header.Set("X-Amz-Target", streamsTargetPrefix+"GetRecords")
+			rec := httptest.NewRecorder()
+			ts.Server.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				b.Fatalf("status %d %s", rec.Code, rec.Body)
+			}
+		}
+	})
+	tbl, err := ts.table("BenchStream")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("library", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			out, err := tbl.GetRecords(ts.db.db, fdyno.GetRecordsInput{})
+			if err != nil || len(out.Records) != n {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("raw-fdb", func(b *testing.B) {
+		b.ReportAllocs()
+		db := ts.db.db
+		v := []byte(strings.Repeat("x", benchPayload))
+		if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+			for i := range n {
+				tr.Set(fdb.Key(fmt.Sprintf("server-bench/records/%03d", i)), v)
+			}
+			return nil, nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+		r, err := fdb.PrefixRange([]byte("server-bench/records/"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			kvs, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+				return rt.GetRange(r, fdb.RangeOptions{}).GetSliceWithError()
+			})
+			if err != nil || len(kvs.([]fdb.KeyValue)) != n {
+				b.Fatal(err)
+			}
+		}
+	})
+}
