@@ -312,3 +312,55 @@ func BenchmarkMemoryPerKey(b *testing.B) {
 	b.ReportMetric(float64(l.after.Versions)/n, "versions/key")
 	b.ReportMetric(float64(l.after.ConflictBoundaries), "conflict-boundaries")
 }
+
+// BenchmarkCommitShapes commits the transaction shapes fdyno's writes are
+// made of, on 1 KB values over 100 keys, so that the cost of each
+// operation a change stream adds (a read of the old value, a
+// versionstamped record of 2 KB, an atomic add on a marker) shows beside
+// a blind set.
+func BenchmarkCommitShapes(b *testing.B) {
+	db := openDB(b, "shapes")
+	const keys = 100
+	value := bytes.Repeat([]byte{'v'}, 1024)
+	record := bytes.Repeat([]byte{'r'}, 2048)
+	one := []byte{1, 0, 0, 0, 0, 0, 0, 0}
+	stamped := func(i int) fdb.Key {
+		// "s/" + 10-byte versionstamp + 2-byte order, offset at the end.
+		k := append([]byte("s/"), make([]byte, 12)...)
+		binary.BigEndian.PutUint16(k[12:], uint16(i))
+		return append(k, 2, 0, 0, 0)
+	}
+	for _, tc := range []struct {
+		name                    string
+		get, set, stamp, atomic bool
+	}{
+		{"set", false, true, false, false},
+		{"get-set", true, true, false, false},
+		{"set-add", false, true, false, true},
+		{"set-stamped", false, true, true, false},
+		{"get-set-stamped-add", true, true, true, true},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				key := fdb.Key(fmt.Sprintf("shape/%s/%03d", tc.name, i%keys))
+				mustTransact(b, db, func(tr fdb.Transaction) {
+					if tc.get {
+						tr.Get(key).MustGet()
+					}
+					if tc.set {
+						tr.Set(key, value)
+					}
+					if tc.stamp {
+						tr.SetVersionstampedKey(stamped(i), record)
+					}
+					if tc.atomic {
+						tr.Add(fdb.Key("shape/marker"), one)
+					}
+				})
+				i++
+			}
+		})
+	}
+}

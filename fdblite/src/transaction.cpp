@@ -925,8 +925,27 @@ FuturePtr Transaction::GetVersionstamp() {
   return versionstamp_;
 }
 
+// Commit checks and applies the transaction. Once commit is called every
+// later read or write fails with used_during_commit and on_error or reset
+// starts afresh, so the write buffers are dead: they are freed at once
+// rather than when the handle is destroyed, which for a garbage-collected
+// binding may be much later.
 FuturePtr Transaction::Commit() {
   Lock lock(this);
+  FuturePtr f = CommitLocked();
+  if (commit_called_) ReleaseWritesLocked();
+  return f;
+}
+
+void Transaction::ReleaseWritesLocked() {
+  writes_ = WriteMap();
+  std::vector<Mutation>().swap(mutations_);
+  std::vector<KeyRange>().swap(read_conflicts_);
+  std::vector<KeyRange>().swap(write_conflicts_);
+  std::vector<KeyRange>().swap(unreadable_);
+}
+
+FuturePtr Transaction::CommitLocked() {
   if (int err = ReadErrorLocked()) return Future::Error(err);
   commit_called_ = true;
   if (special_faults_) {

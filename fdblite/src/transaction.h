@@ -152,6 +152,8 @@ class Transaction {
   // Resets: Full resets everything; the retry variant keeps the retry
   // count, backoff, timeout start and persistent options.
   void ResetLocked(bool for_retry);
+  FuturePtr CommitLocked();
+  void ReleaseWritesLocked();
   void AbandonPendingLocked(int code);  // uncommitted watches, versionstamp
 
   Version ReadVersionLocked();  // takes the read version lazily
