@@ -47,7 +47,16 @@ func main() {
 	dynalite := flag.String("dynalite", "", "path to dynalite's cli.js (run with node); empty: fdyno-server only")
 	ops := flag.Int("ops", 2000, "operations per line")
 	clients := flag.Int("clients", 16, "concurrent clients of the concurrent lines")
+	floor := flag.Bool("floor", false, "serve the floor server (fixed answers) on --listen and nothing else")
+	listen := flag.String("listen", "", "the floor server's address (with --floor)")
 	flag.Parse()
+	if *floor {
+		if err := serveFloor(context.Background(), *listen); err != nil {
+			fmt.Fprintln(os.Stderr, "fdyno-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(os.Stdout, *fdynoBin, *dynalite, *ops, *clients); err != nil {
 		fmt.Fprintln(os.Stderr, "fdyno-bench:", err)
 		os.Exit(1)
@@ -91,6 +100,33 @@ func run(w io.Writer, fdynoBin, dynaliteCLI string, ops, clients int) error {
 		defer stop()
 		targets = append(targets, struct{ name, url string }{"dynalite", url})
 	}
+	// The floor server runs where fdyno-server does: as its own process
+	// beside a separate fdyno-server, else in this one.
+	var floorURL string
+	if fdynoBin != "" {
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		url, stop, err := startProcess(self, "--floor", "--listen")
+		if err != nil {
+			return err
+		}
+		defer stop()
+		floorURL = url
+	} else {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		ln.Close()
+		go serveFloor(ctx, ln.Addr().String())
+		floorURL = "http://" + ln.Addr().String()
+		if err := waitListening(ln.Addr().String()); err != nil {
+			return err
+		}
+	}
+	targets = append(targets, struct{ name, url string }{"floor", floorURL})
 	var results []result
 	for _, tg := range targets {
 		c := newClient(tg.url, clients)
@@ -155,14 +191,22 @@ func startProcess(name string, args ...string) (string, func(), error) {
 		return "", nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	if err := waitListening(addr); err != nil {
+		stop()
+		return "", nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return "http://" + addr, stop, nil
+}
+
+// waitListening waits until addr accepts connections.
+func waitListening(addr string) error {
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if conn, err := net.Dial("tcp", addr); err == nil {
 			conn.Close()
-			return "http://" + addr, stop, nil
+			return nil
 		}
 	}
-	stop()
-	return "", nil, fmt.Errorf("%s did not start listening within 15 s", name)
+	return errors.New("did not start listening within 15 s")
 }
 
 // bufferedBodies is an http.RoundTripper that hands the transport an
@@ -214,7 +258,20 @@ const (
 
 var payload = strings.Repeat("x", 1000)
 
+// createTable creates the benchmark's table, replacing one left by an
+// earlier run on the same database.
 func createTable(ctx context.Context, c *dynamodb.Client) error {
+	err := createTableOnce(ctx, c)
+	if inUse := (*types.ResourceInUseException)(nil); errors.As(err, &inUse) {
+		if _, err := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)}); err != nil {
+			return err
+		}
+		err = createTableOnce(ctx, c)
+	}
+	return err
+}
+
+func createTableOnce(ctx context.Context, c *dynamodb.Client) error {
 	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:   aws.String(table),
 		BillingMode: types.BillingModePayPerRequest,
@@ -312,14 +369,19 @@ func measure(ctx context.Context, c *dynamodb.Client, wl string, n, ops int) (re
 		p50: lat[len(lat)/2], p99: lat[len(lat)*99/100]}, nil
 }
 
+// report prints one line per target, operation and client count. The
+// last column compares throughput with dynalite's on the same line: for
+// fdyno-server, the measured ratio; for the floor server, the ceiling,
+// the highest ratio any server could reach through this client here.
 func report(w io.Writer, rs []result) {
-	fmt.Fprintf(w, "%-8s %7s  %-13s %10s %10s %10s  %s\n", "op", "clients", "server", "ops/s", "p50", "p99", "fdyno/dynalite")
+	fmt.Fprintf(w, "%-8s %7s  %-13s %10s %10s %10s  %s\n", "op", "clients", "server", "ops/s", "p50", "p99", "vs dynalite")
 	for _, r := range rs {
 		ratio := ""
-		if r.target == "fdyno-server" {
-			for _, o := range rs {
-				if o.target == "dynalite" && o.workload == r.workload && o.clients == r.clients {
-					ratio = fmt.Sprintf("%.1fx", r.opsPerS/o.opsPerS)
+		for _, o := range rs {
+			if o.target == "dynalite" && r.target != "dynalite" && o.workload == r.workload && o.clients == r.clients {
+				ratio = fmt.Sprintf("%.1fx", r.opsPerS/o.opsPerS)
+				if r.target == "floor" {
+					ratio += " (ceiling)"
 				}
 			}
 		}
