@@ -6,6 +6,7 @@
 #   make server                        build build/fdyno-server (DynamoDB wire endpoint)
 #   make run-server SERVERFLAGS=...    run fdyno-server on 127.0.0.1:8000
 #   make bench-server                  fdyno-server vs dynalite (installed by npm into build/dynalite)
+#                                      and a floor server (fixed answers): the ceiling
 #   make install-fdblite PREFIX=/usr/local
 #                                      install fdblite's libfdb_c.so and headers
 #

@@ -12,8 +12,12 @@
 //
 //	fdyno-bench [--fdyno-server build/fdyno-server] [--dynalite path/to/dynalite/cli.js] [--ops 2000] [--clients 16]
 //
-// Without --dynalite, only fdyno-server is measured. All traffic stays on
-// loopback, and every loop is bounded by --ops.
+// A third target, the floor server (floor.go), answers every request with
+// a fixed response of a real one's size: its throughput is the ceiling of
+// what any server can show through this client on this machine, and the
+// report prints it against dynalite's. Without --dynalite, fdyno-server
+// and the floor are measured. All traffic stays on loopback, and every
+// loop is bounded by --ops.
 package main
 
 import (
