@@ -180,11 +180,7 @@ void Transaction::ResetLocked(bool for_retry) {
   commit_called_ = false;
   used_ = false;
   committed_version_ = -1;
-  writes_ = WriteMap();
-  mutations_.clear();
-  read_conflicts_.clear();
-  write_conflicts_.clear();
-  unreadable_.clear();
+  ReleaseWritesLocked();
   special_faults_.reset();
   size_ = 0;
   if (!for_retry) {
@@ -937,6 +933,7 @@ FuturePtr Transaction::Commit() {
   return f;
 }
 
+// ReleaseWritesLocked frees what the transaction has buffered to commit.
 void Transaction::ReleaseWritesLocked() {
   writes_ = WriteMap();
   std::vector<Mutation>().swap(mutations_);
