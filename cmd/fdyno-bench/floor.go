@@ -67,13 +67,8 @@ func floorHandler() http.Handler {
 	})
 }
 
-// serveFloor serves the floor server on addr until ctx ends (the
-// process started by --floor-server).
-func serveFloor(ctx context.Context, addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
+// serveFloor serves the floor server on ln until ctx ends.
+func serveFloor(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: floorHandler()}
 	go func() { <-ctx.Done(); srv.Close() }()
 	if err := srv.Serve(ln); err != http.ErrServerClosed {

@@ -55,7 +55,11 @@ func main() {
 	listen := flag.String("listen", "", "the floor server's address (with --floor)")
 	flag.Parse()
 	if *floor {
-		if err := serveFloor(context.Background(), *listen); err != nil {
+		ln, err := net.Listen("tcp", *listen)
+		if err == nil {
+			err = serveFloor(context.Background(), ln)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "fdyno-bench:", err)
 			os.Exit(1)
 		}
@@ -123,12 +127,8 @@ func run(w io.Writer, fdynoBin, dynaliteCLI string, ops, clients int) error {
 		if err != nil {
 			return err
 		}
-		ln.Close()
-		go serveFloor(ctx, ln.Addr().String())
+		go serveFloor(ctx, ln) // ends with ctx
 		floorURL = "http://" + ln.Addr().String()
-		if err := waitListening(ln.Addr().String()); err != nil {
-			return err
-		}
 	}
 	targets = append(targets, struct{ name, url string }{"floor", floorURL})
 	var results []result

@@ -63,7 +63,6 @@ func TestFloorAnswersLikeAServer(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, b
 	}
-	var fixed []byte
 	for _, tc := range []struct{ op, body string }{
 		{"GetItem", `{"TableName":"Bench","Key":{"pk":{"S":"p0"},"sk":{"N":"0"}}}`},
 		{"Query", `{"TableName":"Bench","Limit":10,"KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p0"}}}`},
@@ -72,7 +71,7 @@ func TestFloorAnswersLikeAServer(t *testing.T) {
 		if status != http.StatusOK {
 			t.Fatalf("fdyno-server %s: status %d: %s", tc.op, status, real)
 		}
-		status, fixed = post(floor.URL, tc.op, tc.body)
+		status, fixed := post(floor.URL, tc.op, tc.body)
 		if status != http.StatusOK {
 			t.Fatalf("floor %s: status %d", tc.op, status)
 		}
