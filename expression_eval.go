@@ -107,21 +107,38 @@ func operandValue(it Item, o operand) Value {
 		return o.value
 	case opCall:
 		if o.fn == "size" {
-			return sizeOf(lookupPath(it, o.args[0].path))
+			return sizeOf(operandValue(it, o.args[0]))
 		}
 	}
 	return Value{}
 }
 
-// sizeOf is DynamoDB's size(): the length in bytes of an S or B, and the
-// number of elements of a set, list or map. Other types, and a missing
-// attribute, have no size; a comparison with it is false.
+// sizeOf is DynamoDB's size(): the length of an S in UTF-16 code units
+// (what DynamoDB's Java implementation counts: "é" is 1, "𝄞" is 2), the
+// length in bytes of a B, and the number of elements of a set, list or
+// map. Other types, and a missing attribute, have no size; a comparison
+// with it is false.
 func sizeOf(v Value) Value {
 	switch v.typ {
-	case TypeS, TypeB, TypeM, TypeL, TypeSS, TypeNS, TypeBS:
+	case TypeS:
+		return Value{typ: TypeN, s: strconv.Itoa(utf16Len(v.s))}
+	case TypeB, TypeM, TypeL, TypeSS, TypeNS, TypeBS:
 		return Value{typ: TypeN, s: strconv.Itoa(v.Len())}
 	}
 	return Value{}
+}
+
+// utf16Len returns the number of UTF-16 code units of s: one per code
+// point, two for those beyond the Basic Multilingual Plane.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xffff {
+			n++
+		}
+	}
+	return n
 }
 
 // compareOp applies a comparator. = and <> take values of any type and

@@ -27,6 +27,8 @@ func exprTestItem() Item {
 		"z":        Null(),
 		"Name":     S("x"),
 		"dot.name": S("dotted"),
+		"u":        S("é𝄞"),
+		"e":        S("é"),
 	}
 }
 
@@ -85,7 +87,7 @@ func TestConditionEval(t *testing.T) {
 		// Sets, lists and maps: = and <> only; sets ignore order.
 		{"set eq", "ss = :ssab", true},
 		{"set eq other order", "ss = :ssba", true},
-		{"set lt", "ss < :ssab", false},
+		{"set lt a path", "ss < s", false},
 		{"list eq", "l = :l", true},
 		{"bool eq", "t = :true", true},
 		{"null eq", "z = :null", true},
@@ -158,6 +160,28 @@ func TestConditionEval(t *testing.T) {
 		{"size bool", "size(t) > :n0", false},
 		{"size absent", "size(absent) = :n0", false},
 		{"size both sides", "size(s) > size(ss)", true},
+		// size() of an S counts UTF-16 code units: "é" is one, "𝄞"
+		// (U+1D11E) two.
+		{"size utf-16", "size(u) = :n3", true},
+		{"size utf-16 not bytes", "size(u) = :n6", false},
+		{"size utf-16 bmp", "size(e) = :n1", true},
+		{"size of a constant", "size(:s_hello) = :n5", true},
+		{"size of a constant list", "size(:l) = :n3", true},
+		// One pair of parentheses around an operand.
+		{"parenthesized size", "(size(b)) = :n3", true},
+		{"parenthesized path", "(n) = :n5", true},
+		{"parenthesized value", "n = (:n5)", true},
+		{"parenthesized between", "(n) BETWEEN :n4 AND :n6", true},
+		{"parenthesized in", "(s) IN (:s_x, (:s_hello))", true},
+		{"parenthesized operand in a parenthesized condition", "((n) = :n5)", true},
+		{"parenthesized operand and condition", "((n) = :n5 AND (s) = :s_hello) OR n = :n0", true},
+		{"parenthesized condition pairs", "((n <> :n4) AND n <> :n4)", true},
+		// Functions with a constant first operand.
+		{"attribute_type of a constant", "attribute_type(:n5, :tN)", true},
+		{"attribute_type of a constant wrong", "attribute_type(:n5, :tS)", false},
+		{"begins_with a constant", "begins_with(:s_hello, :s_he)", true},
+		{"begins_with a constant no", "begins_with(:s_he, :s_hello)", false},
+		{"begins_with of a path prefix", "begins_with(:s_hello, s)", true},
 		{"size between", "size(s) BETWEEN :n4 AND :n6", true},
 		// Logic and precedence: NOT, then AND, then OR.
 		{"and", "n = :n5 AND s = :s_hello", true},
@@ -292,6 +316,23 @@ func TestConditionErrors(t *testing.T) {
 		{"attribute_type bad name", "attribute_type(n, :s_x)", "Invalid attribute type name found; type: x, valid types: { B,NULL,SS,BOOL,L,BS,N,NS,S,M }"},
 		{"operand count", "attribute_exists(n, s)", "Incorrect number of operands for operator or function; operator or function: attribute_exists, number of operands: 2"},
 		{"begins_with number", "begins_with(s, :n5)", "Incorrect operand type for operator or function; operator or function: begins_with, operand type: N"},
+		// Two pairs of parentheses around one operand are redundant.
+		{"redundant operand parentheses", "((n)) = :n5", "The expression has redundant parentheses;"},
+		{"redundant condition parentheses", "((n <> :n5))", "The expression has redundant parentheses;"},
+		// Constants that cannot be ordered are refused at parse time.
+		{"lt a set", "ss < :ssab", "Incorrect operand type for operator or function; operator or function: <, operand type: SS"},
+		{"ge a list", "l >= :l", "Incorrect operand type for operator or function; operator or function: >=, operand type: L"},
+		{"gt a map", ":m_k > n", "Incorrect operand type for operator or function; operator or function: >, operand type: M"},
+		{"le a bool", "t <= :true", "Incorrect operand type for operator or function; operator or function: <=, operand type: BOOL"},
+		{"lt null", "z < :null", "Incorrect operand type for operator or function; operator or function: <, operand type: NULL"},
+		{"between bools", "t BETWEEN :true AND :true", "Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: BOOL"},
+		{"size of a number constant", "size(:n5) = :n1", "Incorrect operand type for operator or function; operator or function: size, operand type: N"},
+		{"size of a bool constant", "size(:true) > :n0", "Incorrect operand type for operator or function; operator or function: size, operand type: BOOL"},
+		{"begins_with a number constant", "begins_with(:n5, :s_he)", "Incorrect operand type for operator or function; operator or function: begins_with, operand type: N"},
+		{"contains of a constant", "contains(:s_hello, :s_he)", "Incorrect operand type for operator or function; operator or function: contains, operand type: S"},
+		// The grammar: a bare name starts with a letter.
+		{"leading underscore", "_n = :n5", `Syntax error; token: "_", near: "_n"`},
+		{"leading underscore after a token", "n = :n5 AND _v = :n1", `Syntax error; token: "_", near: "AND _v"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

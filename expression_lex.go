@@ -11,7 +11,7 @@ type tokKind uint8
 
 const (
 	tokEOF    tokKind = iota
-	tokIdent          // [A-Za-z_][A-Za-z0-9_]*: a name, keyword or function
+	tokIdent          // [A-Za-z][A-Za-z0-9_]*: a name, keyword or function
 	tokName           // #name, or a bare "#" that the parser rejects
 	tokValue          // :value, or a bare ":" that the parser rejects
 	tokNumber         // [0-9]+, a list index
@@ -29,6 +29,7 @@ const (
 	tokGe
 	tokPlus
 	tokMinus
+	tokUnderscore // '_' where a name would begin; never valid
 )
 
 // token is one lexeme; pos and end are byte offsets into the expression.
@@ -42,8 +43,12 @@ func isNameByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
+// isIdentStart reports whether c can begin a bare name: a letter only.
+// DynamoDB's grammar makes a leading underscore a token of its own, which
+// no rule accepts: "SET _a = :v" is `Syntax error; token: "_", near:
+// "SET _a"`.
 func isIdentStart(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -125,6 +130,8 @@ func punct(c byte) tokKind {
 		return tokPlus
 	case '-':
 		return tokMinus
+	case '_':
+		return tokUnderscore
 	}
 	return tokEOF
 }

@@ -333,9 +333,10 @@ func (p *parser) parseOperand() (operand, error) {
 	return operand{kind: opPath, path: path}, nil
 }
 
-// parseCall parses name '(' operand (',' operand)* ')'. In an
-// UpdateExpression an argument may itself be an addition (if_not_exists's
-// default may not, but DynamoDB's error for that is a type error, below).
+// parseCall parses name '(' operand (',' operand)* ')'. An argument is a
+// path, a value or a call, never a sum: in an UpdateExpression + and -
+// appear only at the top of a SET value, so "if_not_exists(c, :a + :b)"
+// is a syntax error, as in DynamoDB.
 func (p *parser) parseCall() (operand, error) {
 	t := p.next()
 	p.next() // '('
@@ -344,15 +345,7 @@ func (p *parser) parseCall() (operand, error) {
 	}
 	o := operand{kind: opCall, fn: t.text}
 	for {
-		var (
-			a   operand
-			err error
-		)
-		if p.kind == kindUpdate {
-			a, err = p.parseSetValue()
-		} else {
-			a, err = p.parseOperand()
-		}
+		a, err := p.parseOperand()
 		if err != nil {
 			return operand{}, err
 		}
@@ -504,7 +497,50 @@ func (p *parser) parseNot() (*condition, bool, error) {
 
 var comparators = map[tokKind]string{tokEq: "=", tokNe: "<>", tokLt: "<", tokLe: "<=", tokGt: ">", tokGe: ">="}
 
+// parserState is what a parser must restore to try another parse of the
+// same tokens.
+type parserState struct {
+	i, ops int
+	semErr error
+}
+
+func (p *parser) save() parserState     { return parserState{p.i, p.ops, p.semErr} }
+func (p *parser) restore(s parserState) { p.i, p.ops, p.semErr = s.i, s.ops, s.semErr }
+func (p *parser) startsComparison() bool {
+	return comparators[p.peek().kind] != "" || p.isKeyword("BETWEEN") || p.isKeyword("IN")
+}
+
+// parseCompOperand parses an operand of a comparison, BETWEEN or IN: an
+// operand, or one parenthesized ("(size(a)) = :n"); two pairs around it
+// are DynamoDB's redundant parentheses.
+func (p *parser) parseCompOperand() (operand, error) {
+	if !p.accept(tokLParen) {
+		return p.parseOperand()
+	}
+	if p.peek().kind == tokLParen {
+		p.semantic(reasonRedundantParens)
+	}
+	o, err := p.parseCompOperand()
+	if err != nil {
+		return operand{}, err
+	}
+	if err := p.expect(tokRParen); err != nil {
+		return operand{}, err
+	}
+	return o, nil
+}
+
 func (p *parser) parsePrimary() (*condition, bool, error) {
+	if p.peek().kind == tokLParen {
+		// "(" begins a parenthesized condition or a parenthesized
+		// operand; only the token after the operand's ")" tells them
+		// apart, so try the operand first.
+		s := p.save()
+		if left, err := p.parseCompOperand(); err == nil && p.startsComparison() {
+			return p.parseComparison(left)
+		}
+		p.restore(s)
+	}
 	if p.accept(tokLParen) {
 		c, paren, err := p.parseOr()
 		if err != nil {
@@ -522,13 +558,20 @@ func (p *parser) parsePrimary() (*condition, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	return p.parseComparison(left)
+}
+
+// parseComparison parses the rest of a primary condition after its first
+// operand: a comparison, BETWEEN or IN, or nothing if left is a function
+// call used as a condition.
+func (p *parser) parseComparison(left operand) (*condition, bool, error) {
 	t := p.peek()
 	var c *condition
 	switch {
 	case comparators[t.kind] != "":
 		p.next()
 		p.op()
-		right, err := p.parseOperand()
+		right, err := p.parseCompOperand()
 		if err != nil {
 			return nil, false, err
 		}
@@ -536,7 +579,7 @@ func (p *parser) parsePrimary() (*condition, bool, error) {
 	case p.isKeyword("BETWEEN"):
 		p.next()
 		p.op()
-		lo, err := p.parseOperand()
+		lo, err := p.parseCompOperand()
 		if err != nil {
 			return nil, false, err
 		}
@@ -544,7 +587,7 @@ func (p *parser) parsePrimary() (*condition, bool, error) {
 			return nil, false, p.syntaxError()
 		}
 		p.next()
-		hi, err := p.parseOperand()
+		hi, err := p.parseCompOperand()
 		if err != nil {
 			return nil, false, err
 		}
@@ -558,7 +601,7 @@ func (p *parser) parsePrimary() (*condition, bool, error) {
 		}
 		args := []operand{left}
 		for {
-			a, err := p.parseOperand()
+			a, err := p.parseCompOperand()
 			if err != nil {
 				return nil, false, err
 			}
@@ -584,6 +627,7 @@ func (p *parser) parsePrimary() (*condition, bool, error) {
 	for _, a := range c.args {
 		p.checkComparisonOperand(a)
 	}
+	p.checkOrderedConstants(c)
 	if c.kind != condIn || len(c.args) > 1 {
 		for _, a := range c.args[1:] {
 			if a.same(c.args[0]) {
@@ -601,8 +645,9 @@ func (p *parser) parsePrimary() (*condition, bool, error) {
 	return c, false, nil
 }
 
-// checkComparisonOperand allows only paths, values and size(path) as
-// operands of a comparison, BETWEEN or IN.
+// checkComparisonOperand allows only paths, values and size() as
+// operands of a comparison, BETWEEN or IN. size takes a path or a value
+// of a type that has a size.
 func (p *parser) checkComparisonOperand(o operand) {
 	if o.kind != opCall {
 		return
@@ -615,8 +660,40 @@ func (p *parser) checkComparisonOperand(o operand) {
 	case o.fn != "size":
 		p.semantic(reasonFunctionMisused + o.fn)
 	default:
-		if p.checkArgs(o, 1) && o.args[0].kind != opPath {
-			p.operandTypeError(o.fn, o.args[0])
+		if !p.checkArgs(o, 1) {
+			return
+		}
+		switch a := o.args[0]; a.kind {
+		case opPath:
+		case opValue:
+			if !a.value.IsZero() && sizeOf(a.value).IsZero() {
+				p.operandTypeError(o.fn, a)
+			}
+		default:
+			p.operandTypeError(o.fn, a)
+		}
+	}
+}
+
+// checkOrderedConstants rejects a constant operand of <, <=, >, >= or
+// BETWEEN that no value can be ordered against (anything but N, S and
+// B), as DynamoDB does at parse time; = and <> compare values of any
+// type.
+func (p *parser) checkOrderedConstants(c *condition) {
+	name := c.op
+	switch {
+	case c.kind == condBetween:
+		name = "BETWEEN"
+	case c.kind != condCompare || c.op == "=" || c.op == "<>":
+		return
+	}
+	for _, a := range c.args {
+		if a.kind != opValue || a.value.IsZero() {
+			continue
+		}
+		if t := a.value.typ; t != TypeN && t != TypeS && t != TypeB {
+			p.operandTypeError(name, a)
+			return
 		}
 	}
 }
@@ -651,7 +728,7 @@ func (p *parser) checkConditionFunction(o operand) {
 		if !p.checkArgs(o, 2) {
 			return
 		}
-		if o.args[0].kind != opPath {
+		if k := o.args[0].kind; k != opPath && k != opValue {
 			p.operandTypeError(o.fn, o.args[0])
 			return
 		}
@@ -667,14 +744,19 @@ func (p *parser) checkConditionFunction(o operand) {
 		if !p.checkArgs(o, 2) {
 			return
 		}
-		if o.args[0].kind != opPath {
-			p.operandTypeError(o.fn, o.args[0])
+		first := o.args[0]
+		if first.kind != opPath && (o.fn != "begins_with" || first.kind != opValue) {
+			p.operandTypeError(o.fn, first)
 			return
 		}
 		if o.fn == "begins_with" {
-			if t := o.args[1]; t.kind == opValue && !t.value.IsZero() && t.value.typ != TypeS && t.value.typ != TypeB {
-				p.operandTypeError(o.fn, t)
-				return
+			// Either operand may be a constant, which must be an S or
+			// a B.
+			for _, t := range o.args {
+				if t.kind == opValue && !t.value.IsZero() && t.value.typ != TypeS && t.value.typ != TypeB {
+					p.operandTypeError(o.fn, t)
+					return
+				}
 			}
 		}
 		if o.args[1].same(o.args[0]) {

@@ -51,8 +51,11 @@ func genCondition(t *rapid.T, depth int) *condition {
 		max = 5
 	}
 	lhs := func() operand {
-		if rapid.IntRange(0, 4).Draw(t, "size") == 0 {
+		switch rapid.IntRange(0, 9).Draw(t, "size") {
+		case 0, 1:
 			return operand{kind: opCall, fn: "size", args: []operand{{kind: opPath, path: genPath(t, leftNames, "sp")}}}
+		case 2:
+			return operand{kind: opCall, fn: "size", args: []operand{genValueOperand(t, ":s", ":l", ":ss")}}
 		}
 		return operand{kind: opPath, path: genPath(t, leftNames, "p")}
 	}
@@ -60,6 +63,10 @@ func genCondition(t *rapid.T, depth int) *condition {
 	case 0:
 		op := rapid.SampledFrom([]string{"=", "<>", "<", "<=", ">", ">="}).Draw(t, "op")
 		right := genValueOperand(t, ":n", ":s", ":b", ":ss", ":l")
+		if op != "=" && op != "<>" {
+			// Only N, S and B constants can be ordered.
+			right = genValueOperand(t, ":n", ":s", ":b")
+		}
 		if rapid.Bool().Draw(t, "path-right") {
 			right = operand{kind: opPath, path: genPath(t, rightNames, "rp")}
 		}
@@ -80,7 +87,11 @@ func genCondition(t *rapid.T, depth int) *condition {
 		fn := rapid.SampledFrom([]string{"begins_with", "contains"}).Draw(t, "fn")
 		return &condition{kind: condFunc, op: fn, args: []operand{{kind: opPath, path: genPath(t, leftNames, "fp")}, genValueOperand(t, ":s", ":b")}}
 	case 5:
-		return &condition{kind: condFunc, op: "attribute_type", args: []operand{{kind: opPath, path: genPath(t, leftNames, "fp")}, genValueOperand(t, ":tS")}}
+		first := operand{kind: opPath, path: genPath(t, leftNames, "fp")}
+		if rapid.Bool().Draw(t, "constant") {
+			first = genValueOperand(t, ":n", ":l")
+		}
+		return &condition{kind: condFunc, op: "attribute_type", args: []operand{first, genValueOperand(t, ":tS")}}
 	case 6:
 		return &condition{kind: condNot, left: genCondition(t, depth+1)}
 	case 7:
@@ -134,7 +145,12 @@ func genSetValue(t *rapid.T, depth int, numeric bool) operand {
 		k := rapid.SampledFrom([]operandKind{opPlus, opMinus}).Draw(t, "sign")
 		return operand{kind: k, args: []operand{genSetValue(t, depth+1, true), genSetValue(t, depth+1, true)}}
 	case 3, 4:
-		return operand{kind: opCall, fn: "if_not_exists", args: []operand{{kind: opPath, path: genPath(t, rightNames, "ip")}, genSetValue(t, depth+1, numeric)}}
+		def := genSetValue(t, depth+1, numeric)
+		if def.kind == opPlus || def.kind == opMinus {
+			// + and - only at the top of a SET value.
+			def = genValueOperand(t, keys...)
+		}
+		return operand{kind: opCall, fn: "if_not_exists", args: []operand{{kind: opPath, path: genPath(t, rightNames, "ip")}, def}}
 	default:
 		return operand{kind: opCall, fn: "list_append", args: []operand{
 			{kind: opPath, path: genPath(t, rightNames, "lp")}, genValueOperand(t, ":l")}}

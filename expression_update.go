@@ -233,6 +233,18 @@ func (u *update) paths() []docPath {
 	return out
 }
 
+// createsItem reports whether the update creates a missing item: it does
+// if it has a SET or an ADD action, while REMOVE and DELETE alone leave a
+// missing item missing, as in DynamoDB.
+func (u *update) createsItem() bool {
+	for _, a := range u.actions {
+		if a.kind == actSet || a.kind == actAdd {
+			return true
+		}
+	}
+	return false
+}
+
 // String returns the update as expression text, paths without
 // placeholders.
 func (u *update) String() string {
@@ -264,53 +276,212 @@ func (u *update) String() string {
 // apply returns the item that results from applying the update to old,
 // which may be nil for an item that does not exist yet. old is not
 // modified: the result is a new Item that shares only unmodified values
-// with it. As in DynamoDB, every SET value is computed from old before any
-// action is applied, so "SET a = b, b = a" swaps. Errors are
+// with it.
+//
+// As in DynamoDB, every path and every SET value refers to old, the item
+// as it was before the update, never to the result of an earlier action:
+// "SET a = b, b = a" swaps; "SET l[4] = :x, l[2] = :y" on a two-element
+// list appends :y then :x (indexes past the end append in index order);
+// "REMOVE l[0], l[2]" removes the first and third elements of the original
+// list; and SET and REMOVE of elements of one list name the original
+// elements. apply builds the tree of action paths (no two overlap, by
+// parseUpdate's check) and rebuilds each touched container once.
+//
+// REMOVE of a path whose parent is missing does nothing. Errors are
 // *[ValidationError]: an operand of the wrong type (ADD to a non-number or
 // a set of another type, list_append of non-lists, arithmetic on non-N), a
-// missing attribute in a SET value, a path whose parent does not exist or
-// is of the wrong kind, and number overflow. The result is not validated
-// against item limits.
+// missing attribute in a SET value, a SET, ADD or DELETE path whose parent
+// does not exist, a parent of the wrong kind for its element, and number
+// overflow. The result is not validated against item limits.
 func (u *update) apply(old Item) (Item, error) {
-	vals := make([]Value, len(u.actions))
-	for i, a := range u.actions {
+	root := &updateNode{}
+	for i := range u.actions {
+		a := &u.actions[i]
+		n := root
+		for _, e := range a.path {
+			n = n.child(e)
+		}
+		n.action = a
 		if a.kind == actSet {
 			v, err := evalSetValue(old, a.val)
 			if err != nil {
 				return nil, withPath(err, a.path)
 			}
-			vals[i] = v
+			n.val = v
 		}
 	}
-	out := make(Item, len(old)+len(u.actions))
+	out := make(Item, len(old)+len(root.names))
 	maps.Copy(out, old)
-	var removes []docPath
-	for i, a := range u.actions {
-		var err error
-		switch a.kind {
-		case actSet:
-			v := vals[i]
-			err = modifyAt(out, a.path, func(Value) (Value, error) { return v, nil })
-		case actRemove:
-			removes = append(removes, a.path)
-		case actAdd:
-			err = modifyAt(out, a.path, func(cur Value) (Value, error) { return addValues(cur, a.val.value) })
-		case actDelete:
-			err = modifyAt(out, a.path, func(cur Value) (Value, error) { return deleteValues(cur, a.val.value) })
-		}
+	for _, name := range root.names {
+		nv, err := root.fields[name].apply(old[name])
 		if err != nil {
-			return nil, withPath(err, a.path)
+			return nil, err
 		}
-	}
-	// Remove list elements from the highest index down, so that each
-	// index names an element of the original list.
-	slices.SortFunc(removes, func(p, q docPath) int { return -comparePaths(p, q) })
-	for _, p := range removes {
-		if err := modifyAt(out, p, func(Value) (Value, error) { return Value{}, nil }); err != nil {
-			return nil, withPath(err, p)
+		if nv.IsZero() {
+			delete(out, name)
+		} else {
+			out[name] = nv
 		}
 	}
 	return out, nil
+}
+
+// updateNode is a node of the tree of an update's action paths: a leaf
+// holds its action, an inner node the elements below it, by map key
+// (names, in the order first written) or by list index. Paths never
+// conflict, so a node has map keys or list indexes, never both, and a
+// leaf has neither.
+type updateNode struct {
+	action *updateAction
+	val    Value // the computed SET value
+	names  []string
+	fields map[string]*updateNode
+	elems  map[int]*updateNode
+}
+
+func (n *updateNode) child(e pathElem) *updateNode {
+	var c *updateNode
+	if e.isIndex {
+		if n.elems == nil {
+			n.elems = make(map[int]*updateNode)
+		}
+		if c = n.elems[e.index]; c == nil {
+			c = &updateNode{}
+			n.elems[e.index] = c
+		}
+	} else {
+		if n.fields == nil {
+			n.fields = make(map[string]*updateNode)
+		}
+		if c = n.fields[e.name]; c == nil {
+			c = &updateNode{}
+			n.fields[e.name] = c
+			n.names = append(n.names, e.name)
+		}
+	}
+	return c
+}
+
+// apply returns what the node's actions make of cur, the value at the
+// node's path in the old item (the zero Value if there is none); a zero
+// result removes the element.
+func (n *updateNode) apply(cur Value) (Value, error) {
+	if a := n.action; a != nil {
+		var (
+			v   Value
+			err error
+		)
+		switch a.kind {
+		case actSet:
+			v = n.val
+		case actRemove:
+		case actAdd:
+			v, err = addValues(cur, a.val.value)
+		case actDelete:
+			v, err = deleteValues(cur, a.val.value)
+		}
+		return v, withPath(err, a.path)
+	}
+	if cur.IsZero() && n.removesOnly() {
+		// DynamoDB removes nothing when a removed path's parent is
+		// missing.
+		return cur, nil
+	}
+	if n.fields != nil {
+		if cur.typ != TypeM {
+			return Value{}, withPath(updateError(reasonUpdatePathInvalid), n.firstPath())
+		}
+		m := make(Item, len(cur.mapv())+len(n.names))
+		maps.Copy(m, cur.mapv())
+		for _, name := range n.names {
+			nv, err := n.fields[name].apply(m[name])
+			if err != nil {
+				return Value{}, err
+			}
+			if nv.IsZero() {
+				delete(m, name)
+			} else {
+				m[name] = nv
+			}
+		}
+		return M(m), nil
+	}
+	if cur.typ != TypeL {
+		return Value{}, withPath(updateError(reasonUpdatePathInvalid), n.firstPath())
+	}
+	old := cur.listv()
+	idx := make([]int, 0, len(n.elems))
+	for i := range n.elems {
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	l := slices.Clone(old)
+	removed := make([]bool, len(old))
+	var appended []Value
+	for _, i := range idx {
+		var ov Value
+		if i < len(old) {
+			ov = old[i]
+		}
+		nv, err := n.elems[i].apply(ov)
+		if err != nil {
+			return Value{}, err
+		}
+		switch {
+		case i >= len(old):
+			// Indexes past the end append, in index order.
+			if !nv.IsZero() {
+				appended = append(appended, nv)
+			}
+		case nv.IsZero():
+			removed[i] = true
+		default:
+			l[i] = nv
+		}
+	}
+	kept := l[:0]
+	for i, v := range l {
+		if !removed[i] {
+			kept = append(kept, v)
+		}
+	}
+	return L(append(kept, appended...)...), nil
+}
+
+// removesOnly reports whether every action at or below n is a REMOVE.
+func (n *updateNode) removesOnly() bool {
+	if n.action != nil {
+		return n.action.kind == actRemove
+	}
+	for _, c := range n.fields {
+		if !c.removesOnly() {
+			return false
+		}
+	}
+	for _, c := range n.elems {
+		if !c.removesOnly() {
+			return false
+		}
+	}
+	return true
+}
+
+// firstPath returns the path of an action at or below n, for messages.
+func (n *updateNode) firstPath() docPath {
+	for n.action == nil {
+		if len(n.names) > 0 {
+			n = n.fields[n.names[0]]
+			continue
+		}
+		i := -1
+		for k := range n.elems {
+			if i < 0 || k < i {
+				i = k
+			}
+		}
+		n = n.elems[i]
+	}
+	return n.action.path
 }
 
 func withPath(err error, p docPath) error {
@@ -318,33 +489,6 @@ func withPath(err error, p docPath) error {
 		return &ValidationError{Op: ve.Op, Path: p.String(), Reason: ve.Reason}
 	}
 	return err
-}
-
-// comparePaths orders paths element by element, names by bytes and
-// indexes numerically, a prefix first.
-func comparePaths(p, q docPath) int {
-	for i := 0; i < len(p) && i < len(q); i++ {
-		a, b := p[i], q[i]
-		switch {
-		case a.isIndex && b.isIndex:
-			if a.index != b.index {
-				if a.index < b.index {
-					return -1
-				}
-				return 1
-			}
-		case a.isIndex != b.isIndex:
-			if a.isIndex {
-				return 1
-			}
-			return -1
-		default:
-			if c := strings.Compare(a.name, b.name); c != 0 {
-				return c
-			}
-		}
-	}
-	return len(p) - len(q)
 }
 
 func updateError(reason string) error { return &ValidationError{Reason: reason} }
@@ -406,88 +550,6 @@ func evalSetValue(old Item, o operand) (Value, error) {
 		}
 	}
 	return Value{}, updateError(reasonUpdateOperandType)
-}
-
-// modifyAt replaces the value at p in it, which the caller owns, with
-// f(current value); the current value is the zero Value if p does not
-// exist, and a zero result removes the element. Containers on the way are
-// copied, never modified, since they may be shared with another item. The
-// parent of p must exist and be a map (for a name) or a list (for an
-// index). An index past the end of a list appends, or does nothing if f
-// returns the zero Value.
-func modifyAt(it Item, p docPath, f func(Value) (Value, error)) error {
-	name := p[0].name
-	if len(p) == 1 {
-		v, err := f(it[name])
-		if err != nil {
-			return err
-		}
-		if v.IsZero() {
-			delete(it, name)
-		} else {
-			it[name] = v
-		}
-		return nil
-	}
-	child, ok := it[name]
-	if !ok {
-		return updateError(reasonUpdatePathInvalid)
-	}
-	nv, err := modifyIn(child, p[1:], f)
-	if err != nil {
-		return err
-	}
-	it[name] = nv
-	return nil
-}
-
-func modifyIn(cont Value, p docPath, f func(Value) (Value, error)) (Value, error) {
-	e := p[0]
-	if e.isIndex {
-		if cont.typ != TypeL {
-			return Value{}, updateError(reasonUpdatePathInvalid)
-		}
-		l := slices.Clone(cont.listv())
-		if len(p) > 1 {
-			if e.index >= len(l) {
-				return Value{}, updateError(reasonUpdatePathInvalid)
-			}
-			nv, err := modifyIn(l[e.index], p[1:], f)
-			if err != nil {
-				return Value{}, err
-			}
-			l[e.index] = nv
-			return L(l...), nil
-		}
-		var cur Value
-		if e.index < len(l) {
-			cur = l[e.index]
-		}
-		nv, err := f(cur)
-		if err != nil {
-			return Value{}, err
-		}
-		switch {
-		case e.index >= len(l):
-			if !nv.IsZero() {
-				l = append(l, nv)
-			}
-		case nv.IsZero():
-			l = slices.Delete(l, e.index, e.index+1)
-		default:
-			l[e.index] = nv
-		}
-		return L(l...), nil
-	}
-	if cont.typ != TypeM {
-		return Value{}, updateError(reasonUpdatePathInvalid)
-	}
-	m := make(Item, len(cont.mapv())+1)
-	maps.Copy(m, cont.mapv())
-	if err := modifyAt(m, p, f); err != nil {
-		return Value{}, err
-	}
-	return M(m), nil
 }
 
 // addValues is ADD: a number added to a number (a missing attribute counts

@@ -122,6 +122,29 @@ func TestUpdateApply(t *testing.T) {
 		{"new item add", "ADD c :n1", nil, Item{"c": N("1")}},
 		{"new item remove", "REMOVE a", nil, Item{}},
 		{"new item if_not_exists", "SET c = if_not_exists(c, :n0) + :n1", nil, Item{"c": N("1")}},
+
+		// Every path refers to the item before the update (the developer
+		// guide's "Adding elements to a list": an index past the end
+		// appends; REMOVE of several elements names the original ones).
+		{"two appends written high first", "SET l[4] = :n10, l[3] = :n5", old, exprWith(old, "l", L(N("1"), N("2"), N("3"), N("5"), N("10")))},
+		{"three appends written high first", "SET l[84] = :n1, l[37] = :n5, l[17] = :n10", old,
+			exprWith(old, "l", L(N("1"), N("2"), N("3"), N("10"), N("5"), N("1")))},
+		{"in range and past end mixed", "SET l[9] = :n10, l[0] = :n0, l[5] = :n5", old,
+			exprWith(old, "l", L(N("0"), N("2"), N("3"), N("5"), N("10")))},
+		{"set and remove in one list", "SET l[2] = :n10 REMOVE l[0]", old, exprWith(old, "l", L(N("2"), N("10")))},
+		{"remove before a set element", "REMOVE l[1] SET l[2] = :n10, l[7] = :n5", old, exprWith(old, "l", L(N("1"), N("10"), N("5")))},
+		{"remove every element and append", "REMOVE l[0], l[1], l[2] SET l[3] = :n5", old, exprWith(old, "l", L(N("5")))},
+		{"nested element of a removed neighbour", "REMOVE m.b SET m.a = :n5", old, exprWith(old, "m", M(Item{"a": N("5")}))},
+		{"add to element", "ADD l[1] :n10 REMOVE l[0]", old, exprWith(old, "l", L(N("12"), N("3")))},
+		{"add past end appends", "ADD l[7] :n10", old, exprWith(old, "l", L(N("1"), N("2"), N("3"), N("10")))},
+		{"delete past end does nothing", "DELETE l[7] :ss_a", old, old},
+
+		// REMOVE of a path whose parent is missing removes nothing.
+		{"remove under absent", "REMOVE x.a", old, old},
+		{"remove index under absent", "REMOVE x[0]", old, old},
+		{"remove deep under absent", "REMOVE m.z.y, x[1].a", old, old},
+		{"remove under index past end", "REMOVE l[7].a", old, old},
+		{"new item remove nested", "REMOVE a.b, c[0]", nil, Item{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,7 +182,6 @@ func TestUpdateApplyErrors(t *testing.T) {
 		{"under index past end", "SET l[5].a = :n1", reasonUpdatePathInvalid},
 		{"deep under absent", "SET m.b.e.f = :n1", reasonUpdatePathInvalid},
 		{"add under absent", "ADD x.a :n1", reasonUpdatePathInvalid},
-		{"remove under absent", "REMOVE x.a", reasonUpdatePathInvalid},
 		{"remove under scalar", "REMOVE s.a", reasonUpdatePathInvalid},
 		{"delete under absent", "DELETE x.a :ss_a", reasonUpdatePathInvalid},
 		{"absent operand", "SET n = x", reasonUpdateMissingAttr},
@@ -219,6 +241,13 @@ func TestUpdateErrors(t *testing.T) {
 		{"size in update", "SET n = size(s)", "The function is not allowed in a update expression; function: size"},
 		{"condition function in update", "SET n = attribute_exists(s)", "The function is not allowed in a update expression; function: attribute_exists"},
 		{"unknown function", "SET n = foo(s)", "Invalid function name; function: foo"},
+		// + and - only at the top of a SET value; a bare name starts with
+		// a letter.
+		{"sum in if_not_exists", "SET n = if_not_exists(n, :n1 + :n5)", `Syntax error; token: "+", near: ":n1 + :n5"`},
+		{"sum in list_append", "SET l = list_append(l, :l45 - :l45)", `Syntax error; token: "-", near: ":l45 - :l45"`},
+		{"three terms", "SET n = n + :n1 + :n5", `Syntax error; token: "+", near: ":n1 + :n5"`},
+		{"leading underscore", "SET _123 = :n1", `Syntax error; token: "_", near: "SET _123"`},
+		{"leading underscore in a value", "SET n = _a", `Syntax error; token: "_", near: "= _a"`},
 		{"function name case", "SET n = IF_NOT_EXISTS(n, :n1)", "Invalid function name; function: IF_NOT_EXISTS"},
 		{"reserved word", "SET name = :n1", "Attribute name is a reserved keyword; reserved keyword: name"},
 		{"undefined name", "SET #nope = :n1", "An expression attribute name used in the document path is not defined; attribute name: #nope"},

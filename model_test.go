@@ -122,6 +122,11 @@ func (m *itemModel) update(t *rapid.T) {
 	case 2:
 		attr, expr = "big", "REMOVE big"
 		delete(base, "big")
+		if old == nil {
+			// REMOVE alone creates no item (API_UpdateItem: only SET
+			// and ADD create one).
+			base = nil
+		}
 	case 3:
 		v := drawBig(t)
 		attr, expr, vals[":v"] = "big", "SET big = :v", v
@@ -138,7 +143,9 @@ func (m *itemModel) update(t *rapid.T) {
 	if !m.outcome(t, err, holds(old), old) {
 		return
 	}
-	m.items[modelKey(key)] = base
+	if base != nil {
+		m.items[modelKey(key)] = base
+	}
 	var want Item
 	pick := func(it Item) Item {
 		if v, ok := it[attr]; ok {

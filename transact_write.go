@@ -134,6 +134,9 @@ type txAction struct {
 	paths []docPath // the update's paths
 	enc   []byte    // the put's encoding
 	rv    ReturnValuesOnConditionCheckFailure
+	// invalid is why the action's item fails validation against its
+	// table, or nil.
+	invalid error
 }
 
 // TransactWrite applies condition checks, puts, updates and deletes to
@@ -146,9 +149,11 @@ type txAction struct {
 // update is evaluated before the first write: if any fails, TransactWrite
 // returns a *[TransactionCanceledError] with one reason per action
 // (ConditionalCheckFailed, with the old item when the action asked for
-// ALL_OLD; ValidationError for an update that cannot apply to the stored
-// item or makes it too large; None for the others) and has written
-// nothing. Writes go through the single write path, so indexes and
+// ALL_OLD; ValidationError for an item that does not fit its table's key
+// schema or index key types, a Put item or an updated item over the size
+// limit, or an update that cannot apply to the stored item; None for the
+// others) and has written nothing. An action whose key or item fails
+// validation against its table cancels the transaction before it reads. Writes go through the single write path, so indexes and
 // change records follow.
 //
 // With an fdb.Database, TransactWrite runs its own transaction and may
@@ -192,6 +197,7 @@ func prepareTransactWrite(in TransactWriteInput) ([]txAction, error) {
 	}
 	actions := make([]txAction, len(in.TransactItems))
 	seen := map[string]bool{}
+	invalid := false
 	for i, ti := range in.TransactItems {
 		a, err := prepareAction(op, ti)
 		if err != nil {
@@ -200,14 +206,44 @@ func prepareTransactWrite(in TransactWriteInput) ([]txAction, error) {
 			}
 			return nil, err
 		}
+		actions[i] = a
+		if a.invalid != nil {
+			invalid = true
+			continue
+		}
 		id := itemID(a.t, a.kv)
 		if seen[id] {
 			return fail("Transaction request cannot include multiple operations on one item")
 		}
 		seen[id] = true
-		actions[i] = a
+	}
+	if invalid {
+		// DynamoDB checks an action's item against its table's schema
+		// when it runs the transaction, so a mismatch is a cancellation
+		// reason, not a request error; the request is otherwise valid.
+		reasons := make([]CancellationReason, len(actions))
+		for i, a := range actions {
+			reasons[i] = CancellationReason{Code: CancellationCodeNone}
+			if a.invalid != nil {
+				reasons[i] = validationReason(a.invalid)
+			}
+		}
+		return nil, &TransactionCanceledError{CancellationReasons: reasons}
 	}
 	return actions, nil
+}
+
+// validationReason is the cancellation reason of an action whose item
+// fails validation: code ValidationError and the validation's reason.
+func validationReason(err error) CancellationReason {
+	msg := err.Error()
+	if ve, ok := err.(*ValidationError); ok {
+		msg = ve.Reason
+		if ve.Path != "" {
+			msg = ve.Path + ": " + msg
+		}
+	}
+	return CancellationReason{Code: CancellationCodeValidationError, Message: msg}
 }
 
 func prepareAction(op string, ti TransactWriteItem) (txAction, error) {
@@ -267,19 +303,24 @@ func prepareAction(op string, ti TransactWriteItem) (txAction, error) {
 	a.st0 = a.t.state.Load()
 	a.key = key
 	var err error
-	if a.kv, err = keyOf(op, key, a.st0.hash, a.st0.rng, a.exact); err != nil {
-		return txAction{}, err
-	}
 	if a.e, err = prepareExprs(op, names, values, cond, upd, ""); err != nil {
 		return txAction{}, err
+	}
+	// Checks of the item against its table (key schema, index key types,
+	// size) make a.invalid, a cancellation reason.
+	if a.kv, err = keyOf(op, key, a.st0.hash, a.st0.rng, a.exact); err != nil {
+		a.invalid = err
+		return a, nil
 	}
 	switch a.kind {
 	case actionPut:
 		if err := checkIndexKeys(op, key, a.st0); err != nil {
-			return txAction{}, err
+			a.invalid = err
+			return a, nil
 		}
 		if err := checkItemSize(key, a.t.maxItemSize); err != nil {
-			return txAction{}, withOp(op, err)
+			a.invalid = withOp(op, err)
+			return a, nil
 		}
 		if a.enc, err = EncodeItem(key); err != nil {
 			return txAction{}, withOp(op, err)
@@ -395,14 +436,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 func evalAction(op string, a txAction, tg target, oldKnown bool) (*itemChange, CancellationReason, error) {
 	none := CancellationReason{Code: CancellationCodeNone}
 	invalid := func(err error) (*itemChange, CancellationReason, error) {
-		msg := err.Error()
-		if ve, ok := err.(*ValidationError); ok {
-			msg = ve.Reason
-			if ve.Path != "" {
-				msg = ve.Path + ": " + msg
-			}
-		}
-		return nil, CancellationReason{Code: CancellationCodeValidationError, Message: msg}, nil
+		return nil, validationReason(err), nil
 	}
 	if a.e.cond != nil {
 		ok, err := a.e.cond.eval(tg.old)
@@ -432,6 +466,9 @@ func evalAction(op string, a txAction, tg target, oldKnown bool) (*itemChange, C
 		if err := checkKeyNotUpdated(op, a.paths, tg.st); err != nil {
 			return nil, none, err
 		}
+	}
+	if tg.old == nil && !a.e.upd.createsItem() {
+		return nil, none, nil // REMOVE and DELETE create nothing
 	}
 	base := tg.old
 	if base == nil {

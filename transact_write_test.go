@@ -364,3 +364,57 @@ func FuzzDecodeTokenRecord(f *testing.F) {
 		}
 	})
 }
+
+// An action whose item does not fit its table (a key of the wrong type, a
+// missing key attribute, a Put item over the size limit) cancels the
+// transaction, as DynamoDB's TransactWriteItems reports it: a
+// TransactionCanceledException whose reason for that action is
+// ValidationError and None for the others (API_TransactWriteItems,
+// "CancellationReasons"). Nothing is written.
+func TestTransactWriteItemValidationCancels(t *testing.T) {
+	db := fdblitetest.Open(t)
+	a, b := twoTables(t, db)
+	put := TransactWriteItem{Put: &TransactPut{Table: a, Item: Item{"pk": S("written")}}}
+	tests := []struct {
+		name   string
+		action TransactWriteItem
+		want   string // in the reason's message
+	}{
+		{"key of the wrong type", TransactWriteItem{Update: &TransactUpdate{Table: a, Key: Item{"pk": N("1")}, UpdateExpression: "SET v = :one", ExpressionAttributeValues: oneValue}},
+			"Type mismatch"},
+		{"missing range key", TransactWriteItem{Delete: &TransactDelete{Table: b, Key: Item{"pk": S("p")}}}, "does not match the schema"},
+		{"put without its key", TransactWriteItem{Put: &TransactPut{Table: a, Item: Item{"other": S("x")}}}, "Missing the key pk"},
+		{"check with an extra key attribute", TransactWriteItem{ConditionCheck: &ConditionCheck{Table: a, Key: Item{"pk": S("k"), "sk": N("1")},
+			ConditionExpression: "attribute_exists(pk)"}}, "does not match the schema"},
+		{"put item too large", TransactWriteItem{Put: &TransactPut{Table: a, Item: Item{"pk": S("big"), "pad": S(strings.Repeat("x", DefaultMaxItemSize))}}},
+			"Item size has exceeded the maximum allowed size"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := TransactWrite(db, TransactWriteInput{TransactItems: []TransactWriteItem{put, tc.action}})
+			var tce *TransactionCanceledError
+			if !errors.As(err, &tce) {
+				t.Fatalf("TransactWrite = %v, want a *TransactionCanceledError", err)
+			}
+			if errors.Is(err, ErrValidation) {
+				t.Errorf("%v is also ErrValidation; DynamoDB reports TransactionCanceledException only", err)
+			}
+			got := tce.CancellationReasons
+			if len(got) != 2 || got[0].Code != "None" || got[1].Code != "ValidationError" || !strings.Contains(got[1].Message, tc.want) {
+				t.Errorf("reasons = %+v, want [None, ValidationError with %q]", got, tc.want)
+			}
+			if got := mustGet(t, db, a, Item{"pk": S("written")}); got != nil {
+				t.Errorf("canceled transaction wrote %v", got)
+			}
+		})
+	}
+	// Problems of the request itself stay request errors, even beside an
+	// invalid action.
+	_, err := TransactWrite(db, TransactWriteInput{TransactItems: []TransactWriteItem{
+		put, put, {Delete: &TransactDelete{Table: b, Key: Item{"pk": S("p")}}},
+	}})
+	var ve *ValidationError
+	if !errors.As(err, &ve) || !strings.Contains(ve.Reason, "multiple operations on one item") {
+		t.Errorf("two actions on one item beside an invalid key = %v, want the request's ValidationException", err)
+	}
+}

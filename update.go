@@ -12,7 +12,8 @@ type UpdateInput struct {
 	// Key holds exactly the table's key attributes.
 	Key Item
 	// UpdateExpression has SET, REMOVE, ADD and DELETE clauses; empty
-	// changes nothing (but still creates an absent item).
+	// changes nothing (but still creates an absent item, as does any SET
+	// or ADD; REMOVE and DELETE alone do not).
 	UpdateExpression          string
 	ConditionExpression       string
 	ExpressionAttributeNames  map[string]string
@@ -31,7 +32,9 @@ type UpdateOutput struct {
 }
 
 // Update edits an item's attributes, creating the item (from its key) if
-// it does not exist, as DynamoDB does. Key attributes cannot be updated.
+// it does not exist, as DynamoDB does, unless every action of the
+// UpdateExpression is a REMOVE or a DELETE: those leave a missing item
+// missing. Key attributes cannot be updated.
 // See https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html.
 //
 // The key, expressions and placeholders are validated before tx is
@@ -76,6 +79,12 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 		}
 		if err := checkCondition(e.cond, tg.old, in.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
+		}
+		if tg.old == nil && e.upd != nil && !e.upd.createsItem() {
+			// Only REMOVE and DELETE actions on a missing item: DynamoDB
+			// creates nothing, so there is nothing to write, index or
+			// record in the stream.
+			return &UpdateOutput{}, nil
 		}
 		base := tg.old
 		if base == nil {

@@ -209,3 +209,62 @@ func TestUpdateValidation(t *testing.T) {
 		t.Errorf("rejected updates changed the item (-want +got):\n%s", diff)
 	}
 }
+
+// An UpdateItem whose actions are only REMOVE and DELETE, on a key with no
+// item, creates nothing: API_UpdateItem creates a missing item only to
+// give it attributes, and DynamoDB answers ALL_NEW with no attributes.
+// Neither index entries nor a stream record appear for an item that does
+// not exist. SET and ADD still create the item.
+func TestUpdateRemoveOnlyCreatesNothing(t *testing.T) {
+	db := fdblitetest.Open(t)
+	s := streamSchema(StreamViewTypeNewAndOldImages, 1)
+	s.AttributeDefinitions = append(s.AttributeDefinitions, AttributeDefinition{"g", ScalarAttributeTypeS})
+	s.GlobalSecondaryIndexes = []GlobalSecondaryIndex{{IndexName: "byG", KeySchema: []KeySchemaElement{{"g", KeyTypeHash}},
+		Projection: Projection{ProjectionType: ProjectionTypeAll}}}
+	tbl := newTestTable(t, db, s)
+	for i, tc := range []struct {
+		expr   string
+		values map[string]Value
+	}{
+		{"REMOVE a", nil},
+		{"REMOVE a.b, c[0], g", nil},
+		{"DELETE ss :s", map[string]Value{":s": SS("x")}},
+		{"REMOVE a DELETE ss :s", map[string]Value{":s": SS("x")}},
+	} {
+		key := Item{"pk": S("missing"), "sk": NInt(int64(i))}
+		for _, rv := range []ReturnValue{ReturnValueAllNew, ReturnValueUpdatedNew, ReturnValueAllOld} {
+			out, err := tbl.Update(db, UpdateInput{Key: key, UpdateExpression: tc.expr, ExpressionAttributeValues: tc.values, ReturnValues: rv})
+			if err != nil {
+				t.Fatalf("Update(%q): %v", tc.expr, err)
+			}
+			if out.Attributes != nil {
+				t.Errorf("Update(%q) %s Attributes = %v, want none", tc.expr, rv, out.Attributes)
+			}
+		}
+		_, err := TransactWrite(db, TransactWriteInput{TransactItems: []TransactWriteItem{{Update: &TransactUpdate{Table: tbl, Key: key,
+			UpdateExpression: tc.expr, ExpressionAttributeValues: tc.values}}}})
+		if err != nil {
+			t.Fatalf("TransactWrite update %q: %v", tc.expr, err)
+		}
+		if got := mustGet(t, db, tbl, key); got != nil {
+			t.Errorf("Update(%q) on a missing item created %v", tc.expr, got)
+		}
+	}
+	if recs := readStream(t, db, tbl); len(recs) != 0 {
+		t.Errorf("stream has %d records for updates that changed nothing: %+v", len(recs), recs)
+	}
+	// A SET or ADD beside a REMOVE creates the item.
+	key := Item{"pk": S("created"), "sk": N("1")}
+	out, err := tbl.Update(db, UpdateInput{Key: key, UpdateExpression: "REMOVE a ADD n :one", ExpressionAttributeValues: map[string]Value{":one": N("1")},
+		ReturnValues: ReturnValueAllNew})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Item{"pk": S("created"), "sk": N("1"), "n": N("1")}
+	if diff := cmp.Diff(want, out.Attributes, itemCmp); diff != "" {
+		t.Errorf("ALL_NEW mismatch (-want +got):\n%s", diff)
+	}
+	if recs := readStream(t, db, tbl); len(recs) != 1 || recs[0].EventName != "INSERT" {
+		t.Errorf("stream records = %+v, want one INSERT", recs)
+	}
+}
