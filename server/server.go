@@ -322,7 +322,7 @@ func decode(body []byte, in any) error {
 	if err := json.Unmarshal(body, in); err != nil {
 		return serializationOf(err)
 	}
-	return nil
+	return checkEmptyExpressions(body)
 }
 
 func (s *Server) logCall(c *call, id string, status int, latency time.Duration, ae *apiError, err error) {

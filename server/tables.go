@@ -303,6 +303,11 @@ func (s *Server) listTables(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if names == nil {
+		// DynamoDB always sends the member: "TableNames": [], never
+		// null (boto3 reads it without a default).
+		names = []string{}
+	}
 	if in.ExclusiveStartTableName != nil {
 		after := *in.ExclusiveStartTableName
 		i, found := slices.BinarySearch(names, after)

@@ -1,0 +1,235 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/go-cmp/cmp"
+)
+
+// Update and condition semantics through the wire, with the AWS SDK for
+// Go v2, as DynamoDB's API reference and developer guide state them.
+
+// "SET c[4] = :x, c[2] = :y" on c = [1, 3]: both indexes are past the end
+// and refer to the original list, so both values are appended, in index
+// order (developer guide, "Adding elements to a list"); REMOVE of several
+// elements names the original elements.
+func TestSDKUpdateListIndexes(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := ts.client(testCredentials)
+	createTable(t, c, "Lists", "", "")
+	tbl := aws.String("Lists")
+	key := map[string]types.AttributeValue{"pk": s("k")}
+	list := func(vs ...types.AttributeValue) types.AttributeValue { return &types.AttributeValueMemberL{Value: vs} }
+	if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: tbl, Item: map[string]types.AttributeValue{
+		"pk": s("k"), "c": list(n("1"), n("3")), "r": list(n("0"), n("1"), n("2"), n("3"), n("4")),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: tbl, Key: key,
+		UpdateExpression:          aws.String("SET c[4] = :x, c[2] = :y REMOVE r[3], r[1]"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":x": s("x"), ":y": s("y")},
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]types.AttributeValue{"pk": s("k"), "c": list(n("1"), n("3"), s("y"), s("x")), "r": list(n("0"), n("2"), n("4"))}
+	if diff := cmp.Diff(want, out.Attributes, cmpAV); diff != "" {
+		t.Errorf("ALL_NEW mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// An UpdateItem of only REMOVE or DELETE actions on a missing item
+// creates nothing and returns no attributes for ALL_NEW.
+func TestSDKUpdateRemoveCreatesNothing(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := ts.client(testCredentials)
+	createTable(t, c, "Phantom", "", "")
+	tbl := aws.String("Phantom")
+	key := map[string]types.AttributeValue{"pk": s("missing")}
+	for _, expr := range []string{"REMOVE a", "REMOVE a.b, c[0]", "DELETE ss :s"} {
+		in := &dynamodb.UpdateItemInput{TableName: tbl, Key: key, UpdateExpression: aws.String(expr), ReturnValues: types.ReturnValueAllNew}
+		if strings.Contains(expr, ":s") {
+			in.ExpressionAttributeValues = map[string]types.AttributeValue{":s": &types.AttributeValueMemberSS{Value: []string{"x"}}}
+		}
+		out, err := c.UpdateItem(ctx(t), in)
+		if err != nil {
+			t.Fatalf("UpdateItem %q: %v", expr, err)
+		}
+		if len(out.Attributes) != 0 {
+			t.Errorf("UpdateItem %q ALL_NEW = %v, want no attributes", expr, out.Attributes)
+		}
+	}
+	got, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: tbl, Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Item != nil {
+		t.Errorf("GetItem after REMOVE-only updates = %v, want no item", got.Item)
+	}
+	sc, err := c.Scan(ctx(t), &dynamodb.ScanInput{TableName: tbl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Count != 0 {
+		t.Errorf("Scan Count = %d, want 0", sc.Count)
+	}
+}
+
+// An action whose key does not match its table's key schema cancels
+// TransactWriteItems with a ValidationError reason for that action and
+// None for the others (API_TransactWriteItems, CancellationReasons).
+func TestSDKTransactWriteValidationReason(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := ts.client(testCredentials)
+	createTable(t, c, "TxTable", "", "")
+	tbl := aws.String("TxTable")
+	_, err := c.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: tbl, Item: map[string]types.AttributeValue{"pk": s("written")}}},
+		{Put: &types.Put{TableName: tbl, Item: map[string]types.AttributeValue{"pk": n("1")}}},
+	}})
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		t.Fatalf("TransactWriteItems = %v, want TransactionCanceledException", err)
+	}
+	var codes []string
+	for _, r := range tce.CancellationReasons {
+		codes = append(codes, aws.ToString(r.Code))
+	}
+	if diff := cmp.Diff([]string{"None", "ValidationError"}, codes); diff != "" {
+		t.Errorf("cancellation codes mismatch (-want +got):\n%s", diff)
+	}
+	got, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s("written")}, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Item != nil {
+		t.Errorf("canceled transaction wrote %v", got.Item)
+	}
+}
+
+// A present but empty expression is a ValidationException ("The
+// expression can not be empty;") and writes nothing; an absent one is
+// not.
+func TestSDKEmptyExpressions(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := ts.client(testCredentials)
+	createTable(t, c, "Empty", "sk", types.ScalarAttributeTypeN)
+	tbl := aws.String("Empty")
+	key := map[string]types.AttributeValue{"pk": s("p"), "sk": n("1")}
+	empty := aws.String("")
+	calls := []struct {
+		name, member string
+		call         func() error
+	}{
+		{"UpdateItem UpdateExpression", "UpdateExpression", func() error {
+			_, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: tbl, Key: key, UpdateExpression: empty})
+			return err
+		}},
+		{"UpdateItem ConditionExpression", "ConditionExpression", func() error {
+			_, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: tbl, Key: key, ConditionExpression: empty,
+				UpdateExpression: aws.String("SET a = :v"), ExpressionAttributeValues: map[string]types.AttributeValue{":v": n("1")}})
+			return err
+		}},
+		{"PutItem ConditionExpression", "ConditionExpression", func() error {
+			_, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: tbl, Item: key, ConditionExpression: empty})
+			return err
+		}},
+		{"DeleteItem ConditionExpression", "ConditionExpression", func() error {
+			_, err := c.DeleteItem(ctx(t), &dynamodb.DeleteItemInput{TableName: tbl, Key: key, ConditionExpression: empty})
+			return err
+		}},
+		{"GetItem ProjectionExpression", "ProjectionExpression", func() error {
+			_, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: tbl, Key: key, ProjectionExpression: empty})
+			return err
+		}},
+		{"Query KeyConditionExpression", "KeyConditionExpression", func() error {
+			_, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: tbl, KeyConditionExpression: empty})
+			return err
+		}},
+		{"Query FilterExpression", "FilterExpression", func() error {
+			_, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: tbl, KeyConditionExpression: aws.String("pk = :p"), FilterExpression: empty,
+				ExpressionAttributeValues: map[string]types.AttributeValue{":p": s("p")}})
+			return err
+		}},
+		{"Scan FilterExpression", "FilterExpression", func() error {
+			_, err := c.Scan(ctx(t), &dynamodb.ScanInput{TableName: tbl, FilterExpression: empty})
+			return err
+		}},
+		{"TransactWriteItems ConditionExpression", "ConditionExpression", func() error {
+			_, err := c.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{Put: &types.Put{TableName: tbl, Item: key, ConditionExpression: empty}}}})
+			return err
+		}},
+	}
+	for _, tc := range calls {
+		t.Run(tc.name, func(t *testing.T) {
+			wantAPIError(t, tc.call(), "ValidationException", "Invalid "+tc.member+": The expression can not be empty;")
+		})
+	}
+	got, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: tbl, Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Item != nil {
+		t.Errorf("requests with empty expressions wrote %v", got.Item)
+	}
+	// Absent expressions are fine.
+	if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: tbl, Item: key}); err != nil {
+		t.Errorf("PutItem without a condition: %v", err)
+	}
+	// Whitespace in the JSON does not hide an empty member.
+	status, typ, msg := ts.post(t, targetPrefix+"PutItem", contentType,
+		strings.NewReader(`{"TableName":"Empty","Item":{"pk":{"S":"q"},"sk":{"N":"2"}},"ConditionExpression" :  ""}`))
+	if status != 400 || typ != "ValidationException" || msg != "Invalid ConditionExpression: The expression can not be empty;" {
+		t.Errorf("raw PutItem with an empty condition: %d %s %q", status, typ, msg)
+	}
+}
+
+// ListTables with no tables answers "TableNames": [], not null.
+func TestListTablesEmptyIsArray(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	body := rawCall(t, ts, "ListTables", `{}`)
+	if !strings.Contains(body, `"TableNames":[]`) {
+		t.Errorf("ListTables body = %s, want \"TableNames\":[]", body)
+	}
+	out, err := ts.client(testCredentials).ListTables(ctx(t), &dynamodb.ListTablesInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.TableNames == nil || len(out.TableNames) != 0 {
+		t.Errorf("SDK TableNames = %#v, want an empty, non-nil list", out.TableNames)
+	}
+}
+
+// rawCall sends operation op with body and returns the response body of a
+// 200 answer.
+func rawCall(t *testing.T, ts *testServer, op, body string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Amz-Target", targetPrefix+op)
+	req.Header.Set("Content-Type", contentType)
+	resp, err := ts.http.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %d %s", op, resp.StatusCode, raw)
+	}
+	return string(raw)
+}
