@@ -22,6 +22,9 @@ type parser struct {
 	i      int
 	ops    int
 	semErr error
+	// failedOperand holds, by token index, the error of a failed
+	// parseCompOperand from that token.
+	failedOperand map[int]error
 }
 
 // newParser checks the length of expr and tokenizes it.
@@ -513,7 +516,26 @@ func (p *parser) startsComparison() bool {
 // parseCompOperand parses an operand of a comparison, BETWEEN or IN: an
 // operand, or one parenthesized ("(size(a)) = :n"); two pairs around it
 // are DynamoDB's redundant parentheses.
+//
+// A parse that fails is remembered by its first token, so that trying an
+// operand at every "(" of "((((a = :v))))" costs linear time, not
+// quadratic: the parse from a given token always fails the same way.
 func (p *parser) parseCompOperand() (operand, error) {
+	start := p.i
+	if err := p.failedOperand[start]; err != nil {
+		return operand{}, err
+	}
+	o, err := p.parseCompOperandAt()
+	if err != nil {
+		if p.failedOperand == nil {
+			p.failedOperand = make(map[int]error)
+		}
+		p.failedOperand[start] = err
+	}
+	return o, err
+}
+
+func (p *parser) parseCompOperandAt() (operand, error) {
 	if !p.accept(tokLParen) {
 		return p.parseOperand()
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -420,6 +421,8 @@ func FuzzParseCondition(f *testing.F) {
 		"a = :n", "a < :n AND NOT (d = :s OR begins_with(d, :s))", "size(#b.#c) BETWEEN :lo AND :hi",
 		"a IN (:n, :lo, :hi)", "contains(e, :n) OR attribute_type(#a, :tS)", "((a = :n))", "a < < :n",
 		"attribute_not_exists(#b.c_1[1]) and not a <> :n", "a = @", "#b.#c[0] = :s",
+		"(size(d)) = :n", "(a) BETWEEN (:lo) AND :hi", "((a) = :n AND (d) IN ((:s), :s))", "((a)) = :n",
+		"size(:s) > :n", "attribute_type(:n, :tS)", "begins_with(:s, d)", "_a = :n", "a < :ss",
 	} {
 		f.Add(s)
 	}
@@ -448,6 +451,7 @@ func FuzzParseUpdate(f *testing.F) {
 		"SET a = a + :n", "SET d = :s, e[5] = :n REMOVE bb.c_1[0] ADD x :ss DELETE #b.#a :ss",
 		"SET e = list_append(if_not_exists(e, :l), :l)", "SET a = (a - :n) + :lo", "remove e[0], e[1]",
 		"SET a = :n SET d = :s", "ADD hits : incr", "SET bb.zz.y = :n", "SET a = d + :n",
+		"SET e[9] = :n, e[4] = :s REMOVE e[0]", "SET a = if_not_exists(a, :n + :n)", "SET _a = :n", "REMOVE x.y, z[3]",
 	} {
 		f.Add(s)
 	}
@@ -540,5 +544,18 @@ func TestParseDeepNesting(t *testing.T) {
 	}
 	if _, err := parseCondition(fuzzContext(t), "a = :n"+strconv.Itoa(1)); err == nil {
 		t.Error("undefined :n1 parsed")
+	}
+	// Parenthesized operands and conditions nested as deep as 4 KB
+	// allows: the parser tries an operand at every "(" and must still
+	// finish (in linear time, by remembering failed tries).
+	for _, expr := range []string{
+		strings.Repeat("(", 2000) + "a = :n" + strings.Repeat(")", 2000),
+		strings.Repeat("(", 2000) + "a" + strings.Repeat(")", 2000) + " = :n",
+		strings.Repeat("(", 4000),
+		strings.Repeat("((a) = :n AND ", 200) + "a = :n" + strings.Repeat(")", 200),
+	} {
+		if _, err := parseCondition(fuzzContext(t), expr); err != nil {
+			checkFuzzError(t, expr, err)
+		}
 	}
 }
