@@ -199,6 +199,37 @@ func ExampleTable_Update() {
 }
 
 // Delete removes an item if its condition holds, and can return it.
+// Every path of an UpdateExpression names the item as it was before the
+// update: list indexes past the end append in index order, and several
+// REMOVEd indexes are the original list's. REMOVE alone never creates an
+// item.
+func ExampleTable_Update_lists() {
+	db, root := exampleDB("UpdateLists")
+	music, _ := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicSchema))
+	key := fdyno.Item{"Artist": fdyno.S("Acme Band"), "SongTitle": fdyno.S("Happy Day")}
+	item := fdyno.Item{"Artist": fdyno.S("Acme Band"), "SongTitle": fdyno.S("Happy Day"),
+		"Charts": fdyno.L(fdyno.NInt(1), fdyno.NInt(3)), "Reviews": fdyno.L(fdyno.S("a"), fdyno.S("b"), fdyno.S("c"), fdyno.S("d"))}
+	if _, err := music.Put(db, fdyno.PutInput{Item: item}); err != nil {
+		panic(err)
+	}
+	out, err := music.Update(db, fdyno.UpdateInput{
+		Key:                       key,
+		UpdateExpression:          "SET Charts[4] = :x, Charts[2] = :y REMOVE Reviews[3], Reviews[1]",
+		ExpressionAttributeValues: map[string]fdyno.Value{":x": fdyno.NInt(40), ":y": fdyno.NInt(20)},
+		ReturnValues:              fdyno.ReturnValueAllNew,
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(out.Attributes["Charts"], out.Attributes["Reviews"])
+	missing := fdyno.Item{"Artist": fdyno.S("Nobody"), "SongTitle": fdyno.S("Silence")}
+	out, err = music.Update(db, fdyno.UpdateInput{Key: missing, UpdateExpression: "REMOVE Charts", ReturnValues: fdyno.ReturnValueAllNew})
+	fmt.Println(out.Attributes, err)
+	// Output:
+	// {"L":[{"N":"1"},{"N":"3"},{"N":"20"},{"N":"40"}]} {"L":[{"S":"a"},{"S":"c"}]}
+	// {} <nil>
+}
+
 func ExampleTable_Delete() {
 	db, root := exampleDB("Delete")
 	music, _ := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicSchema))

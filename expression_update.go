@@ -36,6 +36,7 @@ type updateAction struct {
 //  2. No two action paths overlap or conflict (see pathsRelation).
 type update struct {
 	actions []updateAction
+	tree    *updateNode // the actions' paths; built by parseUpdate
 }
 
 // parseUpdate parses an UpdateExpression: clauses SET, REMOVE, ADD and
@@ -80,6 +81,7 @@ func parseUpdate(c *exprContext, expr string) (*update, error) {
 	if err := checkOverlaps(kindUpdate, u.paths()); err != nil {
 		return nil, err
 	}
+	u.tree = newUpdateTree(u.actions)
 	return u, nil
 }
 
@@ -294,26 +296,27 @@ func (u *update) String() string {
 // does not exist, a parent of the wrong kind for its element, and number
 // overflow. The result is not validated against item limits.
 func (u *update) apply(old Item) (Item, error) {
-	root := &updateNode{}
-	for i := range u.actions {
-		a := &u.actions[i]
-		n := root
-		for _, e := range a.path {
-			n = n.child(e)
-		}
-		n.action = a
+	root := u.tree
+	if root == nil {
+		root = newUpdateTree(u.actions)
+	}
+	var vals []Value
+	for i, a := range u.actions {
 		if a.kind == actSet {
 			v, err := evalSetValue(old, a.val)
 			if err != nil {
 				return nil, withPath(err, a.path)
 			}
-			n.val = v
+			if vals == nil {
+				vals = make([]Value, len(u.actions))
+			}
+			vals[i] = v
 		}
 	}
 	out := make(Item, len(old)+len(root.names))
 	maps.Copy(out, old)
 	for _, name := range root.names {
-		nv, err := root.fields[name].apply(old[name])
+		nv, err := root.fields[name].apply(u.actions, vals, old[name])
 		if err != nil {
 			return nil, err
 		}
@@ -326,54 +329,92 @@ func (u *update) apply(old Item) (Item, error) {
 	return out, nil
 }
 
-// updateNode is a node of the tree of an update's action paths: a leaf
-// holds its action, an inner node the elements below it, by map key
-// (names, in the order first written) or by list index. Paths never
-// conflict, so a node has map keys or list indexes, never both, and a
-// leaf has neither.
+// updateNode is a node of the tree of an update's action paths, built
+// once per parsed update and then only read: a leaf names its action, an
+// inner node the elements below it, by map key (names, in the order first
+// written) or by list index (idx, ascending). Paths never overlap or
+// conflict (parseUpdate checks), so a node has map keys or list indexes,
+// never both, and a leaf has neither.
 type updateNode struct {
-	action *updateAction
-	val    Value // the computed SET value
+	action int // 1 + the index of the leaf's action; 0 for an inner node
 	names  []string
 	fields map[string]*updateNode
+	idx    []int
 	elems  map[int]*updateNode
+	// removesOnly is true if every action at or below the node is a
+	// REMOVE.
+	removesOnly bool
+	// first is the path of an action at or below the node, for messages.
+	first docPath
 }
 
-func (n *updateNode) child(e pathElem) *updateNode {
-	var c *updateNode
+// newUpdateTree builds the tree of the paths of actions.
+func newUpdateTree(actions []updateAction) *updateNode {
+	root := &updateNode{}
+	for i, a := range actions {
+		n := root
+		for _, e := range a.path {
+			n = n.child(e, a)
+		}
+		n.action = i + 1
+	}
+	var finish func(n *updateNode)
+	finish = func(n *updateNode) {
+		for _, c := range n.fields {
+			finish(c)
+			n.removesOnly = n.removesOnly && c.removesOnly
+		}
+		for _, c := range n.elems {
+			finish(c)
+			n.removesOnly = n.removesOnly && c.removesOnly
+		}
+		slices.Sort(n.idx)
+	}
+	finish(root)
+	return root
+}
+
+// child returns n's child for e, made on first use by action a.
+func (n *updateNode) child(e pathElem, a updateAction) *updateNode {
+	c := n.elems[e.index]
+	if !e.isIndex {
+		c = n.fields[e.name]
+	}
+	if c != nil {
+		c.removesOnly = c.removesOnly && a.kind == actRemove
+		return c
+	}
+	c = &updateNode{removesOnly: a.kind == actRemove, first: a.path}
 	if e.isIndex {
 		if n.elems == nil {
 			n.elems = make(map[int]*updateNode)
 		}
-		if c = n.elems[e.index]; c == nil {
-			c = &updateNode{}
-			n.elems[e.index] = c
-		}
+		n.elems[e.index] = c
+		n.idx = append(n.idx, e.index)
 	} else {
 		if n.fields == nil {
 			n.fields = make(map[string]*updateNode)
 		}
-		if c = n.fields[e.name]; c == nil {
-			c = &updateNode{}
-			n.fields[e.name] = c
-			n.names = append(n.names, e.name)
-		}
+		n.fields[e.name] = c
+		n.names = append(n.names, e.name)
 	}
 	return c
 }
 
 // apply returns what the node's actions make of cur, the value at the
 // node's path in the old item (the zero Value if there is none); a zero
-// result removes the element.
-func (n *updateNode) apply(cur Value) (Value, error) {
-	if a := n.action; a != nil {
+// result removes the element. vals holds the computed SET values, by
+// action.
+func (n *updateNode) apply(actions []updateAction, vals []Value, cur Value) (Value, error) {
+	if n.action > 0 {
+		a := &actions[n.action-1]
 		var (
 			v   Value
 			err error
 		)
 		switch a.kind {
 		case actSet:
-			v = n.val
+			v = vals[n.action-1]
 		case actRemove:
 		case actAdd:
 			v, err = addValues(cur, a.val.value)
@@ -382,19 +423,19 @@ func (n *updateNode) apply(cur Value) (Value, error) {
 		}
 		return v, withPath(err, a.path)
 	}
-	if cur.IsZero() && n.removesOnly() {
+	if cur.IsZero() && n.removesOnly {
 		// DynamoDB removes nothing when a removed path's parent is
 		// missing.
 		return cur, nil
 	}
 	if n.fields != nil {
 		if cur.typ != TypeM {
-			return Value{}, withPath(updateError(reasonUpdatePathInvalid), n.firstPath())
+			return Value{}, withPath(updateError(reasonUpdatePathInvalid), n.first)
 		}
 		m := make(Item, len(cur.mapv())+len(n.names))
 		maps.Copy(m, cur.mapv())
 		for _, name := range n.names {
-			nv, err := n.fields[name].apply(m[name])
+			nv, err := n.fields[name].apply(actions, vals, m[name])
 			if err != nil {
 				return Value{}, err
 			}
@@ -407,81 +448,33 @@ func (n *updateNode) apply(cur Value) (Value, error) {
 		return M(m), nil
 	}
 	if cur.typ != TypeL {
-		return Value{}, withPath(updateError(reasonUpdatePathInvalid), n.firstPath())
+		return Value{}, withPath(updateError(reasonUpdatePathInvalid), n.first)
 	}
 	old := cur.listv()
-	idx := make([]int, 0, len(n.elems))
-	for i := range n.elems {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx)
-	l := slices.Clone(old)
-	removed := make([]bool, len(old))
-	var appended []Value
-	for _, i := range idx {
+	l := make([]Value, 0, len(old)+len(n.idx))
+	next := 0 // the next original element to copy
+	for _, i := range n.idx {
 		var ov Value
 		if i < len(old) {
 			ov = old[i]
 		}
-		nv, err := n.elems[i].apply(ov)
+		nv, err := n.elems[i].apply(actions, vals, ov)
 		if err != nil {
 			return Value{}, err
 		}
-		switch {
-		case i >= len(old):
-			// Indexes past the end append, in index order.
-			if !nv.IsZero() {
-				appended = append(appended, nv)
-			}
-		case nv.IsZero():
-			removed[i] = true
-		default:
-			l[i] = nv
+		// Indexes ascend, so the original elements up to i (all of
+		// them, for an index past the end) come first; a zero result
+		// removes an original element, and indexes past the end append
+		// in index order.
+		end := min(i, len(old))
+		l = append(l, old[next:end]...)
+		next = max(next, min(i+1, len(old)))
+		if !nv.IsZero() {
+			l = append(l, nv)
 		}
 	}
-	kept := l[:0]
-	for i, v := range l {
-		if !removed[i] {
-			kept = append(kept, v)
-		}
-	}
-	return L(append(kept, appended...)...), nil
-}
-
-// removesOnly reports whether every action at or below n is a REMOVE.
-func (n *updateNode) removesOnly() bool {
-	if n.action != nil {
-		return n.action.kind == actRemove
-	}
-	for _, c := range n.fields {
-		if !c.removesOnly() {
-			return false
-		}
-	}
-	for _, c := range n.elems {
-		if !c.removesOnly() {
-			return false
-		}
-	}
-	return true
-}
-
-// firstPath returns the path of an action at or below n, for messages.
-func (n *updateNode) firstPath() docPath {
-	for n.action == nil {
-		if len(n.names) > 0 {
-			n = n.fields[n.names[0]]
-			continue
-		}
-		i := -1
-		for k := range n.elems {
-			if i < 0 || k < i {
-				i = k
-			}
-		}
-		n = n.elems[i]
-	}
-	return n.action.path
+	l = append(l, old[next:]...)
+	return L(l...), nil
 }
 
 func withPath(err error, p docPath) error {
