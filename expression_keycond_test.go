@@ -34,6 +34,9 @@ func TestParseKeyCondition(t *testing.T) {
 		{":n >= sk AND pk = :p", keyRangeN, `hash = {"S":"p"} AND range <= {"N":"1"}`},
 		{"(pk = :p) AND (sk BETWEEN :n AND :m)", keyRangeN, `hash = {"S":"p"} AND range BETWEEN {"N":"1"} AND {"N":"2"}`},
 		{"pk = :p and begins_with(#k, :s)", keyRangeS, `hash = {"S":"p"} AND begins_with(range, {"S":"x"})`},
+		// One pair of parentheses around an operand.
+		{"(pk) = :p AND (sk) BETWEEN :n AND (:m)", keyRangeN, `hash = {"S":"p"} AND range BETWEEN {"N":"1"} AND {"N":"2"}`},
+		{"((pk) = :p) AND :n < (#k)", keyRangeN, `hash = {"S":"p"} AND range > {"N":"1"}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.expr, func(t *testing.T) {
