@@ -2,7 +2,7 @@
 // fdyno, so DynamoDB clients (the AWS SDKs, the AWS CLI) can use a
 // FoundationDB database unchanged. By default it keeps its data in an
 // embedded in-memory fdblite database and accepts any credentials; see
-// README-server.md.
+// server/README.md.
 //
 // Usage:
 //

@@ -1,6 +1,6 @@
 // Package bench holds fdblite's benchmarks, run through the official Go
 // bindings exactly as fdyno uses them: `make bench` at the repository root
-// runs them and the README records the figures.
+// runs them and docs/benchmarks.md records the figures.
 //
 // Each benchmark reports its rate as a custom metric (txn/s, commits/s, ...)
 // beside ns/op. BenchmarkMemoryPerKey reports the bytes fdblite holds per key
