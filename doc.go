@@ -177,10 +177,11 @@
 //   - BatchGet, BatchWrite, TransactGet and TransactWrite are bounded by
 //     FoundationDB's limits (10 MB, 5 s), not DynamoDB's counts (100 keys,
 //     25 requests, 100 actions); BatchGet returns items in request order.
-//     In TransactWrite, problems visible in the request are a
-//     ValidationException before the transaction; only outcomes that
-//     depend on stored items become cancellation reasons, and
-//     TransactionConflict never appears (a conflict retries).
+//     In TransactWrite, problems of the request itself (expressions, two
+//     actions on one item) are a ValidationException; an item that does
+//     not fit its table and outcomes that depend on stored items are
+//     cancellation reasons, as in DynamoDB; TransactionConflict never
+//     appears (a conflict retries).
 //   - The TTL sweeper runs where and when the caller runs it; HideExpired
 //     on Query and Scan is fdyno's own parameter.
 //   - Scan returns items in key order (DynamoDB's order is by partition
