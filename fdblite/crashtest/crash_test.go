@@ -78,7 +78,7 @@ func opsFor(id uint64) []op {
 	return append(ops, op{kind: 'v', key: "vs/", value: []byte(name)})
 }
 
-func kKey(n int) string        { return fmt.Sprintf("k/%03d", n) }
+func kKey(n int) string         { return fmt.Sprintf("k/%03d", n) }
 func idString(id uint64) string { return fmt.Sprintf("%016x", id) }
 
 func le64(n int64) []byte {
