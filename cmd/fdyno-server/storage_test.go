@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -113,5 +114,38 @@ func TestDatabaseName(t *testing.T) {
 	}
 	if name, st, err := databaseName("/etc/foundationdb/fdb.cluster", DefaultDataDir, false, map[string]bool{"cluster-file": true}); err != nil || name != "/etc/foundationdb/fdb.cluster" || st.Mode != "cluster" {
 		t.Errorf("--cluster-file: %q %+v %v", name, st, err)
+	}
+}
+
+// When the disk fills up, writes fail with a 500 (InternalServerError),
+// reads go on, and the health check answers 503 naming the error, until
+// the server is restarted with space; nothing acknowledged is lost.
+func TestDiskFullHealth(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("FDBLITE_DURABLE_MAX_PAGES", "300") // SQLite's size cap: fails as a full disk does
+	_, addr, _ := startServer(t, "--data-dir", dir)
+	if status, body := call(t, addr, "CreateTable", `{"TableName":"Things","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],
+		"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST"}`); status != 200 {
+		t.Fatalf("CreateTable: %d %s", status, body)
+	}
+	big := strings.Repeat("x", 4000)
+	acked := 0
+	var status int
+	var body string
+	for acked < 1000 {
+		status, body = call(t, addr, "PutItem", `{"TableName":"Things","Item":{"pk":{"S":"k`+strconv.Itoa(acked)+`"},"b":{"S":"`+big+`"}}}`)
+		if status != 200 {
+			break
+		}
+		acked++
+	}
+	if status != 500 || acked == 0 {
+		t.Fatalf("PutItem on a full disk after %d: %d %s", acked, status, body)
+	}
+	if status, body := call(t, addr, "GetItem", `{"TableName":"Things","Key":{"pk":{"S":"k0"}}}`); status != 200 || !strings.Contains(body, big) {
+		t.Errorf("GetItem on a full disk: %d", status)
+	}
+	if status, _, body := health(t, addr); status != 503 || !strings.Contains(body, "1510") || !strings.Contains(body, "disk is full") {
+		t.Errorf("health on a full disk: %d %q", status, body)
 	}
 }

@@ -34,6 +34,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(envProbe); mode != "" {
+		os.Exit(probeMain(mode, os.Getenv(envDir)))
+	}
 	if dir := os.Getenv(envDir); dir != "" {
 		round, _ := strconv.Atoi(os.Getenv(envRound))
 		os.Exit(writerMain(dir, round))

@@ -82,10 +82,10 @@ struct DurableLog::Statements {
   }
 };
 
-int DurableLog::Exec(const char* sql, std::string* detail) {
+int DurableLog::Exec(const char* sql, std::string* detail, const char* what) {
   int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) {
-    *detail = Why(db_, rc, sql);
+    *detail = Why(db_, rc, what ? what : sql);
     return CodeForSqlite(rc);
   }
   return 0;
@@ -134,13 +134,13 @@ int DurableLog::Open(const std::string& dir, std::unique_ptr<DurableLog>* out,
   // WAL + synchronous=FULL: a commit returns once its WAL frames are
   // fsynced. The schema statements also tell a database file that is not
   // SQLite's (file_corrupt) or cannot be written (file_not_writable) at once.
-  if (int e = log->Exec("PRAGMA journal_mode=WAL", detail)) return e;
+  if (int e = log->Exec("PRAGMA journal_mode=WAL", detail, ("open " + db_path).c_str())) return e;
   if (int e = log->Exec("PRAGMA synchronous=FULL", detail)) return e;
   if (int e = log->Exec(
           "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID;"
           "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
           "INSERT OR IGNORE INTO meta(name, value) VALUES('format', 1), ('version', 0);",
-          detail)) {
+          detail, "create or check the schema")) {
     return e;
   }
   // journal_mode=WAL is a no-op on a database SQLite cannot write; check.

@@ -113,7 +113,8 @@ class DurableLog {
   // WriteGroup writes one group in one SQLite transaction; 0 or an error
   // code, with *detail.
   int WriteGroup(const std::vector<Pending>& group, std::string* detail);
-  int Exec(const char* sql, std::string* detail);
+  // Exec runs sql; on failure *detail names `what` (default: the sql).
+  int Exec(const char* sql, std::string* detail, const char* what = nullptr);
 
   std::string dir_;
   int lock_fd_ = -1;
