@@ -136,8 +136,11 @@ int DurableLog::Open(const std::string& dir, std::unique_ptr<DurableLog>* out,
   // SQLite's (file_corrupt) or cannot be written (file_not_writable) at once.
   if (int e = log->Exec("PRAGMA journal_mode=WAL", detail, ("open " + db_path).c_str())) return e;
   if (int e = log->Exec("PRAGMA synchronous=FULL", detail)) return e;
+  // After a checkpoint, a WAL file that grew past 64 MB (a large group) is
+  // truncated back to that size.
+  if (int e = log->Exec("PRAGMA journal_size_limit=67108864", detail)) return e;
   if (int e = log->Exec(
-          "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID;"
+          "CREATE TABLE IF NOT EXISTS kv(k BLOB NOT NULL UNIQUE, v BLOB NOT NULL);"
           "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
           "INSERT OR IGNORE INTO meta(name, value) VALUES('format', 1), ('version', 0);",
           detail, "create or check the schema")) {
@@ -207,7 +210,8 @@ int DurableLog::Load(const std::function<void(std::string_view, std::string_view
     *detail = dir_ + ": unknown data format " + std::to_string(format);
     return kFileCorrupt;
   }
-  rc = sqlite3_prepare_v2(db_, "SELECT k, v FROM kv ORDER BY k", -1, &st, nullptr);
+  // Table order (not key order): one sequential pass over the file.
+  rc = sqlite3_prepare_v2(db_, "SELECT k, v FROM kv", -1, &st, nullptr);
   if (rc != SQLITE_OK) return fail(rc, "read kv");
   uint64_t keys = 0;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -5,7 +5,10 @@
 // through SQLite (a proven embedded engine: WAL journal, synchronous=FULL):
 //
 //   <dir>/LOCK            flock'ed by the process that has the directory open
-//   <dir>/fdblite.sqlite  table kv(k, v): every key and its latest value;
+//   <dir>/fdblite.sqlite  table kv(k UNIQUE, v): every key and its latest
+//                         value (a rowid table: values up to ~4 KB stay in
+//                         the table's pages; WITHOUT ROWID put rows over
+//                         ~1 KB on overflow pages, 4x the disk bytes);
 //                         table meta: 'version' = the newest durable commit
 //   <dir>/fdblite.sqlite-wal, -shm   SQLite's write-ahead log and its index
 //
@@ -76,7 +79,8 @@ class DurableLog {
   // file_corrupt 1522, io_error 1510) and says why in *detail.
   static int Open(const std::string& dir, std::unique_ptr<DurableLog>* out,
                   std::string* detail);
-  // Load calls fn for every stored key in key order and returns the newest
+  // Load calls fn for every stored key (in no particular order: the file's,
+  // for one sequential pass) and returns the newest
   // durable version through *version (0 for a new directory). 0 or an error
   // code as for Open. Called once, before the first Append.
   int Load(const std::function<void(std::string_view, std::string_view)>& fn,
