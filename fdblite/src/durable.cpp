@@ -231,26 +231,20 @@ int DurableLog::Load(const std::function<void(std::string_view, std::string_view
   stats_.loaded_keys = keys;
   stats_.load_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  writer_ = std::thread([this] { WriterLoop(); });
   return 0;
 }
 
 DurableLog::~DurableLog() {
-  if (writer_.joinable()) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    work_cv_.notify_all();
-    writer_.join();
-  }
-  stmts_.reset();
   if (db_) {
     bool ok;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      // Whatever was appended and not waited for is written now.
+      std::unique_lock<std::mutex> lock(mu_);
+      done_cv_.wait(lock, [&] { return !writing_; });
+      if (!queue_.empty() && error_ == 0) LeadLocked(lock);
       ok = error_ == 0;
     }
+    stmts_.reset();
     // A clean close leaves everything in the database file.
     if (ok) sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
     sqlite3_close(db_);
@@ -264,15 +258,21 @@ uint64_t DurableLog::Append(Version v, std::vector<DurableOp> ops) {
   inflight_.push_back(v);
   if (error_ == 0) {
     queue_.push_back(Pending{ticket, v, std::move(ops)});
-    work_cv_.notify_one();
   }
   return ticket;
 }
 
 int DurableLog::Wait(uint64_t ticket) {
   std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [&] { return durable_ticket_ >= ticket || error_ != 0; });
-  return durable_ticket_ >= ticket ? 0 : error_;
+  for (;;) {
+    if (durable_ticket_ >= ticket) return 0;
+    if (error_ != 0) return error_;
+    if (!writing_) {
+      LeadLocked(lock);  // this commit is queued: the group carries it
+    } else {
+      done_cv_.wait(lock);
+    }
+  }
 }
 
 int DurableLog::Error() {
@@ -301,45 +301,36 @@ DurableStats DurableLog::Stats() {
   return s;
 }
 
-void DurableLog::WriterLoop() {
+void DurableLog::LeadLocked(std::unique_lock<std::mutex>& lock) {
+  // Group commit: everything queued, which includes what arrived while the
+  // previous group was written.
   std::vector<Pending> group;
-  for (;;) {
-    group.clear();
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and everything is written
-      // Group commit: everything appended while the last fsync ran.
-      while (!queue_.empty()) {
-        group.push_back(std::move(queue_.front()));
-        queue_.pop_front();
-      }
-    }
-    std::string detail;
-    int err = WriteGroup(group, &detail);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (err != 0) {
-        error_ = err;
-        error_detail_ = "data directory " + dir_ + ": " + detail;
-        queue_.clear();  // never written: a later group must not follow a gap
-        std::fprintf(stderr, "fdblite: %s; commits now fail with error %d until the database is reopened\n",
-                     error_detail_.c_str(), err);
-      } else {
-        durable_ticket_ = group.back().ticket;
-        durable_version_ = group.back().version;
-        for (size_t i = 0; i < group.size(); ++i) inflight_.pop_front();
-        stats_.commits += group.size();
-        stats_.groups++;
-      }
-    }
-    done_cv_.notify_all();
-    if (err != 0) {
-      std::unique_lock<std::mutex> lock(mu_);
-      work_cv_.wait(lock, [&] { return stop_; });
-      return;
-    }
+  group.reserve(queue_.size());
+  while (!queue_.empty()) {
+    group.push_back(std::move(queue_.front()));
+    queue_.pop_front();
   }
+  if (group.empty()) return;
+  writing_ = true;
+  lock.unlock();
+  std::string detail;
+  int err = WriteGroup(group, &detail);
+  lock.lock();
+  writing_ = false;
+  if (err != 0) {
+    error_ = err;
+    error_detail_ = "data directory " + dir_ + ": " + detail;
+    queue_.clear();  // never written: a later group must not follow a gap
+    std::fprintf(stderr, "fdblite: %s; commits now fail with error %d until the database is reopened\n",
+                 error_detail_.c_str(), err);
+  } else {
+    durable_ticket_ = group.back().ticket;
+    durable_version_ = group.back().version;
+    for (size_t i = 0; i < group.size(); ++i) inflight_.pop_front();
+    stats_.commits += group.size();
+    stats_.groups++;
+  }
+  done_cv_.notify_all();
 }
 
 int DurableLog::WriteGroup(const std::vector<Pending>& group, std::string* detail) {

@@ -19,8 +19,11 @@
 //   2. Commits reach the engine in version order, and a commit is
 //      acknowledged only after the SQLite transaction holding it is durable
 //      (its WAL frames fsynced). Many commits share one SQLite transaction and
-//      one fsync (group commit): the writer thread takes everything queued
-//      while the previous fsync ran.
+//      one fsync (group commit): committers wait in Wait, and whenever no
+//      group is being written, one of them (the leader) takes everything
+//      queued, including commits that arrived while the previous fsync
+//      ran, and writes it for all; the others wait for it. No thread of its
+//      own: a lone committer writes its commit itself, without a handoff.
 //   3. Once a write fails (disk full, I/O error, the directory became
 //      read-only), the log is failed for good: the failed group and every
 //      later commit report the error and nothing more is written, so the
@@ -42,7 +45,6 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "store.h"
@@ -113,7 +115,9 @@ class DurableLog {
     Version version;
     std::vector<DurableOp> ops;
   };
-  void WriterLoop();
+  // LeadLocked writes everything queued as one group, with mu_ released
+  // meanwhile. REQUIRES: mu_ held via lock, !writing_.
+  void LeadLocked(std::unique_lock<std::mutex>& lock);
   // WriteGroup writes one group in one SQLite transaction; 0 or an error
   // code, with *detail.
   int WriteGroup(const std::vector<Pending>& group, std::string* detail);
@@ -122,13 +126,12 @@ class DurableLog {
 
   std::string dir_;
   int lock_fd_ = -1;
-  sqlite3* db_ = nullptr;  // used by Open/Load, then only by the writer thread
+  sqlite3* db_ = nullptr;  // used by Open/Load, then only by the leader (writing_)
   struct Statements;
   std::unique_ptr<Statements> stmts_;
 
   std::mutex mu_;
-  std::condition_variable work_cv_;  // the writer waits for appends
-  std::condition_variable done_cv_;  // committers wait for durability
+  std::condition_variable done_cv_;  // committers wait for durability or to lead
   std::deque<Pending> queue_;        // GUARDED_BY(mu_): appended, not yet taken
   std::deque<Version> inflight_;     // GUARDED_BY(mu_): appended, not yet durable
   uint64_t next_ticket_ = 1;         // GUARDED_BY(mu_)
@@ -136,9 +139,8 @@ class DurableLog {
   Version durable_version_ = 0;      // GUARDED_BY(mu_)
   int error_ = 0;                    // GUARDED_BY(mu_)
   std::string error_detail_;         // GUARDED_BY(mu_)
-  bool stop_ = false;                // GUARDED_BY(mu_)
+  bool writing_ = false;             // GUARDED_BY(mu_): a leader is writing
   DurableStats stats_;               // GUARDED_BY(mu_)
-  std::thread writer_;
 };
 
 // For failure-injection tests, the environment variable
