@@ -32,7 +32,15 @@ func probeMain(mode, dir string) int {
 		}
 		return "other: " + err.Error()
 	}
-	db, err := fdblitetest.OpenDir(dir)
+	var db fdb.Database
+	var err error
+	if mode == "default" {
+		// FDBLITE_DATA_DIR names the default database's directory.
+		fdb.MustAPIVersion(fdblitetest.APIVersion)
+		db, err = fdb.OpenDefault()
+	} else {
+		db, err = fdblitetest.OpenDir(dir)
+	}
 	if err != nil {
 		fmt.Println("ERR", code(err))
 		return 0
@@ -46,7 +54,16 @@ func probeMain(mode, dir string) int {
 	}
 	value := make([]byte, 2000)
 	switch mode {
-	case "open": // open and commit once
+	case "has-probe": // the key "probe" is there
+		v, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+			return rt.Get(fdb.Key("probe")).Get()
+		})
+		if err != nil || v.([]byte) == nil {
+			fmt.Println("ERR missing", err)
+			return 0
+		}
+		fmt.Println("OK")
+	case "open", "default": // open and commit once
 		if err := set("probe", []byte("x")); err != nil {
 			fmt.Println("ERR", code(err))
 			return 0
@@ -277,5 +294,16 @@ func TestOpenCorruptFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != string(garbage) {
 		t.Errorf("the corrupt file was changed")
+	}
+}
+
+// FDBLITE_DATA_DIR makes the default database durable in that directory.
+func TestDataDirEnvironment(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	if got := probe(t, "default", "", nil, "FDBLITE_DATA_DIR="+dir); got[0] != "OK" {
+		t.Fatalf("commit on the default database: %q", got)
+	}
+	if got := probe(t, "has-probe", dir, nil); got[0] != "OK" {
+		t.Errorf("after a restart: %q, want the default database's commit", got)
 	}
 }
