@@ -131,6 +131,10 @@ int DurableLog::Open(const std::string& dir, std::unique_ptr<DurableLog>* out,
     return CodeForSqlite(rc);
   }
   sqlite3_extended_result_codes(log->db_, 1);
+  // Another process reading the file (an online backup) never blocks a
+  // commit in WAL mode; one writing to it briefly (a checkpoint by the
+  // sqlite3 tool) is waited for, up to 5 s, before a commit fails.
+  sqlite3_busy_timeout(log->db_, 5000);
   // WAL + synchronous=FULL: a commit returns once its WAL frames are
   // fsynced. The schema statements also tell a database file that is not
   // SQLite's (file_corrupt) or cannot be written (file_not_writable) at once.
