@@ -333,7 +333,6 @@ func TestParallelScanWhileWriting(t *testing.T) {
 	})
 }
 
-
 // TestSegmentsOfFormat1Table checks that a table made before the
 // partition directory (format 1) keeps working: writes add no directory
 // entries, and its parallel Scan segments, slices of the key bytes, still
