@@ -69,8 +69,8 @@ func (s *Server) batchGetItem(c *call, body []byte) (any, error) {
 	if err := decode(body, &in); err != nil {
 		return nil, err
 	}
-	if in.RequestItems == nil {
-		return nil, missing("requestItems")
+	if err := checkBatchGetCounts(in.RequestItems); err != nil {
+		return nil, err
 	}
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
@@ -161,8 +161,8 @@ func (s *Server) batchWriteItem(c *call, body []byte) (any, error) {
 	if err := decode(body, &in); err != nil {
 		return nil, err
 	}
-	if in.RequestItems == nil {
-		return nil, missing("requestItems")
+	if err := checkBatchWriteCounts(in.RequestItems); err != nil {
+		return nil, err
 	}
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
 		return nil, err

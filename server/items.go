@@ -29,10 +29,7 @@ func (s *Server) writeTable(c *call, w *writeCommon) (*fdyno.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkReturnConsumedCapacity(w.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
-	if err := checkReturnItemCollectionMetrics(w.ReturnItemCollectionMetrics); err != nil {
+	if err := checkWriteMembers(w); err != nil {
 		return nil, err
 	}
 	if err := w.legacyConditional.check(); err != nil {

@@ -228,7 +228,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var ae *apiError
 	if err != nil {
-		ae = toAPIError(err)
+		ae = opError(c.op, toAPIError(err))
 		status, body = ae.typ.status, ae.body()
 	}
 	h := w.Header()

@@ -28,6 +28,11 @@ func (s *Server) table(name string) (*fdyno.Table, error) {
 	if ok {
 		return t, nil
 	}
+	if !validTableName(name) || len(name) < minTableNameLength || len(name) > maxTableNameLength {
+		// A name no table can have (a data-plane TableName may be as
+		// short as one character): there is no such table.
+		return nil, &fdyno.TableError{Table: name, Reason: "Requested resource not found: Table: " + name + " not found", Err: fdyno.ErrResourceNotFound}
+	}
 	t, err := fdyno.Open(s.db, name, fdyno.WithRoot(s.root...))
 	if err != nil {
 		return nil, err
@@ -48,6 +53,10 @@ func tableName(c *call, name *string) (string, error) {
 		return "", missing("tableName")
 	}
 	n := *name
+	if err := checkTableNameMember("tableName", n, 1, true); err != nil {
+		c.table = n
+		return "", err
+	}
 	if strings.HasPrefix(n, "arn:") {
 		if i := strings.Index(n, ":table/"); i >= 0 && len(n) <= 1024 {
 			n = n[i+len(":table/"):]
@@ -103,6 +112,9 @@ type createTableOutput struct {
 func (s *Server) createTable(c *call, body []byte) (any, error) {
 	var in createTableInput
 	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := checkCreateTableMembers(&in); err != nil {
 		return nil, err
 	}
 	name, err := tableName(c, in.TableName)
