@@ -180,6 +180,9 @@ func New(cfg Config) (*Server, error) {
 		targetPrefix + "TransactGetItems":   (*Server).transactGetItems,
 		targetPrefix + "UpdateTimeToLive":   (*Server).updateTimeToLive,
 		targetPrefix + "DescribeTimeToLive": (*Server).describeTimeToLive,
+		targetPrefix + "TagResource":        (*Server).tagResource,
+		targetPrefix + "UntagResource":      (*Server).untagResource,
+		targetPrefix + "ListTagsOfResource": (*Server).listTagsOfResource,
 
 		streamsTargetPrefix + "ListStreams":      (*Server).listStreams,
 		streamsTargetPrefix + "DescribeStream":   (*Server).describeStream,
