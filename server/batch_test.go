@@ -551,7 +551,7 @@ func TestMalformedBatchRequests(t *testing.T) {
 		{"DescribeTimeToLive no table", "DescribeTimeToLive", `{}`, "ValidationException", "tableName"},
 		{"UpdateTable updates an object", "UpdateTable", `{"TableName":"Raw","GlobalSecondaryIndexUpdates":{}}`, "SerializationException", ""},
 		{"UpdateTable empty update", "UpdateTable", `{"TableName":"Raw","GlobalSecondaryIndexUpdates":[{}]}`, "ValidationException", ""},
-		{"UpdateTable two updates", "UpdateTable", `{"TableName":"Raw","GlobalSecondaryIndexUpdates":[{"Delete":{"IndexName":"a"}},{"Delete":{"IndexName":"b"}}]}`, "ValidationException", ""},
+		{"UpdateTable two updates", "UpdateTable", `{"TableName":"Raw","GlobalSecondaryIndexUpdates":[{"Delete":{"IndexName":"a"}},{"Delete":{"IndexName":"b"}}]}`, "LimitExceededException", "Only 1 online index can be created or deleted simultaneously per table"},
 		{"UpdateTable create without definitions", "UpdateTable", `{"TableName":"Raw","GlobalSecondaryIndexUpdates":[{"Create":{"IndexName":"g","KeySchema":[{"AttributeName":"g","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}}]}`, "ValidationException", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
