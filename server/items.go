@@ -44,8 +44,9 @@ type putItemInput struct {
 }
 
 type writeOutput struct {
-	Attributes       wireItem          `json:",omitempty"`
-	ConsumedCapacity *consumedCapacity `json:",omitempty"`
+	Attributes            wireItem          `json:",omitempty"`
+	ConsumedCapacity      *consumedCapacity `json:",omitempty"`
+	ItemCollectionMetrics *fdyno.ItemCollectionMetrics
 }
 
 func (s *Server) putItem(c *call, body []byte) (any, error) {
@@ -74,9 +75,14 @@ func (s *Server) putItem(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Item))
+	if err != nil {
+		return nil, err
+	}
 	return writeOutput{
-		Attributes:       wireItem(out.Attributes),
-		ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Item), out.Attributes),
+		Attributes:            wireItem(out.Attributes),
+		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Item), out.Attributes),
+		ItemCollectionMetrics: icm,
 	}, nil
 }
 
@@ -117,9 +123,14 @@ func (s *Server) updateItem(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Key))
+	if err != nil {
+		return nil, err
+	}
 	return writeOutput{
-		Attributes:       wireItem(out.Attributes),
-		ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
+		Attributes:            wireItem(out.Attributes),
+		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
+		ItemCollectionMetrics: icm,
 	}, nil
 }
 
@@ -154,9 +165,14 @@ func (s *Server) deleteItem(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Key))
+	if err != nil {
+		return nil, err
+	}
 	return writeOutput{
-		Attributes:       wireItem(out.Attributes),
-		ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
+		Attributes:            wireItem(out.Attributes),
+		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
+		ItemCollectionMetrics: icm,
 	}, nil
 }
 
