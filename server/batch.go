@@ -37,7 +37,7 @@ type batchGetItemInput struct {
 type batchGetItemOutput struct {
 	Responses        map[string][]wireItem
 	UnprocessedKeys  map[string]keysAndAttributes
-	ConsumedCapacity []consumedCapacity
+	ConsumedCapacity []consumedCapacity `json:",omitempty"`
 }
 
 // batchTables opens the tables the request names, refusing two names

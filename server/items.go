@@ -44,9 +44,9 @@ type putItemInput struct {
 }
 
 type writeOutput struct {
-	Attributes            wireItem          `json:",omitempty"`
-	ConsumedCapacity      *consumedCapacity `json:",omitempty"`
-	ItemCollectionMetrics *fdyno.ItemCollectionMetrics
+	Attributes            wireItem                     `json:",omitempty"`
+	ConsumedCapacity      *consumedCapacity            `json:",omitempty"`
+	ItemCollectionMetrics *fdyno.ItemCollectionMetrics `json:",omitempty"`
 }
 
 func (s *Server) putItem(c *call, body []byte) (any, error) {
