@@ -149,10 +149,14 @@ func (s *Server) updateTable(c *call, body []byte) (any, error) {
 		}
 	}
 	if change.any() {
-		d, err = t.UpdateProperties(s.db, func(p *fdyno.TableProperties) error { return change.apply(p, gsis) })
+		after, err := t.UpdateProperties(s.db, func(p *fdyno.TableProperties) error { return change.apply(p, gsis) })
 		if err != nil {
 			return nil, err
 		}
+		// The answer describes the indexes as of the index change (a
+		// created one CREATING, though its backfill may be done by now),
+		// with the settings as stored.
+		d.Properties = after.Properties
 	}
 	return updateTableOutput{TableDescription: s.describe(d, "ACTIVE")}, nil
 }
