@@ -1057,3 +1057,20 @@ func (k tableKeys) streamRegisterKey() fdb.Key {
 func (k tableKeys) streamHorizonKey() fdb.Key {
 	return k.stream.Pack(tuple.Tuple{streamHorizonName})
 }
+
+// itemCollectionRanges returns the ranges that hold the item collection
+// of the partition key value whose packed form is hashKV: its items
+// ("i", <hash>, …), their chunks ("c", <hash>, …) and their entries in
+// each local secondary index ("x", <lsi>, <hash>, …), whose partition key
+// is the table's.
+func (k tableKeys) itemCollectionRanges(hashKV []byte, lsis []string) []fdb.KeyRange {
+	prefixes := []fdb.Key{concatKey(k.items.Bytes(), hashKV), concatKey(k.chunks.Bytes(), hashKV)}
+	for _, name := range lsis {
+		prefixes = append(prefixes, concatKey(k.indexPrefix(name), hashKV))
+	}
+	ranges := make([]fdb.KeyRange, len(prefixes))
+	for i, p := range prefixes {
+		ranges[i] = fdb.KeyRange{Begin: p, End: fdb.Key(prefixEnd(p))}
+	}
+	return ranges
+}
