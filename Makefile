@@ -40,7 +40,7 @@ BINDINGS_TESTS := $(BINDINGS) $(BINDINGS)/tuple $(BINDINGS)/subspace
 # libfdb_c.so at run time and Go's cache does not see it change.
 TESTFLAGS ?= -count=1 -timeout 10m
 
-.PHONY: crash-soak
+.PHONY: crash-soak durable-conformance
 .PHONY: all demo server run-server bench-server test fmt-check vet go-test bindings-test fdblite-test bench fdblite install-fdblite clean
 
 all: test
@@ -66,7 +66,12 @@ bench-server: fdblite
 	$(GO) build -o build/fdyno-server ./cmd/fdyno-server
 	$(GO) run ./cmd/fdyno-bench --fdyno-server build/fdyno-server --dynalite build/dynalite/node_modules/dynalite/cli.js $(BENCHSERVERFLAGS)
 
-test: fdblite fmt-check vet go-test bindings-test fdblite-test
+test: fdblite fmt-check vet go-test bindings-test fdblite-test durable-conformance
+
+# fdblite's conformance tests once more on a durable default database
+# (FDBLITE_DATA_DIR): durable mode keeps every behaviour of the in-memory one.
+durable-conformance: fdblite
+	@d=$$(mktemp -d) && FDBLITE_DATA_DIR=$$d $(GO) test $(TESTFLAGS) ./fdblite/conformance; s=$$?; rm -rf $$d; exit $$s
 
 fmt-check:
 	@out="$$(gofmt -l .)"; \
