@@ -150,6 +150,15 @@ int DurableLog::Open(const std::string& dir, std::unique_ptr<DurableLog>* out,
           detail, "create or check the schema")) {
     return e;
   }
+  // The directory entries of files just created must survive a power cut
+  // too (SQLite syncs the WAL's; this covers the database file's).
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0 || ::fsync(dir_fd) != 0) {
+    int e = errno;
+    if (dir_fd >= 0) ::close(dir_fd);
+    return fail_errno("fsync " + dir, e);
+  }
+  ::close(dir_fd);
   // journal_mode=WAL is a no-op on a database SQLite cannot write; check.
   sqlite3_stmt* st = nullptr;
   if (sqlite3_prepare_v2(log->db_, "PRAGMA journal_mode", -1, &st, nullptr) == SQLITE_OK &&
