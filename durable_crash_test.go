@@ -34,7 +34,7 @@ const (
 	envCrashDir   = "FDYNO_CRASHTEST_DIR"
 	envCrashRound = "FDYNO_CRASHTEST_ROUND"
 	crashWriters  = 4
-	crashRounds   = 12
+	crashRounds   = 20
 )
 
 // crashSchema: hash pk, range sk, a sparse GSI on g, a stream with both
