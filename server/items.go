@@ -22,8 +22,8 @@ type writeCommon struct {
 	legacyConditional
 }
 
-// check validates what the library does not: the table name, capacity and
-// metrics enums and legacy members; it returns the table's handle.
+// writeTable validates what the library does not: the table name and the
+// capacity and metrics enums; it returns the table's handle.
 func (s *Server) writeTable(c *call, w *writeCommon) (*fdyno.Table, error) {
 	name, err := tableName(c, w.TableName)
 	if err != nil {
@@ -33,9 +33,6 @@ func (s *Server) writeTable(c *call, w *writeCommon) (*fdyno.Table, error) {
 		return nil, err
 	}
 	if err := checkReturnItemCollectionMetrics(w.ReturnItemCollectionMetrics); err != nil {
-		return nil, err
-	}
-	if err := w.legacyConditional.check(); err != nil {
 		return nil, err
 	}
 	return s.table(name)
@@ -64,6 +61,9 @@ func (s *Server) putItem(c *call, body []byte) (any, error) {
 	}
 	t, err := s.writeTable(c, &in.writeCommon)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := translateWrite(&in.writeCommon, nil, nil); err != nil {
 		return nil, err
 	}
 	out, err := t.Put(s.db, fdyno.PutInput{
@@ -101,10 +101,11 @@ func (s *Server) updateItem(c *call, body []byte) (any, error) {
 		}
 		return nil, missing("key")
 	}
-	if err := refuseLegacy(named{"AttributeUpdates", in.AttributeUpdates, "UpdateExpression"}); err != nil {
+	t, err := s.writeTable(c, &in.writeCommon)
+	if err != nil {
 		return nil, err
 	}
-	t, err := s.writeTable(c, &in.writeCommon)
+	legacyUpdates, err := translateWrite(&in.writeCommon, in.AttributeUpdates, &in.UpdateExpression)
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +118,9 @@ func (s *Server) updateItem(c *call, body []byte) (any, error) {
 		ReturnValues:                        in.ReturnValues,
 		ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure,
 	})
+	if err != nil && legacyUpdates {
+		err = legacyUpdateError(err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +148,9 @@ func (s *Server) deleteItem(c *call, body []byte) (any, error) {
 	}
 	t, err := s.writeTable(c, &in.writeCommon)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := translateWrite(&in.writeCommon, nil, nil); err != nil {
 		return nil, err
 	}
 	out, err := t.Delete(s.db, fdyno.DeleteInput{

@@ -27,8 +27,8 @@ type readCommon struct {
 	ConditionalOperator       legacyParam
 }
 
-// check validates what the library does not (DynamoDB's Limit bound, the
-// capacity enum, legacy members) and returns the table's handle.
+// readTable validates what the library does not (DynamoDB's Limit bound,
+// the capacity enum) and returns the table's handle.
 func (s *Server) readTable(c *call, r *readCommon) (*fdyno.Table, error) {
 	name, err := tableName(c, r.TableName)
 	if err != nil {
@@ -38,9 +38,6 @@ func (s *Server) readTable(c *call, r *readCommon) (*fdyno.Table, error) {
 		return nil, validation("1 validation error detected: Value '" + strconv.Itoa(*r.Limit) + "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
 	}
 	if err := checkReturnConsumedCapacity(r.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
-	if err := refuseLegacy(named{"ConditionalOperator", r.ConditionalOperator, "FilterExpression"}); err != nil {
 		return nil, err
 	}
 	return s.table(name)
@@ -89,14 +86,11 @@ func (s *Server) query(c *call, body []byte) (any, error) {
 	if err := decode(body, &in); err != nil {
 		return nil, err
 	}
-	if err := refuseLegacy(
-		named{"KeyConditions", in.KeyConditions, "KeyConditionExpression"},
-		named{"QueryFilter", in.QueryFilter, "FilterExpression"},
-	); err != nil {
-		return nil, err
-	}
 	t, err := s.readTable(c, &in.readCommon)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.translateRead(t, &in.readCommon, legacyRead{query: true, keyConds: in.KeyConditions, filter: in.QueryFilter, keyCondExpr: &in.KeyConditionExpression}); err != nil {
 		return nil, err
 	}
 	proj, names, err := attributesToGet(in.AttributesToGet, in.ExpressionAttributeNames, present(
@@ -139,11 +133,11 @@ func (s *Server) scan(c *call, body []byte) (any, error) {
 	if err := decode(body, &in); err != nil {
 		return nil, err
 	}
-	if err := refuseLegacy(named{"ScanFilter", in.ScanFilter, "FilterExpression"}); err != nil {
-		return nil, err
-	}
 	t, err := s.readTable(c, &in.readCommon)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.translateRead(t, &in.readCommon, legacyRead{filter: in.ScanFilter}); err != nil {
 		return nil, err
 	}
 	segment, total := 0, 0
