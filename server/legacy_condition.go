@@ -87,6 +87,9 @@ func decodeConds(member string, raw legacyParam) ([]legacyCond, error) {
 	sort.Strings(names)
 	conds := make([]legacyCond, 0, len(m))
 	for _, name := range names {
+		if err := checkLegacyName(name); err != nil {
+			return nil, err
+		}
 		rc := m[name]
 		if rc == nil {
 			rc = &rawCond{}
@@ -132,6 +135,20 @@ func decodeLegacyValue(raw json.RawMessage) (fdyno.Value, error) {
 		return fdyno.Value{}, err
 	}
 	return v, nil
+}
+
+// checkLegacyName applies the library's rule for a top-level attribute
+// name (1 to 65535 bytes) to a legacy parameter's attribute name, in the
+// library's words, which DynamoDB's documentation does not give for the
+// legacy parameters.
+func checkLegacyName(name string) error {
+	switch {
+	case name == "":
+		return invalid("Empty attribute name")
+	case len(name) > fdyno.MaxAttributeNameLength:
+		return invalid("Attribute name is too large, must be less than 65536 bytes")
+	}
+	return nil
 }
 
 func lowerFirst(s string) string {

@@ -443,6 +443,11 @@ func TestLegacyValidation(t *testing.T) {
 		{"invalid value in Expected", "PutItem", `{"TableName":"Leg","Item":{"pk":{"S":"a"}},"Expected":{"x":{"Value":{"NS":[]}}}}`,
 			"One or more parameter values were invalid: An number set  may not be empty"},
 
+		{"empty attribute name", "Scan", `{"TableName":"Leg","ScanFilter":{"":{"ComparisonOperator":"NULL"}}}`,
+			"One or more parameter values were invalid: Empty attribute name"},
+		{"empty attribute name in AttributeUpdates", "UpdateItem", `{"TableName":"Leg","Key":{"pk":{"S":"a"}},"AttributeUpdates":{"":{"Action":"DELETE"}}}`,
+			"One or more parameter values were invalid: Empty attribute name"},
+
 		// ConditionalOperator.
 		{"ConditionalOperator not AND or OR", "PutItem", `{"TableName":"Leg","Item":{"pk":{"S":"a"}},"Expected":{"x":{"Exists":false},"y":{"Exists":false}},"ConditionalOperator":"XOR"}`,
 			"1 validation error detected: Value 'XOR' at 'conditionalOperator' failed to satisfy constraint: Member must satisfy enum value set: [OR, AND]"},

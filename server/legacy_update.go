@@ -55,6 +55,9 @@ func decodeUpdates(raw legacyParam) ([]legacyUpdate, error) {
 	sort.Strings(names)
 	ups := make([]legacyUpdate, 0, len(m))
 	for _, name := range names {
+		if err := checkLegacyName(name); err != nil {
+			return nil, err
+		}
 		ru := m[name]
 		if ru == nil {
 			ru = &rawUpdate{}
