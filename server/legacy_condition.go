@@ -29,6 +29,11 @@ import (
 // order its enum message lists them.
 var comparisonOperators = []string{"IN", "NULL", "BETWEEN", "LT", "NOT_CONTAINS", "EQ", "GT", "NOT_NULL", "NE", "LE", "BEGINS_WITH", "GE", "CONTAINS"}
 
+// maxInOperands is the most values an expression's IN takes (the
+// library's limit, DynamoDB's "The IN operator is provided with too many
+// operands").
+const maxInOperands = 100
+
 // operatorRule is what a ComparisonOperator takes: its number of
 // arguments (-1 for one or more) and the argument types a Condition may
 // use, and how it is written as an expression.
@@ -287,11 +292,21 @@ func condExpr(ph *placeholders, c legacyCond) string {
 	case "BETWEEN":
 		return n + " BETWEEN " + arg(0) + " AND " + arg(1)
 	case "IN":
-		args := make([]string, len(c.list))
-		for i := range c.list {
-			args[i] = arg(i)
+		// An expression's IN takes at most maxInOperands values; a longer
+		// legacy list is the OR of INs, in parentheses so that it stays one
+		// condition of an AND.
+		var ins []string
+		for lo := 0; lo < len(c.list); lo += maxInOperands {
+			var args []string
+			for i := lo; i < min(lo+maxInOperands, len(c.list)); i++ {
+				args = append(args, arg(i))
+			}
+			ins = append(ins, n+" IN ("+strings.Join(args, ", ")+")")
 		}
-		return n + " IN (" + strings.Join(args, ", ") + ")"
+		if len(ins) == 1 {
+			return ins[0]
+		}
+		return "(" + strings.Join(ins, " OR ") + ")"
 	}
 	panic("server: unchecked ComparisonOperator " + c.op)
 }

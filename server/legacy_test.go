@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -138,6 +139,7 @@ func TestLegacyComparisonOperators(t *testing.T) {
 		{"BEGINS_WITH B", `{"ComparisonOperator":"BEGINS_WITH","AttributeValueList":[{"B":"YWI="}]}`, []string{"b"}},
 		{"IN scalars of one type", `{"ComparisonOperator":"IN","AttributeValueList":[{"S":"kiwi"},{"S":"apple"}]}`, []string{"s"}},
 		{"IN N", `{"ComparisonOperator":"IN","AttributeValueList":[{"N":"1e1"}]}`, []string{"n"}},
+		{"IN with more values than an expression takes", `{"ComparisonOperator":"IN","AttributeValueList":[` + manyNumbers(150) + `]}`, []string{"n"}},
 		{"BETWEEN N inclusive", `{"ComparisonOperator":"BETWEEN","AttributeValueList":[{"N":"5"},{"N":"10"}]}`, []string{"n"}},
 		{"BETWEEN S", `{"ComparisonOperator":"BETWEEN","AttributeValueList":[{"S":"a"},{"S":"b"}]}`, []string{"s"}},
 		{"BETWEEN B", `{"ComparisonOperator":"BETWEEN","AttributeValueList":[{"B":"YQ=="},{"B":"Yg=="}]}`, []string{"b"}},
@@ -168,6 +170,16 @@ func TestLegacyComparisonOperators(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyNumbers returns the AttributeValues {"N":"100"} to {"N":"<99+count>"}
+// and {"N":"10"} last.
+func manyNumbers(count int) string {
+	var vs []string
+	for i := range count - 1 {
+		vs = append(vs, `{"N":"`+strconv.Itoa(100+i)+`"}`)
+	}
+	return strings.Join(append(vs, `{"N":"10"}`), ",")
 }
 
 func itemTail(k string) string {
