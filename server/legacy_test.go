@@ -47,11 +47,13 @@ func (ts *testServer) mustCall(t testing.TB, op, body string) map[string]any {
 }
 
 // legacyServer returns a server with table "Leg" (hash key pk) and table
-// "Qry" (hash key pk, range key sk of type N).
+// "Qry" (hash key pk, range key sk of type N, and a GSI "byTag" with hash
+// key tag of type S).
 func legacyServer(t testing.TB) *testServer {
 	ts := newTestServer(t, Config{})
 	ts.mustCall(t, "CreateTable", `{"TableName":"Leg","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}`)
-	ts.mustCall(t, "CreateTable", `{"TableName":"Qry","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"}]}`)
+	ts.mustCall(t, "CreateTable", `{"TableName":"Qry","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"},{"AttributeName":"tag","AttributeType":"S"}],`+
+		`"GlobalSecondaryIndexes":[{"IndexName":"byTag","KeySchema":[{"AttributeName":"tag","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}]}`)
 	return ts
 }
 
@@ -387,6 +389,8 @@ func TestLegacyQuery(t *testing.T) {
 		{"QueryFilter", `"KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"h"}]}},"QueryFilter":{"tag":{"ComparisonOperator":"BEGINS_WITH","AttributeValueList":[{"S":"t1"}]}}`, []string{"1", "10"}},
 		{"QueryFilter OR", `"KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"h"}]}},"ConditionalOperator":"OR","QueryFilter":{"tag":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"t2"}]},"x":{"ComparisonOperator":"NOT_NULL"}}`, []string{"2"}},
 		{"QueryFilter NOT_CONTAINS", `"KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"h"}]}},"QueryFilter":{"tag":{"ComparisonOperator":"NOT_CONTAINS","AttributeValueList":[{"S":"1"}]}}`, []string{"2", "3", "20"}},
+		{"a GSI's hash key", `"IndexName":"byTag","KeyConditions":{"tag":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"t2"}]}}`, []string{"2"}},
+		{"a GSI's hash key with a QueryFilter on the table's range key", `"IndexName":"byTag","KeyConditions":{"tag":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"t2"}]}},"QueryFilter":{"sk":{"ComparisonOperator":"LT","AttributeValueList":[{"N":"3"}]}}`, []string{"2"}},
 		{"KeyConditions with a FilterExpression", `"KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"h"}]}},"FilterExpression":"#l0 = :l0","ExpressionAttributeNames":{"#l0":"tag"},"ExpressionAttributeValues":{":l0":{"S":"t3"}}`, []string{"3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -517,6 +521,10 @@ func TestLegacyValidation(t *testing.T) {
 			"One or more parameter values were invalid: Condition parameter type does not match schema type"},
 		{"QueryFilter on a key", "Query", `{"TableName":"Qry","KeyConditions":{` + hashEQ + `},"QueryFilter":{"sk":{"ComparisonOperator":"GT","AttributeValueList":[{"N":"1"}]}}}`,
 			"QueryFilter can only contain non-primary key attributes: Primary key attribute: sk"},
+		{"GSI: the table's hash key is not the index's", "Query", `{"TableName":"Qry","IndexName":"byTag","KeyConditions":{` + hashEQ + `}}`,
+			"Query condition missed key schema element: tag"},
+		{"GSI: QueryFilter on the index key", "Query", `{"TableName":"Qry","IndexName":"byTag","KeyConditions":{"tag":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"t"}]}},"QueryFilter":{"tag":{"ComparisonOperator":"NOT_NULL"}}}`,
+			"QueryFilter can only contain non-primary key attributes: Primary key attribute: tag"},
 		{"AttributesToGet duplicated", "Scan", `{"TableName":"Leg","ScanFilter":{"x":{"ComparisonOperator":"NULL"}},"AttributesToGet":["a","a"]}`,
 			"One or more parameter values were invalid: Duplicate value in attribute name: a"},
 	} {
