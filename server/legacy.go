@@ -81,8 +81,8 @@ func mixed(legacy, expr []member) error {
 }
 
 // conditionalOperator decodes ConditionalOperator: "AND" when absent.
-// conds is the number of conditions it would join, and member the
-// parameter holding them (whether the request has it at all).
+// hasConds says whether the request has Expected (or the filter) at all,
+// conds how many conditions it holds.
 func conditionalOperator(raw legacyParam, hasConds bool, conds int) (string, error) {
 	if !raw.present() {
 		return "AND", nil
