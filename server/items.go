@@ -22,14 +22,19 @@ type writeCommon struct {
 	legacyConditional
 }
 
-// writeTable validates what the library does not: the table name and the
-// capacity and metrics enums; it returns the table's handle.
-func (s *Server) writeTable(c *call, w *writeCommon) (*fdyno.Table, error) {
+// writeTable validates what the library does not: the table name, the
+// members' enums, then the legacy members, which translate rewrites into
+// expressions (legacy.go), all before the table is looked up, as
+// DynamoDB validates a request; it returns the table's handle.
+func (s *Server) writeTable(c *call, w *writeCommon, translate func() error) (*fdyno.Table, error) {
 	name, err := tableName(c, w.TableName)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkWriteMembers(w); err != nil {
+		return nil, err
+	}
+	if err := translate(); err != nil {
 		return nil, err
 	}
 	return s.table(name)
@@ -57,11 +62,11 @@ func (s *Server) putItem(c *call, body []byte) (any, error) {
 		}
 		return nil, missing("item")
 	}
-	t, err := s.writeTable(c, &in.writeCommon)
+	t, err := s.writeTable(c, &in.writeCommon, func() error {
+		_, err := translateWrite(&in.writeCommon, nil, nil)
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	if _, err := translateWrite(&in.writeCommon, nil, nil); err != nil {
 		return nil, err
 	}
 	out, err := t.Put(s.db, fdyno.PutInput{
@@ -104,11 +109,11 @@ func (s *Server) updateItem(c *call, body []byte) (any, error) {
 		}
 		return nil, missing("key")
 	}
-	t, err := s.writeTable(c, &in.writeCommon)
-	if err != nil {
-		return nil, err
-	}
-	legacyUpdates, err := translateWrite(&in.writeCommon, in.AttributeUpdates, &in.UpdateExpression)
+	var legacyUpdates bool
+	t, err := s.writeTable(c, &in.writeCommon, func() (err error) {
+		legacyUpdates, err = translateWrite(&in.writeCommon, in.AttributeUpdates, &in.UpdateExpression)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -154,11 +159,11 @@ func (s *Server) deleteItem(c *call, body []byte) (any, error) {
 		}
 		return nil, missing("key")
 	}
-	t, err := s.writeTable(c, &in.writeCommon)
+	t, err := s.writeTable(c, &in.writeCommon, func() error {
+		_, err := translateWrite(&in.writeCommon, nil, nil)
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	if _, err := translateWrite(&in.writeCommon, nil, nil); err != nil {
 		return nil, err
 	}
 	out, err := t.Delete(s.db, fdyno.DeleteInput{

@@ -275,19 +275,24 @@ func legacyUpdateError(err error) error {
 }
 
 // legacyRead are the legacy members of a Query or Scan beside
-// readCommon's.
+// readCommon's, and what checkRead decoded of them for applyRead.
 type legacyRead struct {
 	query       bool
 	keyConds    legacyParam
 	filter      legacyParam // QueryFilter or ScanFilter
 	keyCondExpr *string
+
+	active bool         // the request has legacy members other than AttributesToGet
+	conds  []legacyCond // the filter's conditions
+	op     string       // ConditionalOperator
+	keys   []legacyCond // KeyConditions
 }
 
-// translateRead rewrites the legacy members of a Query or Scan into r's
-// (and, for a Query, *l.keyCondExpr's) expression members; t is the
-// table, whose key schema KeyConditions and QueryFilter are checked
-// against.
-func (s *Server) translateRead(t *fdyno.Table, r *readCommon, l legacyRead) error {
+// checkRead validates the legacy members of a Query or Scan as far as
+// no key schema is needed: mixing with expression parameters, each
+// condition's arguments, ConditionalOperator, the number of
+// KeyConditions.
+func checkRead(r *readCommon, l *legacyRead) error {
 	filterName := "ScanFilter"
 	legacy := []member{{"AttributesToGet", r.AttributesToGet != nil}, {filterName, l.filter.present()}, {"ConditionalOperator", r.ConditionalOperator.present()}}
 	expr := []member{{"ProjectionExpression", r.ProjectionExpression != ""}, {"FilterExpression", r.FilterExpression != ""}}
@@ -307,37 +312,61 @@ func (s *Server) translateRead(t *fdyno.Table, r *readCommon, l legacyRead) erro
 	if !l.filter.present() && !r.ConditionalOperator.present() && !l.keyConds.present() {
 		return nil
 	}
+	l.active = true
 	if r.ProjectionExpression == "" && r.FilterExpression == "" {
 		if err := noSubstitutions(r.ExpressionAttributeNames, r.ExpressionAttributeValues, valueExprs); err != nil {
 			return err
 		}
 	}
-	var filter []legacyCond
 	if l.filter.present() {
 		var err error
-		if filter, err = decodeConds(filterName, l.filter); err != nil {
+		if l.conds, err = decodeConds(filterName, l.filter); err != nil {
 			return err
 		}
-		for i := range filter {
-			if err := checkArgs(&filter[i]); err != nil {
+		for i := range l.conds {
+			if err := checkArgs(&l.conds[i]); err != nil {
 				return err
 			}
 		}
 	}
-	op, err := conditionalOperator(r.ConditionalOperator, l.filter.present(), len(filter))
-	if err != nil {
+	var err error
+	if l.op, err = conditionalOperator(r.ConditionalOperator, l.filter.present(), len(l.conds)); err != nil {
 		return err
 	}
-	ph := newPlaceholders(r.ExpressionAttributeNames, r.ExpressionAttributeValues)
 	if l.query && l.keyConds.present() {
-		keyExpr, err := s.keyConditions(t, r.IndexName, l.keyConds, filter, ph)
+		if l.keys, err = decodeConds("KeyConditions", l.keyConds); err != nil {
+			return err
+		}
+		for i := range l.keys {
+			if err := checkArgs(&l.keys[i]); err != nil {
+				return err
+			}
+		}
+		if len(l.keys) != 1 && len(l.keys) != 2 {
+			return validation("Conditions can be of length 1 or 2 only")
+		}
+	}
+	return nil
+}
+
+// applyRead checks a Query's KeyConditions and QueryFilter against the
+// key schema of table t (or of the index queried) and rewrites the legacy
+// members checkRead accepted into r's (and *l.keyCondExpr's) expression
+// members.
+func (s *Server) applyRead(t *fdyno.Table, r *readCommon, l *legacyRead) error {
+	if !l.active {
+		return nil
+	}
+	ph := newPlaceholders(r.ExpressionAttributeNames, r.ExpressionAttributeValues)
+	if l.keys != nil {
+		keyExpr, err := s.keyConditions(t, r.IndexName, l.keys, l.conds, ph)
 		if err != nil {
 			return err
 		}
 		*l.keyCondExpr = keyExpr
 	}
-	if len(filter) > 0 {
-		r.FilterExpression = joinConds(ph, filter, op)
+	if len(l.conds) > 0 {
+		r.FilterExpression = joinConds(ph, l.conds, l.op)
 	}
 	r.ExpressionAttributeNames, r.ExpressionAttributeValues = ph.merge(r.ExpressionAttributeNames, r.ExpressionAttributeValues)
 	if r.AttributesToGet != nil {
@@ -360,21 +389,9 @@ func (s *Server) translateRead(t *fdyno.Table, r *readCommon, l legacyRead) erro
 }
 
 // keyConditions validates a Query's KeyConditions (and that its
-// QueryFilter names no key attribute) against the key schema of the
-// table or index queried, and returns the KeyConditionExpression.
-func (s *Server) keyConditions(t *fdyno.Table, index string, raw legacyParam, filter []legacyCond, ph *placeholders) (string, error) {
-	conds, err := decodeConds("KeyConditions", raw)
-	if err != nil {
-		return "", err
-	}
-	for i := range conds {
-		if err := checkArgs(&conds[i]); err != nil {
-			return "", err
-		}
-	}
-	if len(conds) != 1 && len(conds) != 2 {
-		return "", validation("Conditions can be of length 1 or 2 only")
-	}
+// QueryFilter, filter, names no key attribute) against the key schema of
+// the table or index queried, and returns the KeyConditionExpression.
+func (s *Server) keyConditions(t *fdyno.Table, index string, conds, filter []legacyCond, ph *placeholders) (string, error) {
 	desc, err := t.Describe(s.db)
 	if err != nil {
 		return "", err

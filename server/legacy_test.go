@@ -550,3 +550,26 @@ func TestLegacyValidation(t *testing.T) {
 		}
 	}
 }
+
+// DynamoDB validates a request before it looks the table up: a legacy
+// request that breaks a rule is a ValidationException even on a table
+// that does not exist.
+func TestLegacyValidationBeforeTable(t *testing.T) {
+	ts := legacyServer(t)
+	for _, tc := range []struct{ op, body, want string }{
+		{"PutItem", `{"TableName":"Nope","Item":{"pk":{"S":"a"}},"Expected":{"x":{"Exists":true}}}`,
+			"One or more parameter values were invalid: Value must be provided when Exists is true for Attribute: x"},
+		{"UpdateItem", `{"TableName":"Nope","Key":{"pk":{"S":"a"}},"AttributeUpdates":{"x":{"Action":"ADD","Value":{"S":"s"}}}}`,
+			"One or more parameter values were invalid: ADD action is not supported for the type S"},
+		{"Scan", `{"TableName":"Nope","ScanFilter":{"x":{"ComparisonOperator":"EQ"}}}`,
+			"One or more parameter values were invalid: Invalid number of argument(s) for the EQ ComparisonOperator"},
+		{"Query", `{"TableName":"Nope","KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"h"}]}},"ConditionalOperator":"OR"}`,
+			"ConditionalOperator cannot be used without Filter or Expected"},
+		{"DeleteItem", `{"TableName":"Nope","Key":{"pk":{"S":"a"}},"Expected":{"x":{"Exists":false}},"ConditionExpression":"attribute_exists(x)"}`,
+			"Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}"},
+	} {
+		if code, _, name, msg := ts.call(t, tc.op, tc.body); code != http.StatusBadRequest || name != "ValidationException" || msg != tc.want {
+			t.Errorf("%s: %d %s: %q\nwant ValidationException: %q", tc.op, code, name, msg, tc.want)
+		}
+	}
+}
