@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -397,4 +398,187 @@ func mapJSON(m map[string]string) string {
 		b = appendString(b, v)
 	}
 	return string(append(b, '}'))
+}
+
+// TestLegacyAttributeUpdatesModel applies random AttributeUpdates to an
+// item and compares the stored item with a model of the
+// AttributeValueUpdate page's rules: PUT sets; DELETE without a value
+// removes; DELETE with a set subtracts from a set of its type (an emptied
+// set is removed, a missing attribute stays missing); ADD adds a number,
+// unions a set, appends a list, or creates the attribute; an ADD or
+// DELETE that meets another type fails the whole request, which then
+// writes nothing.
+func TestLegacyAttributeUpdatesModel(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	ts.mustCall(t, "CreateTable", `{"TableName":"UpdModel","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}`)
+	rapid.Check(t, func(rt *rapid.T) {
+		ts.mustCall(t, "DeleteItem", `{"TableName":"UpdModel","Key":{"pk":{"S":"k"}}}`)
+		model := fdyno.Item{"pk": fdyno.S("k")}
+		ts.mustCall(t, "PutItem", `{"TableName":"UpdModel","Item":`+string(appendItem(nil, model))+`}`)
+		for step := range rapid.IntRange(1, 6).Draw(rt, "steps") {
+			updates := map[string]string{}
+			next := fdyno.Item{}
+			for k, v := range model {
+				next[k] = v
+			}
+			failed := false
+			for _, a := range rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"a", "b", "c"}), 1, 3, rapid.ID[string]).Draw(rt, "attrs") {
+				action := rapid.SampledFrom([]string{"PUT", "DELETE", "DELETE-set", "ADD"}).Draw(rt, "action")
+				var v fdyno.Value
+				switch action {
+				case "PUT":
+					v = modelValue().Draw(rt, "value")
+				case "DELETE-set":
+					v = rapid.SampledFrom([]fdyno.Value{fdyno.SS("a", "b"), fdyno.SS("ab"), fdyno.NS("1", "10"), fdyno.BS([]byte("a"))}).Draw(rt, "set")
+					action = "DELETE"
+				case "ADD":
+					v = rapid.SampledFrom([]fdyno.Value{fdyno.N("1"), fdyno.N("-1.5"), fdyno.SS("a", "c"), fdyno.NS("10", "2"), fdyno.BS([]byte("b")),
+						fdyno.L(fdyno.S("x")), fdyno.L()}).Draw(rt, "add")
+				}
+				u := `{"Action":"` + action + `"`
+				if !v.IsZero() {
+					u += `,"Value":` + string(appendValue(nil, v))
+				}
+				updates[a] = u + `}`
+				if !modelUpdate(next, a, action, v) {
+					failed = true
+				}
+			}
+			body := `{"TableName":"UpdModel","Key":{"pk":{"S":"k"}},"AttributeUpdates":` + mapRawJSON(updates) + `}`
+			code, _, name, msg := ts.call(t, "UpdateItem", body)
+			switch {
+			case failed && (code != http.StatusBadRequest || msg != "Type mismatch for attribute to update"):
+				rt.Fatalf("step %d: UpdateItem %s: %d %s: %s, want Type mismatch for attribute to update", step, body, code, name, msg)
+			case !failed && code != http.StatusOK:
+				rt.Fatalf("step %d: UpdateItem %s: %d %s: %s", step, body, code, name, msg)
+			case !failed:
+				model = next
+			}
+			got := getModelItem(t, ts)
+			if !itemsAgree(model, got) {
+				rt.Fatalf("step %d after %s:\nmodel  %v\nserver %v", step, body, model, got)
+			}
+		}
+	})
+}
+
+// modelUpdate applies one legacy action to it, reporting false for a
+// type mismatch.
+func modelUpdate(it fdyno.Item, attr, action string, v fdyno.Value) bool {
+	old, has := it[attr]
+	switch {
+	case action == "PUT":
+		it[attr] = v
+	case action == "DELETE" && v.IsZero():
+		delete(it, attr)
+	case action == "DELETE":
+		if !has {
+			return true
+		}
+		if old.Type() != v.Type() {
+			return false
+		}
+		var keep []fdyno.Value
+		for _, m := range refMembers(old) {
+			if !slices.ContainsFunc(refMembers(v), func(x fdyno.Value) bool { return refEqual(m, x) }) {
+				keep = append(keep, m)
+			}
+		}
+		if len(keep) == 0 {
+			delete(it, attr)
+		} else {
+			it[attr] = setOf(old.Type(), keep)
+		}
+	case !has:
+		it[attr] = v
+	case old.Type() != v.Type():
+		return false
+	case v.Type() == fdyno.TypeN:
+		x, _ := new(big.Rat).SetString(old.N())
+		y, _ := new(big.Rat).SetString(v.N())
+		it[attr] = fdyno.N(x.Add(x, y).FloatString(1))
+	case v.Type() == fdyno.TypeL:
+		it[attr] = fdyno.L(append(slices.Clone(old.L()), v.L()...)...)
+	default:
+		members := refMembers(old)
+		for _, m := range refMembers(v) {
+			if !slices.ContainsFunc(members, func(x fdyno.Value) bool { return refEqual(m, x) }) {
+				members = append(members, m)
+			}
+		}
+		it[attr] = setOf(old.Type(), members)
+	}
+	return true
+}
+
+func setOf(t fdyno.Type, members []fdyno.Value) fdyno.Value {
+	var ss []string
+	var bs [][]byte
+	for _, m := range members {
+		switch t {
+		case fdyno.TypeSS:
+			ss = append(ss, m.S())
+		case fdyno.TypeNS:
+			ss = append(ss, m.N())
+		default:
+			bs = append(bs, m.B())
+		}
+	}
+	switch t {
+	case fdyno.TypeSS:
+		return fdyno.SS(ss...)
+	case fdyno.TypeNS:
+		return fdyno.NS(ss...)
+	}
+	return fdyno.BS(bs...)
+}
+
+// itemsAgree compares items attribute by attribute: numbers by value,
+// sets in any order, lists element by element.
+func itemsAgree(a, b fdyno.Item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !valuesAgree(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func valuesAgree(v, w fdyno.Value) bool {
+	if v.Type() != w.Type() {
+		return false
+	}
+	switch v.Type() {
+	case fdyno.TypeS, fdyno.TypeN, fdyno.TypeB, fdyno.TypeSS, fdyno.TypeNS, fdyno.TypeBS:
+		return refEqual(v, w)
+	case fdyno.TypeL:
+		return slices.EqualFunc(v.L(), w.L(), valuesAgree)
+	}
+	return v.Equal(w)
+}
+
+func getModelItem(t testing.TB, ts *testServer) fdyno.Item {
+	t.Helper()
+	out := ts.mustCall(t, "GetItem", `{"TableName":"UpdModel","Key":{"pk":{"S":"k"}},"ConsistentRead":true}`)
+	raw, err := json.Marshal(out["Item"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var it wireItem
+	if err := it.UnmarshalJSON(raw); err != nil {
+		t.Fatal(err)
+	}
+	return fdyno.Item(it)
+}
+
+func mapRawJSON(m map[string]string) string {
+	var parts []string
+	for k, v := range m {
+		parts = append(parts, string(appendString(nil, k))+":"+v)
+	}
+	return "{" + strings.Join(parts, ",") + "}"
 }
