@@ -190,8 +190,9 @@ func (p *placeholders) merge(names map[string]string, values wireValues) (map[st
 }
 
 // noSubstitutions rejects ExpressionAttributeNames or
-// ExpressionAttributeValues in a request with no expression to use them;
-// valueExprs names the expressions that could have used values.
+// ExpressionAttributeValues in a request with no expression to use them,
+// legacy or not, in DynamoDB's words; valueExprs names the expressions
+// that could have used values.
 func noSubstitutions(names map[string]string, values wireValues, valueExprs string) error {
 	if names != nil {
 		return validation("ExpressionAttributeNames can only be specified when using expressions")
@@ -222,13 +223,13 @@ func translateWrite(w *writeCommon, updates legacyParam, updateExpression *strin
 	if err := mixed(legacy, expr); err != nil {
 		return false, err
 	}
-	if !w.Expected.present() && !w.ConditionalOperator.present() && !updates.present() {
-		return false, nil
-	}
 	if w.ConditionExpression == "" && (!isUpdate || *updateExpression == "") {
 		if err := noSubstitutions(w.ExpressionAttributeNames, w.ExpressionAttributeValues, valueExprs); err != nil {
 			return false, err
 		}
+	}
+	if !w.Expected.present() && !w.ConditionalOperator.present() && !updates.present() {
+		return false, nil
 	}
 	var ups []legacyUpdate
 	if updates.present() {
@@ -309,15 +310,22 @@ func checkRead(r *readCommon, l *legacyRead) error {
 	if err := mixed(legacy, expr); err != nil {
 		return err
 	}
+	// Names need some expression to use them, values one that is not a
+	// projection.
+	if r.ProjectionExpression == "" && r.FilterExpression == "" && (!l.query || *l.keyCondExpr == "") {
+		if err := noSubstitutions(r.ExpressionAttributeNames, nil, valueExprs); err != nil {
+			return err
+		}
+	}
+	if r.FilterExpression == "" && (!l.query || *l.keyCondExpr == "") {
+		if err := noSubstitutions(nil, r.ExpressionAttributeValues, valueExprs); err != nil {
+			return err
+		}
+	}
 	if !l.filter.present() && !r.ConditionalOperator.present() && !l.keyConds.present() {
 		return nil
 	}
 	l.active = true
-	if r.ProjectionExpression == "" && r.FilterExpression == "" {
-		if err := noSubstitutions(r.ExpressionAttributeNames, r.ExpressionAttributeValues, valueExprs); err != nil {
-			return err
-		}
-	}
 	if l.filter.present() {
 		var err error
 		if l.conds, err = decodeConds(filterName, l.filter); err != nil {

@@ -432,6 +432,10 @@ func TestLegacyValidation(t *testing.T) {
 			"ExpressionAttributeNames can only be specified when using expressions"},
 		{"AttributeUpdates with ExpressionAttributeValues", "UpdateItem", `{"TableName":"Leg","Key":{"pk":{"S":"a"}},"AttributeUpdates":{"x":{"Value":{"S":"v"}}},"ExpressionAttributeValues":{":v":{"S":"v"}}}`,
 			"ExpressionAttributeValues can only be specified when using expressions: UpdateExpression and ConditionExpression are null"},
+		{"ExpressionAttributeValues without an expression", "PutItem", `{"TableName":"Leg","Item":{"pk":{"S":"a"}},"ExpressionAttributeValues":{":v":{"S":"v"}}}`,
+			"ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null"},
+		{"ExpressionAttributeValues with only a ProjectionExpression", "Query", `{"TableName":"Qry","KeyConditions":{` + hashEQ + `},"ProjectionExpression":"a","ExpressionAttributeValues":{":v":{"S":"v"}}}`,
+			"ExpressionAttributeValues can only be specified when using expressions: FilterExpression and KeyConditionExpression are null"},
 		{"ScanFilter with ExpressionAttributeValues", "Scan", `{"TableName":"Leg","ScanFilter":{"a":{"ComparisonOperator":"NULL"}},"ExpressionAttributeValues":{":v":{"S":"v"}}}`,
 			"ExpressionAttributeValues can only be specified when using expressions: FilterExpression is null"},
 
