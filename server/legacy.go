@@ -322,6 +322,11 @@ func checkRead(r *readCommon, l *legacyRead) error {
 			return err
 		}
 	}
+	if r.AttributesToGet != nil {
+		if err := checkSelectAttributesToGet(r.Select, l.query); err != nil {
+			return err
+		}
+	}
 	if !l.filter.present() && !r.ConditionalOperator.present() && !l.keyConds.present() {
 		return nil
 	}
@@ -355,6 +360,25 @@ func checkRead(r *readCommon, l *legacyRead) error {
 		}
 	}
 	return nil
+}
+
+// checkSelectAttributesToGet refuses AttributesToGet beside a Select
+// other than SPECIFIC_ATTRIBUTES, in DynamoDB's words (a Query's with the
+// "1 validation error detected: " prefix, a Scan's without).
+func checkSelectAttributesToGet(sel fdyno.Select, query bool) error {
+	what := string(sel)
+	switch sel {
+	case fdyno.SelectAllAttributes, fdyno.SelectAllProjectedAttributes:
+	case fdyno.SelectCount:
+		what = "only the Count"
+	default:
+		return nil
+	}
+	msg := "Cannot specify the AttributesToGet when choosing to get " + what
+	if query {
+		msg = "1 validation error detected: " + msg
+	}
+	return validation(msg)
 }
 
 // applyRead checks a Query's KeyConditions and QueryFilter against the

@@ -400,8 +400,13 @@ func TestLegacyQuery(t *testing.T) {
 			}
 		})
 	}
+	// AttributesToGet with Select SPECIFIC_ATTRIBUTES projects.
+	out := ts.mustCall(t, "Scan", `{"TableName":"Qry","ScanFilter":{"sk":{"ComparisonOperator":"EQ","AttributeValueList":[{"N":"2"}]}},"AttributesToGet":["tag"],"Select":"SPECIFIC_ATTRIBUTES"}`)
+	if diff := cmp.Diff(mustJSON(t, `[{"tag":{"S":"t2"}}]`), out["Items"]); diff != "" {
+		t.Errorf("Select SPECIFIC_ATTRIBUTES with AttributesToGet (-want +got):\n%s", diff)
+	}
 	// AttributesToGet with KeyConditions projects.
-	out := ts.mustCall(t, "Query", `{"TableName":"Qry","KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"h"}]},"sk":{"ComparisonOperator":"EQ","AttributeValueList":[{"N":"1"}]}},"AttributesToGet":["tag"]}`)
+	out = ts.mustCall(t, "Query", `{"TableName":"Qry","KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"h"}]},"sk":{"ComparisonOperator":"EQ","AttributeValueList":[{"N":"1"}]}},"AttributesToGet":["tag"]}`)
 	if diff := cmp.Diff(mustJSON(t, `[{"tag":{"S":"t1"}}]`), out["Items"]); diff != "" {
 		t.Errorf("AttributesToGet (-want +got):\n%s", diff)
 	}
@@ -529,6 +534,12 @@ func TestLegacyValidation(t *testing.T) {
 			"Query condition missed key schema element: tag"},
 		{"GSI: QueryFilter on the index key", "Query", `{"TableName":"Qry","IndexName":"byTag","KeyConditions":{"tag":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"t"}]}},"QueryFilter":{"tag":{"ComparisonOperator":"NOT_NULL"}}}`,
 			"QueryFilter can only contain non-primary key attributes: Primary key attribute: tag"},
+		{"AttributesToGet with Select COUNT", "Scan", `{"TableName":"Leg","AttributesToGet":["a"],"Select":"COUNT"}`,
+			"Cannot specify the AttributesToGet when choosing to get only the Count"},
+		{"AttributesToGet with Select ALL_ATTRIBUTES", "Query", `{"TableName":"Qry","KeyConditions":{` + hashEQ + `},"AttributesToGet":["a"],"Select":"ALL_ATTRIBUTES"}`,
+			"1 validation error detected: Cannot specify the AttributesToGet when choosing to get ALL_ATTRIBUTES"},
+		{"AttributesToGet with Select ALL_PROJECTED_ATTRIBUTES", "Query", `{"TableName":"Qry","IndexName":"byTag","KeyConditions":{"tag":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"t"}]}},"AttributesToGet":["a"],"Select":"ALL_PROJECTED_ATTRIBUTES"}`,
+			"1 validation error detected: Cannot specify the AttributesToGet when choosing to get ALL_PROJECTED_ATTRIBUTES"},
 		{"AttributesToGet duplicated", "Scan", `{"TableName":"Leg","ScanFilter":{"x":{"ComparisonOperator":"NULL"}},"AttributesToGet":["a","a"]}`,
 			"One or more parameter values were invalid: Duplicate value in attribute name: a"},
 	} {
