@@ -36,7 +36,7 @@ const maxInOperands = 100
 
 // operatorRule is what a ComparisonOperator takes: its number of
 // arguments (-1 for one or more) and the argument types a Condition may
-// use, and how it is written as an expression.
+// use (condExpr writes it as an expression).
 type operatorRule struct {
 	args  int
 	types string // space-separated type names; "" for no arguments
