@@ -8,7 +8,9 @@
 // the input (attrvalue.go), applies DynamoDB's limits at the boundary,
 // calls the library, and encodes the output, or an error in DynamoDB's
 // wire form (errors.go). It adds no semantics of its own: conditions,
-// expressions, validation and errors are the library's.
+// expressions, validation and errors are the library's. DynamoDB's
+// legacy parameters (Expected, AttributeUpdates, KeyConditions, ...) are
+// translated into the expressions they stand for (legacy.go).
 //
 // Each operation is one handler, func (s *Server) op(c *call, body []byte)
 // (any, error), in the file of its concept (tables.go, items.go, read.go),
