@@ -95,9 +95,9 @@ func (r *sdkReader) value() types.AttributeValue {
 // fails only with a *fdyno.ValidationError, and what it accepts survives
 // fdyno → SDK → fdyno unchanged.
 func FuzzItem(f *testing.F) {
-	f.Add([]byte{1, 0, 0, 2, '4', '2'})                                  // {"": N 42}
+	f.Add([]byte{1, 0, 0, 2, '4', '2'})                                    // {"": N 42}
 	f.Add([]byte{2, 1, 'a', 8, 2, 1, '1', 3, '1', '.', '0', 1, 'b', 4, 1}) // NS with a duplicate by value
-	f.Add([]byte{1, 1, 'm', 5, 2, 1, 'x', 6, 2, 3, 1, 4, 0, 1, 'y', 10})  // nested M and L, NULL false, nil
+	f.Add([]byte{1, 1, 'm', 5, 2, 1, 'x', 6, 2, 3, 1, 4, 0, 1, 'y', 10})   // nested M and L, NULL false, nil
 	f.Add([]byte{1, 1, 'k', 6, 1, 6, 1, 6, 1, 6, 1, 6, 1, 6, 1, 6, 1, 0, 1, 'z'})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := &sdkReader{b: data}
