@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -42,7 +43,10 @@ const codeNotCommitted = 1020
 type metrics struct {
 	reg     *prometheus.Registry
 	handler http.Handler
-	ops     map[string]bool // the operations the server serves
+	// ops returns the operations the server serves, without their
+	// X-Amz-Target prefix; computed at the first request, once New has
+	// registered them all.
+	ops func() map[string]bool
 
 	requests *prometheus.CounterVec   // operation, result
 	latency  *prometheus.HistogramVec // operation
@@ -62,13 +66,18 @@ type metrics struct {
 	streamTrimmed    prometheus.Counter
 }
 
-// newMetrics registers the server's metrics for the operations ops (full
-// X-Amz-Targets) in a new registry.
+// newMetrics registers the server's metrics in a new registry; ops holds
+// the operations the server serves (by full X-Amz-Target), and is read at
+// the first request.
 func newMetrics(ops map[string]operation) *metrics {
-	m := &metrics{reg: prometheus.NewRegistry(), ops: map[string]bool{}}
-	for target := range ops {
-		m.ops[target[strings.IndexByte(target, '.')+1:]] = true
-	}
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.ops = sync.OnceValue(func() map[string]bool {
+		names := make(map[string]bool, len(ops))
+		for target := range ops {
+			names[target[strings.IndexByte(target, '.')+1:]] = true
+		}
+		return names
+	})
 	f := func(c prometheus.Collector) { m.reg.MustRegister(c) }
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "fdyno", Name: "requests_total",
@@ -164,7 +173,7 @@ func (m *metrics) request(op string, ae *apiError, latency time.Duration) {
 	if m == nil {
 		return
 	}
-	if !m.ops[op] {
+	if !m.ops()[op] {
 		op = "unknown"
 	}
 	result := "success"
