@@ -18,6 +18,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"pgregory.net/rapid"
 )
 
 // scrape GETs /metrics as Prometheus would and parses the text.
@@ -352,4 +353,94 @@ func TestMetricsStreamTrims(t *testing.T) {
 	if len(recs.Records) != 0 {
 		t.Errorf("GetRecords from TRIM_HORIZON after the trim = %d records, want 0", len(recs.Records))
 	}
+}
+
+// Against a model: after any sequence of requests of known outcome, the
+// request counters and latency counts equal the model's tallies. The
+// server and the model live across rapid's runs (a server per run would
+// cost more than the requests), so each run checks the running totals;
+// after a first failure, shrunk runs may report the same drift.
+func TestRapidMetricsRequests(t *testing.T) {
+	ts := newTestServer(t, Config{TTLSweepInterval: -1, StreamRetention: -1})
+	c := ts.client(testCredentials)
+	createTable(t, c, "Model", "", "")
+	model := map[[2]string]float64{{"CreateTable", "success"}: 1}
+	rapid.Check(t, func(rt *rapid.T) {
+		type action struct {
+			op, result string
+			do         func() error
+		}
+		tbl := aws.String("Model")
+		actions := []action{
+			{"PutItem", "success", func() error {
+				_, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: tbl, Item: avMap{"pk": s("a")}})
+				return err
+			}},
+			{"PutItem", "ConditionalCheckFailedException", func() error {
+				if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: tbl, Item: avMap{"pk": s("x")}}); err != nil {
+					return err
+				}
+				model[[2]string{"PutItem", "success"}]++
+				_, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: tbl, Item: avMap{"pk": s("x")}, ConditionExpression: aws.String("attribute_not_exists(pk)")})
+				return err
+			}},
+			{"GetItem", "success", func() error {
+				_, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: tbl, Key: avMap{"pk": s("a")}})
+				return err
+			}},
+			{"GetItem", "ResourceNotFoundException", func() error {
+				_, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: aws.String("Missing"), Key: avMap{"pk": s("a")}})
+				return err
+			}},
+			{"DeleteItem", "ValidationException", func() error {
+				_, err := c.DeleteItem(ctx(t), &dynamodb.DeleteItemInput{TableName: tbl, Key: avMap{"pk": n("1")}})
+				return err
+			}},
+			{"Query", "success", func() error {
+				_, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: tbl, KeyConditionExpression: aws.String("pk = :a"), ExpressionAttributeValues: avMap{":a": s("a")}})
+				return err
+			}},
+			{"unknown", "UnknownOperationException", func() error {
+				name := rapid.StringMatching(`[A-Za-z]{1,12}`).Draw(rt, "target")
+				if status, _, _ := ts.post(t, targetPrefix+"X"+name, contentType, strings.NewReader("{}")); status != http.StatusBadRequest {
+					return fmt.Errorf("status %d", status)
+				}
+				return fmt.Errorf("UnknownOperationException")
+			}},
+		}
+		for range rapid.IntRange(1, 8).Draw(rt, "steps") {
+			a := rapid.SampledFrom(actions).Draw(rt, "action")
+			err := a.do()
+			if (err == nil) != (a.result == "success") || err != nil && !strings.Contains(err.Error(), a.result) {
+				rt.Fatalf("%s: error %v, want %s", a.op, err, a.result)
+			}
+			model[[2]string{a.op, a.result}]++
+		}
+		fams := ts.scrape(t)
+		got := map[[2]string]float64{}
+		for _, m := range fams["fdyno_requests_total"].GetMetric() {
+			var k [2]string
+			for _, l := range m.GetLabel() {
+				switch l.GetName() {
+				case "operation":
+					k[0] = l.GetValue()
+				case "result":
+					k[1] = l.GetValue()
+				}
+			}
+			got[k] = m.GetCounter().GetValue()
+		}
+		if diff := cmp.Diff(model, got); diff != "" {
+			rt.Fatalf("fdyno_requests_total mismatch (-model +scrape):\n%s", diff)
+		}
+		perOp := map[string]float64{}
+		for k, v := range model {
+			perOp[k[0]] += v
+		}
+		for op, want := range perOp {
+			if got := value(fams, "fdyno_request_duration_seconds", "operation", op); got != want {
+				rt.Fatalf("latency count of %s = %v, want %v", op, got, want)
+			}
+		}
+	})
 }
