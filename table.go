@@ -235,6 +235,10 @@ type tableState struct {
 	indexes []*indexDef
 	// cursorKey authenticates the table's cursors (cursor.go).
 	cursorKey []byte
+	// format is the table's metadata format (tableMeta.FormatVersion);
+	// tables of format 2 and later keep the partition directory
+	// (segment.go).
+	format int
 }
 
 type indexKeyAttr struct {
@@ -254,7 +258,13 @@ type tableMeta struct {
 	CursorKey []byte `json:",omitempty"`
 }
 
-const metaFormatVersion = 1
+// metaFormatVersion is the format of tables Open creates. Format 1 tables
+// (made before the partition directory existed) are read and written as
+// before; their parallel Scan segments split the key bytes (segment.go).
+const (
+	metaFormatVersion  = 2
+	firstFormatVersion = 1
+)
 
 // Open returns a handle on table name, creating it first when
 // [WithSchema] is given and the table does not exist. Creating a table
@@ -334,6 +344,7 @@ func (t *Table) openTx(tr fdb.Transaction, want *tableMeta) (*tableState, error)
 	// this transaction, so the state is marked for reloading.
 	st = newTableState(nil, keys, want.Schema)
 	st.cursorKey = created.CursorKey
+	st.format = created.FormatVersion
 	return st, nil
 }
 
@@ -409,12 +420,13 @@ func (t *Table) load(rt fdb.ReadTransaction, mv []byte) (*tableState, error) {
 			Reason: "directory " + strconv.Quote(joinPath(t.path)) + " exists but is not an fdyno table"}
 	}
 	var meta tableMeta
-	if err := json.Unmarshal(raw, &meta); err != nil || meta.FormatVersion != metaFormatVersion {
+	if err := json.Unmarshal(raw, &meta); err != nil || meta.FormatVersion < firstFormatVersion || meta.FormatVersion > metaFormatVersion {
 		return nil, &CorruptError{What: "table metadata", Reason: "cannot decode the schema of " + t.name}
 	}
 	st := newTableState(mv, keys, meta.Schema)
 	st.markBuilding(meta.Building)
 	st.cursorKey = meta.CursorKey
+	st.format = meta.FormatVersion
 	return st, nil
 }
 
@@ -565,7 +577,7 @@ func (t *Table) replaceSchema(tr fdb.Transaction, s TableSchema, building ...str
 		// Readers merge the shards the schema names: fewer would hide records.
 		return &ValidationError{Op: "UpdateTable", Reason: "StreamShards cannot decrease"}
 	}
-	meta, err := json.Marshal(tableMeta{FormatVersion: metaFormatVersion, TableName: t.name, Schema: s.canonical(), Building: building, CursorKey: st.cursorKey})
+	meta, err := json.Marshal(tableMeta{FormatVersion: st.format, TableName: t.name, Schema: s.canonical(), Building: building, CursorKey: st.cursorKey})
 	if err != nil {
 		return err
 	}
