@@ -444,3 +444,59 @@ func TestRapidMetricsRequests(t *testing.T) {
 		}
 	})
 }
+
+// Reads that fail with transaction_too_old (1007) are retried and
+// counted as read retries, each under its error code; no request fails.
+func TestMetricsReadRetries(t *testing.T) {
+	db := fdblitetest.OpenIsolated(t)
+	ts := newTestServer(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
+	c := ts.client(testCredentials)
+	createTable(t, c, "Reads", "", "")
+	get := func() error {
+		_, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: aws.String("Reads"), Key: avMap{"pk": s("a")}})
+		return err
+	}
+	if err := get(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 11, ReadTooOld: 0.25}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := fdblitetest.ReadStats(db)
+	for err != nil { // the stats read itself may draw a fault
+		before, err = fdblitetest.ReadStats(db)
+	}
+	m0 := ts.scrape(t)
+	const n = 40
+	for i := range n {
+		if err := get(); err != nil {
+			t.Fatalf("GetItem %d: %v", i, err)
+		}
+	}
+	m1 := ts.scrape(t)
+	if err := fdblitetest.ClearFaults(db); err != nil {
+		t.Fatal(err)
+	}
+	after, err := fdblitetest.ReadStats(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta := func(name string, labels ...string) float64 {
+		return max(value(m1, name, labels...), 0) - max(value(m0, name, labels...), 0)
+	}
+	retries := delta("fdyno_fdb_transaction_retries_total", "kind", "read")
+	tooOld := delta("fdyno_fdb_transaction_errors_total", "kind", "read", "code", "1007")
+	injected := float64(after.Injected.ReadTooOld - before.Injected.ReadTooOld)
+	if retries == 0 || retries != tooOld {
+		t.Errorf("read retries = %v, errors{code=1007} = %v; want the same, above 0", retries, tooOld)
+	}
+	if tooOld > injected {
+		t.Errorf("errors{code=1007} = %v, more than the %v fdblite injected", tooOld, injected)
+	}
+	if got := delta("fdyno_fdb_transactions_total", "kind", "read"); got != n {
+		t.Errorf("read transactions = %v, want %d (retries are not new transactions)", got, n)
+	}
+	if got := delta("fdyno_requests_total", "operation", "GetItem", "result", "success"); got != n {
+		t.Errorf("GetItem successes = %v, want %d", got, n)
+	}
+}
