@@ -140,6 +140,42 @@ func (x Expressions) ScanInput() (fdyno.ScanInput, error) {
 	return fdyno.ScanInput{FilterExpression: x.Filter, ProjectionExpression: x.Projection, ExpressionAttributeNames: x.Names, ExpressionAttributeValues: x.Values}, nil
 }
 
+// ConditionCheck returns a TransactWriteItems condition check of key in
+// table with x's condition.
+func (x Expressions) ConditionCheck(table *fdyno.Table, key fdyno.Item) (*fdyno.ConditionCheck, error) {
+	if err := x.only("ConditionCheck", "Condition"); err != nil {
+		return nil, err
+	}
+	return &fdyno.ConditionCheck{Table: table, Key: key, ConditionExpression: x.Condition, ExpressionAttributeNames: x.Names, ExpressionAttributeValues: x.Values}, nil
+}
+
+// TransactPut returns a TransactWriteItems put of item in table with x's
+// condition.
+func (x Expressions) TransactPut(table *fdyno.Table, item fdyno.Item) (*fdyno.TransactPut, error) {
+	if err := x.only("Put", "Condition"); err != nil {
+		return nil, err
+	}
+	return &fdyno.TransactPut{Table: table, Item: item, ConditionExpression: x.Condition, ExpressionAttributeNames: x.Names, ExpressionAttributeValues: x.Values}, nil
+}
+
+// TransactUpdate returns a TransactWriteItems update of key in table with
+// x's update and condition.
+func (x Expressions) TransactUpdate(table *fdyno.Table, key fdyno.Item) (*fdyno.TransactUpdate, error) {
+	if err := x.only("Update", "Update", "Condition"); err != nil {
+		return nil, err
+	}
+	return &fdyno.TransactUpdate{Table: table, Key: key, UpdateExpression: x.Update, ConditionExpression: x.Condition, ExpressionAttributeNames: x.Names, ExpressionAttributeValues: x.Values}, nil
+}
+
+// TransactDelete returns a TransactWriteItems delete of key in table with
+// x's condition.
+func (x Expressions) TransactDelete(table *fdyno.Table, key fdyno.Item) (*fdyno.TransactDelete, error) {
+	if err := x.only("Delete", "Condition"); err != nil {
+		return nil, err
+	}
+	return &fdyno.TransactDelete{Table: table, Key: key, ConditionExpression: x.Condition, ExpressionAttributeNames: x.Names, ExpressionAttributeValues: x.Values}, nil
+}
+
 // only fails if x holds an expression other than the allowed ones.
 func (x Expressions) only(op string, allowed ...string) error {
 	for _, e := range [...]struct{ name, expr string }{

@@ -96,6 +96,14 @@ func TestExpressionsInputs(t *testing.T) {
 			fdyno.QueryInput{KeyConditionExpression: "k", FilterExpression: "f", ProjectionExpression: "p", ExpressionAttributeNames: names, ExpressionAttributeValues: vals}},
 		{"ScanInput", []string{"Filter", "Projection"}, func(x awsav.Expressions) (any, error) { return x.ScanInput() },
 			fdyno.ScanInput{FilterExpression: "f", ProjectionExpression: "p", ExpressionAttributeNames: names, ExpressionAttributeValues: vals}},
+		{"ConditionCheck", []string{"Condition"}, func(x awsav.Expressions) (any, error) { return x.ConditionCheck(nil, key) },
+			&fdyno.ConditionCheck{Key: key, ConditionExpression: "c", ExpressionAttributeNames: names, ExpressionAttributeValues: vals}},
+		{"TransactPut", []string{"Condition"}, func(x awsav.Expressions) (any, error) { return x.TransactPut(nil, key) },
+			&fdyno.TransactPut{Item: key, ConditionExpression: "c", ExpressionAttributeNames: names, ExpressionAttributeValues: vals}},
+		{"TransactUpdate", []string{"Update", "Condition"}, func(x awsav.Expressions) (any, error) { return x.TransactUpdate(nil, key) },
+			&fdyno.TransactUpdate{Key: key, UpdateExpression: "u", ConditionExpression: "c", ExpressionAttributeNames: names, ExpressionAttributeValues: vals}},
+		{"TransactDelete", []string{"Condition"}, func(x awsav.Expressions) (any, error) { return x.TransactDelete(nil, key) },
+			&fdyno.TransactDelete{Key: key, ConditionExpression: "c", ExpressionAttributeNames: names, ExpressionAttributeValues: vals}},
 	}
 	pick := func(allowed []string) awsav.Expressions {
 		x := awsav.Expressions{Names: names, Values: vals}
@@ -204,6 +212,34 @@ func TestBuiltExpressionsRun(t *testing.T) {
 		t.Errorf("Update() mismatch (-want +got):\n%s", diff)
 	}
 
+	// A transaction built from two builder expressions: both conditions
+	// hold, so both writes happen.
+	check, _ := expression.NewBuilder().WithCondition(expression.Name("n").Equal(expression.Value(42))).Build()
+	incr, _ := expression.NewBuilder().WithUpdate(expression.Add(expression.Name("n"), expression.Value(1))).
+		WithCondition(expression.AttributeNotExists(expression.Name("n"))).Build()
+	xc, err := awsav.FromExpression(check)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xi, err := awsav.FromExpression(incr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := xc.ConditionCheck(tbl, fdyno.Item{"pk": fdyno.S("a")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tu, err := xi.TransactUpdate(tbl, fdyno.Item{"pk": fdyno.S("b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fdyno.TransactWrite(db, fdyno.TransactWriteInput{TransactItems: []fdyno.TransactWriteItem{{ConditionCheck: cc}, {Update: tu}}}); err != nil {
+		t.Fatalf("TransactWrite: %v", err)
+	}
+	if _, err := fdyno.TransactWrite(db, fdyno.TransactWriteInput{TransactItems: []fdyno.TransactWriteItem{{ConditionCheck: cc}, {Update: tu}}}); !errors.Is(err, fdyno.ErrTransactionCanceled) {
+		t.Fatalf("second TransactWrite: error = %v, want ErrTransactionCanceled (b.n exists now)", err)
+	}
+
 	scan, _ := expression.NewBuilder().WithFilter(expression.Name("n").GreaterThan(expression.Value(40))).
 		WithProjection(expression.NamesList(expression.Name("n"))).Build()
 	if x, err = awsav.FromExpression(scan); err != nil {
@@ -217,7 +253,7 @@ func TestBuiltExpressionsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]fdyno.Item{{"n": fdyno.NInt(42)}}, sout.Items); diff != "" {
+	if diff := cmp.Diff([]fdyno.Item{{"n": fdyno.NInt(42)}}, sout.Items); diff != "" { // b.n is 1
 		t.Errorf("Scan() mismatch (-want +got):\n%s", diff)
 	}
 }
