@@ -647,18 +647,22 @@ func segmentRange(hashType Type, seg, total int) (lo, hi []byte) {
 	return bound(seg), bound(seg + 1)
 }
 
-// ---- The partition directory (segment.go) ----
+// ---- The partition directories (segment.go) ----
 //
-//	p/<bucket>/<hash>
+//	p/<bucket>/<hash>                  the table's
+//	p/<index>/<bucket>/<hashValue>     each secondary index's
 //
-// One empty entry per partition key value <hash> (the packed tuple element
-// of the item key) that has, or once had, an item. <bucket> is a tuple
-// integer, partitionBucket of the packed hash key value: a fixed 32-bit
-// hash, so it is part of the stored format and must never change. The
-// entries are ordered by (bucket, hash), and parallel Scan segment s of n
-// owns the buckets [⌊s·2^32/n⌋, ⌊(s+1)·2^32/n⌋): each partition, hence
-// each item, belongs to exactly one segment whatever the keys look like,
-// as in DynamoDB, where segments are slices of the partition-key hash.
+// One empty entry per partition key value (the packed tuple element of
+// the table's hash key, or of the index's) that has, or once had, an item
+// or index entry. <bucket> is a tuple integer, partitionBucket of the
+// packed value: a fixed 32-bit hash, so it is part of the stored format
+// and must never change. The entries are ordered by (bucket, value), and
+// parallel Scan segment s of n owns the buckets [⌊s·2^32/n⌋,
+// ⌊(s+1)·2^32/n⌋): each partition, hence each item, belongs to exactly one
+// segment whatever the keys look like, as in DynamoDB, where segments are
+// slices of the partition-key hash. An index's directory sorts before the
+// table's (a tuple string before a tuple integer), so the table's bucket
+// ranges never meet an index's entries.
 
 const partitionSubspace = "p"
 
@@ -679,17 +683,27 @@ func partitionBucket(h []byte) uint32 {
 	return uint32(x >> 32)
 }
 
-// partitionKey returns the directory entry of the partition whose packed
-// hash key value is h.
-func (k tableKeys) partitionKey(h []byte) fdb.Key {
-	return concatKey(k.partitions.Pack(tuple.Tuple{int64(partitionBucket(h))}), h)
+// partitionDir is the key prefix of one partition directory: p/ for the
+// table, p/<index>/ for an index.
+type partitionDir []byte
+
+func (k tableKeys) tablePartitions() partitionDir { return partitionDir(k.partitions.Bytes()) }
+
+func (k tableKeys) indexPartitions(index string) partitionDir {
+	return partitionDir(k.partitions.Pack(tuple.Tuple{index}))
 }
 
-// splitPartitionKey returns the packed hash key value of a partition
-// directory entry. It fails with a *CorruptError, and never panics, on a
-// key segment.go did not write.
-func (k tableKeys) splitPartitionKey(key fdb.Key) ([]byte, error) {
-	rest, ok := bytes.CutPrefix(key, k.partitions.Bytes())
+// key returns the directory entry of the partition whose packed hash key
+// value is h.
+func (d partitionDir) key(h []byte) fdb.Key {
+	return concatKey(append(d[:len(d):len(d)], tuple.Tuple{int64(partitionBucket(h))}.Pack()...), h)
+}
+
+// split returns the packed hash key value of directory entry key. It
+// fails with a *CorruptError, and never panics, on a key segment.go did
+// not write.
+func (d partitionDir) split(key fdb.Key) ([]byte, error) {
+	rest, ok := bytes.CutPrefix(key, d)
 	if !ok {
 		return nil, &CorruptError{What: "key", Reason: "not a partition key"}
 	}
@@ -713,9 +727,20 @@ func (k tableKeys) splitPartitionKey(key fdb.Key) ([]byte, error) {
 	return h, nil
 }
 
+// buckets returns the directory entries of the buckets [lo, hi).
+func (d partitionDir) buckets(lo, hi uint64) fdb.KeyRange {
+	pack := func(b uint64) fdb.Key {
+		return fdb.Key(append(d[:len(d):len(d)], tuple.Tuple{int64(b)}.Pack()...))
+	}
+	return fdb.KeyRange{Begin: pack(lo), End: pack(hi)}
+}
+
+// all returns the range of every entry of the directory.
+func (d partitionDir) all() fdb.KeyRange { return d.buckets(0, 1<<32) }
+
 // hashValue returns the packed hash key value at the head of the packed
-// key values kv (keys.go's own encoding, so it cannot fail on a kv this
-// package built).
+// key values kv (a table's, or an index's key values followed by its
+// base item's).
 func hashValue(kv []byte) ([]byte, error) {
 	h, _, err := splitTuple(kv, 1)
 	return h, err
@@ -728,20 +753,16 @@ func segmentBuckets(seg, total int) (lo, hi uint64) {
 	return uint64(seg) << 32 / uint64(total), uint64(seg+1) << 32 / uint64(total)
 }
 
-// partitionRange returns the directory entries of the buckets [lo, hi).
-func (k tableKeys) partitionRange(lo, hi uint64) fdb.KeyRange {
-	return fdb.KeyRange{Begin: k.partitions.Pack(tuple.Tuple{int64(lo)}), End: k.partitions.Pack(tuple.Tuple{int64(hi)})}
-}
-
-// partitionItems returns the range of the item heads of the partition
-// whose packed hash key value is h, after the packed key values after
-// when after is not nil.
-func (k tableKeys) partitionItems(h, after []byte) fdb.KeyRange {
-	begin := k.itemKey(h)
+// partitionRange returns the keys under prefix (an item subspace's or an
+// index's) of the partition whose packed hash key value is h, after the
+// packed values after when after is not nil: items i/<h>/…, or index
+// entries x/<index>/<h>/….
+func partitionRange(prefix, h, after []byte) fdb.KeyRange {
+	begin := concatKey(prefix, h)
 	if after != nil {
-		begin = k.itemKey(next(after))
+		begin = concatKey(prefix, next(after))
 	}
-	return fdb.KeyRange{Begin: begin, End: k.itemKey(prefixEnd(h))}
+	return fdb.KeyRange{Begin: begin, End: concatKey(prefix, prefixEnd(h))}
 }
 
 // ---- Secondary indexes (index.go, backfill.go) ----
@@ -1035,4 +1056,21 @@ func (k tableKeys) streamRegisterKey() fdb.Key {
 
 func (k tableKeys) streamHorizonKey() fdb.Key {
 	return k.stream.Pack(tuple.Tuple{streamHorizonName})
+}
+
+// itemCollectionRanges returns the ranges that hold the item collection
+// of the partition key value whose packed form is hashKV: its items
+// ("i", <hash>, …), their chunks ("c", <hash>, …) and their entries in
+// each local secondary index ("x", <lsi>, <hash>, …), whose partition key
+// is the table's.
+func (k tableKeys) itemCollectionRanges(hashKV []byte, lsis []string) []fdb.KeyRange {
+	prefixes := []fdb.Key{concatKey(k.items.Bytes(), hashKV), concatKey(k.chunks.Bytes(), hashKV)}
+	for _, name := range lsis {
+		prefixes = append(prefixes, concatKey(k.indexPrefix(name), hashKV))
+	}
+	ranges := make([]fdb.KeyRange, len(prefixes))
+	for i, p := range prefixes {
+		ranges[i] = fdb.KeyRange{Begin: p, End: fdb.Key(prefixEnd(p))}
+	}
+	return ranges
 }

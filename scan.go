@@ -160,7 +160,7 @@ func (t *Table) scanPlan(st *tableState, in *ScanInput) (*readPlan, error) {
 	p.forward = true
 	hash, _ := p.keyAttrs()
 	switch {
-	case in.TotalSegments > 1 && p.ix == nil && st.format >= metaFormatVersion:
+	case in.TotalSegments > 1 && st.format >= metaFormatVersion:
 		// Segments by partition-key hash (segment.go).
 		lo, hi := segmentBuckets(in.Segment, in.TotalSegments)
 		p.seg = &hashSegment{lo: lo, hi: hi}

@@ -49,24 +49,46 @@ import (
 // once.
 const segmentBatch = 64
 
-// writePartition is writeItem's hook for the partition directory
-// (invariant 1).
+// writePartition is writeItem's hook for the table's partition directory
+// (invariant 1); index entries add theirs through partitionEntry.
 func writePartition(tr fdb.Transaction, c itemChange) error {
 	if c.st.format < metaFormatVersion {
 		return nil
 	}
+	dir := c.st.keys.tablePartitions()
 	switch {
 	case c.new != nil && (!c.oldKnown || c.old == nil):
 		h, err := hashValue(c.kv)
 		if err != nil {
 			return err
 		}
-		tr.Set(c.st.keys.partitionKey(h), nil)
+		tr.Set(dir.key(h), nil)
 	case c.new == nil && c.st.rng.Name == "":
 		// The item was its partition's only one.
-		tr.Clear(c.st.keys.partitionKey(c.kv))
+		tr.Clear(dir.key(c.kv))
 	}
 	return nil
+}
+
+// partitionEntry returns the index's partition directory entry that
+// writing entry newKey (in place of oldKey, nil if none) must set, or nil
+// when the old entry's partition is the same, so its entry exists
+// (invariant 1). Entries of a partition that empties are left behind.
+func (ix *indexDef) partitionEntry(st *tableState, oldKey, newKey fdb.Key) fdb.Key {
+	if st.format < metaFormatVersion {
+		return nil
+	}
+	h, err := hashValue(newKey[len(ix.prefix):])
+	if err != nil {
+		return nil // index.go built the key: cannot happen
+	}
+	if oldKey != nil {
+		// Not bytes.HasPrefix: "x" packs to a prefix of "x\x00"'s packing.
+		if oh, err := hashValue(oldKey[len(ix.prefix):]); err == nil && bytes.Equal(oh, h) {
+			return nil
+		}
+	}
+	return ix.parts.key(h)
 }
 
 // hashSegment is the slice of the partition directory one parallel Scan
@@ -96,28 +118,37 @@ type kvIterator interface {
 	Get() (fdb.KeyValue, error)
 }
 
-// partitionWalker yields the item heads of one hash segment in the order
-// of invariant 2, reading the directory and the partitions a batch at a
-// time, every partition of a batch in parallel.
+// partitionWalker yields the item heads (or index entries) of one hash
+// segment in the order of invariant 2, reading the directory and the
+// partitions a batch at a time, every partition of a batch in parallel.
 type partitionWalker struct {
-	tr    fdb.ReadTransaction
-	keys  tableKeys
-	dir   fdb.KeyRange // the directory entries not read yet
-	after []byte       // resume after these packed key values (invariant 2)
-	limit int          // the page's Limit (0: none), the most any partition yields
-	parts []*fdb.RangeIterator
-	cur   int
-	err   error
-	done  bool
+	tr     fdb.ReadTransaction
+	parts  partitionDir
+	prefix []byte       // of the partitions' keys: i/ or x/<index>/
+	dir    fdb.KeyRange // the directory entries not read yet
+	after  []byte       // resume after these packed key values (invariant 2)
+	// afterHash is after's packed hash key value.
+	afterHash []byte
+	limit     int // the page's Limit (0: none), the most any partition yields
+	reads     []*fdb.RangeIterator
+	cur       int
+	err       error
+	done      bool
 }
 
 func newPartitionWalker(tr fdb.ReadTransaction, p *readPlan) *partitionWalker {
-	keys := p.st.keys
-	w := &partitionWalker{tr: tr, keys: keys, dir: keys.partitionRange(p.seg.lo, p.seg.hi), after: p.start, limit: p.limit}
+	w := &partitionWalker{tr: tr, limit: p.limit}
+	if p.ix != nil {
+		w.parts, w.prefix = p.ix.parts, p.ix.prefix
+	} else {
+		w.parts, w.prefix = p.st.keys.tablePartitions(), p.st.keys.items.Bytes()
+	}
+	w.dir = w.parts.buckets(p.seg.lo, p.seg.hi)
 	if p.start != nil {
 		// The plan checked that start is this segment's (invariant 2).
 		if h, err := hashValue(p.start); err == nil {
-			w.dir.Begin = keys.partitionKey(h)
+			w.dir.Begin = w.parts.key(h)
+			w.afterHash, w.after = h, p.start
 		}
 	}
 	return w
@@ -129,8 +160,8 @@ func (w *partitionWalker) Advance() bool {
 		if w.err != nil {
 			return true
 		}
-		if w.cur < len(w.parts) {
-			if w.parts[w.cur].Advance() {
+		if w.cur < len(w.reads) {
+			if w.reads[w.cur].Advance() {
 				return true
 			}
 			w.cur++
@@ -148,11 +179,11 @@ func (w *partitionWalker) Get() (fdb.KeyValue, error) {
 	if w.err != nil {
 		return fdb.KeyValue{}, w.err
 	}
-	return w.parts[w.cur].Get()
+	return w.reads[w.cur].Get()
 }
 
-// nextBatch reads the next directory entries and starts the item reads of
-// all their partitions.
+// nextBatch reads the next directory entries and starts the reads of all
+// their partitions.
 func (w *partitionWalker) nextBatch() error {
 	n := segmentBatch
 	if w.limit > 0 {
@@ -167,21 +198,21 @@ func (w *partitionWalker) nextBatch() error {
 	} else {
 		w.dir.Begin = fdb.Key(next(entries[len(entries)-1].Key))
 	}
-	w.parts, w.cur = w.parts[:0], 0
+	w.reads, w.cur = w.reads[:0], 0
+	opts := fdb.RangeOptions{Limit: w.limit, Mode: fdb.StreamingModeIterator}
+	if w.limit > 0 {
+		opts.Mode = fdb.StreamingModeWantAll
+	}
 	for _, e := range entries {
-		h, err := w.keys.splitPartitionKey(e.Key)
+		h, err := w.parts.split(e.Key)
 		if err != nil {
 			return err
 		}
 		var after []byte
-		if w.after != nil && bytes.HasPrefix(w.after, h) {
+		if w.after != nil && bytes.Equal(w.afterHash, h) {
 			after = w.after // the partition the previous page stopped in
 		}
-		opts := fdb.RangeOptions{Limit: w.limit, Mode: fdb.StreamingModeIterator}
-		if w.limit > 0 {
-			opts.Mode = fdb.StreamingModeWantAll
-		}
-		w.parts = append(w.parts, w.tr.GetRange(w.keys.partitionItems(h, after), opts).Iterator())
+		w.reads = append(w.reads, w.tr.GetRange(partitionRange(w.prefix, h, after), opts).Iterator())
 	}
 	w.after = nil
 	return nil

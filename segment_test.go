@@ -19,44 +19,86 @@ import (
 )
 
 // partitionProblems checks segment.go's invariant 1 on the items of a
-// table (packed key values → item): every item's partition has its
-// directory entry, every entry decodes, and a table without a sort key
-// has no entry without its item. Tables of format 1 have no directory.
+// table (packed key values → item) and its index entries: every item's
+// partition, and every index entry's, has its directory entry; every
+// entry decodes; a table without a sort key has no entry without its
+// item; no directory exists but the table's and its indexes'. Tables of
+// format 1 have no directory.
 func partitionProblems(rt fdb.ReadTransaction, st *tableState, items map[string]Item, errorf func(string, ...any)) error {
-	entries, err := rt.GetRange(st.keys.partitions, fdb.RangeOptions{}).GetSliceWithError()
+	all, err := rt.GetRange(st.keys.partitions, fdb.RangeOptions{}).GetSliceWithError()
 	if err != nil {
 		return err
 	}
 	if st.format < metaFormatVersion {
-		if len(entries) > 0 {
-			errorf("format %d table has %d partition entries", st.format, len(entries))
+		if len(all) > 0 {
+			errorf("format %d table has %d partition entries", st.format, len(all))
 		}
 		return nil
 	}
-	dir := map[string]bool{}
-	for _, e := range entries {
-		h, err := st.keys.splitPartitionKey(e.Key)
-		if err != nil {
-			errorf("partition entry %s: %v", fdb.Printable(e.Key), err)
-			continue
-		}
-		dir[string(h)] = true
+	// dirs maps each directory's prefix to its partitions; parts of each
+	// directory are what its items or entries need.
+	type dirCheck struct {
+		name        string
+		dir         partitionDir
+		have, needs map[string]bool
 	}
-	parts := map[string]bool{}
-	for kv := range items {
-		h, err := hashValue([]byte(kv))
-		if err != nil {
-			errorf("item %s: %v", fdb.Printable([]byte(kv)), err)
+	dirs := []*dirCheck{{name: "table", dir: st.keys.tablePartitions()}}
+	for _, ix := range st.indexes {
+		dirs = append(dirs, &dirCheck{name: "index " + ix.name, dir: ix.parts})
+	}
+	for _, e := range all {
+		var d *dirCheck
+		for _, c := range dirs {
+			if r := c.dir.all(); bytes.Compare(e.Key, r.Begin.FDBKey()) >= 0 && bytes.Compare(e.Key, r.End.FDBKey()) < 0 {
+				d = c
+			}
+		}
+		if d == nil {
+			errorf("partition entry %s belongs to no directory", fdb.Printable(e.Key))
 			continue
 		}
-		parts[string(h)] = true
-		if !dir[string(h)] {
-			errorf("item %s has no partition entry", fdb.Printable([]byte(kv)))
+		h, err := d.dir.split(e.Key)
+		if err != nil {
+			errorf("%s partition entry %s: %v", d.name, fdb.Printable(e.Key), err)
+			continue
+		}
+		if d.have == nil {
+			d.have = map[string]bool{}
+		}
+		d.have[string(h)] = true
+	}
+	need := func(d *dirCheck, kv []byte) {
+		h, err := hashValue(kv)
+		if err != nil {
+			errorf("%s key %s: %v", d.name, fdb.Printable(kv), err)
+			return
+		}
+		if d.needs == nil {
+			d.needs = map[string]bool{}
+		}
+		d.needs[string(h)] = true
+		if !d.have[string(h)] {
+			errorf("%s: partition %s has no directory entry", d.name, fdb.Printable(h))
+		}
+	}
+	for kv := range items {
+		need(dirs[0], []byte(kv))
+	}
+	for i, ix := range st.indexes {
+		if ix.building {
+			continue // the backfill adds them
+		}
+		entries, err := rt.GetRange(indexRange(ix.prefix), fdb.RangeOptions{}).GetSliceWithError()
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			need(dirs[i+1], e.Key[len(ix.prefix):])
 		}
 	}
 	if st.rng.Name == "" {
-		for h := range dir {
-			if !parts[h] {
+		for h := range dirs[0].have {
+			if !dirs[0].needs[h] {
 				errorf("partition entry %s has no item", fdb.Printable([]byte(h)))
 			}
 		}
@@ -199,7 +241,7 @@ func TestSegmentReadsItsOwnPartitions(t *testing.T) {
 	const total = 5
 	for seg := range total {
 		lo, hi := segmentBuckets(seg, total)
-		dr := st.keys.partitionRange(lo, hi)
+		dr := st.keys.tablePartitions().buckets(lo, hi)
 		dir := struct{ Begin, End fdb.Key }{dr.Begin.FDBKey(), dr.End.FDBKey()}
 		var ranges []fdb.KeyRange
 		in := ScanInput{Segment: seg, TotalSegments: total, Limit: 7}
@@ -423,24 +465,29 @@ func TestSegmentStartKeyValidation(t *testing.T) {
 
 func FuzzSplitPartitionKey(f *testing.F) {
 	keys := newTableKeys(subspace.Sub("t"))
+	dirs := []partitionDir{keys.tablePartitions(), keys.indexPartitions("byDate")}
 	for _, v := range []Value{S(""), S("k0001"), NInt(-5), B([]byte{0, 0xff, 1})} {
 		h, err := packKeyValues(v)
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add([]byte(keys.partitionKey(h)))
+		for _, d := range dirs {
+			f.Add([]byte(d.key(h)))
+		}
 	}
 	f.Fuzz(func(t *testing.T, key []byte) {
-		h, err := keys.splitPartitionKey(key)
-		if err != nil {
-			var ce *CorruptError
-			if !errors.As(err, &ce) {
-				t.Fatalf("splitPartitionKey(%x) error %T, want *CorruptError", key, err)
+		for _, d := range dirs {
+			h, err := d.split(key)
+			if err != nil {
+				var ce *CorruptError
+				if !errors.As(err, &ce) {
+					t.Fatalf("split(%x) error %T, want *CorruptError", key, err)
+				}
+				continue
 			}
-			return
-		}
-		if got := keys.partitionKey(h); !bytes.Equal(got, key) {
-			t.Fatalf("splitPartitionKey(%x) = %x, whose key is %x", key, h, got)
+			if got := d.key(h); !bytes.Equal(got, key) {
+				t.Fatalf("split(%x) = %x, whose key is %x", key, h, got)
+			}
 		}
 	})
 }
