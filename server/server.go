@@ -117,7 +117,7 @@ type Server struct {
 	mu     sync.Mutex
 	tables map[string]*fdyno.Table // handles by name; see table
 
-	bg background // backfills and the TTL sweeper (background.go)
+	bg background // backfills, the TTL sweeper, the stream trimmer (background.go)
 
 	metrics *metrics // what GET /metrics reports (metrics.go)
 }
