@@ -181,6 +181,10 @@ func New(cfg Config) (*Server, error) {
 		targetPrefix + "UpdateTimeToLive":   (*Server).updateTimeToLive,
 		targetPrefix + "DescribeTimeToLive": (*Server).describeTimeToLive,
 
+		targetPrefix + "ExecuteStatement":      (*Server).executeStatement,
+		targetPrefix + "BatchExecuteStatement": (*Server).batchExecuteStatement,
+		targetPrefix + "ExecuteTransaction":    (*Server).executeTransaction,
+
 		streamsTargetPrefix + "ListStreams":      (*Server).listStreams,
 		streamsTargetPrefix + "DescribeStream":   (*Server).describeStream,
 		streamsTargetPrefix + "GetShardIterator": (*Server).getShardIterator,
