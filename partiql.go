@@ -27,7 +27,33 @@ type PartiQL struct {
 	resolve func(name string) (*Table, error)
 
 	mu     sync.Mutex
-	tables map[string]*Table // handles opened by Open, by name
+	tables map[string]*Table  // handles opened by Open, by name
+	parsed map[string]*pqStmt // parsed statements, by text; immutable
+}
+
+// maxParsedStatements bounds the statements a PartiQL keeps parsed; the
+// cache is emptied when it is full.
+const maxParsedStatements = 1024
+
+// parse parses stmt, or returns it parsed before.
+func (q *PartiQL) parse(stmt string) (*pqStmt, error) {
+	q.mu.Lock()
+	s, ok := q.parsed[stmt]
+	q.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	s, err := parsePartiQL(stmt)
+	if err != nil {
+		return nil, err
+	}
+	q.mu.Lock()
+	if q.parsed == nil || len(q.parsed) >= maxParsedStatements {
+		q.parsed = map[string]*pqStmt{}
+	}
+	q.parsed[stmt] = s
+	q.mu.Unlock()
+	return s, nil
 }
 
 // NewPartiQL returns a PartiQL that opens the tables statements name with
@@ -140,7 +166,7 @@ func ExecuteStatement(tx fdb.Transactor, in ExecuteStatementInput, opts ...Optio
 // a write, nothing is written.
 func (q *PartiQL) ExecuteStatement(tx fdb.Transactor, in ExecuteStatementInput) (*ExecuteStatementOutput, error) {
 	const op = "ExecuteStatement"
-	s, err := parsePartiQL(in.Statement)
+	s, err := q.parse(in.Statement)
 	if err != nil {
 		return nil, withOp(op, err)
 	}
@@ -307,9 +333,18 @@ func (t *Table) pqSelect(tx fdb.ReadTransactor, s *pqStmt, in ExecuteStatementIn
 			return nil, withOp(op, err)
 		}
 	}
-	digest := pqDigest(in.Statement, in.Parameters)
+	// The digest is computed only when a token is read or made.
+	var digest [sha256.Size]byte
+	digested := false
+	token := func(part int, cursor []byte) string {
+		if !digested {
+			digest, digested = pqDigest(in.Statement, in.Parameters), true
+		}
+		return encodePQToken(st.cursorKey, digest, part, cursor)
+	}
 	part, cursor := 0, []byte(nil)
 	if in.NextToken != "" {
+		digest, digested = pqDigest(in.Statement, in.Parameters), true
 		if part, cursor, err = decodePQToken(in.NextToken, st.cursorKey, digest); err != nil {
 			return nil, err
 		}
@@ -324,6 +359,16 @@ func (t *Table) pqSelect(tx fdb.ReadTransactor, s *pqStmt, in ExecuteStatementIn
 				out.Items = append(out.Items, pqProject(it, pl.proj))
 			}
 		}
+		if pl.getKey != nil && cursor == nil {
+			g, err := t.Get(rtr, GetInput{Key: pl.getKey, ConsistentRead: in.ConsistentRead})
+			if err != nil {
+				return nil, err
+			}
+			if g.Item != nil {
+				keep([]Item{g.Item})
+			}
+			return out, nil
+		}
 		if !pl.query {
 			o, err := t.Scan(rtr, ScanInput{IndexName: pl.index, Limit: in.Limit, ConsistentRead: in.ConsistentRead, Cursor: cursor})
 			if err != nil {
@@ -331,7 +376,7 @@ func (t *Table) pqSelect(tx fdb.ReadTransactor, s *pqStmt, in ExecuteStatementIn
 			}
 			keep(o.Items)
 			if o.Cursor != nil {
-				out.NextToken = encodePQToken(st.cursorKey, digest, 0, o.Cursor)
+				out.NextToken = token(0, o.Cursor)
 				out.LastEvaluatedKey = o.LastEvaluatedKey
 			}
 			return out, nil
@@ -358,13 +403,13 @@ func (t *Table) pqSelect(tx fdb.ReadTransactor, s *pqStmt, in ExecuteStatementIn
 			}
 			keep(o.Items)
 			if o.Cursor != nil {
-				out.NextToken = encodePQToken(st.cursorKey, digest, i, o.Cursor)
+				out.NextToken = token(i, o.Cursor)
 				out.LastEvaluatedKey = o.LastEvaluatedKey
 				return out, nil
 			}
 			if in.Limit > 0 {
 				if left -= o.ScannedCount; left <= 0 && i+1 < len(pl.partitions) {
-					out.NextToken = encodePQToken(st.cursorKey, digest, i+1, nil)
+					out.NextToken = token(i+1, nil)
 					return out, nil
 				}
 			}

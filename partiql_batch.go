@@ -102,7 +102,7 @@ func (q *PartiQL) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteStatem
 	kinds := 0 // 1: reads, 2: writes
 	for i, bs := range in.Statements {
 		r := &out.Responses[i]
-		s, err := parsePartiQL(bs.Statement)
+		s, err := q.parse(bs.Statement)
 		if err == nil && s.params != len(bs.Parameters) {
 			err = pqParamCountError()
 		}
@@ -290,7 +290,7 @@ func (q *PartiQL) ExecuteTransaction(tx fdb.Transactor, in ExecuteTransactionInp
 			}
 			return nil, err
 		}
-		s, err := parsePartiQL(ps.Statement)
+		s, err := q.parse(ps.Statement)
 		if err != nil {
 			return fail(err)
 		}

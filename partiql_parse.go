@@ -49,6 +49,23 @@ var pqKeywords = map[string]bool{
 	"ASC": true, "DESC": true, "EXISTS": true,
 }
 
+// isPQKeyword reports whether the bare identifier s is a keyword,
+// compared case-insensitively, without allocating.
+func isPQKeyword(s string) bool {
+	var buf [16]byte
+	if len(s) > len(buf) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return pqKeywords[string(buf[:len(s)])]
+}
+
 // pqStmtKind is the kind of a statement.
 type pqStmtKind uint8
 
@@ -257,7 +274,7 @@ func (p *pqParser) statement() (*pqStmt, error) {
 // tableName parses a table name: an identifier, quoted or not.
 func (p *pqParser) tableName() (string, error) {
 	t := p.peek()
-	if t.kind == pqQuoted || t.kind == pqIdent && !pqKeywords[strings.ToUpper(t.text)] {
+	if t.kind == pqQuoted || t.kind == pqIdent && !isPQKeyword(t.text) {
 		p.next()
 		if t.text == "" {
 			return "", pqSyntaxError("empty table name")
@@ -451,7 +468,7 @@ func (p *pqParser) returning(update bool) (string, error) {
 // not a keyword.
 func (p *pqParser) name() (string, error) {
 	t := p.peek()
-	if t.kind == pqQuoted || t.kind == pqIdent && !pqKeywords[strings.ToUpper(t.text)] {
+	if t.kind == pqQuoted || t.kind == pqIdent && !isPQKeyword(t.text) {
 		p.next()
 		if t.text == "" {
 			return "", pqSyntaxError("empty attribute name")
@@ -761,16 +778,15 @@ func (p *pqParser) primary() (*pqExpr, error) {
 		p.next()
 		return p.tuple()
 	case pqIdent:
-		up := strings.ToUpper(t.text)
-		switch up {
-		case "TRUE", "FALSE":
+		switch {
+		case strings.EqualFold(t.text, "TRUE"), strings.EqualFold(t.text, "FALSE"):
 			p.next()
-			return &pqExpr{kind: pqeLit, val: Bool(up == "TRUE")}, nil
-		case "NULL":
+			return &pqExpr{kind: pqeLit, val: Bool(strings.EqualFold(t.text, "TRUE"))}, nil
+		case strings.EqualFold(t.text, "NULL"):
 			p.next()
 			return &pqExpr{kind: pqeLit, val: Null()}, nil
 		}
-		if p.toks[p.i+1].kind == pqLParen && !pqKeywords[up] {
+		if p.toks[p.i+1].kind == pqLParen && !isPQKeyword(t.text) {
 			return p.call()
 		}
 	}

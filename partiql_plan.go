@@ -417,6 +417,10 @@ type pqSelectPlan struct {
 	keyValues  map[string]Value
 	sortCond   string
 	forward    bool
+	// getKey, when the WHERE pins the table's full primary key, is the
+	// key of the one item the Query can return: it is read with a point
+	// read, as GetItem does.
+	getKey Item
 	// filter is the rest of the WHERE clause, applied to every item read
 	// by the evaluator, after Limit (as a FilterExpression is).
 	filter       string
@@ -456,7 +460,26 @@ func planSelect(s *pqStmt, st *tableState, params []Value) (*pqSelectPlan, error
 			break
 		}
 	}
-	if pl.query && rng.Name != "" {
+	if pl.query && len(pl.partitions) == 1 && s.index == "" {
+		// The full primary key: one point read, as GetItem.
+		if rng.Name == "" {
+			pl.getKey = Item{hash.Name: pl.partitions[0]}
+		}
+		for i, c := range cs {
+			if used[i] || rng.Name == "" {
+				continue
+			}
+			v, ok, err := kb.keyEquality(c, rng.Name)
+			if err != nil {
+				return nil, err
+			}
+			if ok && v.Type() == rng.Type {
+				pl.getKey, used[i] = Item{hash.Name: pl.partitions[0], rng.Name: v}, true
+				break
+			}
+		}
+	}
+	if pl.query && rng.Name != "" && pl.getKey == nil {
 		for i, c := range cs {
 			if used[i] {
 				continue

@@ -55,7 +55,11 @@ func TestPartiQLPlan(t *testing.T) {
 		partitions []string
 		sortCond   bool
 		filter     bool
+		get        bool
 	}{
+		// The full primary key is one point read.
+		{stmt: `SELECT * FROM Music WHERE Artist = 'A' AND SongTitle = 'x' AND n = 1`, query: true, partitions: []string{"A"}, filter: true, get: true},
+		{stmt: `SELECT * FROM Music WHERE Artist IN ['A', 'B'] AND SongTitle = 'x'`, query: true, partitions: []string{"A", "B"}, sortCond: true},
 		// The developer guide's examples: equality or IN on the partition
 		// key is a Query; anything else scans.
 		{stmt: `SELECT * FROM Music WHERE Artist = 'A'`, query: true, partitions: []string{"A"}},
@@ -93,10 +97,10 @@ func TestPartiQLPlan(t *testing.T) {
 			for _, v := range pl.partitions {
 				parts = append(parts, v.S())
 			}
-			got := []any{pl.query, parts, pl.sortCond != "", pl.filter != ""}
-			want := []any{tc.query, tc.partitions, tc.sortCond, tc.filter}
+			got := []any{pl.query, parts, pl.sortCond != "", pl.filter != "", pl.getKey != nil}
+			want := []any{tc.query, tc.partitions, tc.sortCond, tc.filter, tc.get}
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("plan [query partitions sortCond filter] mismatch (-want +got):\n%s", diff)
+				t.Errorf("plan [query partitions sortCond filter get] mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
