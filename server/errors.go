@@ -198,3 +198,22 @@ func serializationOf(err error) *apiError {
 	}
 	return &apiError{typ: errSerialization, msg: "Malformed JSON: " + err.Error()}
 }
+
+// dataPlane are the operations on items, whose ResourceNotFoundException
+// says only "Requested resource not found", without naming the table as
+// the control plane's does ("Requested resource not found: Table: T not
+// found").
+var dataPlane = map[string]bool{
+	"GetItem": true, "PutItem": true, "UpdateItem": true, "DeleteItem": true, "Query": true, "Scan": true,
+	"BatchGetItem": true, "BatchWriteItem": true, "TransactGetItems": true, "TransactWriteItems": true,
+}
+
+// opError adjusts ae to the wording DynamoDB uses for op.
+func opError(op string, ae *apiError) *apiError {
+	if ae.typ == errResourceNotFound && dataPlane[op] && ae.msg != "Requested resource not found" {
+		cp := *ae
+		cp.msg = "Requested resource not found"
+		return &cp
+	}
+	return ae
+}

@@ -29,10 +29,7 @@ func (s *Server) writeTable(c *call, w *writeCommon) (*fdyno.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkReturnConsumedCapacity(w.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
-	if err := checkReturnItemCollectionMetrics(w.ReturnItemCollectionMetrics); err != nil {
+	if err := checkWriteMembers(w); err != nil {
 		return nil, err
 	}
 	if err := w.legacyConditional.check(); err != nil {
@@ -47,8 +44,9 @@ type putItemInput struct {
 }
 
 type writeOutput struct {
-	Attributes       wireItem          `json:",omitempty"`
-	ConsumedCapacity *consumedCapacity `json:",omitempty"`
+	Attributes            wireItem                     `json:",omitempty"`
+	ConsumedCapacity      *consumedCapacity            `json:",omitempty"`
+	ItemCollectionMetrics *fdyno.ItemCollectionMetrics `json:",omitempty"`
 }
 
 func (s *Server) putItem(c *call, body []byte) (any, error) {
@@ -77,9 +75,14 @@ func (s *Server) putItem(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Item))
+	if err != nil {
+		return nil, err
+	}
 	return writeOutput{
-		Attributes:       wireItem(out.Attributes),
-		ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Item), out.Attributes),
+		Attributes:            wireItem(out.Attributes),
+		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Item), out.Attributes),
+		ItemCollectionMetrics: icm,
 	}, nil
 }
 
@@ -120,9 +123,14 @@ func (s *Server) updateItem(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Key))
+	if err != nil {
+		return nil, err
+	}
 	return writeOutput{
-		Attributes:       wireItem(out.Attributes),
-		ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
+		Attributes:            wireItem(out.Attributes),
+		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
+		ItemCollectionMetrics: icm,
 	}, nil
 }
 
@@ -157,9 +165,14 @@ func (s *Server) deleteItem(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Key))
+	if err != nil {
+		return nil, err
+	}
 	return writeOutput{
-		Attributes:       wireItem(out.Attributes),
-		ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
+		Attributes:            wireItem(out.Attributes),
+		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
+		ItemCollectionMetrics: icm,
 	}, nil
 }
 

@@ -34,10 +34,7 @@ func (s *Server) readTable(c *call, r *readCommon) (*fdyno.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Limit != nil && *r.Limit < 1 {
-		return nil, validation("1 validation error detected: Value '" + strconv.Itoa(*r.Limit) + "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
-	}
-	if err := checkReturnConsumedCapacity(r.ReturnConsumedCapacity); err != nil {
+	if err := checkReadMembers(c.op, r); err != nil {
 		return nil, err
 	}
 	if err := refuseLegacy(named{"ConditionalOperator", r.ConditionalOperator, "FilterExpression"}); err != nil {

@@ -180,6 +180,9 @@ func New(cfg Config) (*Server, error) {
 		targetPrefix + "TransactGetItems":   (*Server).transactGetItems,
 		targetPrefix + "UpdateTimeToLive":   (*Server).updateTimeToLive,
 		targetPrefix + "DescribeTimeToLive": (*Server).describeTimeToLive,
+		targetPrefix + "TagResource":        (*Server).tagResource,
+		targetPrefix + "UntagResource":      (*Server).untagResource,
+		targetPrefix + "ListTagsOfResource": (*Server).listTagsOfResource,
 
 		targetPrefix + "ExecuteStatement":      (*Server).executeStatement,
 		targetPrefix + "BatchExecuteStatement": (*Server).batchExecuteStatement,
@@ -232,7 +235,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var ae *apiError
 	if err != nil {
-		ae = toAPIError(err)
+		ae = opError(c.op, toAPIError(err))
 		status, body = ae.typ.status, ae.body()
 	}
 	h := w.Header()
