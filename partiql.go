@@ -93,6 +93,32 @@ func (q *PartiQL) table(tx fdb.Transactor, name string) (*Table, error) {
 	return t, nil
 }
 
+// StatementInfo describes what a PartiQL statement does, for a caller
+// that checks access or accounts for capacity before running it.
+type StatementInfo struct {
+	// Action is the IAM action DynamoDB authorizes the statement with:
+	// PartiQLSelect (also for EXISTS), PartiQLInsert, PartiQLUpdate or
+	// PartiQLDelete.
+	Action    string
+	TableName string
+	// IndexName is the index a SELECT reads, or "".
+	IndexName string
+	// Parameters is the number of ? placeholders.
+	Parameters int
+}
+
+// ParseStatement parses a PartiQL statement without running it. Errors
+// are *[ValidationError].
+func ParseStatement(stmt string) (StatementInfo, error) {
+	s, err := parsePartiQL(stmt)
+	if err != nil {
+		return StatementInfo{}, err
+	}
+	actions := map[pqStmtKind]string{pqSelect: "PartiQLSelect", pqExists: "PartiQLSelect", pqInsert: "PartiQLInsert",
+		pqUpdate: "PartiQLUpdate", pqDelete: "PartiQLDelete"}
+	return StatementInfo{Action: actions[s.kind], TableName: s.table, IndexName: s.index, Parameters: s.params}, nil
+}
+
 // ExecuteStatementInput is the request of [PartiQL.ExecuteStatement],
 // DynamoDB's ExecuteStatement. Zero values are the defaults.
 type ExecuteStatementInput struct {

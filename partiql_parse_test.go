@@ -146,3 +146,28 @@ func FuzzParsePartiQL(f *testing.F) {
 		}
 	})
 }
+
+func TestParseStatement(t *testing.T) {
+	tests := []struct {
+		stmt string
+		want StatementInfo
+	}{
+		{`SELECT * FROM "Music"."ByGenre" WHERE Genre = ?`, StatementInfo{Action: "PartiQLSelect", TableName: "Music", IndexName: "ByGenre", Parameters: 1}},
+		{`INSERT INTO Music VALUE {'a': ?, 'b': ?}`, StatementInfo{Action: "PartiQLInsert", TableName: "Music", Parameters: 2}},
+		{`UPDATE "Music" SET a = 1 WHERE pk = 'x'`, StatementInfo{Action: "PartiQLUpdate", TableName: "Music"}},
+		{`DELETE FROM "Mu""sic" WHERE pk = 'x'`, StatementInfo{Action: "PartiQLDelete", TableName: `Mu"sic`}},
+		{`EXISTS(SELECT * FROM "Music" WHERE pk = 'x')`, StatementInfo{Action: "PartiQLSelect", TableName: "Music"}},
+	}
+	for _, tc := range tests {
+		got, err := ParseStatement(tc.stmt)
+		if err != nil {
+			t.Fatalf("ParseStatement(%q): %v", tc.stmt, err)
+		}
+		if got != tc.want {
+			t.Errorf("ParseStatement(%q) = %+v, want %+v", tc.stmt, got, tc.want)
+		}
+	}
+	if _, err := ParseStatement(`SELECT`); !errors.Is(err, ErrValidation) {
+		t.Errorf("ParseStatement of a bad statement: %v", err)
+	}
+}

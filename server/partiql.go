@@ -112,6 +112,11 @@ func (s *Server) executeStatement(c *call, body []byte) (any, error) {
 	if err := checkReturnOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
+	info, err := fdyno.ParseStatement(*in.Statement)
+	if err != nil {
+		return nil, err
+	}
+	c.table = info.TableName
 	req := fdyno.ExecuteStatementInput{Statement: *in.Statement, Parameters: in.Parameters, ConsistentRead: in.ConsistentRead,
 		ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure}
 	if in.Limit != nil {
@@ -136,7 +141,11 @@ func (s *Server) executeStatement(c *call, body []byte) (any, error) {
 		res.Items[i] = wireItem(it)
 		size += it.Size()
 	}
-	res.ConsumedCapacity = readCapacity(in.ReturnConsumedCapacity, c.table, size, in.ConsistentRead)
+	if info.Action == "PartiQLSelect" {
+		res.ConsumedCapacity = readCapacity(in.ReturnConsumedCapacity, c.table, size, in.ConsistentRead)
+	} else {
+		res.ConsumedCapacity = writeCapacity(in.ReturnConsumedCapacity, c.table, out.Items...)
+	}
 	return res, nil
 }
 

@@ -83,6 +83,19 @@ func TestSDKExecuteStatement(t *testing.T) {
 		t.Fatalf("DELETE RETURNING ALL OLD *: %v, %v", out, err)
 	}
 
+	// ReturnConsumedCapacity: read units for a SELECT, write units for a
+	// write, in the statement's table.
+	cc, err := c.ExecuteStatement(ctx(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(`SELECT * FROM "Music" WHERE pk = 'a' AND sk = 1`),
+		ConsistentRead: aws.Bool(true), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	if err != nil || cc.ConsumedCapacity == nil || aws.ToString(cc.ConsumedCapacity.TableName) != "Music" || aws.ToFloat64(cc.ConsumedCapacity.ReadCapacityUnits) != 1 {
+		t.Errorf("SELECT ConsumedCapacity = %+v, %v", cc, err)
+	}
+	cc, err = c.ExecuteStatement(ctx(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(`UPDATE "Music" SET x = 1 WHERE pk = 'a' AND sk = 1`),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	if err != nil || cc.ConsumedCapacity == nil || aws.ToString(cc.ConsumedCapacity.TableName) != "Music" || aws.ToFloat64(cc.ConsumedCapacity.WriteCapacityUnits) != 1 {
+		t.Errorf("UPDATE ConsumedCapacity = %+v, %v", cc, err)
+	}
+
 	_, err = exec(`SELECTT * FROMM "Music"`)
 	wantAPIError(t, err, "ValidationException", "Statement wasn't well formed")
 	_, err = exec(`SELECT * FROM "Nope" WHERE pk = 'x'`)
