@@ -148,23 +148,35 @@ func (q *PartiQL) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteStatem
 		writes, writeAt = append(writes, w), append(writeAt, i)
 	}
 	if len(reads) > 0 {
-		items, err := readTransact(tx, func(rtr fdb.ReadTransaction) ([]Item, error) {
-			items := make([]Item, len(reads))
+		// The closure may be retried: it only returns what it read.
+		type got struct {
+			item Item
+			err  error
+		}
+		res, err := readTransact(tx, func(rtr fdb.ReadTransaction) ([]got, error) {
+			res := make([]got, len(reads))
 			for j, rd := range reads {
 				g, err := rd.t.Get(rtr, GetInput{Key: rd.key})
 				if err != nil {
 					if isFDBError(err) {
 						return nil, err
 					}
-					out.Responses[rd.i].Error = batchError(err)
+					res[j].err = err
 					continue
 				}
-				items[j] = g.Item
+				res[j].item = g.Item
 			}
-			return items, nil
+			return res, nil
 		})
 		if err != nil {
 			return nil, err
+		}
+		items := make([]Item, len(reads))
+		for j, rd := range reads {
+			if res[j].err != nil {
+				out.Responses[rd.i].Error = batchError(res[j].err)
+			}
+			items[j] = res[j].item
 		}
 		for j, rd := range reads {
 			it := items[j]
