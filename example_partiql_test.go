@@ -85,3 +85,95 @@ func ExamplePartiQL_ExecuteTransaction() {
 	// None DuplicateItem
 	// [{"SongTitle":{"S":"One"}} {"SongTitle":{"S":"Three"}}]
 }
+
+// BatchExecuteStatement runs statements one by one, each with its own
+// outcome: a failed statement does not stop the others.
+func ExamplePartiQL_BatchExecuteStatement() {
+	db, root := exampleDB("PartiQLBatch")
+	if _, err := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicSchema)); err != nil {
+		panic(err)
+	}
+	q := fdyno.NewPartiQL(root)
+	out, err := q.BatchExecuteStatement(db, fdyno.BatchExecuteStatementInput{Statements: []fdyno.BatchStatementRequest{
+		{Statement: `INSERT INTO "Music" VALUE {'Artist': 'Acme', 'SongTitle': 'One'}`},
+		{Statement: `INSERT INTO "Music" VALUE {'Artist': 'Acme', 'SongTitle': 'One'}`},
+		{Statement: `INSERT INTO "Nowhere" VALUE {'Artist': 'Acme', 'SongTitle': 'Two'}`},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	for _, r := range out.Responses {
+		if r.Error != nil {
+			fmt.Println(r.TableName, r.Error.Code)
+		} else {
+			fmt.Println(r.TableName, "ok")
+		}
+	}
+	// Output:
+	// Music ok
+	// Music DuplicateItem
+	// Nowhere ResourceNotFound
+}
+
+// ParseStatement tells what a statement does without running it: the
+// IAM action DynamoDB would authorize and the table it names.
+func ExampleParseStatement() {
+	info, err := fdyno.ParseStatement(`UPDATE "Music" SET Plays = Plays + 1 WHERE Artist = ? AND SongTitle = ?`)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(info.Action, info.TableName, info.Parameters)
+	// Output: PartiQLUpdate Music 2
+}
+
+// NewPartiQLWithTables resolves table names with handles the caller
+// keeps, here one table under a private name.
+func ExampleNewPartiQLWithTables() {
+	db, root := exampleDB("PartiQLTables")
+	music, err := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicSchema))
+	if err != nil {
+		panic(err)
+	}
+	q := fdyno.NewPartiQLWithTables(func(name string) (*fdyno.Table, error) {
+		if name != "Songs" {
+			return nil, fdyno.ErrResourceNotFound
+		}
+		return music, nil
+	})
+	if _, err := q.ExecuteStatement(db, fdyno.ExecuteStatementInput{Statement: `INSERT INTO Songs VALUE {'Artist': 'Acme', 'SongTitle': 'One'}`}); err != nil {
+		panic(err)
+	}
+	_, err = q.ExecuteStatement(db, fdyno.ExecuteStatementInput{Statement: `SELECT * FROM Music`})
+	fmt.Println(errors.Is(err, fdyno.ErrResourceNotFound))
+	// Output: true
+}
+
+// The package-level ExecuteStatement opens the tables it names with the
+// options given, as Open does.
+func ExampleExecuteStatement() {
+	db, root := exampleDB("PartiQLFunc")
+	if _, err := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicSchema)); err != nil {
+		panic(err)
+	}
+	if _, err := fdyno.ExecuteTransaction(db, fdyno.ExecuteTransactionInput{TransactStatements: []fdyno.ParameterizedStatement{
+		{Statement: `INSERT INTO "Music" VALUE {'Artist': 'Acme', 'SongTitle': 'One', 'Year': 2001}`},
+		{Statement: `INSERT INTO "Music" VALUE {'Artist': 'Acme', 'SongTitle': 'Two', 'Year': 2003}`},
+	}}, root); err != nil {
+		panic(err)
+	}
+	out, err := fdyno.ExecuteStatement(db, fdyno.ExecuteStatementInput{Statement: `SELECT SongTitle FROM "Music" WHERE "Year" > 2002`}, root)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(out.Items)
+	b, err := fdyno.BatchExecuteStatement(db, fdyno.BatchExecuteStatementInput{Statements: []fdyno.BatchStatementRequest{
+		{Statement: `SELECT "Year" FROM "Music" WHERE Artist = 'Acme' AND SongTitle = 'One'`},
+	}}, root)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(b.Responses[0].Item)
+	// Output:
+	// [{"SongTitle":{"S":"Two"}}]
+	// {"Year":{"N":"2001"}}
+}
