@@ -239,7 +239,8 @@ func (b *pqBuilder) cond(e *pqExpr) (string, error) {
 		if e.kind == pqeMissing {
 			return "attribute_not_exists(" + p + ")", nil
 		}
-		return "attribute_type(" + p + ", " + b.value(S("NULL")) + ")", nil
+		// In PartiQL, MISSING IS NULL too.
+		return "(attribute_type(" + p + ", " + b.value(S("NULL")) + ") OR attribute_not_exists(" + p + "))", nil
 	case pqeCall:
 		switch e.op {
 		case "begins_with", "contains", "attribute_type":
@@ -403,6 +404,11 @@ func (b *pqBuilder) residual(cs []*pqExpr, used []bool) (string, error) {
 	return strings.Join(parts, " AND "), nil
 }
 
+// maxINPartitions is the most partition key values an IN (or an OR of
+// equalities) may list (the developer guide's PartiQL operators page: 50
+// hash attribute values).
+const maxINPartitions = 50
+
 // pqSelectPlan is how a SELECT reads: Queries of the listed partitions
 // (in the order written, duplicates dropped), or a Scan.
 type pqSelectPlan struct {
@@ -451,6 +457,9 @@ func planSelect(s *pqStmt, st *tableState, params []Value) (*pqSelectPlan, error
 			return nil, err
 		}
 		if ok {
+			if len(vs) > maxINPartitions {
+				return nil, &ValidationError{Reason: "The IN operator on a partition key takes at most " + strconv.Itoa(maxINPartitions) + " values; number of values: " + strconv.Itoa(len(vs))}
+			}
 			pl.query, used[i] = true, true
 			for _, v := range vs {
 				if v.Type() == hash.Type && !slices.ContainsFunc(pl.partitions, v.Equal) {

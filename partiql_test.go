@@ -111,7 +111,7 @@ func TestExecuteStatement(t *testing.T) {
 	tbl, q := newPartiQLTable(t, db)
 	for _, it := range []Item{
 		song("Acme", "A1", "Genre", S("Rock"), "n", N("1"), "l", L(N("1")), "ss", SS("x", "y"), "m", M(Item{"nested": S("deep")})),
-		song("Acme", "A2", "Genre", S("Pop"), "n", N("2")),
+		song("Acme", "A2", "Genre", S("Pop"), "n", N("2"), "nul", Null()),
 		song("Acme", "B1", "n", N("3")),
 		song("Zed", "Z1", "Genre", S("Rock"), "n", N("4")),
 	} {
@@ -150,6 +150,9 @@ func TestExecuteStatement(t *testing.T) {
 		{"functions", `SELECT * FROM "Music" WHERE contains(ss, 'y') AND size(l) = 1 AND attribute_type(m, 'M')`, nil, []string{"A1"}},
 		{"index", `SELECT * FROM "Music"."ByGenre" WHERE Genre = 'Rock'`, nil, []string{"A1", "Z1"}},
 		{"wrong key type", `SELECT * FROM "Music" WHERE Artist = 5`, nil, nil},
+		// In PartiQL, MISSING IS NULL too.
+		{"is null", `SELECT * FROM "Music" WHERE Artist = 'Acme' AND nul IS NULL`, nil, []string{"A1", "A2", "B1"}},
+		{"is not null", `SELECT * FROM "Music" WHERE Artist = 'Acme' AND Genre IS NOT NULL`, nil, []string{"A1", "A2"}},
 		{"not between", `SELECT * FROM "Music" WHERE Artist = 'Acme' AND NOT (n BETWEEN 2 AND 3)`, nil, []string{"A1"}},
 	}
 	for _, tc := range reads {
@@ -282,6 +285,7 @@ func TestExecuteStatement(t *testing.T) {
 		{"order by on scan", `SELECT * FROM "Music" ORDER BY SongTitle`, nil, ErrValidation, "ORDER BY"},
 		{"order by non-key", `SELECT * FROM "Music" WHERE Artist = 'Acme' ORDER BY n`, nil, ErrValidation, "must be a key attribute"},
 		{"set_add elsewhere", `UPDATE "Music" SET a = set_add(b, <<1>>) WHERE Artist = 'Acme' AND SongTitle = 'A2'`, nil, ErrValidation, "set_add must name"},
+		{"51 partitions", `SELECT * FROM "Music" WHERE Artist IN [` + strings.Repeat("'a', ", 50) + `'z']`, nil, ErrValidation, "at most 50 values"},
 		{"no index", `SELECT * FROM "Music"."Nope"`, nil, ErrValidation, "does not have the specified index"},
 		{"arithmetic on a string", `UPDATE "Music" SET Genre = Genre + 1 WHERE Artist = 'Acme' AND SongTitle = 'A2'`, nil, ErrValidation, "incorrect data type"},
 	}
