@@ -401,3 +401,50 @@ func TestExecuteStatementComposes(t *testing.T) {
 		t.Errorf("an aborted transaction's INSERT was written: %v, %v", out, err)
 	}
 }
+
+// PartiQL writes take the single write path: the change stream records
+// them as the equivalent PutItem, UpdateItem and DeleteItem, and a
+// failed statement records nothing.
+func TestPartiQLStream(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	schema := musicSchema
+	schema.StreamViewType = StreamViewTypeNewAndOldImages
+	tbl, err := Open(db, "Music", root, WithSchema(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { checkTable(t, db, tbl) })
+	q := NewPartiQL(root)
+	for _, stmt := range []string{
+		`INSERT INTO "Music" VALUE {'Artist': 'a', 'SongTitle': 's', 'n': 1}`,
+		`INSERT INTO "Music" VALUE {'Artist': 'a', 'SongTitle': 's', 'n': 9}`, // DuplicateItem: no record
+		`UPDATE "Music" SET n = n + 1 WHERE Artist = 'a' AND SongTitle = 's'`,
+		`UPDATE "Music" SET n = 0 WHERE Artist = 'a' AND SongTitle = 'none'`, // missing item: no record
+		`DELETE FROM "Music" WHERE Artist = 'a' AND SongTitle = 's'`,
+		`DELETE FROM "Music" WHERE Artist = 'a' AND SongTitle = 's'`, // absent: no record
+	} {
+		_, _ = q.ExecuteStatement(db, ExecuteStatementInput{Statement: stmt})
+	}
+	type rec struct {
+		Event    EventName
+		Old, New string
+	}
+	n := func(it Item) string {
+		if it == nil {
+			return ""
+		}
+		return it["n"].N()
+	}
+	var got []rec
+	for r, err := range tbl.Records(t.Context(), db, "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, rec{r.EventName, n(r.OldImage), n(r.NewImage)})
+	}
+	want := []rec{{EventNameInsert, "", "1"}, {EventNameModify, "1", "2"}, {EventNameRemove, "2", ""}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stream records mismatch (-want +got):\n%s", diff)
+	}
+}
