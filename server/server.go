@@ -199,6 +199,10 @@ func New(cfg Config) (*Server, error) {
 		targetPrefix + "UntagResource":      (*Server).untagResource,
 		targetPrefix + "ListTagsOfResource": (*Server).listTagsOfResource,
 
+		targetPrefix + "ExecuteStatement":      (*Server).executeStatement,
+		targetPrefix + "BatchExecuteStatement": (*Server).batchExecuteStatement,
+		targetPrefix + "ExecuteTransaction":    (*Server).executeTransaction,
+
 		streamsTargetPrefix + "ListStreams":      (*Server).listStreams,
 		streamsTargetPrefix + "DescribeStream":   (*Server).describeStream,
 		streamsTargetPrefix + "GetShardIterator": (*Server).getShardIterator,
