@@ -567,10 +567,6 @@ func TestSDKUnsupportedOperations(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	c := ts.client(testCredentials)
 	for name, call := range map[string]func() error{
-		"ExecuteStatement": func() error {
-			_, err := c.ExecuteStatement(ctx(t), &dynamodb.ExecuteStatementInput{Statement: aws.String("SELECT * FROM Any")})
-			return err
-		},
 		"CreateBackup": func() error {
 			_, err := c.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: aws.String("Any"), BackupName: aws.String("b")})
 			return err
