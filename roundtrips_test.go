@@ -38,8 +38,8 @@ func rt(rv, waves, commits int64) fdblitetest.RoundTrips {
 // budgetFixture holds the tables the budget tests run on, on a database of
 // their own (round trips are counted per database).
 type budgetFixture struct {
-	db                 fdb.Database
-	plain, gsi, stream *Table
+	db                          fdb.Database
+	plain, gsi, stream, sharded *Table
 	big                string // an attribute value that makes an item chunked
 	// streamAfter is the sequence number of the stream's chunked record:
 	// after it come small records only.
@@ -62,6 +62,15 @@ func newBudgetFixture(t *testing.T) *budgetFixture {
 	stream.StreamViewType = StreamViewTypeNewAndOldImages
 	if f.stream, err = Open(db, "WithStream", testRoot(t, db), WithSchema(stream)); err != nil {
 		t.Fatal(err)
+	}
+	stream.StreamShards = 4
+	if f.sharded, err = Open(db, "WithShardedStream", testRoot(t, db), WithSchema(stream)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		if _, err := f.sharded.Put(db, PutInput{Item: Item{"pk": S(fmt.Sprint("p", i)), "sk": N("1")}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Items: a small one and a chunked one in each table.
 	for _, tbl := range []*Table{f.plain, f.gsi, f.stream} {
@@ -175,6 +184,13 @@ func TestRoundTripBudgets(t *testing.T) {
 			out, err := f.stream.GetRecords(db, GetRecordsInput{ExclusiveStartSequenceNumber: f.streamAfter})
 			if err == nil && len(out.Records) != 2 {
 				err = fmt.Errorf("GetRecords: %d records, want 2", len(out.Records))
+			}
+			return err
+		}, rt(1, 1, 0)},
+		{"GetRecords page, 4 shards", func() error {
+			out, err := f.sharded.GetRecords(db, GetRecordsInput{})
+			if err == nil && len(out.Records) != 8 {
+				err = fmt.Errorf("GetRecords: %d records, want 8", len(out.Records))
 			}
 			return err
 		}, rt(1, 1, 0)},
