@@ -40,7 +40,7 @@ func rt(rv, waves, commits int64) fdblitetest.RoundTrips {
 type budgetFixture struct {
 	db                          fdb.Database
 	plain, gsi, stream, sharded *Table
-	big                string // an attribute value that makes an item chunked
+	big                         string // an attribute value that makes an item chunked
 	// streamAfter is the sequence number of the stream's chunked record:
 	// after it come small records only.
 	streamAfter string
