@@ -195,11 +195,15 @@ TxnRoundTrips::Clock::time_point TxnRoundTrips::ReadVersionReady() const {
 }
 
 FuturePtr TxnRoundTrips::After(FuturePtr ready, Clock::time_point when,
-                               std::shared_ptr<ReadWave> wave) {
+                               std::shared_ptr<ReadWave> wave,
+                               std::vector<std::function<void()>> first) {
   auto out = std::make_shared<Future>();
   out->SetWave(std::move(wave));
   double delay = std::chrono::duration<double>(when - Clock::now()).count();
-  Loop::Get().Schedule(delay, [out, ready] { out->Adopt(std::move(*ready)); });
+  Loop::Get().Schedule(delay, [out, ready, first = std::move(first)] {
+    for (auto& fn : first) fn();
+    out->Adopt(std::move(*ready));
+  });
   return out;
 }
 
@@ -227,13 +231,16 @@ FuturePtr TxnRoundTrips::MetadataVersionRead(FuturePtr ready) {
   return ReadVersion(std::move(ready));
 }
 
-FuturePtr TxnRoundTrips::Commit(FuturePtr ready) {
+FuturePtr TxnRoundTrips::Commit(FuturePtr ready,
+                                std::vector<std::function<void()>>* with) {
   ++counts_.commits;
   db_->CountCommit();
   if (!db_->enabled()) return ready;
   auto when = ReadVersionReady() + std::chrono::duration_cast<Clock::duration>(
                                        std::chrono::duration<double>(db_->CommitDelay()));
-  return After(std::move(ready), when, nullptr);
+  std::vector<std::function<void()>> first;
+  first.swap(*with);
+  return After(std::move(ready), when, nullptr, std::move(first));
 }
 
 }  // namespace fdblite

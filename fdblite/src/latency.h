@@ -42,10 +42,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "future.h"
 
@@ -127,7 +129,10 @@ class TxnRoundTrips {
   FuturePtr ReadVersion(FuturePtr ready);  // completes with the read version
   FuturePtr Read(FuturePtr ready);         // a read: joins or opens a wave
   FuturePtr MetadataVersionRead(FuturePtr ready);  // no wave of its own
-  FuturePtr Commit(FuturePtr ready);       // a commit sent to the cluster
+  // Commit is for a commit sent to the cluster; the work in *with (the
+  // versionstamp) runs when its reply arrives: taken from *with when the
+  // model is on, left there for the caller to run at once when it is off.
+  FuturePtr Commit(FuturePtr ready, std::vector<std::function<void()>>* with);
 
   const RoundTripCounts& counts() const { return counts_; }
   // Reset starts a new attempt (on_error) or, with keep_counts false, a new
@@ -138,7 +143,8 @@ class TxnRoundTrips {
   using Clock = std::chrono::steady_clock;
   // After completes `ready`'s result into a new future at `when`.
   FuturePtr After(FuturePtr ready, Clock::time_point when,
-                  std::shared_ptr<ReadWave> wave);
+                  std::shared_ptr<ReadWave> wave,
+                  std::vector<std::function<void()>> first = {});
   Clock::time_point ReadVersionReady() const;
 
   Latency* db_;

@@ -966,7 +966,11 @@ FuturePtr Transaction::Commit() {
   bool sent = false;
   FuturePtr f = CommitLocked(&sent);
   if (commit_called_) ReleaseWritesLocked();
-  return sent ? rt_.Commit(std::move(f)) : f;
+  // The versionstamp is known when the commit's reply arrives.
+  if (sent) f = rt_.Commit(std::move(f), &commit_replies_);
+  for (auto& fn : commit_replies_) DeferLocked(std::move(fn));
+  commit_replies_.clear();
+  return f;
 }
 
 // ReleaseWritesLocked frees what the transaction has buffered to commit.
@@ -995,7 +999,7 @@ FuturePtr Transaction::CommitLocked(bool* sent) {
     for (auto& w : watches_) DeferLocked([db = db_, w, code] { db->CompleteWatch(w, code); });
     watches_.clear();
     if (versionstamp_) {
-      DeferLocked([f = versionstamp_] { f->SetError(kTransactionInvalidVersion); });
+      commit_replies_.push_back([f = versionstamp_] { f->SetError(kTransactionInvalidVersion); });
     }
     versionstamp_.reset();
     return Future::Error(code);
@@ -1024,7 +1028,9 @@ FuturePtr Transaction::CommitLocked(bool* sent) {
   if (versionstamp_) {
     std::string stamp(10, '\0');
     WriteVersionstamp(&stamp, 0, r.version, r.batch);
-    DeferLocked([f = versionstamp_, stamp = std::move(stamp)]() mutable { f->SetKey(std::move(stamp)); });
+    commit_replies_.push_back([f = versionstamp_, stamp = std::move(stamp)]() mutable {
+      f->SetKey(std::move(stamp));
+    });
     versionstamp_.reset();
   }
   if (r.error != 0) {

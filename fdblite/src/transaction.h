@@ -211,6 +211,7 @@ class Transaction {
   std::vector<std::shared_ptr<struct Watch>> watches_;  // GUARDED_BY(mu_)
   FuturePtr versionstamp_;             // GUARDED_BY(mu_)
   Deferred deferred_work_;             // GUARDED_BY(mu_): run by ~Lock
+  Deferred commit_replies_;            // GUARDED_BY(mu_): run with the commit's reply
   int64_t size_ = 0;                   // GUARDED_BY(mu_)
   int retries_ = 0;                    // GUARDED_BY(mu_)
   double backoff_ = 0.01;              // GUARDED_BY(mu_), seconds

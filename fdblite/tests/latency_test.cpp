@@ -375,3 +375,30 @@ TEST("latency: callbacks of delayed futures run on the network thread") {
   EXPECT_EQ(SetSpecial(db, kLatency, ""), 0);
   fdb_database_destroy(db);
 }
+
+TEST("latency: the versionstamp arrives with the commit's reply") {
+  FDBDatabase* db = LatDb("latency_test_versionstamp");
+  EXPECT_EQ(SetSpecial(db, kLatency, "commit=200ms jitter=0"), 0);
+  FDBTransaction* t = NewTxn(db);
+  fdb_transaction_set(t, U(std::string("k")), 1, U(std::string("v")), 1);
+  FDBFuture* vs = fdb_transaction_get_versionstamp(t);
+  auto t0 = Clock::now();
+  FDBFuture* c = fdb_transaction_commit(t);
+  EXPECT_TRUE(!fdb_future_is_ready(vs));
+  EXPECT_EQ(Wait(vs), 0);
+  EXPECT_TRUE(Since(t0) >= 0.2);
+  EXPECT_EQ(WaitDestroy(c), 0);
+  const uint8_t* key = nullptr;
+  int len = 0;
+  EXPECT_EQ(fdb_future_get_key(vs, &key, &len), 0);
+  EXPECT_EQ(len, 10);
+  int64_t committed = 0;
+  EXPECT_EQ(fdb_transaction_get_committed_version(t, &committed), 0);
+  uint64_t stamped = 0;
+  for (int i = 0; i < 8; ++i) stamped = (stamped << 8) | key[i];
+  EXPECT_EQ(static_cast<int64_t>(stamped), committed);
+  fdb_future_destroy(vs);
+  fdb_transaction_destroy(t);
+  EXPECT_EQ(SetSpecial(db, kLatency, ""), 0);
+  fdb_database_destroy(db);
+}
