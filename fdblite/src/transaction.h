@@ -7,7 +7,8 @@
 //
 // Invariants:
 //  1. Reads see the database at read_version_ plus exactly the writes issued
-//     before the read call (reads complete synchronously, at call time).
+//     before the read call (results are computed at call time; under the
+//     latency model, latency.h, their futures complete later).
 //  2. writes_ is the net effect of the mutation log on every key a read can
 //     see; mutations_ is replayed in order at commit (atomic ops apply to
 //     the latest committed value then, as in FoundationDB).
