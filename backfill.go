@@ -181,6 +181,9 @@ func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (Backf
 			return BackfillProgress{}, err
 		}
 		tr.Set(key, value)
+		if part := ix.partitionEntry(st, nil, key); part != nil {
+			tr.Set(part, nil)
+		}
 	}
 	cur.items += int64(len(entries))
 	if len(entries) > 0 {

@@ -53,7 +53,8 @@ func checkTable(t testing.TB, db fdb.Database, tbl *Table) {
 // tableProblems checks the chunk invariants of chunk.go (every manifest
 // has exactly its chunks and every chunk belongs to a manifest), that
 // every head decodes to an item whose key attributes match its key, and
-// the index invariants of index.go (indexProblems).
+// the index invariants of index.go (indexProblems) and the partition
+// directory's of segment.go (partitionProblems).
 func tableProblems(db fdb.Database, tbl *Table) []string {
 	var problems []string
 	errorf := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -120,6 +121,9 @@ func tableProblems(db fdb.Database, tbl *Table) []string {
 			}
 		}
 		if err := indexProblems(rt, st, items, errorf); err != nil {
+			return nil, err
+		}
+		if err := partitionProblems(rt, st, items, errorf); err != nil {
 			return nil, err
 		}
 		return nil, nil

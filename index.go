@@ -82,6 +82,7 @@ type indexDef struct {
 	proj      Projection
 	include   map[string]bool // INCLUDE's NonKeyAttributes
 	prefix    fdb.Key         // x/<name>/; nil in a state without keys
+	parts     partitionDir    // p/<name>/, its partition directory (segment.go)
 }
 
 // newIndexDefs returns the index definitions of schema s, all ACTIVE
@@ -106,6 +107,7 @@ func newIndexDefs(keys tableKeys, s TableSchema) []*indexDef {
 		}
 		if keys.index != nil {
 			ix.prefix = keys.indexPrefix(name)
+			ix.parts = keys.indexPartitions(name)
 		}
 		defs = append(defs, ix)
 	}
@@ -303,6 +305,9 @@ func indexWrites(c itemChange, enc []byte) ([]indexMutation, error) {
 		}
 		if newKey == nil {
 			continue
+		}
+		if part := ix.partitionEntry(c.st, oldKey, newKey); part != nil {
+			muts = append(muts, indexMutation{key: part, value: []byte{}})
 		}
 		value, err := ix.entryValue(c.st, c.new, enc)
 		if err != nil {

@@ -210,16 +210,15 @@ type indexEntry struct {
 	head fdb.FutureByteSlice
 }
 
-// readIndex is read for an index plan: it takes entries from rr, reads
+// readIndex is read for an index plan: it takes entries from it, reads
 // the base items it needs all at once, and applies filter and projection.
-func (p *readPlan) readIndex(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page, error) {
+func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 	ix, keys := p.ix, p.st.keys
 	var entries []indexEntry
 	if p.limit > 0 {
 		entries = make([]indexEntry, 0, min(p.limit, 1024))
 	}
 	bytesRead, more := 0, false
-	it := rr.Iterator()
 	for it.Advance() {
 		kvp, err := it.Get()
 		if err != nil {

@@ -12,6 +12,7 @@ package fdyno
 //	    c/<hash>[/<range>]/<chunk>                    chunks of an item too large for one value
 //	    x/<index>/<hashValue>/<sortValue>/<basePK>    secondary index entries (index.go)
 //	    b/<index>                                     backfill progress of a new index (backfill.go)
+//	    p/<bucket>/<hash>                             partition directory: parallel Scan segments (segment.go)
 //	    v/<shard>/<versionstamp>/<part>               stream records, in commit order per shard
 //	    v/<name>/…                                    stream state: markers, consumers, trim horizon (stream*.go)
 //
@@ -63,6 +64,8 @@ import (
 //	                            an index entry (index.go)
 //	("b", <index>)              backfill progress of a CREATING index
 //	                            (backfill.go)
+//	("p", <bucket>, <hash>)     one empty entry per partition key, ordered
+//	                            by a hash of the key (segment.go)
 //	("v", …)                    change records and stream state (stream.go; see
 //	                            the stream block at the end of this file)
 //
@@ -106,7 +109,8 @@ type tableKeys struct {
 	stream subspace.Subspace // ("v", …), for stream.go
 	all    fdb.KeyRange      // the whole directory
 
-	backfill subspace.Subspace // ("b", …), for backfill.go
+	backfill   subspace.Subspace // ("b", …), for backfill.go
+	partitions subspace.Subspace // ("p", …), for segment.go
 }
 
 func newTableKeys(dir subspace.Subspace) tableKeys {
@@ -121,7 +125,8 @@ func newTableKeys(dir subspace.Subspace) tableKeys {
 		// A separate subspace, not a field of m: every writer adds a
 		// read conflict on m (write.go), so progress kept there would
 		// abort concurrent writers at every batch.
-		backfill: dir.Sub(backfillSubspace),
+		backfill:   dir.Sub(backfillSubspace),
+		partitions: dir.Sub(partitionSubspace),
 	}
 }
 
@@ -621,7 +626,9 @@ func next(k []byte) []byte {
 // increase (total ≤ 10^6 < 2^24), so the segments are disjoint, non-empty
 // ranges that cover the subspace exactly (TestSegmentRangesPartition).
 // They are even in key bytes, not in items: keys clustered in a few
-// leading bytes (such as small numbers) fall in few segments.
+// leading bytes (such as small numbers) fall in few segments. They serve
+// index scans and tables of format 1; a table's parallel Scan otherwise
+// splits the partition directory by hash (segmentBuckets).
 func segmentRange(hashType Type, seg, total int) (lo, hi []byte) {
 	code := byte(tupleBytesCode)
 	if hashType == TypeS {
@@ -638,6 +645,124 @@ func segmentRange(hashType Type, seg, total int) (lo, hi []byte) {
 		return []byte{code, byte(v >> 16), byte(v >> 8), byte(v)}
 	}
 	return bound(seg), bound(seg + 1)
+}
+
+// ---- The partition directories (segment.go) ----
+//
+//	p/<bucket>/<hash>                  the table's
+//	p/<index>/<bucket>/<hashValue>     each secondary index's
+//
+// One empty entry per partition key value (the packed tuple element of
+// the table's hash key, or of the index's) that has, or once had, an item
+// or index entry. <bucket> is a tuple integer, partitionBucket of the
+// packed value: a fixed 32-bit hash, so it is part of the stored format
+// and must never change. The entries are ordered by (bucket, value), and
+// parallel Scan segment s of n owns the buckets [⌊s·2^32/n⌋,
+// ⌊(s+1)·2^32/n⌋): each partition, hence each item, belongs to exactly one
+// segment whatever the keys look like, as in DynamoDB, where segments are
+// slices of the partition-key hash. An index's directory sorts before the
+// table's (a tuple string before a tuple integer), so the table's bucket
+// ranges never meet an index's entries.
+
+const partitionSubspace = "p"
+
+// partitionBucket returns the bucket of the packed hash key value h:
+// the high 32 bits of FNV-1a 64 of h, finalized with SplitMix64's mixer
+// so that keys differing only in their last bytes spread over all buckets.
+func partitionBucket(h []byte) uint32 {
+	x := uint64(14695981039346656037)
+	for _, b := range h {
+		x ^= uint64(b)
+		x *= 1099511628211
+	}
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return uint32(x >> 32)
+}
+
+// partitionDir is the key prefix of one partition directory: p/ for the
+// table, p/<index>/ for an index.
+type partitionDir []byte
+
+func (k tableKeys) tablePartitions() partitionDir { return partitionDir(k.partitions.Bytes()) }
+
+func (k tableKeys) indexPartitions(index string) partitionDir {
+	return partitionDir(k.partitions.Pack(tuple.Tuple{index}))
+}
+
+// key returns the directory entry of the partition whose packed hash key
+// value is h.
+func (d partitionDir) key(h []byte) fdb.Key {
+	return concatKey(append(d[:len(d):len(d)], tuple.Tuple{int64(partitionBucket(h))}.Pack()...), h)
+}
+
+// split returns the packed hash key value of directory entry key. It
+// fails with a *CorruptError, and never panics, on a key segment.go did
+// not write.
+func (d partitionDir) split(key fdb.Key) ([]byte, error) {
+	rest, ok := bytes.CutPrefix(key, d)
+	if !ok {
+		return nil, &CorruptError{What: "key", Reason: "not a partition key"}
+	}
+	// The bucket is a non-negative tuple integer: code 0x14+n, then n
+	// big-endian bytes.
+	if len(rest) == 0 || rest[0] < 0x14 || rest[0] > 0x14+5 || len(rest) < 1+int(rest[0]-0x14) {
+		return nil, &CorruptError{What: "key", Reason: "bad partition bucket"}
+	}
+	n := int(rest[0] - 0x14)
+	var bucket uint64
+	for _, b := range rest[1 : 1+n] {
+		bucket = bucket<<8 | uint64(b)
+	}
+	h := rest[1+n:]
+	if _, tail, err := splitTuple(h, 1); err != nil || len(tail) != 0 {
+		return nil, &CorruptError{What: "key", Reason: "bad partition key value"}
+	}
+	if bucket != uint64(partitionBucket(h)) {
+		return nil, &CorruptError{What: "key", Reason: "partition bucket does not match its key"}
+	}
+	return h, nil
+}
+
+// buckets returns the directory entries of the buckets [lo, hi).
+func (d partitionDir) buckets(lo, hi uint64) fdb.KeyRange {
+	pack := func(b uint64) fdb.Key {
+		return fdb.Key(append(d[:len(d):len(d)], tuple.Tuple{int64(b)}.Pack()...))
+	}
+	return fdb.KeyRange{Begin: pack(lo), End: pack(hi)}
+}
+
+// all returns the range of every entry of the directory.
+func (d partitionDir) all() fdb.KeyRange { return d.buckets(0, 1<<32) }
+
+// hashValue returns the packed hash key value at the head of the packed
+// key values kv (a table's, or an index's key values followed by its
+// base item's).
+func hashValue(kv []byte) ([]byte, error) {
+	h, _, err := splitTuple(kv, 1)
+	return h, err
+}
+
+// segmentBuckets returns the buckets [lo, hi) of parallel Scan segment seg
+// of total: ⌊seg·2^32/total⌋ and ⌊(seg+1)·2^32/total⌋, strictly increasing
+// for total ≤ 2^32, so the segments partition the buckets exactly.
+func segmentBuckets(seg, total int) (lo, hi uint64) {
+	return uint64(seg) << 32 / uint64(total), uint64(seg+1) << 32 / uint64(total)
+}
+
+// partitionRange returns the keys under prefix (an item subspace's or an
+// index's) of the partition whose packed hash key value is h, after the
+// packed values after when after is not nil: items i/<h>/…, or index
+// entries x/<index>/<h>/….
+func partitionRange(prefix, h, after []byte) fdb.KeyRange {
+	begin := concatKey(prefix, h)
+	if after != nil {
+		begin = concatKey(prefix, next(after))
+	}
+	return fdb.KeyRange{Begin: begin, End: concatKey(prefix, prefixEnd(h))}
 }
 
 // ---- Secondary indexes (index.go, backfill.go) ----
@@ -931,4 +1056,21 @@ func (k tableKeys) streamRegisterKey() fdb.Key {
 
 func (k tableKeys) streamHorizonKey() fdb.Key {
 	return k.stream.Pack(tuple.Tuple{streamHorizonName})
+}
+
+// itemCollectionRanges returns the ranges that hold the item collection
+// of the partition key value whose packed form is hashKV: its items
+// ("i", <hash>, …), their chunks ("c", <hash>, …) and their entries in
+// each local secondary index ("x", <lsi>, <hash>, …), whose partition key
+// is the table's.
+func (k tableKeys) itemCollectionRanges(hashKV []byte, lsis []string) []fdb.KeyRange {
+	prefixes := []fdb.Key{concatKey(k.items.Bytes(), hashKV), concatKey(k.chunks.Bytes(), hashKV)}
+	for _, name := range lsis {
+		prefixes = append(prefixes, concatKey(k.indexPrefix(name), hashKV))
+	}
+	ranges := make([]fdb.KeyRange, len(prefixes))
+	for i, p := range prefixes {
+		ranges[i] = fdb.KeyRange{Begin: p, End: fdb.Key(prefixEnd(p))}
+	}
+	return ranges
 }

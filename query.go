@@ -246,6 +246,10 @@ type readPlan struct {
 	// (index_read.go).
 	ix                  *indexDef
 	fetchBase, allAttrs bool
+	// seg, if not nil, makes the plan one hash segment of a parallel
+	// Scan (segment.go): it reads the partitions of seg's buckets, and
+	// lo, hi span the whole table.
+	seg *hashSegment
 }
 
 // page is the result of one plan.
@@ -411,7 +415,11 @@ func keyAttrIn(cd *condition, hash, rng keyAttr) string {
 // planStart resolves the request's ExclusiveStartKey or Cursor into
 // p.start, refusing one outside [p.lo, p.hi) with reason outside.
 func (t *Table) planStart(p *readPlan, o *readOptions, outside string) error {
-	p.fp = newCursorFingerprint(p.st.cursorKey, t.name, p.st.keys.items.Bytes(), p.op, o.indexName, p.lo, p.hi, p.forward)
+	fpLo, fpHi := p.lo, p.hi
+	if p.seg != nil {
+		fpLo, fpHi = p.seg.fingerprint()
+	}
+	p.fp = newCursorFingerprint(p.st.cursorKey, t.name, p.st.keys.items.Bytes(), p.op, o.indexName, fpLo, fpHi, p.forward)
 	switch {
 	case o.esk != nil:
 		kv, err := p.startKey(o.esk)
@@ -422,7 +430,7 @@ func (t *Table) planStart(p *readPlan, o *readOptions, outside string) error {
 			}
 			return &ValidationError{Op: p.op, Path: "ExclusiveStartKey", Reason: "The provided starting key is invalid: " + reason}
 		}
-		if !inRange(kv, p.lo, p.hi) {
+		if !inRange(kv, p.lo, p.hi) || p.seg != nil && !p.seg.holds(kv) {
 			return &ValidationError{Op: p.op, Path: "ExclusiveStartKey", Reason: outside}
 		}
 		p.start = kv
@@ -430,6 +438,9 @@ func (t *Table) planStart(p *readPlan, o *readOptions, outside string) error {
 		kv, err := decodeCursorWith(o.cursor, p.fp, p.keyItem, p.lo, p.hi)
 		if err != nil {
 			return withOp(p.op, err)
+		}
+		if p.seg != nil && !p.seg.holds(kv) {
+			return &ValidationError{Op: p.op, Path: "Cursor", Reason: "The provided cursor is invalid: its key is outside the request's key range"}
 		}
 		p.start = kv
 	}
@@ -453,7 +464,7 @@ func inRange(k, lo, hi []byte) bool {
 // nil: st0 refused the request).
 func (t *Table) runPlan(tr fdb.ReadTransaction, st0 *tableState, p0 *readPlan, rebuild func(*tableState) (*readPlan, error)) (*page, error) {
 	mvf := tr.Snapshot().Get(metadataVersionKey)
-	var rr fdb.RangeResult
+	var rr kvIterator
 	if p0 != nil {
 		rr = p0.rangeRead(tr)
 	}
@@ -471,8 +482,12 @@ func (t *Table) runPlan(tr fdb.ReadTransaction, st0 *tableState, p0 *readPlan, r
 	return p.read(tr, rr)
 }
 
-// rangeRead starts the plan's range read.
-func (p *readPlan) rangeRead(tr fdb.ReadTransaction) fdb.RangeResult {
+// rangeRead starts the plan's range read, or its walk over the partitions
+// of a hash segment.
+func (p *readPlan) rangeRead(tr fdb.ReadTransaction) kvIterator {
+	if p.seg != nil {
+		return newPartitionWalker(tr, p)
+	}
 	lo, hi := p.lo, p.hi
 	if p.start != nil {
 		if p.forward {
@@ -485,7 +500,7 @@ func (p *readPlan) rangeRead(tr fdb.ReadTransaction) fdb.RangeResult {
 	// WantAll: the page is consumed whole, so its first batch is as large
 	// as FoundationDB sends (about 80 KB); the iterator mode's small first
 	// batches would cost a round trip each on a cluster.
-	return tr.GetRange(r, fdb.RangeOptions{Limit: p.limit, Reverse: !p.forward, Mode: fdb.StreamingModeWantAll})
+	return tr.GetRange(r, fdb.RangeOptions{Limit: p.limit, Reverse: !p.forward, Mode: fdb.StreamingModeWantAll}).Iterator()
 }
 
 // pageEntry is one head read by a page.
@@ -496,11 +511,11 @@ type pageEntry struct {
 	m      manifest
 }
 
-// read takes the page's heads from rr, reads the chunks of the chunked
+// read takes the page's heads from it, reads the chunks of the chunked
 // ones all at once, and applies the filter and projection.
-func (p *readPlan) read(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page, error) {
+func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 	if p.ix != nil {
-		return p.readIndex(tr, rr)
+		return p.readIndex(tr, it)
 	}
 	keys := p.st.keys
 	var entries []pageEntry
@@ -508,7 +523,6 @@ func (p *readPlan) read(tr fdb.ReadTransaction, rr fdb.RangeResult) (*page, erro
 		entries = make([]pageEntry, 0, min(p.limit, 1024))
 	}
 	bytesRead, more := 0, false
-	it := rr.Iterator()
 	for it.Advance() {
 		kvp, err := it.Get()
 		if err != nil {

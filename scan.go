@@ -67,9 +67,13 @@ type ScanOutput struct {
 	Cursor []byte
 }
 
-// Scan reads one page of the table's items (or of one segment of them),
-// in key order, with one FoundationDB range read. Items are in the order
-// of their keys, which is partition-key order, not DynamoDB's hash order.
+// Scan reads one page of the table's items (or of one segment of them).
+// A whole-table Scan is one FoundationDB range read in key order, which is
+// partition-key order, not DynamoDB's hash order. With TotalSegments > 1,
+// each segment owns the partitions whose key hashes fall in its slice of
+// the hash space, as in DynamoDB, so segments share the items fairly
+// whatever the keys look like; a segment's page reads its partitions in
+// hash order (segment.go explains the method and its cost).
 // See https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Scan.html.
 //
 // rt may be an fdb.Database, an fdb.Transaction or a snapshot of one;
@@ -155,7 +159,15 @@ func (t *Table) scanPlan(st *tableState, in *ScanInput) (*readPlan, error) {
 	}
 	p.forward = true
 	hash, _ := p.keyAttrs()
-	p.lo, p.hi = segmentRange(hash.Type, in.Segment, max(in.TotalSegments, 1))
+	switch {
+	case in.TotalSegments > 1 && st.format >= metaFormatVersion:
+		// Segments by partition-key hash (segment.go).
+		lo, hi := segmentBuckets(in.Segment, in.TotalSegments)
+		p.seg = &hashSegment{lo: lo, hi: hi}
+		p.lo, p.hi = segmentRange(hash.Type, 0, 1)
+	default:
+		p.lo, p.hi = segmentRange(hash.Type, in.Segment, max(in.TotalSegments, 1))
+	}
 	outside := "The provided Exclusive start key does not map to the provided Segment: TotalSegments: " +
 		strconv.Itoa(in.TotalSegments) + " Segment: " + strconv.Itoa(in.Segment)
 	if err := t.planStart(p, &o, outside); err != nil {

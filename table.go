@@ -145,6 +145,14 @@ type TableDescription struct {
 	// GlobalSecondaryIndexDescriptions holds the status of each GSI, in
 	// name order (index.go).
 	GlobalSecondaryIndexDescriptions []GlobalSecondaryIndexDescription `json:",omitempty"`
+	// TableID is a UUID made when the table was created, and
+	// CreationDateTime the time of its creation; both are empty for a
+	// table created by a version of fdyno that did not keep them.
+	TableID          string
+	CreationDateTime time.Time
+	// Properties are the table's billing settings, deletion protection
+	// and tags (table_properties.go).
+	Properties TableProperties
 }
 
 // Option configures [Open], [ListTables] and [DeleteTable].
@@ -153,6 +161,7 @@ type Option func(*options)
 type options struct {
 	root           []string
 	schema         *TableSchema
+	properties     *TableProperties // WithProperties (table_properties.go)
 	maxItemSize    int
 	chunkThreshold int
 	clock          func() time.Time // WithClock (ttl.go); nil is time.Now
@@ -238,6 +247,10 @@ type tableState struct {
 	indexes []*indexDef
 	// cursorKey authenticates the table's cursors (cursor.go).
 	cursorKey []byte
+	// format is the table's metadata format (tableMeta.FormatVersion);
+	// tables of format 2 and later keep the partition directory
+	// (segment.go).
+	format int
 }
 
 type indexKeyAttr struct {
@@ -255,9 +268,23 @@ type tableMeta struct {
 	// CursorKey is the table's secret for authenticating cursors
 	// (cursor.go), random, made when the table is created.
 	CursorKey []byte `json:",omitempty"`
+	// TableID (a random UUID) and CreationDateTime identify this table
+	// among all tables that had its name (table_properties.go); tables
+	// created before they were kept have neither.
+	TableID          string    `json:",omitempty"`
+	CreationDateTime time.Time `json:",omitzero"`
+	// Properties are the settings other than the schema
+	// (table_properties.go).
+	Properties TableProperties `json:",omitzero"`
 }
 
-const metaFormatVersion = 1
+// metaFormatVersion is the format of tables Open creates. Format 1 tables
+// (made before the partition directory existed) are read and written as
+// before; their parallel Scan segments split the key bytes (segment.go).
+const (
+	metaFormatVersion  = 2
+	firstFormatVersion = 1
+)
 
 // Open returns a handle on table name, creating it first when
 // [WithSchema] is given and the table does not exist. Creating a table
@@ -290,6 +317,17 @@ func Open(t fdb.Transactor, name string, opts ...Option) (*Table, error) {
 			return nil, err
 		}
 		want = &tableMeta{FormatVersion: metaFormatVersion, TableName: name, Schema: o.schema.canonical()}
+		if o.properties != nil {
+			if err := o.properties.validate("CreateTable"); err != nil {
+				return nil, err
+			}
+			want.Properties = *o.properties
+		}
+		now := time.Now
+		if o.clock != nil {
+			now = o.clock
+		}
+		want.CreationDateTime = now().UTC()
 	}
 	tbl := &Table{name: name, path: tablePath(o.root, name), maxItemSize: o.maxItemSize, chunkThreshold: o.chunkThreshold, clock: o.clock}
 	st, err := transact(t, func(tr fdb.Transaction) (*tableState, error) {
@@ -326,6 +364,9 @@ func (t *Table) openTx(tr fdb.Transaction, want *tableMeta) (*tableState, error)
 	if created.CursorKey, err = newCursorKey(); err != nil {
 		return nil, err
 	}
+	if created.TableID, err = newTableID(); err != nil {
+		return nil, err
+	}
 	meta, err := json.Marshal(created)
 	if err != nil {
 		return nil, err
@@ -337,6 +378,7 @@ func (t *Table) openTx(tr fdb.Transaction, want *tableMeta) (*tableState, error)
 	// this transaction, so the state is marked for reloading.
 	st = newTableState(nil, keys, want.Schema)
 	st.cursorKey = created.CursorKey
+	st.format = created.FormatVersion
 	return st, nil
 }
 
@@ -411,13 +453,14 @@ func (t *Table) load(rt fdb.ReadTransaction, mv []byte) (*tableState, error) {
 		return nil, &TableError{Table: t.name, Err: ErrResourceInUse,
 			Reason: "directory " + strconv.Quote(joinPath(t.path)) + " exists but is not an fdyno table"}
 	}
-	var meta tableMeta
-	if err := json.Unmarshal(raw, &meta); err != nil || meta.FormatVersion != metaFormatVersion {
-		return nil, &CorruptError{What: "table metadata", Reason: "cannot decode the schema of " + t.name}
+	meta, err := decodeMeta(raw, t.name)
+	if err != nil {
+		return nil, err
 	}
 	st := newTableState(mv, keys, meta.Schema)
 	st.markBuilding(meta.Building)
 	st.cursorKey = meta.CursorKey
+	st.format = meta.FormatVersion
 	return st, nil
 }
 
@@ -494,12 +537,60 @@ func (t *Table) Describe(rt fdb.ReadTransactor) (*TableDescription, error) {
 		if err != nil {
 			return nil, err
 		}
+		meta, err := readMeta(tr, st.keys, t.name)
+		if err != nil {
+			return nil, err
+		}
 		gsis, err := st.describeIndexes(tr)
 		if err != nil {
 			return nil, err
 		}
-		return &TableDescription{TableName: t.name, TableSchema: st.schema.clone(), Directory: slices.Clone(t.path), GlobalSecondaryIndexDescriptions: gsis}, nil
+		return t.description(st, meta, gsis), nil
 	})
+}
+
+// description is the TableDescription of the table in state st with
+// metadata meta.
+func (t *Table) description(st *tableState, meta *tableMeta, gsis []GlobalSecondaryIndexDescription) *TableDescription {
+	return &TableDescription{TableName: t.name, TableSchema: st.schema.clone(), Directory: slices.Clone(t.path),
+		GlobalSecondaryIndexDescriptions: gsis, TableID: meta.TableID, CreationDateTime: meta.CreationDateTime,
+		Properties: meta.Properties.clone()}
+}
+
+// readMeta reads and decodes the table's metadata.
+func readMeta(rt fdb.ReadTransaction, keys tableKeys, name string) (*tableMeta, error) {
+	raw, err := rt.Get(keys.meta).Get()
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, tableNotFound(name)
+	}
+	return decodeMeta(raw, name)
+}
+
+// decodeMeta decodes the metadata of table name, of any format this
+// version reads.
+func decodeMeta(raw []byte, name string) (*tableMeta, error) {
+	var meta tableMeta
+	if err := json.Unmarshal(raw, &meta); err != nil || meta.FormatVersion < firstFormatVersion || meta.FormatVersion > metaFormatVersion {
+		return nil, &CorruptError{What: "table metadata", Reason: "cannot decode the schema of " + name}
+	}
+	return &meta, nil
+}
+
+// loadMeta reads the table's state and metadata in tr, for a change of
+// the metadata.
+func (t *Table) loadMeta(tr fdb.Transaction) (*tableState, *tableMeta, error) {
+	st, err := t.load(tr, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta, err := readMeta(tr, st.keys, t.name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, meta, nil
 }
 
 // ListTables returns the names of the tables under the root ([WithRoot]),
@@ -523,7 +614,8 @@ func ListTables(rt fdb.ReadTransactor, opts ...Option) ([]string, error) {
 // index entries, change records) and bumps the metadata version, so the
 // next operation through any handle fails with [ErrResourceNotFound].
 //
-// Errors: [ErrValidation] for a bad name; [ErrResourceNotFound] if there
+// Errors: [ErrValidation] for a bad name or a table with deletion protection
+// ([TableProperties]); [ErrResourceNotFound] if there
 // is no such table. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteTable.html.
 func DeleteTable(t fdb.Transactor, name string, opts ...Option) error {
@@ -536,8 +628,13 @@ func DeleteTable(t fdb.Transactor, name string, opts ...Option) error {
 	}
 	tbl := &Table{name: name, path: tablePath(o.root, name)}
 	_, err = transact(t, func(tr fdb.Transaction) (struct{}, error) {
-		if _, err := tbl.load(tr, nil); err != nil {
+		_, meta, err := tbl.loadMeta(tr)
+		if err != nil {
 			return struct{}{}, err
+		}
+		if meta.Properties.DeletionProtectionEnabled {
+			return struct{}{}, &ValidationError{Op: "DeleteTable",
+				Reason: "Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first."}
 		}
 		if _, err := directory.Root().Remove(tr, tbl.path); err != nil {
 			return struct{}{}, err
@@ -557,7 +654,7 @@ func (t *Table) replaceSchema(tr fdb.Transaction, s TableSchema, building ...str
 	if err := s.validate(); err != nil {
 		return err
 	}
-	st, err := t.load(tr, nil)
+	st, old, err := t.loadMeta(tr)
 	if err != nil {
 		return err
 	}
@@ -568,7 +665,8 @@ func (t *Table) replaceSchema(tr fdb.Transaction, s TableSchema, building ...str
 		// Readers merge the shards the schema names: fewer would hide records.
 		return &ValidationError{Op: "UpdateTable", Reason: "StreamShards cannot decrease"}
 	}
-	meta, err := json.Marshal(tableMeta{FormatVersion: metaFormatVersion, TableName: t.name, Schema: s.canonical(), Building: building, CursorKey: st.cursorKey})
+	meta, err := json.Marshal(tableMeta{FormatVersion: st.format, TableName: t.name, Schema: s.canonical(), Building: building, CursorKey: st.cursorKey,
+		TableID: old.TableID, CreationDateTime: old.CreationDateTime, Properties: old.Properties})
 	if err != nil {
 		return err
 	}

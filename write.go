@@ -58,7 +58,8 @@ func (st *tableState) needsOld() bool { return st.hasIndexes() || st.hasStream()
 //  2. clear the item's chunk range (no orphans, chunk.go invariant 2);
 //  3. write the head: inline encoding, or manifest plus chunks;
 //  4. index entries: hook below;
-//  5. change record (stream.go).
+//  5. the partition directory entry (segment.go);
+//  6. change record (stream.go).
 func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 	if !c.oldKnown && c.st.needsOld() {
 		// The request did not need the old item and was validated with a
@@ -110,6 +111,11 @@ func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 	// Hook: index entries (index.go). For each index of c.st.schema,
 	// the entry of c.old and of c.new, cleared/set where they differ.
 	applyIndexWrites(tr, ixw)
+
+	// Hook: the partition directory (segment.go), for parallel scans.
+	if err := writePartition(tr, c); err != nil {
+		return err
+	}
 
 	// Change record (stream.go): v/<shard>/<versionstamp> with the keys
 	// and the images the view type asks for.

@@ -11,7 +11,8 @@ import (
 // per BatchGetItem, 25 requests per BatchWriteItem); the library's own
 // bounds (16 MB of items read, one FoundationDB transaction of writes)
 // decide what comes back in UnprocessedKeys and UnprocessedItems, which
-// clients resend as DynamoDB's do. ConsumedCapacity is not reported.
+// clients resend as DynamoDB's do. ConsumedCapacity is reported per table
+// (batch_capacity.go).
 
 // Batch limits (DynamoDB's API reference).
 const (
@@ -34,8 +35,9 @@ type batchGetItemInput struct {
 }
 
 type batchGetItemOutput struct {
-	Responses       map[string][]wireItem
-	UnprocessedKeys map[string]keysAndAttributes
+	Responses        map[string][]wireItem
+	UnprocessedKeys  map[string]keysAndAttributes
+	ConsumedCapacity []consumedCapacity `json:",omitempty"`
 }
 
 // batchTables opens the tables the request names, refusing two names
@@ -69,8 +71,8 @@ func (s *Server) batchGetItem(c *call, body []byte) (any, error) {
 	if err := decode(body, &in); err != nil {
 		return nil, err
 	}
-	if in.RequestItems == nil {
-		return nil, missing("requestItems")
+	if err := checkBatchGetCounts(in.RequestItems); err != nil {
+		return nil, err
 	}
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
@@ -133,6 +135,7 @@ func (s *Server) batchGetItem(c *call, body []byte) (any, error) {
 		}
 		out.UnprocessedKeys[n] = w
 	}
+	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, batchGetUnits(in.RequestItems, out.Responses, out.UnprocessedKeys), true)
 	return out, nil
 }
 
@@ -154,6 +157,7 @@ type batchWriteItemInput struct {
 
 type batchWriteItemOutput struct {
 	UnprocessedItems map[string][]writeRequestInput
+	ConsumedCapacity []consumedCapacity `json:",omitempty"`
 }
 
 func (s *Server) batchWriteItem(c *call, body []byte) (any, error) {
@@ -161,8 +165,8 @@ func (s *Server) batchWriteItem(c *call, body []byte) (any, error) {
 	if err := decode(body, &in); err != nil {
 		return nil, err
 	}
-	if in.RequestItems == nil {
-		return nil, missing("requestItems")
+	if err := checkBatchWriteCounts(in.RequestItems); err != nil {
+		return nil, err
 	}
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
@@ -223,5 +227,6 @@ func (s *Server) batchWriteItem(c *call, body []byte) (any, error) {
 		}
 		out.UnprocessedItems[reqName[t]] = w
 	}
+	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, batchWriteUnits(in.RequestItems, out.UnprocessedItems), false)
 	return out, nil
 }

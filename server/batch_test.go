@@ -280,7 +280,12 @@ func TestSDKBatchItems(t *testing.T) {
 	for i := range many {
 		many[i] = avMap{"pk": s(fmt.Sprint(i))}
 	}
+	// Over 100 keys for one table is a constraint violation naming the
+	// table's Keys; over 100 in all, a limit of the call.
 	_, err = c.BatchGetItem(ctx(t), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"TblA": {Keys: many}}})
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value at 'RequestItems.TblA.member.Keys' failed to satisfy constraint: Member must have length less than or equal to 100")
+	_, err = c.BatchGetItem(ctx(t), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+		"TblA": {Keys: many[:60]}, "TblB": {Keys: many[:60]}}})
 	wantAPIError(t, err, "ValidationException", "Too many items requested for the BatchGetItem call")
 	_, err = c.BatchGetItem(ctx(t), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"TblA": {Keys: []avMap{{"pk": s("a1")}, {"pk": s("a1")}}}}})
 	wantAPIError(t, err, "ValidationException", "duplicates")
@@ -295,6 +300,11 @@ func TestSDKBatchItems(t *testing.T) {
 		puts[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: avMap{"pk": s(fmt.Sprint("n", i))}}}
 	}
 	_, err = c.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"TblA": puts}})
+	wantAPIError(t, err, "ValidationException", "at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]")
+	if err != nil && !strings.HasPrefix(apiMessage(err), "1 validation error detected: Value '{TblA=[") {
+		t.Errorf("26 writes to TblA: message %q does not show the request map", apiMessage(err))
+	}
+	_, err = c.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"TblA": puts[:13], "TblB": puts[13:]}})
 	wantAPIError(t, err, "ValidationException", "Too many items requested for the BatchWriteItem call")
 	_, err = c.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"TblA": {
 		{PutRequest: &types.PutRequest{Item: avMap{"pk": s("new")}}}, {DeleteRequest: &types.DeleteRequest{Key: avMap{"pk": s("new")}}}}}})
@@ -516,13 +526,13 @@ func TestMalformedBatchRequests(t *testing.T) {
 		name, op, body string
 		errName, msg   string
 	}{
-		{"BatchGetItem without RequestItems", "BatchGetItem", `{}`, "ValidationException", "'requestItems'"},
+		{"BatchGetItem without RequestItems", "BatchGetItem", `{}`, "ValidationException", "The requestItems parameter is required for BatchGetItem"},
 		{"BatchGetItem RequestItems an array", "BatchGetItem", `{"RequestItems":[]}`, "SerializationException", ""},
 		{"BatchGetItem Keys an object", "BatchGetItem", `{"RequestItems":{"Raw":{"Keys":{}}}}`, "SerializationException", ""},
 		{"BatchGetItem no keys", "BatchGetItem", `{"RequestItems":{"Raw":{"Keys":[]}}}`, "ValidationException", ""},
 		{"BatchGetItem null key", "BatchGetItem", `{"RequestItems":{"Raw":{"Keys":[null]}}}`, "ValidationException", ""},
-		{"BatchGetItem empty", "BatchGetItem", `{"RequestItems":{}}`, "ValidationException", ""},
-		{"BatchWriteItem without RequestItems", "BatchWriteItem", `{}`, "ValidationException", "'requestItems'"},
+		{"BatchGetItem empty", "BatchGetItem", `{"RequestItems":{}}`, "ValidationException", "The requestItems parameter is required for BatchGetItem"},
+		{"BatchWriteItem without RequestItems", "BatchWriteItem", `{}`, "ValidationException", "The requestItems parameter is required for BatchWriteItem"},
 		{"BatchWriteItem neither put nor delete", "BatchWriteItem", `{"RequestItems":{"Raw":[{}]}}`, "ValidationException", ""},
 		{"BatchWriteItem put without item", "BatchWriteItem", `{"RequestItems":{"Raw":[{"PutRequest":{}}]}}`, "ValidationException", "putRequest.item"},
 		{"BatchWriteItem both", "BatchWriteItem", `{"RequestItems":{"Raw":[{"PutRequest":{"Item":{"pk":{"S":"a"}}},"DeleteRequest":{"Key":{"pk":{"S":"a"}}}}]}}`, "ValidationException", ""},
@@ -541,7 +551,7 @@ func TestMalformedBatchRequests(t *testing.T) {
 		{"DescribeTimeToLive no table", "DescribeTimeToLive", `{}`, "ValidationException", "tableName"},
 		{"UpdateTable updates an object", "UpdateTable", `{"TableName":"Raw","GlobalSecondaryIndexUpdates":{}}`, "SerializationException", ""},
 		{"UpdateTable empty update", "UpdateTable", `{"TableName":"Raw","GlobalSecondaryIndexUpdates":[{}]}`, "ValidationException", ""},
-		{"UpdateTable two updates", "UpdateTable", `{"TableName":"Raw","GlobalSecondaryIndexUpdates":[{"Delete":{"IndexName":"a"}},{"Delete":{"IndexName":"b"}}]}`, "ValidationException", ""},
+		{"UpdateTable two updates", "UpdateTable", `{"TableName":"Raw","GlobalSecondaryIndexUpdates":[{"Delete":{"IndexName":"a"}},{"Delete":{"IndexName":"b"}}]}`, "LimitExceededException", "Only 1 online index can be created or deleted simultaneously per table"},
 		{"UpdateTable create without definitions", "UpdateTable", `{"TableName":"Raw","GlobalSecondaryIndexUpdates":[{"Create":{"IndexName":"g","KeySchema":[{"AttributeName":"g","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}}]}`, "ValidationException", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -37,8 +37,8 @@ func checkReturnConsumedCapacity(r string) error {
 	return enumError("returnConsumedCapacity", r, "INDEXES", "TOTAL", "NONE")
 }
 
-// checkReturnItemCollectionMetrics validates ReturnItemCollectionMetrics;
-// fdyno has no item collection metrics to return.
+// checkReturnItemCollectionMetrics validates ReturnItemCollectionMetrics
+// (collection.go returns the metrics).
 func checkReturnItemCollectionMetrics(r string) error {
 	switch r {
 	case "", "NONE", "SIZE":

@@ -80,6 +80,7 @@ func (o writeOutput) appendJSON(dst []byte) []byte {
 		ob.item("Attributes", fdyno.Item(o.Attributes))
 	}
 	ob.capacity(o.ConsumedCapacity)
+	ob.collectionMetrics(o.ItemCollectionMetrics)
 	return ob.close()
 }
 
@@ -128,6 +129,13 @@ func (o batchGetItemOutput) appendJSON(dst []byte) []byte {
 	}
 	ob.key("UnprocessedKeys")
 	ob.b = append(ob.b, raw...)
+	if o.ConsumedCapacity != nil {
+		raw, err := json.Marshal(o.ConsumedCapacity)
+		if err == nil { // cannot fail: plain strings and numbers
+			ob.key("ConsumedCapacity")
+			ob.b = append(ob.b, raw...)
+		}
+	}
 	return ob.close()
 }
 

@@ -48,6 +48,7 @@ var (
 	errResourceInUse       = errType{nsDynamoDB + "ResourceInUseException", http.StatusBadRequest}
 	errTransactionCanceled = errType{nsDynamoDB + "TransactionCanceledException", http.StatusBadRequest}
 	errIdempotentMismatch  = errType{nsDynamoDB + "IdempotentParameterMismatchException", http.StatusBadRequest}
+	errDuplicateItem       = errType{nsDynamoDB + "DuplicateItemException", http.StatusBadRequest}
 	errMissingToken        = errType{nsCoral + "MissingAuthenticationTokenException", http.StatusBadRequest}
 	errIncompleteSignature = errType{nsCoral + "IncompleteSignatureException", http.StatusBadRequest}
 	errUnrecognizedClient  = errType{nsCoral + "UnrecognizedClientException", http.StatusBadRequest}
@@ -89,6 +90,9 @@ func toAPIError(err error) *apiError {
 	var tce *fdyno.TransactionCanceledError
 	if errors.As(err, &tce) {
 		return canceled(tce)
+	}
+	if errors.Is(err, fdyno.ErrDuplicateItem) {
+		return &apiError{typ: errDuplicateItem, msg: "Duplicate primary key exists in table"}
 	}
 	if errors.Is(err, fdyno.ErrIdempotentParameterMismatch) {
 		return &apiError{typ: errIdempotentMismatch, msg: "Request with ClientRequestToken has already been used with different parameters"}
@@ -193,4 +197,23 @@ func serializationOf(err error) *apiError {
 		return &apiError{typ: errSerialization, msg: "Unexpected JSON type " + te.Value + " for " + field}
 	}
 	return &apiError{typ: errSerialization, msg: "Malformed JSON: " + err.Error()}
+}
+
+// dataPlane are the operations on items, whose ResourceNotFoundException
+// says only "Requested resource not found", without naming the table as
+// the control plane's does ("Requested resource not found: Table: T not
+// found").
+var dataPlane = map[string]bool{
+	"GetItem": true, "PutItem": true, "UpdateItem": true, "DeleteItem": true, "Query": true, "Scan": true,
+	"BatchGetItem": true, "BatchWriteItem": true, "TransactGetItems": true, "TransactWriteItems": true,
+}
+
+// opError adjusts ae to the wording DynamoDB uses for op.
+func opError(op string, ae *apiError) *apiError {
+	if ae.typ == errResourceNotFound && dataPlane[op] && ae.msg != "Requested resource not found" {
+		cp := *ae
+		cp.msg = "Requested resource not found"
+		return &cp
+	}
+	return ae
 }

@@ -22,20 +22,19 @@ type writeCommon struct {
 	legacyConditional
 }
 
-// check validates what the library does not: the table name, capacity and
-// metrics enums and legacy members; it returns the table's handle.
-func (s *Server) writeTable(c *call, w *writeCommon) (*fdyno.Table, error) {
+// writeTable validates what the library does not: the table name, the
+// members' enums, then the legacy members, which translate rewrites into
+// expressions (legacy.go), all before the table is looked up, as
+// DynamoDB validates a request; it returns the table's handle.
+func (s *Server) writeTable(c *call, w *writeCommon, translate func() error) (*fdyno.Table, error) {
 	name, err := tableName(c, w.TableName)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkReturnConsumedCapacity(w.ReturnConsumedCapacity); err != nil {
+	if err := checkWriteMembers(w); err != nil {
 		return nil, err
 	}
-	if err := checkReturnItemCollectionMetrics(w.ReturnItemCollectionMetrics); err != nil {
-		return nil, err
-	}
-	if err := w.legacyConditional.check(); err != nil {
+	if err := translate(); err != nil {
 		return nil, err
 	}
 	return s.table(name)
@@ -47,8 +46,9 @@ type putItemInput struct {
 }
 
 type writeOutput struct {
-	Attributes       wireItem          `json:",omitempty"`
-	ConsumedCapacity *consumedCapacity `json:",omitempty"`
+	Attributes            wireItem                     `json:",omitempty"`
+	ConsumedCapacity      *consumedCapacity            `json:",omitempty"`
+	ItemCollectionMetrics *fdyno.ItemCollectionMetrics `json:",omitempty"`
 }
 
 func (s *Server) putItem(c *call, body []byte) (any, error) {
@@ -62,7 +62,10 @@ func (s *Server) putItem(c *call, body []byte) (any, error) {
 		}
 		return nil, missing("item")
 	}
-	t, err := s.writeTable(c, &in.writeCommon)
+	t, err := s.writeTable(c, &in.writeCommon, func() error {
+		_, err := translateWrite(&in.writeCommon, nil, nil)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -77,9 +80,14 @@ func (s *Server) putItem(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Item))
+	if err != nil {
+		return nil, err
+	}
 	return writeOutput{
-		Attributes:       wireItem(out.Attributes),
-		ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Item), out.Attributes),
+		Attributes:            wireItem(out.Attributes),
+		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Item), out.Attributes),
+		ItemCollectionMetrics: icm,
 	}, nil
 }
 
@@ -101,10 +109,11 @@ func (s *Server) updateItem(c *call, body []byte) (any, error) {
 		}
 		return nil, missing("key")
 	}
-	if err := refuseLegacy(named{"AttributeUpdates", in.AttributeUpdates, "UpdateExpression"}); err != nil {
-		return nil, err
-	}
-	t, err := s.writeTable(c, &in.writeCommon)
+	var legacyUpdates bool
+	t, err := s.writeTable(c, &in.writeCommon, func() (err error) {
+		legacyUpdates, err = translateWrite(&in.writeCommon, in.AttributeUpdates, &in.UpdateExpression)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -117,12 +126,20 @@ func (s *Server) updateItem(c *call, body []byte) (any, error) {
 		ReturnValues:                        in.ReturnValues,
 		ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure,
 	})
+	if err != nil && legacyUpdates {
+		err = legacyUpdateError(err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Key))
 	if err != nil {
 		return nil, err
 	}
 	return writeOutput{
-		Attributes:       wireItem(out.Attributes),
-		ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
+		Attributes:            wireItem(out.Attributes),
+		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
+		ItemCollectionMetrics: icm,
 	}, nil
 }
 
@@ -142,7 +159,10 @@ func (s *Server) deleteItem(c *call, body []byte) (any, error) {
 		}
 		return nil, missing("key")
 	}
-	t, err := s.writeTable(c, &in.writeCommon)
+	t, err := s.writeTable(c, &in.writeCommon, func() error {
+		_, err := translateWrite(&in.writeCommon, nil, nil)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -157,9 +177,14 @@ func (s *Server) deleteItem(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Key))
+	if err != nil {
+		return nil, err
+	}
 	return writeOutput{
-		Attributes:       wireItem(out.Attributes),
-		ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
+		Attributes:            wireItem(out.Attributes),
+		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
+		ItemCollectionMetrics: icm,
 	}, nil
 }
 

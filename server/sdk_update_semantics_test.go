@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -232,4 +233,55 @@ func rawCall(t *testing.T, ts *testServer, op, body string) string {
 		t.Fatalf("%s: %d %s", op, resp.StatusCode, raw)
 	}
 	return string(raw)
+}
+
+// A parallel Scan's segments share the items fairly whatever the keys
+// look like, and read each exactly once: DynamoDB assigns items to
+// segments by a hash of the partition key (developer guide, "Parallel
+// scan"). 1,000 keys k0000..k0999 share their first bytes.
+func TestSDKParallelScanFair(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := ts.client(testCredentials)
+	createTable(t, c, "Segments", "", "")
+	tbl := aws.String("Segments")
+	const items, total = 1000, 4
+	for i := 0; i < items; i += 25 {
+		var reqs []types.WriteRequest
+		for j := i; j < i+25; j++ {
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{"pk": s(fmt.Sprintf("k%04d", j))}}})
+		}
+		if _, err := c.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"Segments": reqs}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]int{}
+	for seg := range int32(total) {
+		in := &dynamodb.ScanInput{TableName: tbl, Segment: aws.Int32(seg), TotalSegments: aws.Int32(total), Limit: aws.Int32(90)}
+		count := 0
+		for {
+			out, err := c.Scan(ctx(t), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range out.Items {
+				seen[it["pk"].(*types.AttributeValueMemberS).Value]++
+			}
+			count += len(out.Items)
+			if out.LastEvaluatedKey == nil {
+				break
+			}
+			in.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+		if count > 2*items/total {
+			t.Errorf("segment %d read %d items, over twice the mean %d", seg, count, items/total)
+		}
+	}
+	if len(seen) != items {
+		t.Fatalf("segments read %d distinct items, want %d", len(seen), items)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("item %s read %d times", k, n)
+		}
+	}
 }

@@ -28,6 +28,11 @@ func (s *Server) table(name string) (*fdyno.Table, error) {
 	if ok {
 		return t, nil
 	}
+	if !validTableName(name) || len(name) < minTableNameLength || len(name) > maxTableNameLength {
+		// A name no table can have (a data-plane TableName may be as
+		// short as one character): there is no such table.
+		return nil, &fdyno.TableError{Table: name, Reason: "Requested resource not found: Table: " + name + " not found", Err: fdyno.ErrResourceNotFound}
+	}
 	t, err := fdyno.Open(s.db, name, fdyno.WithRoot(s.root...))
 	if err != nil {
 		return nil, err
@@ -48,6 +53,10 @@ func tableName(c *call, name *string) (string, error) {
 		return "", missing("tableName")
 	}
 	n := *name
+	if err := checkTableNameMember("tableName", n, 1, true); err != nil {
+		c.table = n
+		return "", err
+	}
 	if strings.HasPrefix(n, "arn:") {
 		if i := strings.Index(n, ":table/"); i >= 0 && len(n) <= 1024 {
 			n = n[i+len(":table/"):]
@@ -92,8 +101,11 @@ type createTableInput struct {
 	BillingMode            string
 	ProvisionedThroughput  *provisionedThroughput
 	StreamSpecification    *streamSpecification
-	// SSESpecification, Tags, TableClass, DeletionProtectionEnabled and
-	// the like are accepted and ignored.
+	// Tags and DeletionProtectionEnabled are stored with the table
+	// (fdyno.TableProperties); SSESpecification, TableClass and the like
+	// are accepted and ignored.
+	Tags                      []fdyno.Tag
+	DeletionProtectionEnabled bool
 }
 
 type createTableOutput struct {
@@ -103,6 +115,9 @@ type createTableOutput struct {
 func (s *Server) createTable(c *call, body []byte) (any, error) {
 	var in createTableInput
 	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := checkCreateTableMembers(&in); err != nil {
 		return nil, err
 	}
 	name, err := tableName(c, in.TableName)
@@ -147,7 +162,7 @@ func (s *Server) createTable(c *call, body []byte) (any, error) {
 			}
 			return nil, err
 		}
-		return fdyno.Open(tr, name, fdyno.WithRoot(s.root...), fdyno.WithSchema(schema))
+		return fdyno.Open(tr, name, fdyno.WithRoot(s.root...), fdyno.WithSchema(schema), fdyno.WithProperties(createProperties(&in)))
 	})
 	if err != nil {
 		return nil, err
@@ -211,12 +226,63 @@ func checkThroughput(pt *provisionedThroughput) error {
 	return nil
 }
 
+// createProperties returns the properties CreateTable stores: the
+// billing mode and throughputs as given (checkBilling has validated
+// them), deletion protection and tags.
+func createProperties(in *createTableInput) fdyno.TableProperties {
+	p := fdyno.TableProperties{BillingMode: fdyno.BillingModeProvisioned, DeletionProtectionEnabled: in.DeletionProtectionEnabled, Tags: in.Tags}
+	if in.BillingMode == "PAY_PER_REQUEST" {
+		p.BillingMode = fdyno.BillingModePayPerRequest
+		return p
+	}
+	p.ProvisionedThroughput = in.ProvisionedThroughput.units()
+	for _, g := range in.GlobalSecondaryIndexes {
+		if p.IndexThroughput == nil {
+			p.IndexThroughput = map[string]fdyno.ProvisionedThroughput{}
+		}
+		p.IndexThroughput[g.IndexName] = *g.ProvisionedThroughput.units()
+	}
+	return p
+}
+
+// units returns pt as the library's, or nil.
+func (pt *provisionedThroughput) units() *fdyno.ProvisionedThroughput {
+	if pt == nil || pt.ReadCapacityUnits == nil || pt.WriteCapacityUnits == nil {
+		return nil
+	}
+	return &fdyno.ProvisionedThroughput{ReadCapacityUnits: *pt.ReadCapacityUnits, WriteCapacityUnits: *pt.WriteCapacityUnits}
+}
+
 type tableNameInput struct {
 	TableName *string
 }
 
 type deleteTableOutput struct {
-	TableDescription tableDescription
+	TableDescription deletedTableDescription
+}
+
+// deletedTableDescription is the TableDescription DeleteTable returns,
+// shorter than DescribeTable's as DynamoDB's is: the table's identity,
+// status DELETING, its counts and its billing settings.
+type deletedTableDescription struct {
+	TableName             string
+	TableArn              string
+	TableId               string `json:",omitempty"`
+	TableStatus           string
+	ItemCount             int64
+	TableSizeBytes        int64
+	ProvisionedThroughput throughputDescription
+	BillingModeSummary    *billingModeSummary `json:",omitempty"`
+}
+
+func (s *Server) deleted(d *fdyno.TableDescription) deletedTableDescription {
+	td := s.describe(d, "DELETING")
+	out := deletedTableDescription{TableName: td.TableName, TableArn: td.TableArn, TableId: td.TableId, TableStatus: td.TableStatus,
+		ProvisionedThroughput: td.ProvisionedThroughput}
+	if td.BillingModeSummary.BillingMode == string(fdyno.BillingModePayPerRequest) {
+		out.BillingModeSummary = &td.BillingModeSummary
+	}
+	return out
 }
 
 func (s *Server) deleteTable(c *call, body []byte) (any, error) {
@@ -247,7 +313,7 @@ func (s *Server) deleteTable(c *call, body []byte) (any, error) {
 	s.mu.Lock()
 	delete(s.tables, name)
 	s.mu.Unlock()
-	return deleteTableOutput{TableDescription: s.describe(d, "DELETING")}, nil
+	return deleteTableOutput{TableDescription: s.deleted(d)}, nil
 }
 
 type describeTableOutput struct {
@@ -333,6 +399,8 @@ func (s *Server) listTables(c *call, body []byte) (any, error) {
 type tableDescription struct {
 	TableName                 string
 	TableArn                  string
+	TableId                   string   `json:",omitempty"`
+	CreationDateTime          *float64 `json:",omitempty"`
 	TableStatus               string
 	KeySchema                 []fdyno.KeySchemaElement
 	AttributeDefinitions      []fdyno.AttributeDefinition
@@ -371,18 +439,32 @@ type indexDescription struct {
 }
 
 func (s *Server) tableARN(name string) string {
-	return "arn:aws:dynamodb:" + s.region + ":000000000000:table/" + name
+	return "arn:aws:dynamodb:" + s.region + ":" + accountID + ":table/" + name
 }
 
 func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescription {
 	arn := s.tableARN(d.TableName)
+	p := d.Properties
 	td := tableDescription{
-		TableName:            d.TableName,
-		TableArn:             arn,
-		TableStatus:          status,
-		KeySchema:            d.KeySchema,
-		AttributeDefinitions: d.AttributeDefinitions,
-		BillingModeSummary:   billingModeSummary{BillingMode: "PAY_PER_REQUEST"},
+		TableName:                 d.TableName,
+		TableArn:                  arn,
+		TableId:                   d.TableID,
+		TableStatus:               status,
+		KeySchema:                 d.KeySchema,
+		AttributeDefinitions:      d.AttributeDefinitions,
+		BillingModeSummary:        billingModeSummary{BillingMode: "PAY_PER_REQUEST"},
+		DeletionProtectionEnabled: p.DeletionProtectionEnabled,
+	}
+	if !d.CreationDateTime.IsZero() {
+		// Epoch seconds with milliseconds, as DynamoDB sends them.
+		t := float64(d.CreationDateTime.UnixMilli()) / 1000
+		td.CreationDateTime = &t
+	}
+	if p.BillingMode == fdyno.BillingModeProvisioned {
+		td.BillingModeSummary.BillingMode = string(p.BillingMode)
+		if pt := p.ProvisionedThroughput; pt != nil {
+			td.ProvisionedThroughput.ReadCapacityUnits, td.ProvisionedThroughput.WriteCapacityUnits = pt.ReadCapacityUnits, pt.WriteCapacityUnits
+		}
 	}
 	for _, ix := range d.LocalSecondaryIndexes {
 		td.LocalSecondaryIndexes = append(td.LocalSecondaryIndexes, indexDescription{
@@ -393,6 +475,9 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescrip
 		desc := indexDescription{
 			IndexName: ix.IndexName, IndexArn: arn + "/index/" + ix.IndexName, IndexStatus: "ACTIVE",
 			KeySchema: ix.KeySchema, Projection: ix.Projection, ProvisionedThroughput: &throughputDescription{},
+		}
+		if pt, ok := p.IndexThroughput[ix.IndexName]; ok && p.BillingMode == fdyno.BillingModeProvisioned {
+			desc.ProvisionedThroughput.ReadCapacityUnits, desc.ProvisionedThroughput.WriteCapacityUnits = pt.ReadCapacityUnits, pt.WriteCapacityUnits
 		}
 		// The library's status: CREATING while the backfill runs.
 		for _, g := range d.GlobalSecondaryIndexDescriptions {

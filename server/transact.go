@@ -57,9 +57,11 @@ type transactWriteItemsInput struct {
 type transactWriteItemsOutput struct{}
 
 // tooManyActions is DynamoDB's error for more than 100 actions.
-func tooManyActions(n int) error {
-	return validation("1 validation error detected: Value '" + strconv.Itoa(n) +
-		" actions' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(maxTransactItems))
+func tooManyActions(class string, n int) error {
+	var v constraints
+	list := javaList(class, n)
+	v.add("transactItems", &list, "Member must have length less than or equal to "+strconv.Itoa(maxTransactItems))
+	return v.err()
 }
 
 func (s *Server) transactWriteItems(c *call, body []byte) (any, error) {
@@ -71,7 +73,7 @@ func (s *Server) transactWriteItems(c *call, body []byte) (any, error) {
 		return nil, missing("transactItems")
 	}
 	if len(in.TransactItems) > maxTransactItems {
-		return nil, tooManyActions(len(in.TransactItems))
+		return nil, tooManyActions("TransactWriteItem", len(in.TransactItems))
 	}
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
@@ -84,9 +86,12 @@ func (s *Server) transactWriteItems(c *call, body []byte) (any, error) {
 	// open resolves an action's table; it leaves the action without one
 	// (which the library refuses) when the name is absent.
 	open := func(w *txWriteCommon, what string) (*fdyno.Table, error) {
+		if w.TableName == nil {
+			return nil, missing("transactItems.member." + what + ".tableName")
+		}
 		name, err := tableName(c, w.TableName)
 		if err != nil {
-			return nil, missing("transactItems.member." + what + ".tableName")
+			return nil, err
 		}
 		tables[name] = true
 		return s.table(name)
@@ -195,7 +200,7 @@ func (s *Server) transactGetItems(c *call, body []byte) (any, error) {
 		return nil, missing("transactItems")
 	}
 	if len(in.TransactItems) > maxTransactItems {
-		return nil, tooManyActions(len(in.TransactItems))
+		return nil, tooManyActions("TransactGetItem", len(in.TransactItems))
 	}
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
@@ -207,9 +212,12 @@ func (s *Server) transactGetItems(c *call, body []byte) (any, error) {
 		if g == nil {
 			return nil, missing("transactItems.member.get")
 		}
+		if g.TableName == nil {
+			return nil, missing("transactItems.member.get.tableName")
+		}
 		name, err := tableName(c, g.TableName)
 		if err != nil {
-			return nil, missing("transactItems.member.get.tableName")
+			return nil, err
 		}
 		if g.Key == nil {
 			return nil, missing("transactItems.member.get.key")

@@ -8,8 +8,9 @@ import (
 // global secondary index created or deleted per request. A created index
 // is CREATING until the server's background backfill (background.go) has
 // indexed the items written before it, then ACTIVE, as DescribeTable
-// shows. fdyno has no capacity, so BillingMode and ProvisionedThroughput
-// are checked as CreateTable checks them and otherwise ignored. A
+// shows. BillingMode, ProvisionedThroughput (also per index, the Update
+// action) and DeletionProtectionEnabled change the table's stored
+// settings (table_settings.go). A
 // StreamSpecification enables or disables the table's stream at once
 // (the library's rules; streams.go serves the stream).
 
@@ -21,9 +22,7 @@ type createGSIAction struct {
 type gsiUpdate struct {
 	Create *createGSIAction
 	Delete *fdyno.DeleteGlobalSecondaryIndexAction
-	Update *struct {
-		IndexName string
-	}
+	Update *gsiThroughputUpdate
 }
 
 type updateTableInput struct {
@@ -33,13 +32,16 @@ type updateTableInput struct {
 	BillingMode                 string
 	ProvisionedThroughput       *provisionedThroughput
 	StreamSpecification         *streamSpecification
-	// ReplicaUpdates, SSESpecification, TableClass,
-	// DeletionProtectionEnabled and the like are accepted and ignored.
+	DeletionProtectionEnabled   *bool
+	// ReplicaUpdates, SSESpecification, TableClass and the like are
+	// accepted and ignored.
 }
 
 type updateTableOutput struct {
 	TableDescription tableDescription
 }
+
+var errLimitExceeded = errType{nsDynamoDB + "LimitExceededException", 400}
 
 func (s *Server) updateTable(c *call, body []byte) (any, error) {
 	var in updateTableInput
@@ -50,65 +52,111 @@ func (s *Server) updateTable(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ss := in.StreamSpecification; ss != nil {
+	var v constraints
+	v.enum("billingMode", in.BillingMode, "PROVISIONED", "PAY_PER_REQUEST")
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	if in.BillingMode == "PAY_PER_REQUEST" && in.ProvisionedThroughput != nil {
+		return nil, validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+	}
+	if pt := in.ProvisionedThroughput; pt != nil {
+		if err := checkThroughput(pt); err != nil {
+			return nil, err
+		}
+	}
+	change := settingsChange{BillingMode: in.BillingMode, ProvisionedThroughput: in.ProvisionedThroughput, DeletionProtectionEnabled: in.DeletionProtectionEnabled}
+	// The index changes: throughput Updates are settings; at most one
+	// Create or Delete, as DynamoDB allows one online index change per
+	// table at a time.
+	var up fdyno.UpdateTableInput
+	up.AttributeDefinitions = in.AttributeDefinitions
+	var deleted string
+	for _, u := range in.GlobalSecondaryIndexUpdates {
+		if u.Update != nil && u.Create == nil && u.Delete == nil {
+			change.indexUpdates = append(change.indexUpdates, *u.Update)
+			continue
+		}
+		g := fdyno.GlobalSecondaryIndexUpdate{Delete: u.Delete}
+		if u.Create != nil {
+			g.Create = &u.Create.CreateGlobalSecondaryIndexAction
+			change.created = u.Create
+		}
+		if u.Delete != nil {
+			deleted = u.Delete.IndexName
+		}
+		up.GlobalSecondaryIndexUpdates = append(up.GlobalSecondaryIndexUpdates, g)
+	}
+	if len(up.GlobalSecondaryIndexUpdates) > 1 {
+		return nil, &apiError{typ: errLimitExceeded, msg: "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"}
+	}
+	if len(up.GlobalSecondaryIndexUpdates) == 0 {
+		change.created = nil
+	}
+	ss := in.StreamSpecification
+	if ss != nil {
 		if in.GlobalSecondaryIndexUpdates != nil {
 			return nil, validation("One or more parameter values were invalid: Only one of the following can be specified in a single UpdateTable request: GlobalSecondaryIndexUpdates, StreamSpecification")
 		}
 		if ss.StreamEnabled == nil {
 			return nil, missing("streamSpecification.streamEnabled")
 		}
-		if in.BillingMode != "" || in.ProvisionedThroughput != nil {
-			if err := checkBilling(createTableInput{BillingMode: in.BillingMode, ProvisionedThroughput: in.ProvisionedThroughput}); err != nil {
-				return nil, err
-			}
-		}
-		t, err := s.table(name)
-		if err != nil {
-			return nil, err
-		}
-		d, err := t.UpdateTable(s.db, fdyno.UpdateTableInput{StreamSpecification: &fdyno.StreamSpecification{
-			StreamEnabled: *ss.StreamEnabled, StreamViewType: fdyno.StreamViewType(ss.StreamViewType)}})
-		if err != nil {
-			return nil, err
-		}
-		return updateTableOutput{TableDescription: s.describe(d, "ACTIVE")}, nil
 	}
-	if in.BillingMode != "" || in.ProvisionedThroughput != nil {
-		if err := checkBilling(createTableInput{BillingMode: in.BillingMode, ProvisionedThroughput: in.ProvisionedThroughput}); err != nil {
-			return nil, err
-		}
-	}
-	if in.GlobalSecondaryIndexUpdates == nil {
-		if in.BillingMode == "" && in.ProvisionedThroughput == nil {
-			return nil, validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
-		}
-		// Capacity only: nothing fdyno stores changes.
-		return s.describeTableOutput(name)
-	}
-	var up fdyno.UpdateTableInput
-	up.AttributeDefinitions = in.AttributeDefinitions
-	for _, u := range in.GlobalSecondaryIndexUpdates {
-		if u.Update != nil {
-			return nil, validation("One or more parameter values were invalid: fdyno tables are on demand (PAY_PER_REQUEST): a global secondary index has no provisioned throughput to update")
-		}
-		g := fdyno.GlobalSecondaryIndexUpdate{Delete: u.Delete}
-		if u.Create != nil {
-			g.Create = &u.Create.CreateGlobalSecondaryIndexAction
-		}
-		up.GlobalSecondaryIndexUpdates = append(up.GlobalSecondaryIndexUpdates, g)
+	if ss == nil && up.GlobalSecondaryIndexUpdates == nil && !change.any() {
+		return nil, validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
 	}
 	t, err := s.table(name)
 	if err != nil {
 		return nil, err
 	}
-	d, err := t.UpdateTable(s.db, up)
+	// The settings are checked against the table before anything
+	// changes; they are stored after the index or stream change, in a
+	// transaction of their own, with the indexes the table then has.
+	d, err := t.Describe(s.db)
 	if err != nil {
 		return nil, err
 	}
-	for _, g := range d.GlobalSecondaryIndexDescriptions {
-		if g.IndexStatus == fdyno.IndexStatusCreating {
-			s.startBackfill(name, g.IndexName)
+	var gsis []string
+	for _, g := range d.GlobalSecondaryIndexes {
+		if g.IndexName != deleted {
+			gsis = append(gsis, g.IndexName)
 		}
+	}
+	if change.created != nil {
+		gsis = append(gsis, change.created.IndexName)
+	}
+	if change.any() {
+		p := d.Properties
+		if err := change.apply(&p, gsis); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case ss != nil:
+		d, err = t.UpdateTable(s.db, fdyno.UpdateTableInput{StreamSpecification: &fdyno.StreamSpecification{
+			StreamEnabled: *ss.StreamEnabled, StreamViewType: fdyno.StreamViewType(ss.StreamViewType)}})
+	case up.GlobalSecondaryIndexUpdates != nil:
+		d, err = t.UpdateTable(s.db, up)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if up.GlobalSecondaryIndexUpdates != nil {
+		for _, g := range d.GlobalSecondaryIndexDescriptions {
+			if g.IndexStatus == fdyno.IndexStatusCreating {
+				s.startBackfill(name, g.IndexName)
+			}
+		}
+	}
+	if change.any() {
+		after, err := t.UpdateProperties(s.db, func(p *fdyno.TableProperties) error { return change.apply(p, gsis) })
+		if err != nil {
+			return nil, err
+		}
+		// The answer describes the indexes as of the index change (a
+		// created one CREATING, though its backfill may be done by now),
+		// with the settings as stored.
+		d.Properties = after.Properties
 	}
 	return updateTableOutput{TableDescription: s.describe(d, "ACTIVE")}, nil
 }

@@ -1,0 +1,57 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// FuzzTagRequest sends arbitrary bodies to the tagging operations and to
+// CreateTable with Tags and UpdateTable's settings, through ServeHTTP, on
+// a table that exists: the server never panics and never answers 500, a
+// refusal is a 4xx with DynamoDB's error body, and a 200 answer is a JSON
+// object.
+func FuzzTagRequest(f *testing.F) {
+	ts := newTestServer(f, Config{})
+	create := `{"TableName":"Fuzz","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"Tags":[{"Key":"env","Value":"fuzz"}]}`
+	if status, name, msg := ts.post(f, targetPrefix+"CreateTable", contentType, strings.NewReader(create)); status != 200 {
+		f.Fatalf("CreateTable: %d %s %s", status, name, msg)
+	}
+	arn := ts.tableARN("Fuzz")
+	ops := []string{"TagResource", "UntagResource", "ListTagsOfResource", "CreateTable", "UpdateTable"}
+	for i, body := range []string{
+		`{"ResourceArn":"` + arn + `","Tags":[{"Key":"team","Value":"db"},{"Key":"env","Value":""}]}`,
+		`{"ResourceArn":"` + arn + `","TagKeys":["team","absent"]}`,
+		`{"ResourceArn":"` + arn + `","NextToken":"ZW52"}`,
+		`{"TableName":"Other","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"ProvisionedThroughput":{"ReadCapacityUnits":1,"WriteCapacityUnits":1},"Tags":[{"Key":"a","Value":"b"}],"DeletionProtectionEnabled":true}`,
+		`{"TableName":"Fuzz","BillingMode":"PROVISIONED","ProvisionedThroughput":{"ReadCapacityUnits":2,"WriteCapacityUnits":3},"DeletionProtectionEnabled":false}`,
+		`{"ResourceArn":"arn:aws:dynamodb:us-east-1:000000000000:table/Fuzz/index/x","Tags":[]}`,
+		`{"ResourceArn":"` + arn + `","Tags":[{"Key":"aws:x","Value":"y"}]}`,
+		`{"ResourceArn":"` + arn + `","NextToken":"%%%"}`,
+	} {
+		f.Add(uint8(i), []byte(body))
+	}
+	f.Fuzz(func(t *testing.T, op uint8, body []byte) {
+		name := ops[int(op)%len(ops)]
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(string(body)))
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("X-Amz-Target", targetPrefix+name)
+		rec := httptest.NewRecorder()
+		ts.Server.ServeHTTP(rec, req)
+		var out map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+			t.Fatalf("%s %q: status %d, body %q is not a JSON object: %v", name, body, rec.Code, rec.Body, err)
+		}
+		switch {
+		case rec.Code == http.StatusOK:
+		case rec.Code >= 400 && rec.Code < 500:
+			if typ, _ := out["__type"].(string); !strings.Contains(typ, "#") {
+				t.Fatalf("%s %q: status %d without a __type: %s", name, body, rec.Code, rec.Body)
+			}
+		default:
+			t.Fatalf("%s %q: status %d: %s\n%s", name, body, rec.Code, rec.Body, ts.logs.String())
+		}
+	})
+}

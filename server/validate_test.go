@@ -1,0 +1,116 @@
+package server
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// apiMessage returns the message of a DynamoDB error from the SDK.
+func apiMessage(err error) string {
+	var ae interface{ ErrorMessage() string }
+	if errors.As(err, &ae) {
+		return ae.ErrorMessage()
+	}
+	return ""
+}
+
+// TestConstraintMessages checks DynamoDB's constraint validation at the
+// wire: it comes before any table lookup (these tables do not exist, yet
+// the answer is a ValidationException), reports every violated member of
+// a request in one message ("N validation errors detected: …; …") with
+// the model's member names, and reports an invalid table name alone. The
+// expected texts are DynamoDB's (its API reference's constraints, worded
+// as the service words them).
+func TestConstraintMessages(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	long := strings.Repeat("a", 256)
+	for _, tc := range []struct {
+		name, op, body string
+		errName, msg   string
+	}{
+		{"empty table name", "PutItem", `{"TableName":"","Item":{}}`, "ValidationException",
+			"1 validation error detected: Value '' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 1"},
+		{"table name too long", "PutItem", `{"TableName":"` + long + `","Item":{}}`, "ValidationException",
+			"1 validation error detected: Value '" + long + "' at 'tableName' failed to satisfy constraint: Member must have length less than or equal to 255"},
+		{"table name pattern", "PutItem", `{"TableName":"bad table!@#","Item":{}}`, "ValidationException",
+			"1 validation error detected: Value 'bad table!@#' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"},
+		{"table name reported alone", "PutItem", `{"TableName":"","ReturnValues":"INVALID","Item":{}}`, "ValidationException",
+			"1 validation error detected: Value '' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 1"},
+		{"enums together", "PutItem", `{"TableName":"Nope","Item":{"pk":{"S":"a"}},"ReturnConsumedCapacity":"A","ReturnItemCollectionMetrics":"B","ReturnValues":"C"}`, "ValidationException",
+			"3 validation errors detected: Value 'A' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; " +
+				"Value 'B' at 'returnItemCollectionMetrics' failed to satisfy constraint: Member must satisfy enum value set: [SIZE, NONE]; " +
+				"Value 'C' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [NONE, ALL_OLD, UPDATED_OLD, ALL_NEW, UPDATED_NEW]"},
+		{"update enums", "UpdateItem", `{"TableName":"Nope","Key":{"pk":{"S":"a"}},"ReturnValues":"X","ReturnConsumedCapacity":"Y"}`, "ValidationException",
+			"2 validation errors detected: Value 'Y' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]; " +
+				"Value 'X' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [NONE, ALL_OLD, UPDATED_OLD, ALL_NEW, UPDATED_NEW]"},
+		{"delete on-failure enum", "DeleteItem", `{"TableName":"Nope","Key":{"pk":{"S":"a"}},"ReturnValuesOnConditionCheckFailure":"Z"}`, "ValidationException",
+			"1 validation error detected: Value 'Z' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]"},
+		{"query limit", "Query", `{"TableName":"Nope","KeyConditionExpression":"pk = :v","ExpressionAttributeValues":{":v":{"S":"a"}},"Limit":0}`, "ValidationException",
+			"1 validation error detected: Value at 'Limit' failed to satisfy constraint: Member must have value greater than or equal to 1"},
+		{"scan limit", "Scan", `{"TableName":"Nope","Limit":0}`, "ValidationException",
+			"1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"},
+		{"scan limit and select", "Scan", `{"TableName":"Nope","Limit":-1,"Select":"SOME"}`, "ValidationException",
+			"2 validation errors detected: Value '-1' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1; " +
+				"Value 'SOME' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]"},
+		{"query table pattern", "Query", `{"TableName":"abc!","KeyConditionExpression":"pk = :v","ExpressionAttributeValues":{":v":{"S":"a"}}}`, "ValidationException",
+			"1 validation error detected: Value 'abc!' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"},
+
+		// Data-plane ResourceNotFoundException names nothing; the control
+		// plane's names the table. A data-plane name of one or two
+		// characters is valid but no table has it.
+		{"get missing table", "GetItem", `{"TableName":"Nope","Key":{"pk":{"S":"a"}}}`, "ResourceNotFoundException", "Requested resource not found"},
+		{"get short name", "GetItem", `{"TableName":"ab","Key":{"pk":{"S":"a"}}}`, "ResourceNotFoundException", "Requested resource not found"},
+		{"scan missing table", "Scan", `{"TableName":"Nope"}`, "ResourceNotFoundException", "Requested resource not found"},
+		{"batch get missing table", "BatchGetItem", `{"RequestItems":{"Nope":{"Keys":[{"pk":{"S":"a"}}]}}}`, "ResourceNotFoundException", "Requested resource not found"},
+		{"transact get missing table", "TransactGetItems", `{"TransactItems":[{"Get":{"TableName":"Nope","Key":{"pk":{"S":"a"}}}}]}`, "ResourceNotFoundException", "Requested resource not found"},
+		{"describe missing table", "DescribeTable", `{"TableName":"Nope"}`, "ResourceNotFoundException", "Requested resource not found: Table: Nope not found"},
+
+		// CreateTable's members.
+		{"create without name", "CreateTable", `{"KeySchema":[],"AttributeDefinitions":[]}`, "ValidationException",
+			"The parameter 'TableName' is required but was not present in the request"},
+		{"create short name", "CreateTable", `{"TableName":"ab","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST"}`, "ValidationException",
+			"1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3"},
+		{"create name length and pattern", "CreateTable", `{"TableName":"a!","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}`, "ValidationException",
+			"2 validation errors detected: Value 'a!' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3; " +
+				"Value 'a!' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"},
+		{"create three keys", "CreateTable", `{"TableName":"Tbl","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"},{"AttributeName":"x","KeyType":"RANGE"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}`, "ValidationException",
+			"1 validation error detected: Value '[KeySchemaElement(attributeName=pk, keyType=HASH), KeySchemaElement(attributeName=sk, keyType=RANGE), KeySchemaElement(attributeName=x, keyType=RANGE)]' at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2"},
+		{"create key type", "CreateTable", `{"TableName":"Tbl","KeySchema":[{"AttributeName":"pk","KeyType":"INVALID"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}`, "ValidationException",
+			"1 validation error detected: Value 'INVALID' at 'keySchema.1.member.keyType' failed to satisfy constraint: Member must satisfy enum value set: [HASH, RANGE]"},
+		{"create attribute type and billing", "CreateTable", `{"TableName":"Tbl","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"X"}],"BillingMode":"FREE"}`, "ValidationException",
+			"2 validation errors detected: Value 'X' at 'attributeDefinitions.1.member.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [B, N, S]; " +
+				"Value 'FREE' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]"},
+		{"create key attribute twice", "CreateTable", `{"TableName":"Tbl","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"pk","KeyType":"RANGE"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST"}`, "ValidationException",
+			"Invalid KeySchema: Some index key attribute have no definition"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, name, msg := ts.post(t, targetPrefix+tc.op, contentType, strings.NewReader(tc.body))
+			if status != 400 || name != tc.errName || msg != tc.msg {
+				t.Errorf("got %d %s %q\nwant 400 %s %q", status, name, msg, tc.errName, tc.msg)
+			}
+		})
+	}
+}
+
+// TestTooManyTransactItems checks the form of DynamoDB's message for a
+// transaction of more than 100 actions: the list rendered as the
+// service's Java model renders it, then the length constraint.
+func TestTooManyTransactItems(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	for _, op := range []string{"TransactGetItems", "TransactWriteItems"} {
+		action := `{"Get":{"TableName":"Nope","Key":{"pk":{"S":"a"}}}}`
+		class := "TransactGetItem"
+		if op == "TransactWriteItems" {
+			action = `{"Delete":{"TableName":"Nope","Key":{"pk":{"S":"a"}}}}`
+			class = "TransactWriteItem"
+		}
+		body := `{"TransactItems":[` + strings.Repeat(action+",", 100) + action + `]}`
+		status, name, msg := ts.post(t, targetPrefix+op, contentType, strings.NewReader(body))
+		re := regexp.MustCompile(`^1 validation error detected: Value '\[(com\.amazonaws\.dynamodb\.v20120810\.` + class + `@[0-9a-f]+(, )?){101}\]' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100$`)
+		if status != 400 || name != "ValidationException" || !re.MatchString(msg) {
+			t.Errorf("%s of 101 actions: got %d %s %q", op, status, name, msg)
+		}
+	}
+}
