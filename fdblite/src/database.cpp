@@ -275,7 +275,9 @@ std::string Database::StatsJSON() {
       static_cast<unsigned long long>(c.commit_not_committed),
       static_cast<unsigned long long>(c.commit_too_old),
       static_cast<unsigned long long>(c.commit_unknown_result));
-  return buf;
+  std::string out(buf);
+  out.insert(out.size() - 1, ",\"round_trips\":" + latency_.Counts().JSON());
+  return out;
 }
 
 }  // namespace fdblite
