@@ -23,6 +23,14 @@
 // On a real FoundationDB cluster these names are not cluster files, so tests
 // that need them are fdblite-only.
 //
+// # Durable databases
+//
+// [OpenDir] opens a durable database kept in a directory (the name
+// [DataDirPrefix]+dir): commits survive the process. A directory is open in
+// one process at a time, and a process keeps it open until it exits, so
+// tests of durability run the writer in a child process and reopen the
+// directory in another (see fdblite/crashtest).
+//
 // # Fault injection
 //
 // Faults are configured per database, so a test that injects faults opens its
