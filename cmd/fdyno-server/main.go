@@ -10,6 +10,9 @@
 //	fdyno-server [--listen 127.0.0.1:8000] [--data-dir DIR | --in-memory | --cluster-file PATH]
 //	             [--auth KEYFILE] [--log-level info]
 //	             [--ttl-sweep=true] [--ttl-sweep-interval 1m] [--ttl-sweep-rate 1000] [--max-backfills 2]
+//	             [--stream-retention 24h]
+//
+// GET /metrics answers the server's metrics in Prometheus's text format.
 package main
 
 import (
@@ -48,6 +51,7 @@ func run() error {
 		ttlInterval = flag.Duration("ttl-sweep-interval", fdyno.DefaultSweepInterval, "pause between two walks of the TTL sweeper over the tables")
 		ttlRate     = flag.Float64("ttl-sweep-rate", server.DefaultTTLSweepItemsPerSecond, "most items per second the TTL sweeper examines")
 		backfills   = flag.Int("max-backfills", server.DefaultMaxBackfills, "most global secondary index backfills run at once")
+		retention   = flag.Duration("stream-retention", server.DefaultStreamRetention, "how long stream records are kept before the trimmer removes them; 0 keeps them all")
 		t           server.Timeouts
 	)
 	flag.DurationVar(&t.ReadHeader, "read-header-timeout", server.DefaultTimeouts.ReadHeader, "time to read a request's headers")
@@ -92,6 +96,10 @@ func run() error {
 		MaxBackfills: *backfills, TTLSweepInterval: *ttlInterval, TTLSweepItemsPerSecond: *ttlRate}
 	if !*ttlSweep {
 		cfg.TTLSweepInterval = -1
+	}
+	cfg.StreamRetention = *retention
+	if *retention <= 0 {
+		cfg.StreamRetention = -1
 	}
 	srv, err := server.New(cfg)
 	if err != nil {

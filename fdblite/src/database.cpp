@@ -400,7 +400,8 @@ std::string Database::StatsJSON() {
       static_cast<unsigned long long>(c.commit_too_old),
       static_cast<unsigned long long>(c.commit_unknown_result));
   std::string out = buf;
-  out.pop_back();  // the closing brace: the storage mode follows
+  out.pop_back();  // the closing brace: round trips and the storage mode follow
+  out += ",\"round_trips\":" + latency_.Counts().JSON();
   if (!durable_) return out + ",\"mode\":\"memory\"}";
   DurableStats d = durable_->Stats();
   std::snprintf(buf, sizeof buf,

@@ -45,6 +45,7 @@
 #include "durable.h"
 #include "faults.h"
 #include "future.h"
+#include "latency.h"
 #include "store.h"
 
 namespace fdblite {
@@ -149,6 +150,7 @@ class Database {
   void CompleteWatch(const std::shared_ptr<Watch>& w, int code);
 
   Faults& faults() { return faults_; }
+  Latency& latency() { return latency_; }
   // StatsJSON describes the database for \xff\xff/fdblite/stats.
   std::string StatsJSON();
 
@@ -184,6 +186,7 @@ class Database {
   std::atomic<int> max_watches_{kDefaultMaxWatches};
 
   Faults faults_;
+  Latency latency_;  // the network model and round-trip totals
   std::atomic<uint64_t> commits_{0};
   std::atomic<uint64_t> conflicts_seen_{0};
 };
