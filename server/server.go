@@ -241,18 +241,18 @@ func New(cfg Config) (*Server, error) {
 		targetPrefix + "TransactGetItems":   handler((*Server).transactGetItems),
 		targetPrefix + "UpdateTimeToLive":   handler((*Server).updateTimeToLive),
 		targetPrefix + "DescribeTimeToLive": handler((*Server).describeTimeToLive),
-		targetPrefix + "TagResource":        (*Server).tagResource,
-		targetPrefix + "UntagResource":      (*Server).untagResource,
-		targetPrefix + "ListTagsOfResource": (*Server).listTagsOfResource,
+		targetPrefix + "TagResource":        handler((*Server).tagResource),
+		targetPrefix + "UntagResource":      handler((*Server).untagResource),
+		targetPrefix + "ListTagsOfResource": handler((*Server).listTagsOfResource),
 
-		targetPrefix + "ExecuteStatement":      (*Server).executeStatement,
-		targetPrefix + "BatchExecuteStatement": (*Server).batchExecuteStatement,
-		targetPrefix + "ExecuteTransaction":    (*Server).executeTransaction,
+		targetPrefix + "ExecuteStatement":      handler((*Server).executeStatement),
+		targetPrefix + "BatchExecuteStatement": handler((*Server).batchExecuteStatement),
+		targetPrefix + "ExecuteTransaction":    handler((*Server).executeTransaction),
 
-		streamsTargetPrefix + "ListStreams":      (*Server).listStreams,
-		streamsTargetPrefix + "DescribeStream":   (*Server).describeStream,
-		streamsTargetPrefix + "GetShardIterator": (*Server).getShardIterator,
-		streamsTargetPrefix + "GetRecords":       (*Server).getRecords,
+		streamsTargetPrefix + "ListStreams":      handler((*Server).listStreams),
+		streamsTargetPrefix + "DescribeStream":   handler((*Server).describeStream),
+		streamsTargetPrefix + "GetShardIterator": handler((*Server).getShardIterator),
+		streamsTargetPrefix + "GetRecords":       handler((*Server).getRecords),
 	}
 	s.metrics = newMetrics(s.ops)
 	s.db.m = s.metrics
