@@ -55,6 +55,21 @@ type writeOutput struct {
 	ItemCollectionMetrics *fdyno.ItemCollectionMetrics `json:",omitempty"`
 }
 
+// writeResult returns the output of a write on t of the item with key
+// (for PutItem, the item put) that returned attrs: the attributes, and
+// the consumed capacity and item collection metrics w asks for.
+func (s *Server) writeResult(w *writeCommon, t *fdyno.Table, key, attrs fdyno.Item) (any, error) {
+	icm, err := s.collectionMetrics(w.ReturnItemCollectionMetrics, t, key)
+	if err != nil {
+		return nil, err
+	}
+	return writeOutput{
+		Attributes:            wireItem(attrs),
+		ConsumedCapacity:      writeCapacity(w.ReturnConsumedCapacity, t.Name(), key, attrs),
+		ItemCollectionMetrics: icm,
+	}, nil
+}
+
 func (in *putItemInput) prepare(c *call) (string, error) {
 	return prepareWrite(c, &in.writeCommon, "item", in.Item != nil, func() error {
 		_, err := translateWrite(&in.writeCommon, nil, nil)
@@ -74,15 +89,7 @@ func (s *Server) putItem(_ *call, in *putItemInput, t *fdyno.Table) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Item))
-	if err != nil {
-		return nil, err
-	}
-	return writeOutput{
-		Attributes:            wireItem(out.Attributes),
-		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Item), out.Attributes),
-		ItemCollectionMetrics: icm,
-	}, nil
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Item), out.Attributes)
 }
 
 type updateItemInput struct {
@@ -117,15 +124,7 @@ func (s *Server) updateItem(_ *call, in *updateItemInput, t *fdyno.Table) (any, 
 	if err != nil {
 		return nil, err
 	}
-	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Key))
-	if err != nil {
-		return nil, err
-	}
-	return writeOutput{
-		Attributes:            wireItem(out.Attributes),
-		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
-		ItemCollectionMetrics: icm,
-	}, nil
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes)
 }
 
 type deleteItemInput struct {
@@ -152,15 +151,7 @@ func (s *Server) deleteItem(_ *call, in *deleteItemInput, t *fdyno.Table) (any, 
 	if err != nil {
 		return nil, err
 	}
-	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Key))
-	if err != nil {
-		return nil, err
-	}
-	return writeOutput{
-		Attributes:            wireItem(out.Attributes),
-		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
-		ItemCollectionMetrics: icm,
-	}, nil
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes)
 }
 
 type getItemInput struct {

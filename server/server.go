@@ -27,7 +27,7 @@
 // of another service (DynamoDBStreams_20120810.GetRecords) registers the
 // same way.
 //
-// See cmd/fdyno-server for the command and README-server.md for what is
+// See cmd/fdyno-server for the command and README.md for what is
 // supported.
 package server
 
