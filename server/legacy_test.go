@@ -588,3 +588,38 @@ func TestLegacyValidationBeforeTable(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyQueryStringRange queries a string sort key with BEGINS_WITH
+// and the orderings, which compare strings bytewise.
+func TestLegacyQueryStringRange(t *testing.T) {
+	ts := legacyServer(t)
+	ts.mustCall(t, "CreateTable", `{"TableName":"Str","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"}]}`)
+	for _, sk := range []string{"a1", "a10", "a2", "B", "b1"} {
+		ts.mustCall(t, "PutItem", `{"TableName":"Str","Item":{"pk":{"S":"h"},"sk":{"S":"`+sk+`"}}}`)
+	}
+	const hash = `"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"h"}]}`
+	for _, tc := range []struct {
+		name, cond string
+		want       []string
+	}{
+		{"BEGINS_WITH", `{"ComparisonOperator":"BEGINS_WITH","AttributeValueList":[{"S":"a1"}]}`, []string{"a1", "a10"}},
+		{"LT is bytewise", `{"ComparisonOperator":"LT","AttributeValueList":[{"S":"a2"}]}`, []string{"B", "a1", "a10"}},
+		{"GT", `{"ComparisonOperator":"GT","AttributeValueList":[{"S":"a2"}]}`, []string{"b1"}},
+		{"BETWEEN", `{"ComparisonOperator":"BETWEEN","AttributeValueList":[{"S":"a10"},{"S":"b"}]}`, []string{"a10", "a2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := ts.mustCall(t, "Query", `{"TableName":"Str","KeyConditions":{`+hash+`,"sk":`+tc.cond+`}}`)
+			got := []string{}
+			for _, it := range out["Items"].([]any) {
+				got = append(got, it.(map[string]any)["sk"].(map[string]any)["S"].(string))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Query mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	code, _, name, msg := ts.call(t, "Query", `{"TableName":"Str","KeyConditions":{`+hash+`,"sk":{"ComparisonOperator":"BEGINS_WITH","AttributeValueList":[{"B":"YQ=="}]}}}`)
+	if code != http.StatusBadRequest || msg != "One or more parameter values were invalid: Condition parameter type does not match schema type" {
+		t.Errorf("BEGINS_WITH a B on an S sort key: %d %s: %s", code, name, msg)
+	}
+}

@@ -279,13 +279,14 @@ func New(cfg Config) (*Server, error) {
 
 // ServeHTTP answers one request. A GET of / is a health check and
 // answers 200 "healthy: fdyno-server", as DynamoDB's endpoints answer
-// GET / with "healthy: <endpoint>". A GET of /metrics answers the
-// server's metrics in Prometheus's text format (metrics.go), without
-// authentication, as the health check.
+// GET / with "healthy: <endpoint>", with the storage mode in the header
+// X-Fdyno-Storage (see [Storage]); it answers 503 "unhealthy: ..." when
+// the database cannot be read or its durable storage failed. A GET of
+// /metrics answers the server's metrics in Prometheus's text format
+// (metrics.go), without authentication, as the health check.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet && r.URL.Path == "/" {
-		w.Header().Set("Content-Type", "text/plain")
-		_, _ = io.WriteString(w, "healthy: fdyno-server")
+		s.health(w)
 		return
 	}
 	if r.Method == http.MethodGet && r.URL.Path == metricsPath {

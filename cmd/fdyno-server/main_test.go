@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,11 +26,15 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// startServer runs fdyno-server with args and returns the process, its
-// address (from the "listening" log record) and its log, read to the
-// end once the process exits.
+// startServer runs fdyno-server with args (and --in-memory unless args
+// name a --data-dir) and returns the process, its address (from the
+// "listening" log record) and its log, read to the end once the process
+// exits.
 func startServer(t *testing.T, args ...string) (*exec.Cmd, string, <-chan string) {
 	t.Helper()
+	if !slices.Contains(args, "--data-dir") {
+		args = append(args, "--in-memory")
+	}
 	cmd := exec.Command(os.Args[0], append([]string{"--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), "FDYNO_SERVER_MAIN=1")
 	stderr, err := cmd.StderrPipe()
