@@ -66,17 +66,16 @@ func (s *Server) batchTables(c *call, names []string) (map[string]*fdyno.Table, 
 	return byName, reqName, nil
 }
 
-func (s *Server) batchGetItem(c *call, body []byte) (any, error) {
-	var in batchGetItemInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks the request's limits and members; the tables are
+// looked up together (batchTables).
+func (in *batchGetItemInput) prepare(*call) (string, error) {
 	if err := checkBatchGetCounts(in.RequestItems); err != nil {
-		return nil, err
+		return "", err
 	}
-	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
+	return "", checkReturnConsumedCapacity(in.ReturnConsumedCapacity)
+}
+
+func (s *Server) batchGetItem(c *call, in *batchGetItemInput, _ *fdyno.Table) (any, error) {
 	keys := 0
 	names := make([]string, 0, len(in.RequestItems))
 	for n, ka := range in.RequestItems {
@@ -160,20 +159,19 @@ type batchWriteItemOutput struct {
 	ConsumedCapacity []consumedCapacity `json:",omitempty"`
 }
 
-func (s *Server) batchWriteItem(c *call, body []byte) (any, error) {
-	var in batchWriteItemInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks the request's limits and members; the tables are
+// looked up together (batchTables).
+func (in *batchWriteItemInput) prepare(*call) (string, error) {
 	if err := checkBatchWriteCounts(in.RequestItems); err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
+		return "", err
 	}
-	if err := checkReturnItemCollectionMetrics(in.ReturnItemCollectionMetrics); err != nil {
-		return nil, err
-	}
+	return "", checkReturnItemCollectionMetrics(in.ReturnItemCollectionMetrics)
+}
+
+func (s *Server) batchWriteItem(c *call, in *batchWriteItemInput, _ *fdyno.Table) (any, error) {
 	n := 0
 	names := make([]string, 0, len(in.RequestItems))
 	for name, reqs := range in.RequestItems {

@@ -22,22 +22,26 @@ type writeCommon struct {
 	legacyConditional
 }
 
-// writeTable validates what the library does not: the table name, the
-// members' enums, then the legacy members, which translate rewrites into
-// expressions (legacy.go), all before the table is looked up, as
-// DynamoDB validates a request; it returns the table's handle.
-func (s *Server) writeTable(c *call, w *writeCommon, translate func() error) (*fdyno.Table, error) {
+// prepareWrite validates what the library does not: the table name, the
+// presence of the item or key (required, present), the members' enums,
+// then the legacy members, which translate rewrites into expressions
+// (legacy.go), all before the table is looked up, as DynamoDB validates a
+// request; it returns the table's name.
+func prepareWrite(c *call, w *writeCommon, required string, present bool, translate func() error) (string, error) {
 	name, err := tableName(c, w.TableName)
 	if err != nil {
-		return nil, err
+		return "", err
+	}
+	if !present {
+		return "", missing(required)
 	}
 	if err := checkWriteMembers(w); err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := translate(); err != nil {
-		return nil, err
+		return "", err
 	}
-	return s.table(name)
+	return name, nil
 }
 
 type putItemInput struct {
@@ -51,24 +55,29 @@ type writeOutput struct {
 	ItemCollectionMetrics *fdyno.ItemCollectionMetrics `json:",omitempty"`
 }
 
-func (s *Server) putItem(c *call, body []byte) (any, error) {
-	var in putItemInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	if in.Item == nil {
-		if _, err := tableName(c, in.TableName); err != nil {
-			return nil, err
-		}
-		return nil, missing("item")
-	}
-	t, err := s.writeTable(c, &in.writeCommon, func() error {
-		_, err := translateWrite(&in.writeCommon, nil, nil)
-		return err
-	})
+// writeResult returns the output of a write on t of the item with key
+// (for PutItem, the item put) that returned attrs: the attributes, and
+// the consumed capacity and item collection metrics w asks for.
+func (s *Server) writeResult(w *writeCommon, t *fdyno.Table, key, attrs fdyno.Item) (any, error) {
+	icm, err := s.collectionMetrics(w.ReturnItemCollectionMetrics, t, key)
 	if err != nil {
 		return nil, err
 	}
+	return writeOutput{
+		Attributes:            wireItem(attrs),
+		ConsumedCapacity:      writeCapacity(w.ReturnConsumedCapacity, t.Name(), key, attrs),
+		ItemCollectionMetrics: icm,
+	}, nil
+}
+
+func (in *putItemInput) prepare(c *call) (string, error) {
+	return prepareWrite(c, &in.writeCommon, "item", in.Item != nil, func() error {
+		_, err := translateWrite(&in.writeCommon, nil, nil)
+		return err
+	})
+}
+
+func (s *Server) putItem(_ *call, in *putItemInput, t *fdyno.Table) (any, error) {
 	out, err := t.Put(s.db, fdyno.PutInput{
 		Item:                                fdyno.Item(in.Item),
 		ConditionExpression:                 in.ConditionExpression,
@@ -80,15 +89,7 @@ func (s *Server) putItem(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Item))
-	if err != nil {
-		return nil, err
-	}
-	return writeOutput{
-		Attributes:            wireItem(out.Attributes),
-		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Item), out.Attributes),
-		ItemCollectionMetrics: icm,
-	}, nil
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Item), out.Attributes)
 }
 
 type updateItemInput struct {
@@ -96,27 +97,18 @@ type updateItemInput struct {
 	Key              wireItem
 	UpdateExpression string
 	AttributeUpdates legacyParam
+
+	legacyUpdates bool // AttributeUpdates were translated (prepare)
 }
 
-func (s *Server) updateItem(c *call, body []byte) (any, error) {
-	var in updateItemInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	if in.Key == nil {
-		if _, err := tableName(c, in.TableName); err != nil {
-			return nil, err
-		}
-		return nil, missing("key")
-	}
-	var legacyUpdates bool
-	t, err := s.writeTable(c, &in.writeCommon, func() (err error) {
-		legacyUpdates, err = translateWrite(&in.writeCommon, in.AttributeUpdates, &in.UpdateExpression)
+func (in *updateItemInput) prepare(c *call) (string, error) {
+	return prepareWrite(c, &in.writeCommon, "key", in.Key != nil, func() (err error) {
+		in.legacyUpdates, err = translateWrite(&in.writeCommon, in.AttributeUpdates, &in.UpdateExpression)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
+}
+
+func (s *Server) updateItem(_ *call, in *updateItemInput, t *fdyno.Table) (any, error) {
 	out, err := t.Update(s.db, fdyno.UpdateInput{
 		Key:                                 fdyno.Item(in.Key),
 		UpdateExpression:                    in.UpdateExpression,
@@ -126,21 +118,13 @@ func (s *Server) updateItem(c *call, body []byte) (any, error) {
 		ReturnValues:                        in.ReturnValues,
 		ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure,
 	})
-	if err != nil && legacyUpdates {
+	if err != nil && in.legacyUpdates {
 		err = legacyUpdateError(err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Key))
-	if err != nil {
-		return nil, err
-	}
-	return writeOutput{
-		Attributes:            wireItem(out.Attributes),
-		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
-		ItemCollectionMetrics: icm,
-	}, nil
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes)
 }
 
 type deleteItemInput struct {
@@ -148,24 +132,14 @@ type deleteItemInput struct {
 	Key wireItem
 }
 
-func (s *Server) deleteItem(c *call, body []byte) (any, error) {
-	var in deleteItemInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	if in.Key == nil {
-		if _, err := tableName(c, in.TableName); err != nil {
-			return nil, err
-		}
-		return nil, missing("key")
-	}
-	t, err := s.writeTable(c, &in.writeCommon, func() error {
+func (in *deleteItemInput) prepare(c *call) (string, error) {
+	return prepareWrite(c, &in.writeCommon, "key", in.Key != nil, func() error {
 		_, err := translateWrite(&in.writeCommon, nil, nil)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
+}
+
+func (s *Server) deleteItem(_ *call, in *deleteItemInput, t *fdyno.Table) (any, error) {
 	out, err := t.Delete(s.db, fdyno.DeleteInput{
 		Key:                                 fdyno.Item(in.Key),
 		ConditionExpression:                 in.ConditionExpression,
@@ -177,15 +151,7 @@ func (s *Server) deleteItem(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	icm, err := s.collectionMetrics(in.ReturnItemCollectionMetrics, t, fdyno.Item(in.Key))
-	if err != nil {
-		return nil, err
-	}
-	return writeOutput{
-		Attributes:            wireItem(out.Attributes),
-		ConsumedCapacity:      writeCapacity(in.ReturnConsumedCapacity, t.Name(), fdyno.Item(in.Key), out.Attributes),
-		ItemCollectionMetrics: icm,
-	}, nil
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes)
 }
 
 type getItemInput struct {
@@ -196,6 +162,11 @@ type getItemInput struct {
 	AttributesToGet          []string
 	ConsistentRead           bool
 	ReturnConsumedCapacity   string
+
+	// The projection to read, AttributesToGet's or ProjectionExpression's
+	// (prepare).
+	proj  string
+	names map[string]string
 }
 
 type getItemOutput struct {
@@ -205,36 +176,32 @@ type getItemOutput struct {
 	ConsumedCapacity *consumedCapacity `json:",omitempty"`
 }
 
-func (s *Server) getItem(c *call, body []byte) (any, error) {
-	var in getItemInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+func (in *getItemInput) prepare(c *call) (string, error) {
 	name, err := tableName(c, in.TableName)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if in.Key == nil {
-		return nil, missing("key")
+		return "", missing("key")
 	}
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
+		return "", err
 	}
-	proj, names, err := attributesToGet(in.AttributesToGet, in.ExpressionAttributeNames, present("ProjectionExpression", in.ProjectionExpression)...)
+	in.proj, in.names, err = attributesToGet(in.AttributesToGet, in.ExpressionAttributeNames, present("ProjectionExpression", in.ProjectionExpression)...)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	if proj == "" {
-		proj = in.ProjectionExpression
+	if in.proj == "" {
+		in.proj = in.ProjectionExpression
 	}
-	t, err := s.table(name)
-	if err != nil {
-		return nil, err
-	}
+	return name, nil
+}
+
+func (s *Server) getItem(_ *call, in *getItemInput, t *fdyno.Table) (any, error) {
 	out, err := t.Get(s.db, fdyno.GetInput{
 		Key:                      fdyno.Item(in.Key),
-		ProjectionExpression:     proj,
-		ExpressionAttributeNames: names,
+		ProjectionExpression:     in.proj,
+		ExpressionAttributeNames: in.names,
 		ConsistentRead:           in.ConsistentRead,
 	})
 	if err != nil {

@@ -95,23 +95,23 @@ type executeStatementOutput struct {
 	ConsumedCapacity *consumedCapacity `json:",omitempty"`
 }
 
-func (s *Server) executeStatement(c *call, body []byte) (any, error) {
-	var in executeStatementInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks the members that come before the statement's parse;
+// the statement names its tables, which the library's PartiQL resolves
+// (run).
+func (in *executeStatementInput) prepare(*call) (string, error) {
 	if err := checkStatement("statement", in.Statement); err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := checkParameters("parameters", in.Parameters); err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
+		return "", err
 	}
-	if err := checkReturnOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
-		return nil, err
-	}
+	return "", checkReturnOnFailure(in.ReturnValuesOnConditionCheckFailure)
+}
+
+func (s *Server) executeStatement(c *call, in *executeStatementInput, _ *fdyno.Table) (any, error) {
 	info, err := fdyno.ParseStatement(*in.Statement)
 	if err != nil {
 		return nil, err
@@ -177,22 +177,21 @@ type batchExecuteStatementOutput struct {
 	Responses []batchStatementResponse
 }
 
-func (s *Server) batchExecuteStatement(c *call, body []byte) (any, error) {
-	var in batchExecuteStatementInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks the request's own members; each statement is checked
+// as it is read (run), and names its table.
+func (in *batchExecuteStatementInput) prepare(*call) (string, error) {
 	switch n := len(in.Statements); {
 	case in.Statements == nil:
-		return nil, missing("statements")
+		return "", missing("statements")
 	case n == 0:
-		return nil, validation("1 validation error detected: Value '[]' at 'statements' failed to satisfy constraint: Member must have length greater than or equal to 1")
+		return "", validation("1 validation error detected: Value '[]' at 'statements' failed to satisfy constraint: Member must have length greater than or equal to 1")
 	case n > fdyno.MaxBatchStatements:
-		return nil, validation("1 validation error detected: Value at 'statements' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(fdyno.MaxBatchStatements))
+		return "", validation("1 validation error detected: Value at 'statements' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(fdyno.MaxBatchStatements))
 	}
-	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
+	return "", checkReturnConsumedCapacity(in.ReturnConsumedCapacity)
+}
+
+func (s *Server) batchExecuteStatement(_ *call, in *batchExecuteStatementInput, _ *fdyno.Table) (any, error) {
 	req := fdyno.BatchExecuteStatementInput{Statements: make([]fdyno.BatchStatementRequest, len(in.Statements))}
 	for i, st := range in.Statements {
 		if err := checkStatement("statements.member.statement", st.Statement); err != nil {
@@ -237,22 +236,21 @@ type executeTransactionOutput struct {
 	Responses []itemResponse `json:",omitempty"`
 }
 
-func (s *Server) executeTransaction(c *call, body []byte) (any, error) {
-	var in executeTransactionInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks the request's own members (see
+// batchExecuteStatementInput.prepare).
+func (in *executeTransactionInput) prepare(*call) (string, error) {
 	switch n := len(in.TransactStatements); {
 	case in.TransactStatements == nil:
-		return nil, missing("transactStatements")
+		return "", missing("transactStatements")
 	case n == 0:
-		return nil, validation("1 validation error detected: Value '[]' at 'transactStatements' failed to satisfy constraint: Member must have length greater than or equal to 1")
+		return "", validation("1 validation error detected: Value '[]' at 'transactStatements' failed to satisfy constraint: Member must have length greater than or equal to 1")
 	case n > maxTransactStatements:
-		return nil, validation("1 validation error detected: Value at 'transactStatements' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(maxTransactStatements))
+		return "", validation("1 validation error detected: Value at 'transactStatements' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(maxTransactStatements))
 	}
-	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
+	return "", checkReturnConsumedCapacity(in.ReturnConsumedCapacity)
+}
+
+func (s *Server) executeTransaction(_ *call, in *executeTransactionInput, _ *fdyno.Table) (any, error) {
 	req := fdyno.ExecuteTransactionInput{TransactStatements: make([]fdyno.ParameterizedStatement, len(in.TransactStatements))}
 	if in.ClientRequestToken != nil {
 		if n := len(*in.ClientRequestToken); n == 0 || n > fdyno.MaxClientRequestTokenLength {

@@ -25,28 +25,28 @@ type readCommon struct {
 	ReturnConsumedCapacity    string
 	AttributesToGet           []string
 	ConditionalOperator       legacyParam
+
+	legacy legacyRead // the legacy members (prepareRead)
 }
 
-// readTable validates what the library does not (DynamoDB's Limit bound,
-// the enums, then the legacy members as far as no key schema is needed,
-// legacy.go), looks the table up, and rewrites the legacy members into
-// expressions; it returns the table's handle.
-func (s *Server) readTable(c *call, r *readCommon, l legacyRead) (*fdyno.Table, error) {
+// prepareRead validates what the library does not (DynamoDB's Limit
+// bound, the enums, then the legacy members l as far as no key schema is
+// needed, legacy.go); it returns the table's name. The run function
+// rewrites the legacy members into expressions (applyRead) once the table
+// is looked up.
+func (r *readCommon) prepareRead(c *call, l legacyRead) (string, error) {
 	name, err := tableName(c, r.TableName)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := checkReadMembers(c.op, r); err != nil {
-		return nil, err
+		return "", err
 	}
-	if err := checkRead(r, &l); err != nil {
-		return nil, err
+	r.legacy = l
+	if err := checkRead(r, &r.legacy); err != nil {
+		return "", err
 	}
-	t, err := s.table(name)
-	if err != nil {
-		return nil, err
-	}
-	return t, s.applyRead(t, r, &l)
+	return name, nil
 }
 
 func (r *readCommon) limit() int {
@@ -87,13 +87,12 @@ type queryInput struct {
 	QueryFilter            legacyParam
 }
 
-func (s *Server) query(c *call, body []byte) (any, error) {
-	var in queryInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	t, err := s.readTable(c, &in.readCommon, legacyRead{query: true, keyConds: in.KeyConditions, filter: in.QueryFilter, keyCondExpr: &in.KeyConditionExpression})
-	if err != nil {
+func (in *queryInput) prepare(c *call) (string, error) {
+	return in.prepareRead(c, legacyRead{query: true, keyConds: in.KeyConditions, filter: in.QueryFilter, keyCondExpr: &in.KeyConditionExpression})
+}
+
+func (s *Server) query(_ *call, in *queryInput, t *fdyno.Table) (any, error) {
+	if err := s.applyRead(t, &in.readCommon, &in.legacy); err != nil {
 		return nil, err
 	}
 	proj, names, err := attributesToGet(in.AttributesToGet, in.ExpressionAttributeNames, present(
@@ -131,13 +130,12 @@ type scanInput struct {
 	ScanFilter    legacyParam
 }
 
-func (s *Server) scan(c *call, body []byte) (any, error) {
-	var in scanInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	t, err := s.readTable(c, &in.readCommon, legacyRead{filter: in.ScanFilter})
-	if err != nil {
+func (in *scanInput) prepare(c *call) (string, error) {
+	return in.prepareRead(c, legacyRead{filter: in.ScanFilter})
+}
+
+func (s *Server) scan(_ *call, in *scanInput, t *fdyno.Table) (any, error) {
+	if err := s.applyRead(t, &in.readCommon, &in.legacy); err != nil {
 		return nil, err
 	}
 	segment, total := 0, 0

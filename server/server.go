@@ -12,13 +12,22 @@
 // legacy parameters (Expected, AttributeUpdates, KeyConditions, ...) are
 // translated into the expressions they stand for (legacy.go).
 //
-// Each operation is one handler, func (s *Server) op(c *call, body []byte)
-// (any, error), in the file of its concept (tables.go, items.go, read.go),
-// with its input and output structs named after DynamoDB's shapes, and
-// registered by its full X-Amz-Target in New; an operation of another
-// service (DynamoDBStreams_20120810.GetRecords) registers the same way.
+// Every request takes one path (handler): the body is decoded into the
+// operation's input struct (decode, JSON errors are a
+// SerializationException), the input's prepare method checks what
+// DynamoDB checks before it looks at a table, in DynamoDB's order, and
+// names the table (tableName, which also records it for the log), the
+// table's handle is looked up, and the operation's run function calls the
+// library and returns the output to encode. An operation is thus an input
+// struct with a prepare method and one function,
+// func (s *Server) op(c *call, in *opInput, t *fdyno.Table) (any, error),
+// in the file of its concept (tables.go, items.go, read.go), with its
+// input and output structs named after DynamoDB's shapes, and registered
+// as handler((*Server).op) by its full X-Amz-Target in New; an operation
+// of another service (DynamoDBStreams_20120810.GetRecords) registers the
+// same way.
 //
-// See cmd/fdyno-server for the command and README-server.md for what is
+// See cmd/fdyno-server for the command and README.md for what is
 // supported.
 package server
 
@@ -131,9 +140,46 @@ type operation func(s *Server, c *call, body []byte) (any, error)
 // call is what the server knows about one request, for its handler and
 // its log record.
 type call struct {
-	ctx   context.Context
-	op    string
+	ctx context.Context
+	op  string
+	// table is the table the request acts on, as tableName resolved it
+	// ("" for none or several).
 	table string
+}
+
+// request is an operation's input struct, as decoded from the body.
+type request interface {
+	// prepare checks what DynamoDB checks before it looks at a table, in
+	// DynamoDB's order, and returns the name of the table whose handle
+	// the operation runs on, or "" when it needs none (or resolves its
+	// tables itself).
+	prepare(c *call) (table string, err error)
+}
+
+// handler returns the operation that decodes the body into an In,
+// prepares it, looks up the table it names and runs run with them: the
+// one request path of every operation.
+func handler[In any, P interface {
+	*In
+	request
+}](run func(s *Server, c *call, in P, t *fdyno.Table) (any, error)) operation {
+	return func(s *Server, c *call, body []byte) (any, error) {
+		in := P(new(In))
+		if err := decode(body, in); err != nil {
+			return nil, err
+		}
+		name, err := in.prepare(c)
+		if err != nil {
+			return nil, err
+		}
+		var t *fdyno.Table
+		if name != "" {
+			if t, err = s.table(name); err != nil {
+				return nil, err
+			}
+		}
+		return run(s, c, in, t)
+	}
 }
 
 // New returns a Server for cfg. It starts the server's background work
@@ -177,36 +223,36 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s.ops = map[string]operation{
-		targetPrefix + "CreateTable":   (*Server).createTable,
-		targetPrefix + "DeleteTable":   (*Server).deleteTable,
-		targetPrefix + "DescribeTable": (*Server).describeTable,
-		targetPrefix + "ListTables":    (*Server).listTables,
-		targetPrefix + "PutItem":       (*Server).putItem,
-		targetPrefix + "GetItem":       (*Server).getItem,
-		targetPrefix + "UpdateItem":    (*Server).updateItem,
-		targetPrefix + "DeleteItem":    (*Server).deleteItem,
-		targetPrefix + "Query":         (*Server).query,
-		targetPrefix + "Scan":          (*Server).scan,
+		targetPrefix + "CreateTable":   handler((*Server).createTable),
+		targetPrefix + "DeleteTable":   handler((*Server).deleteTable),
+		targetPrefix + "DescribeTable": handler((*Server).describeTable),
+		targetPrefix + "ListTables":    handler((*Server).listTables),
+		targetPrefix + "PutItem":       handler((*Server).putItem),
+		targetPrefix + "GetItem":       handler((*Server).getItem),
+		targetPrefix + "UpdateItem":    handler((*Server).updateItem),
+		targetPrefix + "DeleteItem":    handler((*Server).deleteItem),
+		targetPrefix + "Query":         handler((*Server).query),
+		targetPrefix + "Scan":          handler((*Server).scan),
 
-		targetPrefix + "UpdateTable":        (*Server).updateTable,
-		targetPrefix + "BatchGetItem":       (*Server).batchGetItem,
-		targetPrefix + "BatchWriteItem":     (*Server).batchWriteItem,
-		targetPrefix + "TransactWriteItems": (*Server).transactWriteItems,
-		targetPrefix + "TransactGetItems":   (*Server).transactGetItems,
-		targetPrefix + "UpdateTimeToLive":   (*Server).updateTimeToLive,
-		targetPrefix + "DescribeTimeToLive": (*Server).describeTimeToLive,
-		targetPrefix + "TagResource":        (*Server).tagResource,
-		targetPrefix + "UntagResource":      (*Server).untagResource,
-		targetPrefix + "ListTagsOfResource": (*Server).listTagsOfResource,
+		targetPrefix + "UpdateTable":        handler((*Server).updateTable),
+		targetPrefix + "BatchGetItem":       handler((*Server).batchGetItem),
+		targetPrefix + "BatchWriteItem":     handler((*Server).batchWriteItem),
+		targetPrefix + "TransactWriteItems": handler((*Server).transactWriteItems),
+		targetPrefix + "TransactGetItems":   handler((*Server).transactGetItems),
+		targetPrefix + "UpdateTimeToLive":   handler((*Server).updateTimeToLive),
+		targetPrefix + "DescribeTimeToLive": handler((*Server).describeTimeToLive),
+		targetPrefix + "TagResource":        handler((*Server).tagResource),
+		targetPrefix + "UntagResource":      handler((*Server).untagResource),
+		targetPrefix + "ListTagsOfResource": handler((*Server).listTagsOfResource),
 
-		targetPrefix + "ExecuteStatement":      (*Server).executeStatement,
-		targetPrefix + "BatchExecuteStatement": (*Server).batchExecuteStatement,
-		targetPrefix + "ExecuteTransaction":    (*Server).executeTransaction,
+		targetPrefix + "ExecuteStatement":      handler((*Server).executeStatement),
+		targetPrefix + "BatchExecuteStatement": handler((*Server).batchExecuteStatement),
+		targetPrefix + "ExecuteTransaction":    handler((*Server).executeTransaction),
 
-		streamsTargetPrefix + "ListStreams":      (*Server).listStreams,
-		streamsTargetPrefix + "DescribeStream":   (*Server).describeStream,
-		streamsTargetPrefix + "GetShardIterator": (*Server).getShardIterator,
-		streamsTargetPrefix + "GetRecords":       (*Server).getRecords,
+		streamsTargetPrefix + "ListStreams":      handler((*Server).listStreams),
+		streamsTargetPrefix + "DescribeStream":   handler((*Server).describeStream),
+		streamsTargetPrefix + "GetShardIterator": handler((*Server).getShardIterator),
+		streamsTargetPrefix + "GetRecords":       handler((*Server).getRecords),
 	}
 	s.metrics = newMetrics(s.ops)
 	s.db.m = s.metrics

@@ -142,28 +142,25 @@ type listStreamsOutput struct {
 	LastEvaluatedStreamArn string `json:",omitempty"`
 }
 
-func (s *Server) listStreams(c *call, body []byte) (any, error) {
-	var in listStreamsInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
+// prepare checks Limit and names the table, if the request names one.
+func (in *listStreamsInput) prepare(c *call) (string, error) {
+	if in.Limit != nil && (*in.Limit < 1 || *in.Limit > maxListStreamsLimit) {
+		return "", validation("1 validation error detected: Value '" + strconv.Itoa(*in.Limit) + "' at 'limit' failed to satisfy constraint: Member must have value between 1 and 100")
 	}
+	if in.TableName == nil {
+		return "", nil
+	}
+	return tableName(c, in.TableName)
+}
+
+func (s *Server) listStreams(c *call, in *listStreamsInput, t *fdyno.Table) (any, error) {
 	limit := maxListStreamsLimit
 	if in.Limit != nil {
 		limit = *in.Limit
-		if limit < 1 || limit > maxListStreamsLimit {
-			return nil, validation("1 validation error detected: Value '" + strconv.Itoa(limit) + "' at 'limit' failed to satisfy constraint: Member must have value between 1 and 100")
-		}
 	}
 	var names []string
-	if in.TableName != nil {
-		name, err := tableName(c, in.TableName)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := s.table(name); err != nil {
-			return nil, err
-		}
-		names = []string{name}
+	if t != nil {
+		names = []string{c.table}
 	} else {
 		var err error
 		if names, err = fdyno.ListTables(s.db, fdyno.WithRoot(s.root...)); err != nil {
@@ -235,14 +232,15 @@ type describeStreamOutput struct {
 	StreamDescription streamDescription
 }
 
-func (s *Server) describeStream(c *call, body []byte) (any, error) {
-	var in describeStreamInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks Limit; streamTable resolves the StreamArn (run).
+func (in *describeStreamInput) prepare(*call) (string, error) {
 	if in.Limit != nil && (*in.Limit < 1 || *in.Limit > maxDescribeStreamLimit) {
-		return nil, validation("1 validation error detected: Value '" + strconv.Itoa(*in.Limit) + "' at 'limit' failed to satisfy constraint: Member must have value between 1 and 100")
+		return "", validation("1 validation error detected: Value '" + strconv.Itoa(*in.Limit) + "' at 'limit' failed to satisfy constraint: Member must have value between 1 and 100")
 	}
+	return "", nil
+}
+
+func (s *Server) describeStream(c *call, in *describeStreamInput, _ *fdyno.Table) (any, error) {
 	_, d, err := s.streamTable(c, in.StreamArn)
 	if err != nil {
 		return nil, err
@@ -273,30 +271,31 @@ type getShardIteratorOutput struct {
 	ShardIterator string
 }
 
-func (s *Server) getShardIterator(c *call, body []byte) (any, error) {
-	var in getShardIteratorInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks the members; streamTable resolves the StreamArn (run).
+func (in *getShardIteratorInput) prepare(*call) (string, error) {
 	switch {
 	case in.ShardId == nil:
-		return nil, missing("shardId")
+		return "", missing("shardId")
 	case in.ShardIteratorType == nil:
-		return nil, missing("shardIteratorType")
+		return "", missing("shardIteratorType")
 	}
-	typ := *in.ShardIteratorType
-	switch typ {
+	switch typ := *in.ShardIteratorType; typ {
 	case "TRIM_HORIZON", "LATEST":
 		if in.SequenceNumber != nil {
-			return nil, validation("Invalid Request: SequenceNumber may only be given with AT_SEQUENCE_NUMBER or AFTER_SEQUENCE_NUMBER")
+			return "", validation("Invalid Request: SequenceNumber may only be given with AT_SEQUENCE_NUMBER or AFTER_SEQUENCE_NUMBER")
 		}
 	case "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER":
 		if in.SequenceNumber == nil {
-			return nil, validation("Invalid Request: SequenceNumber is required for " + typ)
+			return "", validation("Invalid Request: SequenceNumber is required for " + typ)
 		}
 	default:
-		return nil, enumError("shardIteratorType", typ, "TRIM_HORIZON", "LATEST", "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER")
+		return "", enumError("shardIteratorType", typ, "TRIM_HORIZON", "LATEST", "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER")
 	}
+	return "", nil
+}
+
+func (s *Server) getShardIterator(c *call, in *getShardIteratorInput, _ *fdyno.Table) (any, error) {
+	typ := *in.ShardIteratorType
 	_, d, err := s.streamTable(c, in.StreamArn)
 	if err != nil {
 		return nil, err
@@ -458,23 +457,24 @@ type getRecordsOutput struct {
 	nextShardIterator string
 }
 
-func (s *Server) getRecords(c *call, body []byte) (any, error) {
-	var in getRecordsInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks the members; the table is the iterator's (run).
+func (in *getRecordsInput) prepare(*call) (string, error) {
 	if in.ShardIterator == nil {
-		return nil, missing("shardIterator")
+		return "", missing("shardIterator")
 	}
 	if len(*in.ShardIterator) < 1 || len(*in.ShardIterator) > maxIteratorLen {
-		return nil, validation("1 validation error detected: Value at 'shardIterator' failed to satisfy constraint: Member must have length between 1 and 2048")
+		return "", validation("1 validation error detected: Value at 'shardIterator' failed to satisfy constraint: Member must have length between 1 and 2048")
 	}
+	if in.Limit != nil && (*in.Limit < 1 || *in.Limit > fdyno.MaxGetRecordsLimit) {
+		return "", validation("1 validation error detected: Value '" + strconv.Itoa(*in.Limit) + "' at 'limit' failed to satisfy constraint: Member must have value between 1 and 1000")
+	}
+	return "", nil
+}
+
+func (s *Server) getRecords(c *call, in *getRecordsInput, _ *fdyno.Table) (any, error) {
 	limit := fdyno.MaxGetRecordsLimit
 	if in.Limit != nil {
 		limit = *in.Limit
-		if limit < 1 || limit > fdyno.MaxGetRecordsLimit {
-			return nil, validation("1 validation error detected: Value '" + strconv.Itoa(limit) + "' at 'limit' failed to satisfy constraint: Member must have value between 1 and 1000")
-		}
 	}
 	it, err := s.decodeIterator(*in.ShardIterator)
 	if err != nil {

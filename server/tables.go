@@ -112,27 +112,26 @@ type createTableOutput struct {
 	TableDescription tableDescription
 }
 
-func (s *Server) createTable(c *call, body []byte) (any, error) {
-	var in createTableInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
+// prepare checks the members and the billing settings; CreateTable
+// opens no existing table.
+func (in *createTableInput) prepare(c *call) (string, error) {
+	if err := checkCreateTableMembers(in); err != nil {
+		return "", err
 	}
-	if err := checkCreateTableMembers(&in); err != nil {
-		return nil, err
-	}
-	name, err := tableName(c, in.TableName)
-	if err != nil {
-		return nil, err
+	if _, err := tableName(c, in.TableName); err != nil {
+		return "", err
 	}
 	switch {
 	case in.AttributeDefinitions == nil:
-		return nil, missing("attributeDefinitions")
+		return "", missing("attributeDefinitions")
 	case in.KeySchema == nil:
-		return nil, missing("keySchema")
+		return "", missing("keySchema")
 	}
-	if err := checkBilling(in); err != nil {
-		return nil, err
-	}
+	return "", checkBilling(*in)
+}
+
+func (s *Server) createTable(c *call, in *createTableInput, _ *fdyno.Table) (any, error) {
+	name := c.table
 	schema := fdyno.TableSchema{
 		KeySchema:             in.KeySchema,
 		AttributeDefinitions:  in.AttributeDefinitions,
@@ -162,7 +161,7 @@ func (s *Server) createTable(c *call, body []byte) (any, error) {
 			}
 			return nil, err
 		}
-		return fdyno.Open(tr, name, fdyno.WithRoot(s.root...), fdyno.WithSchema(schema), fdyno.WithProperties(createProperties(&in)))
+		return fdyno.Open(tr, name, fdyno.WithRoot(s.root...), fdyno.WithSchema(schema), fdyno.WithProperties(createProperties(in)))
 	})
 	if err != nil {
 		return nil, err
@@ -257,6 +256,20 @@ type tableNameInput struct {
 	TableName *string
 }
 
+// prepare names the table.
+func (in *tableNameInput) prepare(c *call) (string, error) {
+	return tableName(c, in.TableName)
+}
+
+// deleteTableInput is a tableNameInput whose table DeleteTable opens
+// itself, in the transaction that deletes it.
+type deleteTableInput tableNameInput
+
+func (in *deleteTableInput) prepare(c *call) (string, error) {
+	_, err := tableName(c, in.TableName)
+	return "", err
+}
+
 type deleteTableOutput struct {
 	TableDescription deletedTableDescription
 }
@@ -285,15 +298,8 @@ func (s *Server) deleted(d *fdyno.TableDescription) deletedTableDescription {
 	return out
 }
 
-func (s *Server) deleteTable(c *call, body []byte) (any, error) {
-	var in tableNameInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	name, err := tableName(c, in.TableName)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) deleteTable(c *call, _ *deleteTableInput, _ *fdyno.Table) (any, error) {
+	name := c.table
 	// The description returned is the table's as it was deleted: both are
 	// in one transaction.
 	d, err := transact(s.db, func(tr fdb.Transaction) (*fdyno.TableDescription, error) {
@@ -320,19 +326,7 @@ type describeTableOutput struct {
 	Table tableDescription
 }
 
-func (s *Server) describeTable(c *call, body []byte) (any, error) {
-	var in tableNameInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	name, err := tableName(c, in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.table(name)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) describeTable(_ *call, _ *tableNameInput, t *fdyno.Table) (any, error) {
 	d, err := t.Describe(s.db)
 	if err != nil {
 		return nil, err
@@ -350,20 +344,23 @@ type listTablesOutput struct {
 	LastEvaluatedTableName string `json:",omitempty"`
 }
 
-func (s *Server) listTables(c *call, body []byte) (any, error) {
-	var in listTablesInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
+// prepare checks Limit.
+func (in *listTablesInput) prepare(*call) (string, error) {
+	if in.Limit != nil {
+		switch limit := *in.Limit; {
+		case limit < 1:
+			return "", validation("1 validation error detected: Value '" + strconv.Itoa(limit) + "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
+		case limit > maxListTablesLimit:
+			return "", validation("1 validation error detected: Value '" + strconv.Itoa(limit) + "' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100")
+		}
 	}
+	return "", nil
+}
+
+func (s *Server) listTables(_ *call, in *listTablesInput, _ *fdyno.Table) (any, error) {
 	limit := maxListTablesLimit
 	if in.Limit != nil {
 		limit = *in.Limit
-		switch {
-		case limit < 1:
-			return nil, validation("1 validation error detected: Value '" + strconv.Itoa(limit) + "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
-		case limit > maxListTablesLimit:
-			return nil, validation("1 validation error detected: Value '" + strconv.Itoa(limit) + "' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100")
-		}
 	}
 	names, err := fdyno.ListTables(s.db, fdyno.WithRoot(s.root...))
 	if err != nil {

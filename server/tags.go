@@ -103,17 +103,16 @@ type tagResourceInput struct {
 
 type emptyOutput struct{}
 
-func (s *Server) tagResource(c *call, body []byte) (any, error) {
-	var in tagResourceInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks the tags; the table, named by ResourceArn, is looked up
+// by resourceTable, which answers for it as DynamoDB does.
+func (in *tagResourceInput) prepare(*call) (string, error) {
 	if in.Tags == nil {
-		return nil, missing("tags")
+		return "", missing("tags")
 	}
-	if err := checkTagMembers("tags", in.Tags); err != nil {
-		return nil, err
-	}
+	return "", checkTagMembers("tags", in.Tags)
+}
+
+func (s *Server) tagResource(c *call, in *tagResourceInput, _ *fdyno.Table) (any, error) {
 	t, err := s.resourceTable(c, in.ResourceArn, "TagResource")
 	if err != nil {
 		return nil, err
@@ -126,13 +125,10 @@ type untagResourceInput struct {
 	TagKeys     []string
 }
 
-func (s *Server) untagResource(c *call, body []byte) (any, error) {
-	var in untagResourceInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks the tag keys (see tagResourceInput.prepare).
+func (in *untagResourceInput) prepare(*call) (string, error) {
 	if in.TagKeys == nil {
-		return nil, missing("tagKeys")
+		return "", missing("tagKeys")
 	}
 	var v constraints
 	for i, k := range in.TagKeys {
@@ -140,9 +136,10 @@ func (s *Server) untagResource(c *call, body []byte) (any, error) {
 			v.add("tagKeys."+strconv.Itoa(i+1)+".member", &k, "Member must have length between 1 and 128")
 		}
 	}
-	if err := v.err(); err != nil {
-		return nil, err
-	}
+	return "", v.err()
+}
+
+func (s *Server) untagResource(c *call, in *untagResourceInput, _ *fdyno.Table) (any, error) {
 	t, err := s.resourceTable(c, in.ResourceArn, "UntagResource")
 	if err != nil {
 		return nil, err
@@ -160,11 +157,10 @@ type listTagsOutput struct {
 	NextToken string `json:",omitempty"`
 }
 
-func (s *Server) listTagsOfResource(c *call, body []byte) (any, error) {
-	var in listTagsInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare has nothing to check before resourceTable.
+func (in *listTagsInput) prepare(*call) (string, error) { return "", nil }
+
+func (s *Server) listTagsOfResource(c *call, in *listTagsInput, _ *fdyno.Table) (any, error) {
 	t, err := s.resourceTable(c, in.ResourceArn, "ListTagsOfResource")
 	if err != nil {
 		return nil, err

@@ -64,23 +64,22 @@ func tooManyActions(class string, n int) error {
 	return v.err()
 }
 
-func (s *Server) transactWriteItems(c *call, body []byte) (any, error) {
-	var in transactWriteItemsInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks the request's own members; each action's table is
+// looked up with the action's checks (run).
+func (in *transactWriteItemsInput) prepare(*call) (string, error) {
 	if in.TransactItems == nil {
-		return nil, missing("transactItems")
+		return "", missing("transactItems")
 	}
 	if len(in.TransactItems) > maxTransactItems {
-		return nil, tooManyActions("TransactWriteItem", len(in.TransactItems))
+		return "", tooManyActions("TransactWriteItem", len(in.TransactItems))
 	}
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
+		return "", err
 	}
-	if err := checkReturnItemCollectionMetrics(in.ReturnItemCollectionMetrics); err != nil {
-		return nil, err
-	}
+	return "", checkReturnItemCollectionMetrics(in.ReturnItemCollectionMetrics)
+}
+
+func (s *Server) transactWriteItems(c *call, in *transactWriteItemsInput, _ *fdyno.Table) (any, error) {
 	req := fdyno.TransactWriteInput{ClientRequestToken: in.ClientRequestToken, TransactItems: make([]fdyno.TransactWriteItem, len(in.TransactItems))}
 	tables := map[string]bool{}
 	// open resolves an action's table; it leaves the action without one
@@ -191,20 +190,19 @@ type transactGetItemsOutput struct {
 	Responses []itemResponse
 }
 
-func (s *Server) transactGetItems(c *call, body []byte) (any, error) {
-	var in transactGetItemsInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks the request's own members; each action's table is
+// looked up with the action's checks (run).
+func (in *transactGetItemsInput) prepare(*call) (string, error) {
 	if in.TransactItems == nil {
-		return nil, missing("transactItems")
+		return "", missing("transactItems")
 	}
 	if len(in.TransactItems) > maxTransactItems {
-		return nil, tooManyActions("TransactGetItem", len(in.TransactItems))
+		return "", tooManyActions("TransactGetItem", len(in.TransactItems))
 	}
-	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
-		return nil, err
-	}
+	return "", checkReturnConsumedCapacity(in.ReturnConsumedCapacity)
+}
+
+func (s *Server) transactGetItems(c *call, in *transactGetItemsInput, _ *fdyno.Table) (any, error) {
 	req := fdyno.TransactGetInput{TransactItems: make([]fdyno.TransactGetItem, len(in.TransactItems))}
 	tables := map[string]bool{}
 	for i, ti := range in.TransactItems {

@@ -23,28 +23,26 @@ type updateTimeToLiveOutput struct {
 	TimeToLiveSpecification fdyno.TimeToLiveSpecification
 }
 
-func (s *Server) updateTimeToLive(c *call, body []byte) (any, error) {
-	var in updateTimeToLiveInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks the specification's members.
+func (in *updateTimeToLiveInput) prepare(c *call) (string, error) {
 	name, err := tableName(c, in.TableName)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	spec := in.TimeToLiveSpecification
 	switch {
 	case spec == nil:
-		return nil, missing("timeToLiveSpecification")
+		return "", missing("timeToLiveSpecification")
 	case spec.AttributeName == nil:
-		return nil, missing("timeToLiveSpecification.attributeName")
+		return "", missing("timeToLiveSpecification.attributeName")
 	case spec.Enabled == nil:
-		return nil, missing("timeToLiveSpecification.enabled")
+		return "", missing("timeToLiveSpecification.enabled")
 	}
-	t, err := s.table(name)
-	if err != nil {
-		return nil, err
-	}
+	return name, nil
+}
+
+func (s *Server) updateTimeToLive(_ *call, in *updateTimeToLiveInput, t *fdyno.Table) (any, error) {
+	spec := in.TimeToLiveSpecification
 	out, err := t.UpdateTimeToLive(s.db, fdyno.TimeToLiveSpecification{AttributeName: *spec.AttributeName, Enabled: *spec.Enabled})
 	if err != nil {
 		return nil, err
@@ -61,19 +59,7 @@ type describeTimeToLiveOutput struct {
 	TimeToLiveDescription timeToLiveDescription
 }
 
-func (s *Server) describeTimeToLive(c *call, body []byte) (any, error) {
-	var in tableNameInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	name, err := tableName(c, in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.table(name)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) describeTimeToLive(_ *call, _ *tableNameInput, t *fdyno.Table) (any, error) {
 	d, err := t.Describe(s.db)
 	if err != nil {
 		return nil, err

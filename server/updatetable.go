@@ -35,6 +35,12 @@ type updateTableInput struct {
 	DeletionProtectionEnabled   *bool
 	// ReplicaUpdates, SSESpecification, TableClass and the like are
 	// accepted and ignored.
+
+	// What prepare derives: the settings to change, the index change,
+	// and the index it deletes.
+	change  settingsChange
+	up      fdyno.UpdateTableInput
+	deleted string
 }
 
 type updateTableOutput struct {
@@ -43,35 +49,32 @@ type updateTableOutput struct {
 
 var errLimitExceeded = errType{nsDynamoDB + "LimitExceededException", 400}
 
-func (s *Server) updateTable(c *call, body []byte) (any, error) {
-	var in updateTableInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
+// prepare checks the request and sorts its changes into settings and
+// the one index change.
+func (in *updateTableInput) prepare(c *call) (string, error) {
 	name, err := tableName(c, in.TableName)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	var v constraints
 	v.enum("billingMode", in.BillingMode, "PROVISIONED", "PAY_PER_REQUEST")
 	if err := v.err(); err != nil {
-		return nil, err
+		return "", err
 	}
 	if in.BillingMode == "PAY_PER_REQUEST" && in.ProvisionedThroughput != nil {
-		return nil, validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+		return "", validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
 	}
 	if pt := in.ProvisionedThroughput; pt != nil {
 		if err := checkThroughput(pt); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	change := settingsChange{BillingMode: in.BillingMode, ProvisionedThroughput: in.ProvisionedThroughput, DeletionProtectionEnabled: in.DeletionProtectionEnabled}
+	in.change = settingsChange{BillingMode: in.BillingMode, ProvisionedThroughput: in.ProvisionedThroughput, DeletionProtectionEnabled: in.DeletionProtectionEnabled}
 	// The index changes: throughput Updates are settings; at most one
 	// Create or Delete, as DynamoDB allows one online index change per
 	// table at a time.
-	var up fdyno.UpdateTableInput
+	change, up := &in.change, &in.up
 	up.AttributeDefinitions = in.AttributeDefinitions
-	var deleted string
 	for _, u := range in.GlobalSecondaryIndexUpdates {
 		if u.Update != nil && u.Create == nil && u.Delete == nil {
 			change.indexUpdates = append(change.indexUpdates, *u.Update)
@@ -83,12 +86,12 @@ func (s *Server) updateTable(c *call, body []byte) (any, error) {
 			change.created = u.Create
 		}
 		if u.Delete != nil {
-			deleted = u.Delete.IndexName
+			in.deleted = u.Delete.IndexName
 		}
 		up.GlobalSecondaryIndexUpdates = append(up.GlobalSecondaryIndexUpdates, g)
 	}
 	if len(up.GlobalSecondaryIndexUpdates) > 1 {
-		return nil, &apiError{typ: errLimitExceeded, msg: "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"}
+		return "", &apiError{typ: errLimitExceeded, msg: "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"}
 	}
 	if len(up.GlobalSecondaryIndexUpdates) == 0 {
 		change.created = nil
@@ -96,19 +99,20 @@ func (s *Server) updateTable(c *call, body []byte) (any, error) {
 	ss := in.StreamSpecification
 	if ss != nil {
 		if in.GlobalSecondaryIndexUpdates != nil {
-			return nil, validation("One or more parameter values were invalid: Only one of the following can be specified in a single UpdateTable request: GlobalSecondaryIndexUpdates, StreamSpecification")
+			return "", validation("One or more parameter values were invalid: Only one of the following can be specified in a single UpdateTable request: GlobalSecondaryIndexUpdates, StreamSpecification")
 		}
 		if ss.StreamEnabled == nil {
-			return nil, missing("streamSpecification.streamEnabled")
+			return "", missing("streamSpecification.streamEnabled")
 		}
 	}
 	if ss == nil && up.GlobalSecondaryIndexUpdates == nil && !change.any() {
-		return nil, validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
+		return "", validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
 	}
-	t, err := s.table(name)
-	if err != nil {
-		return nil, err
-	}
+	return name, nil
+}
+
+func (s *Server) updateTable(c *call, in *updateTableInput, t *fdyno.Table) (any, error) {
+	name, change, up, deleted, ss := c.table, &in.change, in.up, in.deleted, in.StreamSpecification
 	// The settings are checked against the table before anything
 	// changes; they are stored after the index or stream change, in a
 	// transaction of their own, with the indexes the table then has.
