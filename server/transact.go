@@ -161,10 +161,41 @@ func (s *Server) transactWriteItems(c *call, body []byte) (any, error) {
 	if len(tables) > 1 {
 		c.table = ""
 	}
+	if err := checkTransactWriteSize(req.TransactItems); err != nil {
+		return nil, err
+	}
 	if _, err := fdyno.TransactWrite(s.db, req); err != nil {
 		return nil, err
 	}
 	return transactWriteItemsOutput{}, nil
+}
+
+// maxTransactWriteSize is DynamoDB's limit on the aggregate size of the
+// items of one TransactWriteItems: 4 MB.
+const maxTransactWriteSize = 4 << 20
+
+// checkTransactWriteSize applies the 4 MB aggregate limit to the sizes
+// the request states: each Put's item and each other action's key
+// (DynamoDB's item size measure, fdyno.Item.Size). DynamoDB documents the
+// limit, not the message; this one says what was exceeded.
+func checkTransactWriteSize(items []fdyno.TransactWriteItem) error {
+	total := 0
+	for _, ti := range items {
+		switch {
+		case ti.Put != nil:
+			total += ti.Put.Item.Size()
+		case ti.Update != nil:
+			total += ti.Update.Key.Size()
+		case ti.Delete != nil:
+			total += ti.Delete.Key.Size()
+		case ti.ConditionCheck != nil:
+			total += ti.ConditionCheck.Key.Size()
+		}
+	}
+	if total > maxTransactWriteSize {
+		return validation("Transaction request cannot be larger than 4 MB: the aggregate size of its items is " + strconv.Itoa(total) + " bytes")
+	}
+	return nil
 }
 
 type transactGetItem struct {
