@@ -259,6 +259,9 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		batchGetItemOutput{}, batchGetItemOutput{Responses: map[string][]wireItem{"b": items, "a": {}, "c": nil},
 			UnprocessedKeys: map[string]keysAndAttributes{"b": {Keys: []wireItem{it}, ProjectionExpression: "#p", ExpressionAttributeNames: map[string]string{"#p": "pk"}}}},
 		transactGetItemsOutput{}, transactGetItemsOutput{Responses: []itemResponse{{Item: &it}, {}, {Item: &wireItem{}}}},
+		transactGetItemsOutput{Responses: []itemResponse{{Item: &it}}, ConsumedCapacity: []consumedCapacity{*cc}},
+		readOutput{Items: &items, ConsumedCapacity: &consumedCapacity{TableName: "T", CapacityUnits: 1, Table: &capacityUnits{},
+			GlobalSecondaryIndexes: map[string]capacityUnits{"g": {CapacityUnits: 1, ReadCapacityUnits: 1}}}},
 	} {
 		want, err := json.Marshal(out)
 		if err != nil {

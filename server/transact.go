@@ -12,7 +12,8 @@ import (
 // canceled transaction answers TransactionCanceledException with its
 // CancellationReasons (errors.go); a ClientRequestToken reused for another
 // request answers IdempotentParameterMismatchException. ConsumedCapacity
-// is not reported.
+// is reported per table, at twice the units of the same reads or writes
+// outside a transaction (transact_capacity.go).
 
 // maxTransactItems is DynamoDB's limit on the actions of one
 // TransactWriteItems or TransactGetItems.
@@ -54,7 +55,9 @@ type transactWriteItemsInput struct {
 	ReturnItemCollectionMetrics string
 }
 
-type transactWriteItemsOutput struct{}
+type transactWriteItemsOutput struct {
+	ConsumedCapacity []consumedCapacity `json:",omitempty"`
+}
 
 // tooManyActions is DynamoDB's error for more than 100 actions.
 func tooManyActions(class string, n int) error {
@@ -167,7 +170,7 @@ func (s *Server) transactWriteItems(c *call, body []byte) (any, error) {
 	if _, err := fdyno.TransactWrite(s.db, req); err != nil {
 		return nil, err
 	}
-	return transactWriteItemsOutput{}, nil
+	return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactWriteUnits(req.TransactItems), false)}, nil
 }
 
 // maxTransactWriteSize is DynamoDB's limit on the aggregate size of the
@@ -219,7 +222,8 @@ type itemResponse struct {
 }
 
 type transactGetItemsOutput struct {
-	Responses []itemResponse
+	Responses        []itemResponse
+	ConsumedCapacity []consumedCapacity `json:",omitempty"`
 }
 
 func (s *Server) transactGetItems(c *call, body []byte) (any, error) {
@@ -269,11 +273,14 @@ func (s *Server) transactGetItems(c *call, body []byte) (any, error) {
 		return nil, err
 	}
 	out := transactGetItemsOutput{Responses: make([]itemResponse, len(res.Responses))}
+	units := map[string]float64{}
 	for i, r := range res.Responses {
 		if r.Item != nil {
 			it := wireItem(r.Item)
 			out.Responses[i].Item = &it
 		}
+		units[req.TransactItems[i].Table.Name()] += transactionalUnits * readUnits(r.Item.Size(), true)
 	}
+	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, units, true)
 	return out, nil
 }
