@@ -78,7 +78,7 @@ func TestMalformedRequests(t *testing.T) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 200 || string(body) != "healthy: fdyno-server" {
+		if want := "healthy: " + strings.TrimPrefix(ts.URL, "http://"); resp.StatusCode != 200 || string(body) != want {
 			t.Errorf("GET /: %d %q", resp.StatusCode, body)
 		}
 	})

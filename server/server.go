@@ -120,6 +120,7 @@ type call struct {
 	ctx   context.Context
 	op    string
 	table string
+	host  string // the request's Host, the endpoint the client reached
 }
 
 // New returns a Server for cfg. It starts the server's background work
@@ -184,6 +185,11 @@ func New(cfg Config) (*Server, error) {
 		targetPrefix + "UntagResource":      (*Server).untagResource,
 		targetPrefix + "ListTagsOfResource": (*Server).listTagsOfResource,
 
+		targetPrefix + "DescribeEndpoints":         (*Server).describeEndpoints,
+		targetPrefix + "DescribeLimits":            (*Server).describeLimits,
+		targetPrefix + "DescribeContinuousBackups": (*Server).describeContinuousBackups,
+		targetPrefix + "UpdateContinuousBackups":   (*Server).updateContinuousBackups,
+
 		streamsTargetPrefix + "ListStreams":      (*Server).listStreams,
 		streamsTargetPrefix + "DescribeStream":   (*Server).describeStream,
 		streamsTargetPrefix + "GetShardIterator": (*Server).getShardIterator,
@@ -207,16 +213,15 @@ func New(cfg Config) (*Server, error) {
 }
 
 // ServeHTTP answers one request. A GET of / is a health check and
-// answers 200 "healthy: fdyno-server", as DynamoDB's endpoints answer
-// GET / with "healthy: <endpoint>".
+// answers 200 "healthy: <host>", as DynamoDB's endpoints answer GET / with
+// "healthy: <endpoint>"; CORS preflights are answered as DynamoDB's
+// (cors.go).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodGet && r.URL.Path == "/" {
-		w.Header().Set("Content-Type", "text/plain")
-		_, _ = io.WriteString(w, "healthy: fdyno-server")
+	if serveNonAPI(w, r) {
 		return
 	}
 	start := time.Now()
-	c := &call{ctx: r.Context()}
+	c := &call{ctx: r.Context(), host: r.Host}
 	id := requestID()
 	out, err := s.handleSafely(w, r, c)
 	status := http.StatusOK
