@@ -90,6 +90,9 @@ func (s *Server) streamTable(c *call, arn *string) (*fdyno.Table, *fdyno.TableDe
 	if len(*arn) < 37 || len(*arn) > 1024 {
 		return nil, nil, validation("1 validation error detected: Value '" + *arn + "' at 'streamArn' failed to satisfy constraint: Member must have length between 37 and 1024")
 	}
+	if !wellFormedStreamARN(*arn) {
+		return nil, nil, validation("Invalid StreamArn")
+	}
 	notFound := &apiError{typ: errResourceNotFound, msg: "Requested resource not found: Stream: " + *arn + " not found"}
 	rest, ok := strings.CutPrefix(*arn, "arn:aws:dynamodb:"+s.region+":000000000000:table/")
 	if !ok {
@@ -108,6 +111,31 @@ func (s *Server) streamTable(c *call, arn *string) (*fdyno.Table, *fdyno.TableDe
 		return nil, nil, notFound
 	}
 	return t, d, nil
+}
+
+// wellFormedStreamARN reports whether arn has the form of a stream ARN,
+// arn:<partition>:dynamodb:<region>:<12-digit account>:table/<table
+// name>/stream/<label>, the label a time as
+// 2006-01-02T15:04:05.000. A malformed ARN is a ValidationException in
+// DynamoDB; a well-formed one of no stream here, ResourceNotFound.
+func wellFormedStreamARN(arn string) bool {
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) != 6 || parts[0] != "arn" || !strings.HasPrefix(parts[1], "aws") || parts[2] != "dynamodb" || parts[3] == "" {
+		return false
+	}
+	if len(parts[4]) != 12 || strings.Trim(parts[4], "0123456789") != "" {
+		return false
+	}
+	rest, ok := strings.CutPrefix(parts[5], "table/")
+	if !ok {
+		return false
+	}
+	name, label, ok := strings.Cut(rest, "/stream/")
+	if !ok || len(name) < minTableNameLength || len(name) > maxTableNameLength || !validTableName(name) {
+		return false
+	}
+	_, err := time.Parse("2006-01-02T15:04:05.000", label)
+	return err == nil
 }
 
 // describeStreamTable returns table name's handle and description.

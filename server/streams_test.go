@@ -359,6 +359,23 @@ func TestSDKStreamsErrors(t *testing.T) {
 	wantAPIError(t, err, "ResourceNotFoundException", "not found")
 	_, err = sc.ListStreams(ctx(t), &dynamodbstreams.ListStreamsInput{TableName: aws.String("Nope")})
 	wantAPIError(t, err, "ResourceNotFoundException", "Nope")
+	// A StreamArn that is not an ARN of a stream's form is a
+	// ValidationException, not a missing stream.
+	for _, bad := range []string{
+		"not-an-arn-but-long-enough-for-the-length-check",
+		strings.Replace(arn, "/stream/", "/streams/", 1),
+		strings.Replace(arn, streamLabel, "yesterday-at-noon-o-clock", 1),
+		strings.Replace(arn, "000000000000", "12345", 1),
+		strings.Replace(arn, ":dynamodb:", ":s3:", 1),
+	} {
+		_, err = sc.DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(bad)})
+		wantAPIErrorExact(t, err, "ValidationException", "Invalid StreamArn")
+		_, err = sc.GetShardIterator(ctx(t), &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(bad), ShardId: aws.String(shardID), ShardIteratorType: st.ShardIteratorTypeLatest})
+		wantAPIErrorExact(t, err, "ValidationException", "Invalid StreamArn")
+	}
+	// Well formed, of another account: no such stream here.
+	_, err = sc.DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(strings.Replace(arn, "000000000000", "123456789012", 1))})
+	wantAPIError(t, err, "ResourceNotFoundException", "not found")
 
 	// Expired after 15 minutes.
 	now = now.Add(iteratorLifetime)
