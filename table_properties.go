@@ -81,7 +81,18 @@ type TableProperties struct {
 	// or 0 for DynamoDB's default of 35.
 	PointInTimeRecoveryEnabled bool `json:",omitempty"`
 	RecoveryPeriodInDays       int  `json:",omitempty"`
+	// StreamLabel and StreamStartAfter identify the latest enabling of
+	// the table's stream by UpdateTable, as DynamoDB's StreamLabel: the
+	// time it was enabled (UTC, StreamLabelLayout), and a sequence number
+	// that every record written since follows (DynamoDB starts a new
+	// stream at each enabling). Both are empty for a stream enabled at
+	// creation and never re-enabled.
+	StreamLabel      string `json:",omitempty"`
+	StreamStartAfter string `json:",omitempty"`
 }
+
+// StreamLabelLayout is the time layout of a stream's label, DynamoDB's.
+const StreamLabelLayout = "2006-01-02T15:04:05.000"
 
 // MaxRecoveryPeriodInDays is DynamoDB's longest point-in-time recovery
 // period, and its default.

@@ -111,6 +111,12 @@ func TestTableProperties(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Enabling the stream records its label (the table's clock) and start;
+	// the rest is unchanged.
+	if d2.Properties.StreamLabel != clock.UTC().Format(StreamLabelLayout) || d2.Properties.StreamStartAfter == "" {
+		t.Errorf("after enabling the stream: StreamLabel %q, StreamStartAfter %q", d2.Properties.StreamLabel, d2.Properties.StreamStartAfter)
+	}
+	d2.Properties.StreamLabel, d2.Properties.StreamStartAfter = "", ""
 	if d2.TableID != d.TableID || !d2.CreationDateTime.Equal(d.CreationDateTime) || !cmp.Equal(d2.Properties, d.Properties) {
 		t.Errorf("after UpdateTable: %q %v %+v, want %q %v %+v", d2.TableID, d2.CreationDateTime, d2.Properties, d.TableID, d.CreationDateTime, d.Properties)
 	}
