@@ -284,14 +284,18 @@ type shardDescription struct {
 }
 
 type streamDescription struct {
-	StreamArn            string
-	StreamLabel          string
-	StreamStatus         string
-	StreamViewType       string
-	TableName            string
-	KeySchema            []fdyno.KeySchemaElement
-	Shards               []shardDescription
-	LastEvaluatedShardId string `json:",omitempty"`
+	StreamArn   string
+	StreamLabel string
+	// CreationRequestDateTime is when the stream began (its label), in
+	// epoch seconds; absent for the fixed label of a table without a
+	// creation time.
+	CreationRequestDateTime float64 `json:",omitempty"`
+	StreamStatus            string
+	StreamViewType          string
+	TableName               string
+	KeySchema               []fdyno.KeySchemaElement
+	Shards                  []shardDescription
+	LastEvaluatedShardId    string `json:",omitempty"`
 }
 
 type describeStreamOutput struct {
@@ -316,8 +320,12 @@ func (s *Server) describeStream(c *call, body []byte) (any, error) {
 		n, _ := new(big.Int).SetString(after, 10)
 		start = formatSequenceNumber(n.Add(n, big.NewInt(1)))
 	}
+	var created float64
+	if at, err := time.Parse(fdyno.StreamLabelLayout, label); err == nil && label != streamLabel {
+		created = float64(at.UnixMilli()) / 1000
+	}
 	out := describeStreamOutput{StreamDescription: streamDescription{
-		StreamArn: s.streamARNOf(d), StreamLabel: label, StreamStatus: "ENABLED",
+		StreamArn: s.streamARNOf(d), StreamLabel: label, StreamStatus: "ENABLED", CreationRequestDateTime: created,
 		StreamViewType: string(d.StreamViewType), TableName: d.TableName, KeySchema: d.KeySchema,
 		Shards: []shardDescription{},
 	}}

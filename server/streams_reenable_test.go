@@ -85,7 +85,7 @@ func TestSDKStreamReenabled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ds.StreamDescription; aws.ToString(got.StreamLabel) != label || len(got.Shards) != 1 ||
+	if got := ds.StreamDescription; aws.ToString(got.StreamLabel) != label || got.CreationRequestDateTime == nil || !got.CreationRequestDateTime.Equal(at) || len(got.Shards) != 1 ||
 		aws.ToString(got.Shards[0].SequenceNumberRange.StartingSequenceNumber) == strings.Repeat("0", seqDigits) {
 		t.Errorf("DescribeStream of the re-enabled stream = %+v", got)
 	}
