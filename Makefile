@@ -7,6 +7,7 @@
 #   make run-server SERVERFLAGS=...    run fdyno-server on 127.0.0.1:8000
 #   make bench-server                  fdyno-server vs dynalite (installed by npm into build/dynalite)
 #                                      and a floor server (fixed answers): the ceiling
+#   make crash-soak SOAK_ROUNDS=1000   kill -9 durable writers SOAK_ROUNDS times (fdblite, then through fdyno)
 #   make install-fdblite PREFIX=/usr/local
 #                                      install fdblite's libfdb_c.so and headers
 #
@@ -39,6 +40,7 @@ BINDINGS_TESTS := $(BINDINGS) $(BINDINGS)/tuple $(BINDINGS)/subspace
 # libfdb_c.so at run time and Go's cache does not see it change.
 TESTFLAGS ?= -count=1 -timeout 10m
 
+.PHONY: crash-soak durable-conformance
 .PHONY: all demo server run-server bench-server test fmt-check vet go-test bindings-test fdblite-test bench fdblite install-fdblite clean
 
 all: test
@@ -64,7 +66,12 @@ bench-server: fdblite
 	$(GO) build -o build/fdyno-server ./cmd/fdyno-server
 	$(GO) run ./cmd/fdyno-bench --fdyno-server build/fdyno-server --dynalite build/dynalite/node_modules/dynalite/cli.js $(BENCHSERVERFLAGS)
 
-test: fdblite fmt-check vet go-test bindings-test fdblite-test
+test: fdblite fmt-check vet go-test bindings-test fdblite-test durable-conformance
+
+# fdblite's conformance tests once more on a durable default database
+# (FDBLITE_DATA_DIR): durable mode keeps every behaviour of the in-memory one.
+durable-conformance: fdblite
+	@d=$$(mktemp -d) && FDBLITE_DATA_DIR=$$d $(GO) test $(TESTFLAGS) ./fdblite/conformance; s=$$?; rm -rf $$d; exit $$s
 
 fmt-check:
 	@out="$$(gofmt -l .)"; \
@@ -87,6 +94,12 @@ BENCHFLAGS ?= -benchmem -count=1
 BENCHPKGS  ?= ./...
 bench: fdblite
 	$(GO) test -run '^$$' -bench . $(BENCHFLAGS) -timeout 30m $(BENCHPKGS)
+
+# The crash tests of durable mode, longer than `make test` runs them.
+SOAK_ROUNDS ?= 1000
+crash-soak: fdblite
+	FDBLITE_CRASH_ROUNDS=$(SOAK_ROUNDS) $(GO) test -count=1 -timeout 4h -v -run '^TestCrashRecovery$$' ./fdblite/crashtest
+	FDYNO_CRASH_ROUNDS=$(SOAK_ROUNDS) $(GO) test -count=1 -timeout 4h -v -run '^TestDurableCrash$$' .
 
 install-fdblite:
 	$(MAKE) -C fdblite install PREFIX=$(PREFIX)

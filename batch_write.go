@@ -227,6 +227,14 @@ func fitBatch(reqs []writeRequest) int {
 func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 	const op = "BatchWriteItem"
 	mvf := tr.Snapshot().Get(metadataVersionKey)
+	states := make([]*tableState, len(reqs))
+	for i, r := range reqs {
+		states[i] = r.st0
+	}
+	orders, err := startOrderPrefetches(tr, states)
+	if err != nil {
+		return err
+	}
 	fetches := make([]pendingFetch, len(reqs))
 	for i, r := range reqs {
 		fetches[i] = r.t.startFetch(tr, mvf, op, r.st0, r.key, r.kv, r.item == nil, r.st0.needsOld())
@@ -254,7 +262,7 @@ func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 		if err != nil {
 			return err
 		}
-		changes[i] = itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: f.needOld, new: reqs[i].item, enc: reqs[i].enc}
+		changes[i] = itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: f.needOld, new: reqs[i].item, enc: reqs[i].enc, orders: orders}
 	}
 	// Checks are done; from here on, only writes.
 	for i, c := range changes {

@@ -196,4 +196,11 @@
 //     protocol cannot carry it.
 //   - Empty attribute names inside maps are accepted; only top-level
 //     attribute names must be non-empty.
+//   - The Go API takes expressions only. DynamoDB's legacy parameters
+//     (Expected, ConditionalOperator, AttributeUpdates, KeyConditions,
+//     QueryFilter, ScanFilter, AttributesToGet) are accepted at the wire
+//     by fdyno-server, which translates each into the expression it
+//     stands for: one evaluator serves both forms, and Go code ported from
+//     the SDK's legacy fields is clearer written once as an expression
+//     than through a second API.
 package fdyno

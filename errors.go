@@ -31,6 +31,9 @@ var (
 	// a stream read resumed from a sequence number whose successors have
 	// been trimmed (stream_trim.go).
 	ErrTrimmedDataAccess = errors.New("fdyno: TrimmedDataAccessException")
+	// ErrDuplicateItem is DynamoDB's DuplicateItemException: a PartiQL
+	// INSERT of an item whose primary key already exists (partiql.go).
+	ErrDuplicateItem = errors.New("fdyno: DuplicateItemException: Duplicate primary key exists in table")
 )
 
 // ConditionalCheckFailedError reports that the ConditionExpression of a
@@ -99,6 +102,9 @@ const (
 	CancellationCodeNone                   = "None"
 	CancellationCodeConditionalCheckFailed = "ConditionalCheckFailed"
 	CancellationCodeValidationError        = "ValidationError"
+	// CancellationCodeDuplicateItem is the reason of a PartiQL INSERT, in
+	// [ExecuteTransaction], of an item that exists.
+	CancellationCodeDuplicateItem = "DuplicateItem"
 )
 
 func (e *TransactionCanceledError) Error() string {

@@ -502,11 +502,10 @@ func (p *readPlan) rangeRead(tr fdb.ReadTransaction) kvIterator {
 		}
 	}
 	r := fdb.KeyRange{Begin: p.key(lo), End: p.key(hi)}
-	opts := fdb.RangeOptions{Limit: p.limit, Reverse: !p.forward, Mode: fdb.StreamingModeIterator}
-	if p.limit > 0 {
-		opts.Mode = fdb.StreamingModeWantAll
-	}
-	return tr.GetRange(r, opts).Iterator()
+	// WantAll: the page is consumed whole, so its first batch is as large
+	// as FoundationDB sends (about 80 KB); the iterator mode's small first
+	// batches would cost a round trip each on a cluster.
+	return tr.GetRange(r, fdb.RangeOptions{Limit: p.limit, Reverse: !p.forward, Mode: fdb.StreamingModeWantAll}).Iterator()
 }
 
 // pageEntry is one head read by a page.

@@ -199,10 +199,10 @@ func (w *partitionWalker) nextBatch() error {
 		w.dir.Begin = fdb.Key(next(entries[len(entries)-1].Key))
 	}
 	w.reads, w.cur = w.reads[:0], 0
+	// Iterator mode: each partition's first batch is small and grows
+	// only as the page consumes it, so the partitions a full page never
+	// reaches cost little.
 	opts := fdb.RangeOptions{Limit: w.limit, Mode: fdb.StreamingModeIterator}
-	if w.limit > 0 {
-		opts.Mode = fdb.StreamingModeWantAll
-	}
 	for _, e := range entries {
 		h, err := w.parts.split(e.Key)
 		if err != nil {

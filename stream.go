@@ -296,7 +296,7 @@ func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte) (*pendingRecord
 		return nil, err
 	}
 	p.slot, p.rv = int(uint64(rv)%uint64(st.streamShards())), rv
-	last, err := tr.Snapshot().Get(st.keys.streamOrderKey(p.slot)).Get()
+	last, err := c.orders.read(tr, st.keys.streamOrderKey(p.slot))
 	if err != nil {
 		return nil, err
 	}
@@ -308,6 +308,55 @@ func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte) (*pendingRecord
 		p.order = uint16(n)
 	}
 	return p, p.pack()
+}
+
+// orderPrefetch is the read of a stream table's order key, started with a
+// transaction's item reads (TransactWrite, BatchWrite) so that ordering
+// the transaction's change records costs no wave of reads of its own.
+// Only the table's first record in the transaction may take the
+// prefetched value: later ones read the key again and see the order the
+// first one wrote. A prefetch belongs to one attempt of one transaction.
+type orderPrefetch struct {
+	f    fdb.FutureByteSlice
+	used bool
+}
+
+// startOrderPrefetches starts, in tr, the read of the order key of every
+// stream table among states, once per key.
+func startOrderPrefetches(tr fdb.Transaction, states []*tableState) (orderPrefetches, error) {
+	var out orderPrefetches
+	var rv int64
+	for _, st := range states {
+		if !st.hasStream() {
+			continue
+		}
+		if out == nil {
+			var err error
+			// The read version only: it arrives with the reads' own.
+			if rv, err = tr.GetReadVersion().Get(); err != nil {
+				return nil, err
+			}
+			out = orderPrefetches{}
+		}
+		key := st.keys.streamOrderKey(int(uint64(rv) % uint64(st.streamShards())))
+		if out[string(key)] == nil {
+			out[string(key)] = &orderPrefetch{f: tr.Snapshot().Get(key)}
+		}
+	}
+	return out, nil
+}
+
+// orderPrefetches are a transaction's order-key prefetches by key.
+type orderPrefetches map[string]*orderPrefetch
+
+// read returns the value of the order key key: the prefetched one if key
+// was prefetched and no record took it yet, else read now.
+func (m orderPrefetches) read(tr fdb.Transaction, key fdb.Key) ([]byte, error) {
+	if o := m[string(key)]; o != nil && !o.used {
+		o.used = true
+		return o.f.Get()
+	}
+	return tr.Snapshot().Get(key).Get()
 }
 
 // pack builds the keys and values of the record's parts, once its order

@@ -113,6 +113,25 @@ func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limi
 			horizons[i] = rt.Snapshot().Get(st.keys.streamHorizonKey())
 		}
 	}
+	// Every shard's range read starts now, with the horizon reads, before
+	// any wait: the page is one wave of reads. WantAll: a page is read
+	// whole, so each shard's first batch is as large as FoundationDB sends.
+	var readers []*shardReader
+	for i, st := range states {
+		for s := range st.streamShards() {
+			begin := st.keys.streamShardPrefix(s)
+			if pos.set {
+				if i <= pos.table {
+					begin = st.keys.streamKeyAfter(s, pos.seq)
+				} else {
+					begin = st.keys.streamKeyAt(s, pos.seq)
+				}
+			}
+			r := st.keys.streamShardRange(s)
+			r.Begin = begin
+			readers = append(readers, &shardReader{keys: st.keys, shard: s, table: i, it: rt.GetRange(r, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).Iterator()})
+		}
+	}
 	for i, f := range horizons {
 		if f == nil {
 			continue
@@ -133,26 +152,11 @@ func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limi
 	}
 	// One lazy reader per shard; the k-way merge takes the least head,
 	// then advances only that shard, so each shard is read as far as the
-	// page needs (its iterator fetching in growing batches), and whether
-	// more records follow is known from the heads left.
-	var readers []*shardReader
-	for i, st := range states {
-		for s := range st.streamShards() {
-			begin := st.keys.streamShardPrefix(s)
-			if pos.set {
-				if i <= pos.table {
-					begin = st.keys.streamKeyAfter(s, pos.seq)
-				} else {
-					begin = st.keys.streamKeyAt(s, pos.seq)
-				}
-			}
-			r := st.keys.streamShardRange(s)
-			r.Begin = begin
-			sr := &shardReader{keys: st.keys, shard: s, table: i, it: rt.GetRange(r, fdb.RangeOptions{Mode: fdb.StreamingModeIterator}).Iterator()}
-			if err := sr.advance(); err != nil {
-				return streamPage{}, err
-			}
-			readers = append(readers, sr)
+	// page needs, and whether more records follow is known from the heads
+	// left.
+	for _, sr := range readers {
+		if err := sr.advance(); err != nil {
+			return streamPage{}, err
 		}
 	}
 	var pg streamPage

@@ -219,6 +219,9 @@ type Table struct {
 	chunkThreshold int
 	clock          func() time.Time // WithClock (ttl.go); nil is time.Now
 	state          atomic.Pointer[tableState]
+	// tokenRoot caches the ClientRequestToken keys under the table's root
+	// directory (transact_write.go).
+	tokenRoot atomic.Pointer[tokenRootCache]
 }
 
 // tableState is a snapshot of a table's metadata, valid while FoundationDB's

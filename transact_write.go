@@ -340,11 +340,19 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	var tk *tokenCheck
 	if token != "" {
 		var err error
-		if tk, err = startTokenCheck(tr, actions[0].t, token); err != nil {
+		if tk, err = startTokenCheck(tr, actions[0].t, actions[0].st0, token); err != nil {
 			return nil, err
 		}
 	}
 	mvf := tr.Snapshot().Get(metadataVersionKey)
+	states := make([]*tableState, len(actions))
+	for i, a := range actions {
+		states[i] = a.st0
+	}
+	orders, err := startOrderPrefetches(tr, states)
+	if err != nil {
+		return nil, err
+	}
 	fetches := make([]pendingFetch, len(actions))
 	for i, a := range actions {
 		needOld := a.kind == actionCheck || a.kind == actionUpdate || a.e.cond != nil || a.st0.needsOld()
@@ -420,6 +428,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 		if c == nil {
 			continue
 		}
+		c.orders = orders
 		if err := writeItem(tr, *c, actions[i].t.maxItemSize, actions[i].t.chunkThreshold); err != nil {
 			return nil, withOp(op, err)
 		}
@@ -501,9 +510,10 @@ type tokenCheck struct {
 	f      fdb.FutureByteSlice
 	old    tokenRecord
 	hadOld bool
-	// expired are the expiry entries of expired records that record
-	// removes.
-	expired []fdb.KeyValue
+	// expiredRead reads the expiry entries of expired records; expired
+	// holds them once check has waited, and record removes them.
+	expiredRead fdb.RangeResult
+	expired     []fdb.KeyValue
 }
 
 // tokenRecord is the stored value of a ClientRequestToken record:
@@ -535,19 +545,51 @@ func decodeTokenRecord(b []byte) (tokenRecord, error) {
 	return r, nil
 }
 
-// startTokenCheck opens the root directory of table t and starts the read
-// of token's record: a read with a conflict, so two transactions with one
-// token never both commit.
-func startTokenCheck(tr fdb.Transaction, t *Table, token string) (*tokenCheck, error) {
+// tokenRootCache is the token keys of a table's root directory, as
+// opened while the table's cached state was st: opening a directory costs
+// a read per path element, one after another, so TransactWrite opens the
+// root once per metadata version (like the table's own directory) and
+// reads the token in the wave of the item reads.
+type tokenRootCache struct {
+	st   *tableState
+	keys tokenKeys
+}
+
+// tokenKeysFor returns the token keys of t's root directory, opening it in
+// tr unless it was opened under the cached state st0.
+func (t *Table) tokenKeysFor(tr fdb.ReadTransaction, st0 *tableState) (tokenKeys, error) {
+	if c := t.tokenRoot.Load(); c != nil && c.st == st0 {
+		return c.keys, nil
+	}
 	root, err := directory.Open(tr, t.path[:len(t.path)-1], nil)
 	if err != nil {
 		if errors.Is(err, directory.ErrDirNotExists) {
-			return nil, tableNotFound(t.name)
+			return tokenKeys{}, tableNotFound(t.name)
 		}
-		return nil, err
+		return tokenKeys{}, err
 	}
 	k := newTokenKeys(root)
-	return &tokenCheck{tr: tr, keys: k, token: token, now: t.now(), f: tr.Get(k.tokenKey(token))}, nil
+	if st0.mv != nil { // a state whose metadata version is known
+		t.tokenRoot.Store(&tokenRootCache{st: st0, keys: k})
+	}
+	return k, nil
+}
+
+// startTokenCheck starts the read of token's record under the root
+// directory of table t (cached state st0): a read with a conflict, so two
+// transactions with one token never both commit. The read of expired
+// records to clean up starts with it.
+func startTokenCheck(tr fdb.Transaction, t *Table, st0 *tableState, token string) (*tokenCheck, error) {
+	k, err := t.tokenKeysFor(tr, st0)
+	if err != nil {
+		return nil, err
+	}
+	now := t.now()
+	// Snapshot: the expired records are nobody's business but cleanup's,
+	// and two transactions clearing the same one do not conflict.
+	expired := tr.Snapshot().GetRange(k.expiredRange(now.UnixNano()),
+		fdb.RangeOptions{Limit: tokenCleanupPerWrite, Mode: fdb.StreamingModeWantAll})
+	return &tokenCheck{tr: tr, keys: k, token: token, now: now, f: tr.Get(k.tokenKey(token)), expiredRead: expired}, nil
 }
 
 // check waits for the record: done if it holds this request (a retry:
@@ -571,11 +613,7 @@ func (c *tokenCheck) check(digest [sha256.Size]byte) (done bool, err error) {
 		}
 		c.old, c.hadOld = rec, true // expired: as if absent
 	}
-	// Snapshot: the expired records are nobody's business but cleanup's,
-	// and two transactions clearing the same one do not conflict.
-	c.expired, err = c.tr.Snapshot().GetRange(c.keys.expiredRange(c.now.UnixNano()),
-		fdb.RangeOptions{Limit: tokenCleanupPerWrite, Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
-	if err != nil {
+	if c.expired, err = c.expiredRead.GetSliceWithError(); err != nil {
 		return false, err
 	}
 	for _, kv := range c.expired {

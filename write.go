@@ -33,6 +33,9 @@ type itemChange struct {
 	// (ownsTransaction): its change record needs no per-transaction
 	// order (stream.go). The zero value is always safe.
 	sole bool
+	// orders are the reads of stream order keys started with the
+	// transaction's item reads (stream.go); nil reads when needed.
+	orders orderPrefetches
 }
 
 // needsOld reports whether every write must read the old item even when

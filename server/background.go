@@ -24,8 +24,13 @@ import (
 //     walk of each table with a TimeToLiveAttribute deletes its expired
 //     items (fdyno's Table.SweepExpiredOnce), at most
 //     Config.TTLSweepItemsPerSecond items examined per second.
+//  3. The stream trimmer: every Config.StreamTrimInterval, one walk of
+//     each table with a stream removes the change records older than
+//     Config.StreamRetention (fdyno's Table.TrimStream), DynamoDB
+//     Streams' 24 hours by default; a read from before the trim horizon
+//     then fails with TrimmedDataAccessException, as on DynamoDB.
 //
-// Close stops both and waits for them; work stops between two of the
+// Close stops them all and waits for them; work stops between two of the
 // library's transactions, so nothing is left half done.
 
 // Background defaults.
@@ -36,6 +41,12 @@ const (
 	// DefaultTTLSweepItemsPerSecond bounds the TTL sweeper when
 	// Config.TTLSweepItemsPerSecond is zero.
 	DefaultTTLSweepItemsPerSecond = 1000
+	// DefaultStreamRetention is how long stream records are kept when
+	// Config.StreamRetention is zero: DynamoDB Streams' 24 hours.
+	DefaultStreamRetention = 24 * time.Hour
+	// DefaultStreamTrimInterval is the pause between two walks of the
+	// stream trimmer when Config.StreamTrimInterval is zero.
+	DefaultStreamTrimInterval = time.Minute
 	// backfillRetryDelay is the pause before retrying a backfill that
 	// failed with an error that may pass (a FoundationDB error).
 	backfillRetryDelay = time.Second
@@ -61,8 +72,8 @@ func newBackfillSlots(n int) chan struct{} {
 	return make(chan struct{}, n)
 }
 
-// Close stops the server's background work (index backfills and the TTL
-// sweeper) and waits for it to stop. It does not stop serving requests:
+// Close stops the server's background work (index backfills, the TTL
+// sweeper and the stream trimmer) and waits for it to stop. It does not stop serving requests:
 // stop the HTTP server first (Serve returns). A stopped backfill resumes
 // when a server starts on the same database. Close is idempotent.
 func (s *Server) Close() error {
@@ -125,6 +136,9 @@ func (s *Server) startBackfill(table, index string) {
 func (s *Server) runBackfill(ctx context.Context, id backfillID) {
 	log := s.log.With(slog.String("table", id.table), slog.String("index", id.index))
 	start := time.Now()
+	s.metrics.backfillStarted()
+	result := "stopped"
+	defer func() { s.metrics.backfillEnded(result) }()
 	for {
 		t, err := s.table(id.table)
 		var p fdyno.BackfillProgress
@@ -133,6 +147,7 @@ func (s *Server) runBackfill(ctx context.Context, id backfillID) {
 		}
 		switch {
 		case err == nil && p.Done:
+			result = "done"
 			log.Info("index backfill done", slog.Int64("items", p.ItemsScanned), slog.Duration("took", time.Since(start)))
 			return
 		case ctx.Err() != nil:
@@ -140,9 +155,11 @@ func (s *Server) runBackfill(ctx context.Context, id backfillID) {
 			return
 		case errors.Is(err, fdyno.ErrValidation), errors.Is(err, fdyno.ErrResourceNotFound):
 			// The index or its table was deleted meanwhile.
+			result = "abandoned"
 			log.Info("index backfill abandoned", slog.String("reason", err.Error()))
 			return
 		case err != nil:
+			s.metrics.backfillRetried()
 			log.Warn("index backfill failed; retrying", slog.String("error", err.Error()))
 		}
 		select {
@@ -196,9 +213,66 @@ func (s *Server) sweepTTL(ctx context.Context, interval time.Duration, perSecond
 
 // sweepOnce is one walk of every table with a TimeToLiveAttribute.
 func (s *Server) sweepOnce(ctx context.Context, perSecond float64) {
+	s.eachTable(ctx, "TTL sweeper", func(name string, t *fdyno.Table, d *fdyno.TableDescription) {
+		if d.TimeToLiveAttribute == "" {
+			return
+		}
+		stats, err := t.SweepExpiredOnce(ctx, s.db, fdyno.SweepOptions{ItemsPerSecond: perSecond})
+		failed := err != nil && ctx.Err() == nil && !errors.Is(err, fdyno.ErrResourceNotFound)
+		s.metrics.ttlSwept(stats.Scanned, stats.Deleted, failed)
+		switch {
+		case failed:
+			s.log.Warn("TTL sweep failed", slog.String("table", name), slog.String("error", err.Error()))
+		case stats.Deleted > 0:
+			s.log.Info("TTL sweep", slog.String("table", name), slog.Int("scanned", stats.Scanned), slog.Int("deleted", stats.Deleted))
+		}
+	})
+}
+
+// trimStreams removes, once per interval, the stream records older than
+// retention of every table with a stream, until ctx is done.
+func (s *Server) trimStreams(ctx context.Context, interval, retention time.Duration) {
+	for {
+		s.trimOnce(ctx, retention)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}
+
+// trimOnce is one walk of every table with a stream. The trim keeps the
+// records that a registered consumer has not read (fdyno's TrimStream
+// without Force).
+func (s *Server) trimOnce(ctx context.Context, retention time.Duration) {
+	s.eachTable(ctx, "stream trimmer", func(name string, t *fdyno.Table, d *fdyno.TableDescription) {
+		if d.StreamViewType == "" {
+			return
+		}
+		out, err := t.TrimStream(ctx, s.db, fdyno.TrimStreamInput{OlderThan: retention})
+		trimmed := 0
+		if out != nil {
+			trimmed = out.Trimmed
+		}
+		// A stream disabled or a table deleted meanwhile is not a failure.
+		failed := err != nil && ctx.Err() == nil && !errors.Is(err, fdyno.ErrResourceNotFound) && !errors.Is(err, fdyno.ErrValidation)
+		s.metrics.streamTrimmedRecords(trimmed, failed)
+		switch {
+		case failed:
+			s.log.Warn("stream trim failed", slog.String("table", name), slog.String("error", err.Error()))
+		case trimmed > 0:
+			s.log.Info("stream trim", slog.String("table", name), slog.Int("trimmed", trimmed), slog.String("trim_horizon", out.TrimHorizon))
+		}
+	})
+}
+
+// eachTable calls f for every table that exists, with its description,
+// until ctx is done; who names the walker in the log.
+func (s *Server) eachTable(ctx context.Context, who string, f func(name string, t *fdyno.Table, d *fdyno.TableDescription)) {
 	names, err := fdyno.ListTables(s.db, fdyno.WithRoot(s.root...))
 	if err != nil {
-		s.log.Warn("TTL sweeper cannot list tables", slog.String("error", err.Error()))
+		s.log.Warn(who+" cannot list tables", slog.String("error", err.Error()))
 		return
 	}
 	for _, name := range names {
@@ -207,18 +281,12 @@ func (s *Server) sweepOnce(ctx context.Context, perSecond float64) {
 		}
 		t, err := s.table(name)
 		if err != nil {
-			continue
+			continue // deleted meanwhile
 		}
 		d, err := t.Describe(s.db)
-		if err != nil || d.TimeToLiveAttribute == "" {
+		if err != nil {
 			continue
 		}
-		stats, err := t.SweepExpiredOnce(ctx, s.db, fdyno.SweepOptions{ItemsPerSecond: perSecond})
-		switch {
-		case err != nil && ctx.Err() == nil && !errors.Is(err, fdyno.ErrResourceNotFound):
-			s.log.Warn("TTL sweep failed", slog.String("table", name), slog.String("error", err.Error()))
-		case stats.Deleted > 0:
-			s.log.Info("TTL sweep", slog.String("table", name), slog.Int("scanned", stats.Scanned), slog.Int("deleted", stats.Deleted))
-		}
+		f(name, t, d)
 	}
 }

@@ -1,17 +1,13 @@
 package server
 
-import (
-	"io"
-	"net/http"
-)
+import "net/http"
 
-// cors.go: the answers to requests that are not API calls. DynamoDB's
-// endpoints answer a GET of / with "healthy: <endpoint>", and allow
-// browsers to call them from any origin (the AWS SDK for JavaScript in
-// a browser): a CORS preflight (OPTIONS with
-// Access-Control-Request-Method) is answered 200 with the request's
-// headers allowed, and every answer to a request with an Origin carries
-// Access-Control-Allow-Origin: * and exposes the headers SDKs read.
+// cors.go: DynamoDB's endpoints allow browsers to call them from any
+// origin (the AWS SDK for JavaScript in a browser): a CORS preflight
+// (OPTIONS with Access-Control-Request-Method) is answered 200 with the
+// request's headers allowed, and every answer to a request with an
+// Origin carries Access-Control-Allow-Origin: * and exposes the headers
+// SDKs read.
 
 // corsMaxAge is how long a browser may cache a preflight, in seconds.
 const corsMaxAge = "172800"
@@ -19,21 +15,15 @@ const corsMaxAge = "172800"
 // corsExposeHeaders are the response headers a browser SDK reads.
 const corsExposeHeaders = "x-amzn-RequestId,x-amzn-ErrorType,x-amz-crc32,Date"
 
-// serveNonAPI answers a request that is not an API call (a health check
-// or a CORS preflight) and reports whether it did; it sets the CORS
-// headers of an API call's answer.
-func serveNonAPI(w http.ResponseWriter, r *http.Request) bool {
+// serveCORS answers a CORS preflight and reports whether it did; it sets
+// the CORS headers of any other answer to a request with an Origin.
+func serveCORS(w http.ResponseWriter, r *http.Request) bool {
 	if r.Header.Get("Origin") != "" {
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", "*")
 		h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
 	}
-	switch {
-	case r.Method == http.MethodGet && r.URL.Path == "/":
-		w.Header().Set("Content-Type", "text/plain")
-		_, _ = io.WriteString(w, "healthy: "+r.Host)
-		return true
-	case r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "":
+	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", "*")
 		h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")

@@ -48,6 +48,7 @@ var (
 	errResourceInUse       = errType{nsDynamoDB + "ResourceInUseException", http.StatusBadRequest}
 	errTransactionCanceled = errType{nsDynamoDB + "TransactionCanceledException", http.StatusBadRequest}
 	errIdempotentMismatch  = errType{nsDynamoDB + "IdempotentParameterMismatchException", http.StatusBadRequest}
+	errDuplicateItem       = errType{nsDynamoDB + "DuplicateItemException", http.StatusBadRequest}
 	errMissingToken        = errType{nsCoral + "MissingAuthenticationTokenException", http.StatusBadRequest}
 	errIncompleteSignature = errType{nsCoral + "IncompleteSignatureException", http.StatusBadRequest}
 	errUnrecognizedClient  = errType{nsCoral + "UnrecognizedClientException", http.StatusBadRequest}
@@ -89,6 +90,9 @@ func toAPIError(err error) *apiError {
 	var tce *fdyno.TransactionCanceledError
 	if errors.As(err, &tce) {
 		return canceled(tce)
+	}
+	if errors.Is(err, fdyno.ErrDuplicateItem) {
+		return &apiError{typ: errDuplicateItem, msg: "Duplicate primary key exists in table"}
 	}
 	if errors.Is(err, fdyno.ErrIdempotentParameterMismatch) {
 		return &apiError{typ: errIdempotentMismatch, msg: "Request with ClientRequestToken has already been used with different parameters"}

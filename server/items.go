@@ -22,9 +22,11 @@ type writeCommon struct {
 	legacyConditional
 }
 
-// check validates what the library does not: the table name, capacity and
-// metrics enums and legacy members; it returns the table's handle.
-func (s *Server) writeTable(c *call, w *writeCommon) (*fdyno.Table, error) {
+// writeTable validates what the library does not: the table name, the
+// members' enums, then the legacy members, which translate rewrites into
+// expressions (legacy.go), all before the table is looked up, as
+// DynamoDB validates a request; it returns the table's handle.
+func (s *Server) writeTable(c *call, w *writeCommon, translate func() error) (*fdyno.Table, error) {
 	name, err := tableName(c, w.TableName)
 	if err != nil {
 		return nil, err
@@ -32,7 +34,7 @@ func (s *Server) writeTable(c *call, w *writeCommon) (*fdyno.Table, error) {
 	if err := checkWriteMembers(w); err != nil {
 		return nil, err
 	}
-	if err := w.legacyConditional.check(); err != nil {
+	if err := translate(); err != nil {
 		return nil, err
 	}
 	return s.table(name)
@@ -60,7 +62,10 @@ func (s *Server) putItem(c *call, body []byte) (any, error) {
 		}
 		return nil, missing("item")
 	}
-	t, err := s.writeTable(c, &in.writeCommon)
+	t, err := s.writeTable(c, &in.writeCommon, func() error {
+		_, err := translateWrite(&in.writeCommon, nil, nil)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -104,10 +109,11 @@ func (s *Server) updateItem(c *call, body []byte) (any, error) {
 		}
 		return nil, missing("key")
 	}
-	if err := refuseLegacy(named{"AttributeUpdates", in.AttributeUpdates, "UpdateExpression"}); err != nil {
-		return nil, err
-	}
-	t, err := s.writeTable(c, &in.writeCommon)
+	var legacyUpdates bool
+	t, err := s.writeTable(c, &in.writeCommon, func() (err error) {
+		legacyUpdates, err = translateWrite(&in.writeCommon, in.AttributeUpdates, &in.UpdateExpression)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +126,9 @@ func (s *Server) updateItem(c *call, body []byte) (any, error) {
 		ReturnValues:                        in.ReturnValues,
 		ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure,
 	})
+	if err != nil && legacyUpdates {
+		err = legacyUpdateError(err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +159,10 @@ func (s *Server) deleteItem(c *call, body []byte) (any, error) {
 		}
 		return nil, missing("key")
 	}
-	t, err := s.writeTable(c, &in.writeCommon)
+	t, err := s.writeTable(c, &in.writeCommon, func() error {
+		_, err := translateWrite(&in.writeCommon, nil, nil)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

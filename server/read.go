@@ -27,9 +27,11 @@ type readCommon struct {
 	ConditionalOperator       legacyParam
 }
 
-// check validates what the library does not (DynamoDB's Limit bound, the
-// capacity enum, legacy members) and returns the table's handle.
-func (s *Server) readTable(c *call, r *readCommon) (*fdyno.Table, error) {
+// readTable validates what the library does not (DynamoDB's Limit bound,
+// the enums, then the legacy members as far as no key schema is needed,
+// legacy.go), looks the table up, and rewrites the legacy members into
+// expressions; it returns the table's handle.
+func (s *Server) readTable(c *call, r *readCommon, l legacyRead) (*fdyno.Table, error) {
 	name, err := tableName(c, r.TableName)
 	if err != nil {
 		return nil, err
@@ -37,10 +39,14 @@ func (s *Server) readTable(c *call, r *readCommon) (*fdyno.Table, error) {
 	if err := checkReadMembers(c.op, r); err != nil {
 		return nil, err
 	}
-	if err := refuseLegacy(named{"ConditionalOperator", r.ConditionalOperator, "FilterExpression"}); err != nil {
+	if err := checkRead(r, &l); err != nil {
 		return nil, err
 	}
-	return s.table(name)
+	t, err := s.table(name)
+	if err != nil {
+		return nil, err
+	}
+	return t, s.applyRead(t, r, &l)
 }
 
 func (r *readCommon) limit() int {
@@ -86,13 +92,7 @@ func (s *Server) query(c *call, body []byte) (any, error) {
 	if err := decode(body, &in); err != nil {
 		return nil, err
 	}
-	if err := refuseLegacy(
-		named{"KeyConditions", in.KeyConditions, "KeyConditionExpression"},
-		named{"QueryFilter", in.QueryFilter, "FilterExpression"},
-	); err != nil {
-		return nil, err
-	}
-	t, err := s.readTable(c, &in.readCommon)
+	t, err := s.readTable(c, &in.readCommon, legacyRead{query: true, keyConds: in.KeyConditions, filter: in.QueryFilter, keyCondExpr: &in.KeyConditionExpression})
 	if err != nil {
 		return nil, err
 	}
@@ -136,10 +136,7 @@ func (s *Server) scan(c *call, body []byte) (any, error) {
 	if err := decode(body, &in); err != nil {
 		return nil, err
 	}
-	if err := refuseLegacy(named{"ScanFilter", in.ScanFilter, "FilterExpression"}); err != nil {
-		return nil, err
-	}
-	t, err := s.readTable(c, &in.readCommon)
+	t, err := s.readTable(c, &in.readCommon, legacyRead{filter: in.ScanFilter})
 	if err != nil {
 		return nil, err
 	}

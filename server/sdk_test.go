@@ -296,24 +296,24 @@ func TestSDKValidation(t *testing.T) {
 		}, "Type mismatch"},
 		{"legacy AttributeUpdates", func() error {
 			_, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s("a")},
-				AttributeUpdates: map[string]types.AttributeValueUpdate{"x": {Action: types.AttributeActionPut, Value: s("v")}}})
+				AttributeUpdates: map[string]types.AttributeValueUpdate{"x": {Action: types.AttributeActionPut}}})
 			return err
-		}, "legacy parameter AttributeUpdates is not supported"},
+		}, "One or more parameter values were invalid: Only DELETE action is allowed when no attribute value is specified"},
 		{"legacy Expected", func() error {
 			_, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: tbl, Item: map[string]types.AttributeValue{"pk": s("a")},
-				Expected: map[string]types.ExpectedAttributeValue{"pk": {Exists: aws.Bool(false)}}})
+				Expected: map[string]types.ExpectedAttributeValue{"pk": {Exists: aws.Bool(false), Value: s("a")}}})
 			return err
-		}, "legacy parameter Expected is not supported"},
+		}, "One or more parameter values were invalid: Value cannot be used when Exists is false for Attribute: pk"},
 		{"legacy KeyConditions", func() error {
 			_, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: tbl,
-				KeyConditions: map[string]types.Condition{"pk": {ComparisonOperator: types.ComparisonOperatorEq, AttributeValueList: []types.AttributeValue{s("a")}}}})
+				KeyConditions: map[string]types.Condition{"pk": {ComparisonOperator: types.ComparisonOperatorBeginsWith, AttributeValueList: []types.AttributeValue{s("a")}}}})
 			return err
-		}, "legacy parameter KeyConditions is not supported"},
+		}, "Query key condition not supported"},
 		{"legacy ScanFilter", func() error {
 			_, err := c.Scan(ctx(t), &dynamodb.ScanInput{TableName: tbl,
-				ScanFilter: map[string]types.Condition{"x": {ComparisonOperator: types.ComparisonOperatorNotNull}}})
+				ScanFilter: map[string]types.Condition{"x": {ComparisonOperator: types.ComparisonOperatorNotNull, AttributeValueList: []types.AttributeValue{s("a")}}}})
 			return err
-		}, "legacy parameter ScanFilter is not supported"},
+		}, "One or more parameter values were invalid: Invalid number of argument(s) for the NOT_NULL ComparisonOperator"},
 		{"AttributesToGet mixed with an expression", func() error {
 			_, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s("a")},
 				AttributesToGet: []string{"x"}, ProjectionExpression: aws.String("x")})
@@ -567,10 +567,6 @@ func TestSDKUnsupportedOperations(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	c := ts.client(testCredentials)
 	for name, call := range map[string]func() error{
-		"ExecuteStatement": func() error {
-			_, err := c.ExecuteStatement(ctx(t), &dynamodb.ExecuteStatementInput{Statement: aws.String("SELECT * FROM Any")})
-			return err
-		},
 		"CreateBackup": func() error {
 			_, err := c.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: aws.String("Any"), BackupName: aws.String("b")})
 			return err

@@ -8,7 +8,9 @@
 // the input (attrvalue.go), applies DynamoDB's limits at the boundary,
 // calls the library, and encodes the output, or an error in DynamoDB's
 // wire form (errors.go). It adds no semantics of its own: conditions,
-// expressions, validation and errors are the library's.
+// expressions, validation and errors are the library's. DynamoDB's
+// legacy parameters (Expected, AttributeUpdates, KeyConditions, ...) are
+// translated into the expressions they stand for (legacy.go).
 //
 // Each operation is one handler, func (s *Server) op(c *call, body []byte)
 // (any, error), in the file of its concept (tables.go, items.go, read.go),
@@ -21,6 +23,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -86,6 +89,15 @@ type Config struct {
 	// TTLSweepItemsPerSecond bounds how many items per second the TTL
 	// sweeper examines (default DefaultTTLSweepItemsPerSecond).
 	TTLSweepItemsPerSecond float64
+	// StreamRetention is how long the stream trimmer keeps change records
+	// (default DefaultStreamRetention, DynamoDB's 24 hours); a negative
+	// value disables the trimmer, and records are then kept until
+	// something else trims them.
+	StreamRetention time.Duration
+	// StreamTrimInterval is the pause between two walks of the stream
+	// trimmer over the tables with a stream (default
+	// DefaultStreamTrimInterval).
+	StreamTrimInterval time.Duration
 }
 
 // Server is an http.Handler that speaks DynamoDB's JSON protocol.
@@ -107,7 +119,9 @@ type Server struct {
 	mu     sync.Mutex
 	tables map[string]*fdyno.Table // handles by name; see table
 
-	bg background // backfills and the TTL sweeper (background.go)
+	bg background // backfills, the TTL sweeper, the stream trimmer (background.go)
+
+	metrics *metrics // what GET /metrics reports (metrics.go)
 }
 
 // operation handles one X-Amz-Target: it decodes body, sets c.table, runs
@@ -125,7 +139,8 @@ type call struct {
 
 // New returns a Server for cfg. It starts the server's background work
 // (background.go): resuming the backfills of CREATING indexes and, unless
-// disabled, the TTL sweeper; [Server.Close] stops it.
+// disabled, the TTL sweeper and the stream trimmer; [Server.Close] stops
+// it.
 func New(cfg Config) (*Server, error) {
 	timeout := cfg.TransactionTimeout
 	if timeout <= 0 {
@@ -185,6 +200,10 @@ func New(cfg Config) (*Server, error) {
 		targetPrefix + "UntagResource":      (*Server).untagResource,
 		targetPrefix + "ListTagsOfResource": (*Server).listTagsOfResource,
 
+		targetPrefix + "ExecuteStatement":      (*Server).executeStatement,
+		targetPrefix + "BatchExecuteStatement": (*Server).batchExecuteStatement,
+		targetPrefix + "ExecuteTransaction":    (*Server).executeTransaction,
+
 		targetPrefix + "DescribeEndpoints":         (*Server).describeEndpoints,
 		targetPrefix + "DescribeLimits":            (*Server).describeLimits,
 		targetPrefix + "DescribeContinuousBackups": (*Server).describeContinuousBackups,
@@ -195,6 +214,8 @@ func New(cfg Config) (*Server, error) {
 		streamsTargetPrefix + "GetShardIterator": (*Server).getShardIterator,
 		streamsTargetPrefix + "GetRecords":       (*Server).getRecords,
 	}
+	s.metrics = newMetrics(s.ops)
+	s.db.m = s.metrics
 	s.bg.ctx, s.bg.cancel = context.WithCancel(context.Background())
 	s.bg.slots = newBackfillSlots(cfg.MaxBackfills)
 	s.bg.running = map[backfillID]bool{}
@@ -209,15 +230,31 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.goBackground(func(ctx context.Context) { s.sweepTTL(ctx, interval, perSecond) })
 	}
+	if cfg.StreamRetention >= 0 {
+		retention, interval := cmp.Or(cfg.StreamRetention, DefaultStreamRetention), cmp.Or(cfg.StreamTrimInterval, DefaultStreamTrimInterval)
+		s.goBackground(func(ctx context.Context) { s.trimStreams(ctx, interval, retention) })
+	}
 	return s, nil
 }
 
 // ServeHTTP answers one request. A GET of / is a health check and
 // answers 200 "healthy: <host>", as DynamoDB's endpoints answer GET / with
-// "healthy: <endpoint>"; CORS preflights are answered as DynamoDB's
-// (cors.go).
+// "healthy: <endpoint>", with the storage mode in the header
+// X-Fdyno-Storage (see [Storage]); it answers 503 "unhealthy: ..." when
+// the database cannot be read or its durable storage failed. A GET of
+// /metrics answers the server's metrics in Prometheus's text format
+// (metrics.go), without authentication, as the health check. CORS
+// preflights are answered as DynamoDB's (cors.go).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if serveNonAPI(w, r) {
+	if serveCORS(w, r) {
+		return
+	}
+	if r.Method == http.MethodGet && r.URL.Path == "/" {
+		s.health(w, r.Host)
+		return
+	}
+	if r.Method == http.MethodGet && r.URL.Path == metricsPath {
+		s.metrics.serveMetrics(w, r)
 		return
 	}
 	start := time.Now()
@@ -246,7 +283,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
-	s.logCall(c, id, status, time.Since(start), ae, err)
+	latency := time.Since(start)
+	s.metrics.request(c.op, ae, latency)
+	s.logCall(c, id, status, latency, ae, err)
 }
 
 // handleSafely is handle, with a panic (a bug) turned into a 500

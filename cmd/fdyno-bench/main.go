@@ -86,7 +86,7 @@ func run(w io.Writer, fdynoBin, dynaliteCLI string, ops, clients int) error {
 	targets := []struct{ name, url string }{}
 	var fdynoURL string
 	if fdynoBin != "" {
-		url, stop, err := startProcess(fdynoBin, "--log-level", "warn", "--listen")
+		url, stop, err := startProcess(fdynoBin, "--in-memory", "--log-level", "warn", "--listen")
 		if err != nil {
 			return err
 		}

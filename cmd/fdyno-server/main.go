@@ -1,13 +1,18 @@
 // Command fdyno-server serves DynamoDB's JSON wire protocol on top of
 // fdyno, so DynamoDB clients (the AWS SDKs, the AWS CLI) can use a
-// FoundationDB database unchanged. By default it keeps its data in an
-// embedded in-memory fdblite database and accepts any credentials; see
+// FoundationDB database unchanged. By default it keeps its data durably in
+// an embedded fdblite database in the directory fdyno-data (--data-dir),
+// or in memory only with --in-memory, and accepts any credentials; see
 // server/README.md.
 //
 // Usage:
 //
-//	fdyno-server [--listen 127.0.0.1:8000] [--cluster-file PATH] [--auth KEYFILE] [--log-level info]
+//	fdyno-server [--listen 127.0.0.1:8000] [--data-dir DIR | --in-memory | --cluster-file PATH]
+//	             [--auth KEYFILE] [--log-level info]
 //	             [--ttl-sweep=true] [--ttl-sweep-interval 1m] [--ttl-sweep-rate 1000] [--max-backfills 2]
+//	             [--stream-retention 24h]
+//
+// GET /metrics answers the server's metrics in Prometheus's text format.
 package main
 
 import (
@@ -35,7 +40,9 @@ func main() {
 func run() error {
 	var (
 		listen      = flag.String("listen", "127.0.0.1:8000", "address to listen on")
-		clusterFile = flag.String("cluster-file", "", "FoundationDB cluster file (default: the client library's default; with fdblite, an embedded in-memory database)")
+		clusterFile = flag.String("cluster-file", "", "FoundationDB cluster file: use a FoundationDB cluster instead of the embedded fdblite database")
+		dataDir     = flag.String("data-dir", DefaultDataDir, "directory of the embedded database's durable data (created if absent)")
+		inMemory    = flag.Bool("in-memory", false, "keep the embedded database in memory only: every table is gone when the server exits")
 		authFile    = flag.String("auth", "", "file of access keys (`ID SECRET` per line); requests must then be signed with AWS Signature Version 4")
 		region      = flag.String("region", "us-east-1", "region named in table ARNs")
 		logLevel    = flag.String("log-level", "info", "log level: debug, info, warn or error")
@@ -44,6 +51,7 @@ func run() error {
 		ttlInterval = flag.Duration("ttl-sweep-interval", fdyno.DefaultSweepInterval, "pause between two walks of the TTL sweeper over the tables")
 		ttlRate     = flag.Float64("ttl-sweep-rate", server.DefaultTTLSweepItemsPerSecond, "most items per second the TTL sweeper examines")
 		backfills   = flag.Int("max-backfills", server.DefaultMaxBackfills, "most global secondary index backfills run at once")
+		retention   = flag.Duration("stream-retention", server.DefaultStreamRetention, "how long stream records are kept before the trimmer removes them; 0 keeps them all")
 		t           server.Timeouts
 	)
 	flag.DurationVar(&t.ReadHeader, "read-header-timeout", server.DefaultTimeouts.ReadHeader, "time to read a request's headers")
@@ -74,14 +82,24 @@ func run() error {
 	if err := fdb.APIVersion(730); err != nil {
 		return err
 	}
-	db, err := fdb.OpenDatabase(*clusterFile)
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	name, storage, err := databaseName(*clusterFile, *dataDir, *inMemory, set)
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		return err
+	}
+	db, err := fdb.OpenDatabase(name)
+	if err != nil {
+		return openError(err, storage)
 	}
 	cfg := server.Config{DB: db, Keys: keys, Region: *region, Logger: log, TransactionTimeout: *txnTimeout,
 		MaxBackfills: *backfills, TTLSweepInterval: *ttlInterval, TTLSweepItemsPerSecond: *ttlRate}
 	if !*ttlSweep {
 		cfg.TTLSweepInterval = -1
+	}
+	cfg.StreamRetention = *retention
+	if *retention <= 0 {
+		cfg.StreamRetention = -1
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -94,7 +112,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("auth", keys != nil), slog.String("cluster_file", *clusterFile))
+	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("auth", keys != nil),
+		slog.String("storage", storage.Mode), slog.String("data_dir", storage.Dir), slog.String("cluster_file", *clusterFile))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return server.Serve(ctx, ln, srv, t, log)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,11 +26,15 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// startServer runs fdyno-server with args and returns the process, its
-// address (from the "listening" log record) and its log, read to the
-// end once the process exits.
+// startServer runs fdyno-server with args (and --in-memory unless args
+// name a --data-dir) and returns the process, its address (from the
+// "listening" log record) and its log, read to the end once the process
+// exits.
 func startServer(t *testing.T, args ...string) (*exec.Cmd, string, <-chan string) {
 	t.Helper()
+	if !slices.Contains(args, "--data-dir") {
+		args = append(args, "--in-memory")
+	}
 	cmd := exec.Command(os.Args[0], append([]string{"--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), "FDYNO_SERVER_MAIN=1")
 	stderr, err := cmd.StderrPipe()
@@ -116,5 +121,37 @@ func TestAuthFlag(t *testing.T) {
 		if err == nil {
 			t.Errorf("fdyno-server %v succeeded: %s", args, out)
 		}
+	}
+}
+
+// GET /metrics answers Prometheus text, unsigned even with --auth (like
+// the health check), and counts the requests served; --stream-retention
+// takes a duration.
+func TestMetricsEndpoint(t *testing.T) {
+	keys := filepath.Join(t.TempDir(), "keys")
+	if err := os.WriteFile(keys, []byte("AKID secret-value\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, addr, _ := startServer(t, "--auth", keys, "--stream-retention", "1h")
+	if status := listTables(t, addr); status != http.StatusBadRequest {
+		t.Errorf("unsigned ListTables with --auth: status %d, want 400", status)
+	}
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("GET /metrics: status %d, Content-Type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	want := `fdyno_requests_total{operation="ListTables",result="MissingAuthenticationTokenException"} 1`
+	if !strings.Contains(string(body), want) {
+		t.Errorf("GET /metrics lacks %s:\n%s", want, body)
+	}
+	cmd := exec.Command(os.Args[0], "--stream-retention", "soon")
+	cmd.Env = append(os.Environ(), "FDYNO_SERVER_MAIN=1")
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Errorf("fdyno-server --stream-retention soon succeeded: %s", out)
 	}
 }

@@ -23,6 +23,14 @@
 // On a real FoundationDB cluster these names are not cluster files, so tests
 // that need them are fdblite-only.
 //
+// # Durable databases
+//
+// [OpenDir] opens a durable database kept in a directory (the name
+// [DataDirPrefix]+dir): commits survive the process. A directory is open in
+// one process at a time, and a process keeps it open until it exits, so
+// tests of durability run the writer in a child process and reopen the
+// directory in another (see fdblite/crashtest).
+//
 // # Fault injection
 //
 // Faults are configured per database, so a test that injects faults opens its
@@ -61,6 +69,22 @@
 // Under faults, assert invariants (no lost update, counters equal the number
 // of acknowledged increments or more), not exact outcomes.
 //
+// # Round trips and the latency model
+//
+// fdblite counts the network round trips a FoundationDB client would make:
+// read-version requests, waves of reads in flight together, and commits
+// sent to the cluster. [CountRoundTrips] returns those of one call on a
+// database of the test's own, [TransactionRoundTrips] those of a
+// transaction so far; assert them to keep an operation at its minimum
+// round trips, whatever the machine's speed.
+//
+// [SetLatency] (or the [LatencyEnv] environment variable, for every
+// database of a process) makes each round trip take time, as on a cluster:
+// [DefaultLatency] is FoundationDB's published typical latency. Futures then
+// complete on the network thread once their delay has passed, so reads
+// issued together overlap and reads issued one after another add up. Use it
+// in benchmarks; tests assert counts, not timings.
+//
 // # The contract with fdblite
 //
 // The configuration lives in FoundationDB's special-key space, so it goes
@@ -73,4 +97,6 @@
 //     configuration.
 //   - [StatsKey] (`\xff\xff/fdblite/stats`) reads as a JSON object, decoded
 //     into [Stats].
+//   - [LatencyKey] (`\xff\xff/fdblite/latency`) is written like [FaultsKey];
+//     its value is the string of [Latency.String] ("" is off).
 package fdblitetest

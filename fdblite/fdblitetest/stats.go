@@ -41,6 +41,12 @@ type Stats struct {
 	HeapBytes int64 `json:"heap_bytes"`
 	// Injected counts the faults injected so far, by kind.
 	Injected Injected `json:"injected"`
+	// RoundTrips counts the network round trips the database has served
+	// (see [RoundTrips] and [CountRoundTrips]).
+	RoundTrips RoundTrips `json:"round_trips"`
+	// Transaction counts the round trips of the transaction that read the
+	// stats, so far (see [TransactionRoundTrips]).
+	Transaction RoundTrips `json:"transaction"`
 }
 
 // Injected counts injected faults by kind; the names match [Faults].
@@ -75,4 +81,22 @@ func ReadStats(db fdb.Database) (Stats, error) {
 		return Stats{}, fmt.Errorf("fdblitetest: decode stats %q: %w", raw, err)
 	}
 	return st, nil
+}
+
+// TransactionRoundTrips returns the round trips tr has made so far: since it
+// was created or reset, across retries. Reading them costs none. It must be
+// called before tr commits.
+func TransactionRoundTrips(tr fdb.ReadTransaction) (RoundTrips, error) {
+	raw, err := tr.Get(StatsKey).Get()
+	if err != nil {
+		return RoundTrips{}, fmt.Errorf("fdblitetest: read transaction stats: %w", err)
+	}
+	if raw == nil {
+		return RoundTrips{}, ErrNoStats
+	}
+	var st Stats
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return RoundTrips{}, fmt.Errorf("fdblitetest: decode stats %q: %w", raw, err)
+	}
+	return st.Transaction, nil
 }

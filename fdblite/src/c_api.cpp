@@ -411,8 +411,10 @@ DLLEXPORT fdb_error_t fdb_create_database(const char* cluster_file_path,
   if (Api() == 0) return fdblite::kApiVersionUnset;
   return Guard([&] {
     std::string name = cluster_file_path ? cluster_file_path : "";
+    std::shared_ptr<fdblite::Database> db;
+    if (int err = fdblite::Database::Open(name, &db)) return err;
     auto* d = new FDB_database;
-    d->db = fdblite::Database::Open(name);
+    d->db = std::move(db);
     *out_database = d;
     return 0;
   });

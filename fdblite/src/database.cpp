@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
 #include <unordered_map>
 
@@ -31,6 +33,24 @@ std::string KeyAfter(std::string_view k) {
   return s;
 }
 
+// JSONString quotes s as a JSON string.
+std::string JSONString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\u%04x", c);
+      out += esc;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
 struct Registry {
   std::mutex mu;
   std::unordered_map<std::string, std::shared_ptr<Database>> dbs;  // GUARDED_BY(mu)
@@ -43,12 +63,69 @@ Registry& GetRegistry() {
 
 }  // namespace
 
-std::shared_ptr<Database> Database::Open(const std::string& name) {
+Database::Database() : base_(kVersionBase) {}
+Database::~Database() = default;
+
+// The name prefix that asks for a durable database in a directory.
+constexpr char kDirPrefix[] = "fdblite-dir:";
+
+int Database::Open(const std::string& name, std::shared_ptr<Database>* out) {
+  std::string dir;
+  if (name.rfind(kDirPrefix, 0) == 0) {
+    dir = name.substr(sizeof kDirPrefix - 1);
+    if (dir.empty()) return kConnectionStringInvalid;
+  } else if (name.empty()) {
+    const char* env = std::getenv("FDBLITE_DATA_DIR");
+    if (env && *env) dir = env;
+  }
+  std::string key = name;
+  if (!dir.empty()) {
+    // One database per directory however it is spelled.
+    std::error_code ec;
+    auto canon = std::filesystem::weakly_canonical(dir, ec);
+    key = kDirPrefix + (ec ? dir : canon.string());
+  }
   Registry& r = GetRegistry();
   std::lock_guard<std::mutex> lock(r.mu);
-  auto& db = r.dbs[name];
-  if (!db) db = std::make_shared<Database>();
-  return db;
+  auto it = r.dbs.find(key);
+  if (it != r.dbs.end()) {
+    *out = it->second;
+    return 0;
+  }
+  std::shared_ptr<Database> db;
+  if (dir.empty()) {
+    db = std::make_shared<Database>();
+  } else {
+    std::string detail;
+    if (int err = OpenDurable(dir, &db, &detail)) {
+      std::fprintf(stderr, "fdblite: cannot open data directory %s: %s (error %d)\n",
+                   dir.c_str(), detail.c_str(), err);
+      return err;  // not registered: a later open tries again
+    }
+  }
+  r.dbs[key] = db;
+  *out = db;
+  return 0;
+}
+
+int Database::OpenDurable(const std::string& dir, std::shared_ptr<Database>* out,
+                          std::string* detail) {
+  std::unique_ptr<DurableLog> log;
+  if (int err = DurableLog::Open(dir, &log, detail)) return err;
+  auto db = std::make_shared<Database>();
+  Version last = 0;
+  {
+    std::unique_lock<std::shared_mutex> lock(db->store_mu_);
+    // Loaded keys sit at version 1, below every version a reader can hold.
+    int err = log->Load(
+        [&](std::string_view k, std::string_view v) { db->store_.Set(k, v, 1); }, &last,
+        detail);
+    if (err) return err;
+  }
+  db->base_ = std::max(kVersionBase, last + kMvccWindowVersions + 1);
+  db->durable_ = std::move(log);
+  *out = std::move(db);
+  return 0;
 }
 
 Version Database::Now() {
@@ -56,7 +133,7 @@ Version Database::Now() {
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                 std::chrono::steady_clock::now() - start)
                 .count();
-  return kVersionBase + us;
+  return base_ + us;
 }
 
 void Database::BumpVersion(Version v) {
@@ -66,12 +143,28 @@ void Database::BumpVersion(Version v) {
 }
 
 Version Database::GetReadVersion() {
+  if (durable_) {
+    // A commit takes its version and queues it under the exclusive lock, so
+    // under the shared one no commit can slip below the version returned.
+    auto lock = ReadLock();
+    Version first;
+    if (durable_->FirstPending(&first)) return first - 1;
+    Version v = std::max(version_.load(), Now());
+    BumpVersion(v);
+    return v;
+  }
   Version v = std::max(version_.load(), Now());
   BumpVersion(v);
   return v;
 }
 
 int Database::CheckReadVersion(Version rv) {
+  Version first;
+  if (durable_ && durable_->Error() && durable_->FirstPending(&first)) {
+    // The log failed: no commit happens any more, so the last durable
+    // version stays readable (it never ages out).
+    return rv < first ? 0 : kFutureVersion;
+  }
   Version live = std::max(version_.load(), Now());
   if (rv < live - kMvccWindowVersions) return kTransactionTooOld;
   if (rv > live) {
@@ -145,21 +238,28 @@ void Database::CollectFiredLocked(const std::vector<KeyRange>& touched,
 }
 
 void Database::ApplyLocked(const Mutation& m, Version v, int api_version,
-                           std::vector<KeyRange>* touched) {
+                           std::vector<KeyRange>* touched,
+                           std::vector<DurableOp>* ops) {
   auto touch = [&](std::string_view key) {
     touched->push_back({std::string(key), KeyAfter(key)});
+  };
+  auto log = [&](DurableOp::Kind kind, std::string_view key, std::string_view param) {
+    if (ops) ops->push_back(DurableOp{kind, std::string(key), std::string(param)});
   };
   switch (m.type) {
     case Mutation::kSet:
       store_.Set(m.key, m.param, v);
+      log(DurableOp::kSet, m.key, m.param);
       touch(m.key);
       break;
     case Mutation::kClear:
       store_.Clear(m.key, v);
+      log(DurableOp::kClear, m.key, {});
       touch(m.key);
       break;
     case Mutation::kClearRange:
       store_.ClearRange(m.key, m.param, v);
+      log(DurableOp::kClearRange, m.key, m.param);
       touched->push_back({m.key, m.param});
       break;
     case Mutation::kAtomic: {
@@ -169,8 +269,10 @@ void Database::ApplyLocked(const Mutation& m, Version v, int api_version,
       auto result = ApplyAtomic(m.op, existing, m.param, api_version);
       if (result) {
         store_.Set(m.key, *result, v);
+        log(DurableOp::kSet, m.key, *result);
       } else {
         store_.Clear(m.key, v);
+        log(DurableOp::kClear, m.key, {});
       }
       touch(m.key);
       break;
@@ -179,6 +281,7 @@ void Database::ApplyLocked(const Mutation& m, Version v, int api_version,
       std::string key = m.key;
       WriteVersionstamp(&key, m.stamp_pos, v, 0);
       store_.Set(key, m.param, v);
+      log(DurableOp::kSet, key, m.param);
       touch(key);
       break;
     }
@@ -186,6 +289,7 @@ void Database::ApplyLocked(const Mutation& m, Version v, int api_version,
       std::string value = m.param;
       WriteVersionstamp(&value, m.stamp_pos, v, 0);
       store_.Set(m.key, value, v);
+      log(DurableOp::kSet, m.key, value);
       touch(m.key);
       break;
     }
@@ -211,8 +315,15 @@ void Database::MaybePruneLocked(Version v) {
 CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
   CommitResult r;
   std::vector<std::shared_ptr<Watch>> fired;
+  uint64_t ticket = 0;
   {
     std::unique_lock<std::shared_mutex> lock(store_mu_);
+    if (durable_) {
+      if (int err = durable_->Error()) {
+        r.error = err;
+        return r;
+      }
+    }
     Version cv = std::max(version_.load() + 1, Now());
     bool has_reads = !req.reads->empty();
     if (has_reads && req.read_version < cv - kMvccWindowVersions) {
@@ -232,14 +343,27 @@ CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
     BumpVersion(cv);
     std::vector<KeyRange> touched;
     touched.reserve(req.mutations->size());
+    std::vector<DurableOp> ops;
+    std::vector<DurableOp>* log = durable_ ? &ops : nullptr;
     for (const Mutation& m : *req.mutations) {
-      ApplyLocked(m, cv, req.api_version, &touched);
+      ApplyLocked(m, cv, req.api_version, &touched, log);
     }
     conflicts_.Add(*req.writes, cv);
     commits_.fetch_add(1);
     CollectFiredLocked(touched, cv, &fired);
     MaybePruneLocked(cv);
     r.version = cv;
+    if (durable_) ticket = durable_->Append(cv, std::move(ops));
+  }
+  if (durable_) {
+    // Group commit: wait, outside the store lock, for the fsync that carries
+    // this commit; commits queued meanwhile share the next one.
+    if (int err = durable_->Wait(ticket)) {
+      for (auto& w : fired) defer->push_back([this, w, err] { CompleteWatch(w, err); });
+      r.error = err;
+      r.version = -1;
+      return r;
+    }
   }
   for (auto& w : fired) defer->push_back([this, w] { CompleteWatch(w, 0); });
   if (faults_.AfterCommit() && !req.automatic_idempotency) {
@@ -275,7 +399,20 @@ std::string Database::StatsJSON() {
       static_cast<unsigned long long>(c.commit_not_committed),
       static_cast<unsigned long long>(c.commit_too_old),
       static_cast<unsigned long long>(c.commit_unknown_result));
-  return buf;
+  std::string out = buf;
+  out.pop_back();  // the closing brace: round trips and the storage mode follow
+  out += ",\"round_trips\":" + latency_.Counts().JSON();
+  if (!durable_) return out + ",\"mode\":\"memory\"}";
+  DurableStats d = durable_->Stats();
+  std::snprintf(buf, sizeof buf,
+                ",\"mode\":\"durable\",\"durable\":{\"version\":%lld,\"commits\":%llu,"
+                "\"groups\":%llu,\"loaded_keys\":%llu,\"load_seconds\":%.3f,\"error\":%d,",
+                static_cast<long long>(d.durable_version),
+                static_cast<unsigned long long>(d.commits),
+                static_cast<unsigned long long>(d.groups),
+                static_cast<unsigned long long>(d.loaded_keys), d.load_seconds, d.error);
+  return out + buf + "\"dir\":" + JSONString(d.dir) +
+         ",\"error_detail\":" + JSONString(d.error_detail) + "}}";
 }
 
 }  // namespace fdblite

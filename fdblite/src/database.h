@@ -18,6 +18,15 @@
 // version handed out (by a GRV or a commit); a commit takes a version greater
 // than every version handed out before, so a read version, once returned,
 // never gains a commit later.
+//
+// Durable mode (durable.h): a commit applies to the store under store_mu_
+// as in memory, queues its resolved mutations on the durable log in version
+// order, and returns only once the log has made them durable. Until then it
+// is invisible: GetReadVersion hands out versions below the oldest commit not
+// yet durable, so no reader sees a commit that a crash could still undo.
+// On open the store is loaded from the directory, and versions start above
+// the newest version it holds (plus one MVCC window), so versions and
+// versionstamps keep increasing across restarts.
 #ifndef FDBLITE_DATABASE_H_
 #define FDBLITE_DATABASE_H_
 
@@ -33,8 +42,10 @@
 #include <vector>
 
 #include "conflicts.h"
+#include "durable.h"
 #include "faults.h"
 #include "future.h"
+#include "latency.h"
 #include "store.h"
 
 namespace fdblite {
@@ -86,11 +97,22 @@ struct CommitResult {
 
 class Database {
  public:
-  // Open returns the database named `name` (a cluster-file path; "" is the
-  // default database). Databases live for the whole process, like a cluster.
-  static std::shared_ptr<Database> Open(const std::string& name);
+  // Open returns the database named `name` (a cluster-file path or
+  // connection string; "" is the default database). Databases live for the
+  // whole process, like a cluster. A name "fdblite-dir:<dir>", or "" while
+  // the environment variable FDBLITE_DATA_DIR names a directory, opens a
+  // durable database kept in that directory (durable.h); any other name is
+  // an in-memory database. 0, or an error code (durable databases only),
+  // also printed to stderr with its cause.
+  static int Open(const std::string& name, std::shared_ptr<Database>* out);
+  // OpenDurable opens a durable database in `dir` outside the registry (for
+  // tests, which close and reopen it): the directory is released when the
+  // last reference goes.
+  static int OpenDurable(const std::string& dir, std::shared_ptr<Database>* out,
+                         std::string* detail);
 
-  Database() = default;
+  Database();
+  ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
@@ -128,20 +150,27 @@ class Database {
   void CompleteWatch(const std::shared_ptr<Watch>& w, int code);
 
   Faults& faults() { return faults_; }
+  Latency& latency() { return latency_; }
   // StatsJSON describes the database for \xff\xff/fdblite/stats.
   std::string StatsJSON();
 
  private:
-  // ApplyLocked applies one mutation at version v. REQUIRES: store_mu_ held
-  // exclusively.
+  // ApplyLocked applies one mutation at version v, and appends what it
+  // wrote, resolved, to *ops when ops is not null (the durable log's
+  // record). REQUIRES: store_mu_ held exclusively.
   void ApplyLocked(const Mutation& m, Version v, int api_version,
-                   std::vector<KeyRange>* touched);
+                   std::vector<KeyRange>* touched,
+                   std::vector<DurableOp>* ops = nullptr);
   // CollectFiredLocked finds armed watches on `touched` whose value changed.
   // REQUIRES: store_mu_ held.
   void CollectFiredLocked(const std::vector<KeyRange>& touched, Version v,
                           std::vector<std::shared_ptr<Watch>>* fired);
   void MaybePruneLocked(Version v);
   void BumpVersion(Version v);
+  // Durable mode (null: in memory). Versions start above every version the
+  // directory holds: base_ is added to the steady clock.
+  std::unique_ptr<DurableLog> durable_;
+  Version base_;
 
   std::shared_mutex store_mu_;
   Store store_;                // GUARDED_BY(store_mu_)
@@ -157,6 +186,7 @@ class Database {
   std::atomic<int> max_watches_{kDefaultMaxWatches};
 
   Faults faults_;
+  Latency latency_;  // the network model and round-trip totals
   std::atomic<uint64_t> commits_{0};
   std::atomic<uint64_t> conflicts_seen_{0};
 };

@@ -109,6 +109,7 @@ void Future::FinishLocked(std::unique_lock<std::mutex>& lock) {
   std::vector<Callback> cbs;
   cbs.swap(callbacks_);
   on_cancel_.clear();
+  if (!cbs.empty()) NoteWaited();  // the caller is told now
   lock.unlock();
   cv_.notify_all();
   for (auto& cb : cbs) cb.fn(cb.handle, cb.arg);
@@ -138,6 +139,21 @@ bool Future::SetKey(std::string key) {
   return true;
 }
 
+bool Future::Adopt(Future&& src) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (ready_) return false;
+  error_ = src.error_;
+  kind_ = src.kind_;
+  int64_ = src.int64_;
+  present_ = src.present_;
+  more_ = src.more_;
+  strings_ = std::move(src.strings_);
+  rows_ = std::move(src.rows_);
+  BuildArraysLocked();  // the arrays point into this future's own copies
+  FinishLocked(lock);
+  return true;
+}
+
 void Future::OnCancel(std::function<void()> fn) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!ready_) on_cancel_.push_back(std::move(fn));
@@ -145,11 +161,13 @@ void Future::OnCancel(std::function<void()> fn) {
 
 bool Future::IsReady() const {
   std::lock_guard<std::mutex> lock(mu_);
+  if (ready_) NoteWaited();
   return ready_;
 }
 
 int Future::ErrorCode() const {
   std::lock_guard<std::mutex> lock(mu_);
+  if (ready_) NoteWaited();
   return ready_ ? error_ : kFutureNotSet;
 }
 
@@ -161,6 +179,7 @@ void Future::AddCallback(FDBCallback cb, FDBFuture* handle, void* arg) {
       return;
     }
   }
+  NoteWaited();
   cb(handle, arg);
 }
 
@@ -177,6 +196,7 @@ void Future::Cancel() {
 void Future::BlockUntilReady() {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [this] { return ready_; });
+  NoteWaited();
 }
 
 // ReleaseMemory drops one use taken by a successful getter; at zero uses the
@@ -196,6 +216,7 @@ void Future::ReleaseMemory() {
 
 int Future::CheckGetLocked(ResultKind kind) {
   if (!ready_) return kFutureNotSet;
+  NoteWaited();
   if (error_ != 0) return error_;
   if (released_) return kFutureReleased;
   if (kind_ != kind) return kClientInvalidOperation;

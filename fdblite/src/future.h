@@ -15,6 +15,7 @@
 #ifndef FDBLITE_FUTURE_H_
 #define FDBLITE_FUTURE_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -30,6 +31,12 @@ namespace fdblite {
 
 class Future;
 using FuturePtr = std::shared_ptr<Future>;
+
+// ReadWave is one wave of reads in flight together (see latency.h): it ends
+// once the caller has waited for, or looked at, any of its futures.
+struct ReadWave {
+  std::atomic<bool> waited{false};
+};
 
 // KvBuilder collects range-read rows into one arena (one allocation for the
 // bytes, one for the index), which the future then owns.
@@ -76,6 +83,13 @@ class Future {
   bool SetError(int code);
   bool SetVoid();
   bool SetKey(std::string key);
+  // Adopt completes this future with the result of `src`, a ready future
+  // nobody else holds (the latency model computes a result now and delivers
+  // it later).
+  bool Adopt(Future&& src);
+  // SetWave makes this future a member of a read wave; call before the
+  // future is handed out. Waiting for it, or reading it, ends the wave.
+  void SetWave(std::shared_ptr<ReadWave> wave) { wave_ = std::move(wave); }
 
   // OnCancel registers work to run when the future is cancelled or
   // destroyed before it is ready (releasing a watch slot, a timer).
@@ -111,6 +125,11 @@ class Future {
   void FinishLocked(std::unique_lock<std::mutex>& lock);
   int CheckGetLocked(ResultKind kind);  // counts a use on success
   void BuildArraysLocked();
+  // NoteWaited ends this future's read wave, if it has one: the caller has
+  // seen the result.
+  void NoteWaited() const {
+    if (wave_) wave_->waited.store(true, std::memory_order_relaxed);
+  }
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
@@ -129,6 +148,7 @@ class Future {
   std::vector<const char*> cstrs_;
   std::vector<Callback> callbacks_;              // GUARDED_BY(mu_)
   std::vector<std::function<void()>> on_cancel_;  // GUARDED_BY(mu_)
+  std::shared_ptr<ReadWave> wave_;  // set before the future is shared
 };
 
 }  // namespace fdblite

@@ -31,6 +31,7 @@ const std::string kFdbliteModule("\xff\xff/fdblite/", 11);
 const std::string kFdbliteModuleEnd("\xff\xff/fdblite0", 11);
 const std::string kFaultsKey("\xff\xff/fdblite/faults", 17);
 const std::string kStatsKey("\xff\xff/fdblite/stats", 16);
+const std::string kLatencyKey("\xff\xff/fdblite/latency", 18);
 const std::string kMetadataVersion(kMetadataVersionKey,
                                    sizeof(kMetadataVersionKey) - 1);
 
@@ -136,7 +137,10 @@ void WriteMap::Clear(std::string_view begin, std::string_view end) {
 
 Transaction::Transaction(std::shared_ptr<Database> db,
                          const DatabaseOptions& db_options, int api_version)
-    : db_(std::move(db)), db_options_(db_options), api_version_(api_version) {
+    : db_(std::move(db)),
+      db_options_(db_options),
+      api_version_(api_version),
+      rt_(&db_->latency()) {
   Lock lock(this);
   ResetLocked(false);
 }
@@ -182,6 +186,8 @@ void Transaction::ResetLocked(bool for_retry) {
   committed_version_ = -1;
   ReleaseWritesLocked();
   special_faults_.reset();
+  special_latency_.reset();
+  rt_.Reset(for_retry);
   size_ = 0;
   if (!for_retry) {
     retries_ = 0;
@@ -243,7 +249,10 @@ bool Transaction::WriteAllowedLocked() {
 }
 
 Version Transaction::ReadVersionLocked() {
-  if (read_version_ < 0) read_version_ = db_->GetReadVersion();
+  if (read_version_ < 0) {
+    read_version_ = db_->GetReadVersion();
+    rt_.ReadVersionRequested();
+  }
   return read_version_;
 }
 
@@ -349,7 +358,7 @@ FuturePtr Transaction::GetReadVersion() {
   CheckTimeoutLocked();
   if (cancelled_ != 0) return Future::Error(cancelled_);
   if (deferred_ != 0) return Future::Error(deferred_);
-  return Future::Int64(ReadVersionLocked());
+  return rt_.ReadVersion(Future::Int64(ReadVersionLocked()));
 }
 
 void Transaction::SetReadVersion(int64_t version) {
@@ -361,6 +370,7 @@ void Transaction::SetReadVersion(int64_t version) {
     SetDeferredLocked(kVersionInvalid);
   } else {
     read_version_ = version;
+    rt_.ReadVersionSet();
   }
 }
 
@@ -431,7 +441,7 @@ void Transaction::AddWriteConflictLocked(std::string begin, std::string end) {
 }
 
 int Transaction::GetLocked(std::string_view key, bool snapshot, bool* present,
-                           std::string* value) {
+                           std::string* value, bool* remote) {
   Version rv = ReadVersionLocked();
   if (int fault = db_->faults().OnRead()) return fault;
   bool ryw = ReadYourWritesLocked(snapshot);
@@ -455,6 +465,7 @@ int Transaction::GetLocked(std::string_view key, bool snapshot, bool* present,
   if (decided) {
     *present = entry != nullptr && ResolveEntry(*entry, nullptr, api_version_, value);
   } else {
+    if (remote) *remote = true;
     std::string dbv;
     bool db_present;
     {
@@ -485,10 +496,12 @@ FuturePtr Transaction::Get(std::string_view key, bool snapshot) {
   if (key.size() > MaxKeySize(key)) {
     return Future::Value(false, std::string());  // too long to exist
   }
-  bool present = false;
+  bool present = false, remote = false;
   std::string value;
-  if (int err = GetLocked(key, snapshot, &present, &value)) return Future::Error(err);
-  return Future::Value(present, std::move(value));
+  int err = GetLocked(key, snapshot, &present, &value, &remote);
+  FuturePtr f = err ? Future::Error(err) : Future::Value(present, std::move(value));
+  if (key == kMetadataVersion) return rt_.MetadataVersionRead(std::move(f));
+  return remote ? rt_.Read(std::move(f)) : f;
 }
 
 // ResolveLocked resolves a key selector over the visible keys below the
@@ -523,10 +536,17 @@ int Transaction::ResolveLocked(const Selector& sel, bool ryw, std::string* out) 
 
 FuturePtr Transaction::GetKey(Selector sel, bool snapshot) {
   Lock lock(this);
+  bool remote = false;
+  FuturePtr f = GetKeyLocked(sel, snapshot, &remote);
+  return remote ? rt_.Read(std::move(f)) : f;
+}
+
+FuturePtr Transaction::GetKeyLocked(Selector sel, bool snapshot, bool* remote) {
   if (int err = ReadErrorLocked()) return Future::Error(err);
   used_ = true;
   if (sel.key > MaxReadKeyLocked()) return Future::Error(kKeyOutsideLegalRange);
   Version rv = ReadVersionLocked();
+  *remote = true;
   if (int fault = db_->faults().OnRead()) return Future::Error(fault);
   std::string result;
   {
@@ -553,6 +573,15 @@ FuturePtr Transaction::GetRange(Selector begin, Selector end, int limit,
                                 int target_bytes, int mode, int iteration,
                                 bool snapshot, bool reverse) {
   Lock lock(this);
+  bool remote = false;
+  FuturePtr f = GetRangeLocked(begin, end, limit, target_bytes, mode, iteration,
+                               snapshot, reverse, &remote);
+  return remote ? rt_.Read(std::move(f)) : f;
+}
+
+FuturePtr Transaction::GetRangeLocked(Selector begin, Selector end, int limit,
+                                      int target_bytes, int mode, int iteration,
+                                      bool snapshot, bool reverse, bool* remote) {
   if (int err = ReadErrorLocked()) return Future::Error(err);
   used_ = true;
   if (limit < -1 || target_bytes < -1) return Future::Error(kRangeLimitsInvalid);
@@ -575,6 +604,7 @@ FuturePtr Transaction::GetRange(Selector begin, Selector end, int limit,
     byte_cap = target_bytes;
   }
   Version rv = ReadVersionLocked();
+  *remote = true;
   if (int fault = db_->faults().OnRead()) return Future::Error(fault);
   bool ryw = ReadYourWritesLocked(snapshot);
   const WriteMap* w = ryw ? &writes_ : nullptr;
@@ -736,8 +766,13 @@ void Transaction::ClearRange(std::string_view begin, std::string_view end) {
   if (IsSpecial(begin)) {
     if (!opt_.special_key_writes) {
       SetDeferredLocked(kSpecialKeysWriteDisabled);
-    } else if (begin <= std::string_view(kFaultsKey) && std::string_view(kFaultsKey) < end) {
-      SpecialWriteLocked(kFaultsKey, std::nullopt);
+    } else if ((begin <= std::string_view(kFaultsKey) && std::string_view(kFaultsKey) < end) ||
+               (begin <= std::string_view(kLatencyKey) && std::string_view(kLatencyKey) < end)) {
+      for (const std::string* k : {&kFaultsKey, &kLatencyKey}) {
+        if (begin <= std::string_view(*k) && std::string_view(*k) < end) {
+          SpecialWriteLocked(*k, std::nullopt);
+        }
+      }
     } else {
       SetDeferredLocked(kSpecialKeysNoWriteModuleFound);
     }
@@ -928,8 +963,13 @@ FuturePtr Transaction::GetVersionstamp() {
 // binding may be much later.
 FuturePtr Transaction::Commit() {
   Lock lock(this);
-  FuturePtr f = CommitLocked();
+  bool sent = false;
+  FuturePtr f = CommitLocked(&sent);
   if (commit_called_) ReleaseWritesLocked();
+  // The versionstamp is known when the commit's reply arrives.
+  if (sent) f = rt_.Commit(std::move(f), &commit_replies_);
+  for (auto& fn : commit_replies_) DeferLocked(std::move(fn));
+  commit_replies_.clear();
   return f;
 }
 
@@ -942,7 +982,7 @@ void Transaction::ReleaseWritesLocked() {
   std::vector<KeyRange>().swap(unreadable_);
 }
 
-FuturePtr Transaction::CommitLocked() {
+FuturePtr Transaction::CommitLocked(bool* sent) {
   if (int err = ReadErrorLocked()) return Future::Error(err);
   commit_called_ = true;
   if (special_faults_) {
@@ -950,11 +990,16 @@ FuturePtr Transaction::CommitLocked() {
     FaultConfig::Parse(*special_faults_, &c);  // validated when written
     db_->faults().Configure(c);
   }
+  if (special_latency_) {
+    LatencyConfig c;
+    LatencyConfig::Parse(*special_latency_, &c);  // validated when written
+    db_->latency().Configure(c);
+  }
   auto fail = [&](int code) {
     for (auto& w : watches_) DeferLocked([db = db_, w, code] { db->CompleteWatch(w, code); });
     watches_.clear();
     if (versionstamp_) {
-      DeferLocked([f = versionstamp_] { f->SetError(kTransactionInvalidVersion); });
+      commit_replies_.push_back([f = versionstamp_] { f->SetError(kTransactionInvalidVersion); });
     }
     versionstamp_.reset();
     return Future::Error(code);
@@ -969,7 +1014,9 @@ FuturePtr Transaction::CommitLocked() {
   }
   if (size_ > opt_.size_limit) return fail(kTransactionTooLarge);
   CommitRequest req;
-  req.read_version = read_version_ >= 0 ? read_version_ : db_->GetReadVersion();
+  // A write-only transaction still takes a read version for its commit.
+  req.read_version = ReadVersionLocked();
+  *sent = true;
   req.reads = &read_conflicts_;
   req.writes = &write_conflicts_;
   req.mutations = &mutations_;
@@ -981,7 +1028,9 @@ FuturePtr Transaction::CommitLocked() {
   if (versionstamp_) {
     std::string stamp(10, '\0');
     WriteVersionstamp(&stamp, 0, r.version, r.batch);
-    DeferLocked([f = versionstamp_, stamp = std::move(stamp)]() mutable { f->SetKey(std::move(stamp)); });
+    commit_replies_.push_back([f = versionstamp_, stamp = std::move(stamp)]() mutable {
+      f->SetKey(std::move(stamp));
+    });
     versionstamp_.reset();
   }
   if (r.error != 0) {
@@ -1013,7 +1062,8 @@ FuturePtr Transaction::GetEstimatedRangeSizeBytes(std::string_view begin,
   if (begin > end) return Future::Error(kInvertedRange);
   Version rv = ReadVersionLocked();
   auto dblock = db_->ReadLock();
-  return Future::Int64(static_cast<int64_t>(db_->store().EstimateRangeBytes(begin, end, rv)));
+  return rt_.Read(Future::Int64(
+      static_cast<int64_t>(db_->store().EstimateRangeBytes(begin, end, rv))));
 }
 
 FuturePtr Transaction::GetRangeSplitPoints(std::string_view begin,
@@ -1027,7 +1077,7 @@ FuturePtr Transaction::GetRangeSplitPoints(std::string_view begin,
   if (chunk_size <= 0) return Future::Error(kInvalidOptionValue);
   Version rv = ReadVersionLocked();
   auto dblock = db_->ReadLock();
-  return Future::Keys(db_->store().SplitPoints(begin, end, rv, chunk_size));
+  return rt_.Read(Future::Keys(db_->store().SplitPoints(begin, end, rv, chunk_size)));
 }
 
 // ---- retries ----
@@ -1073,9 +1123,18 @@ FuturePtr Transaction::OnError(int code) {
 
 // ---- special keys ----
 
+// StatsLocked is the database's stats with this transaction's own round
+// trips so far added as "transaction".
+std::string Transaction::StatsLocked() {
+  std::string out = db_->StatsJSON();
+  out.insert(out.size() - 1, ",\"transaction\":" + rt_.counts().JSON());
+  return out;
+}
+
 FuturePtr Transaction::SpecialGetLocked(std::string_view key) {
   if (key == kFaultsKey) return Future::Value(true, db_->faults().Config().Format());
-  if (key == kStatsKey) return Future::Value(true, db_->StatsJSON());
+  if (key == kStatsKey) return Future::Value(true, StatsLocked());
+  if (key == kLatencyKey) return Future::Value(true, db_->latency().Config().Format());
   if (key >= std::string_view(kFdbliteModule) && key < std::string_view(kFdbliteModuleEnd)) {
     return Future::Value(false, std::string());
   }
@@ -1093,7 +1152,8 @@ FuturePtr Transaction::SpecialRangeLocked(std::string_view begin,
   }
   std::vector<std::pair<std::string, std::string>> kv = {
       {kFaultsKey, db_->faults().Config().Format()},
-      {kStatsKey, db_->StatsJSON()}};
+      {kStatsKey, StatsLocked()},
+      {kLatencyKey, db_->latency().Config().Format()}};
   std::sort(kv.begin(), kv.end());
   if (reverse) std::reverse(kv.begin(), kv.end());
   KvBuilder rows;
@@ -1113,6 +1173,15 @@ void Transaction::SpecialWriteLocked(std::string_view key,
                                      std::optional<std::string_view> value) {
   if (!opt_.special_key_writes) {
     SetDeferredLocked(kSpecialKeysWriteDisabled);
+    return;
+  }
+  if (key == kLatencyKey) {
+    LatencyConfig c;
+    if (value && !LatencyConfig::Parse(*value, &c)) {
+      SetDeferredLocked(kInvalidOptionValue);
+      return;
+    }
+    special_latency_ = value ? std::string(*value) : std::string();
     return;
   }
   if (key != kFaultsKey) {

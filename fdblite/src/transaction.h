@@ -7,7 +7,8 @@
 //
 // Invariants:
 //  1. Reads see the database at read_version_ plus exactly the writes issued
-//     before the read call (reads complete synchronously, at call time).
+//     before the read call (results are computed at call time; under the
+//     latency model, latency.h, their futures complete later).
 //  2. writes_ is the net effect of the mutation log on every key a read can
 //     see; mutations_ is replayed in order at commit (atomic ops apply to
 //     the latest committed value then, as in FoundationDB).
@@ -152,7 +153,7 @@ class Transaction {
   // Resets: Full resets everything; the retry variant keeps the retry
   // count, backoff, timeout start and persistent options.
   void ResetLocked(bool for_retry);
-  FuturePtr CommitLocked();
+  FuturePtr CommitLocked(bool* sent);
   void ReleaseWritesLocked();
   void AbandonPendingLocked(int code);  // uncommitted watches, versionstamp
 
@@ -163,8 +164,14 @@ class Transaction {
   bool ReadYourWritesLocked(bool snapshot) const;
 
   // Reads through the read-your-writes view (or the database alone).
+  // *remote (if given) is set when the read needed the database, not only
+  // this transaction's writes: a network round trip on a cluster.
   int GetLocked(std::string_view key, bool snapshot, bool* present,
-                std::string* value);
+                std::string* value, bool* remote = nullptr);
+  FuturePtr GetKeyLocked(Selector sel, bool snapshot, bool* remote);
+  FuturePtr GetRangeLocked(Selector begin, Selector end, int limit,
+                           int target_bytes, int mode, int iteration,
+                           bool snapshot, bool reverse, bool* remote);
   int ResolveLocked(const Selector& sel, bool ryw, std::string* out);
   bool UnreadableLocked(std::string_view key) const;
   bool RangeUnreadableLocked(std::string_view begin,
@@ -176,6 +183,7 @@ class Transaction {
 
   // Special keys (\xff\xff...): the fdblite module.
   FuturePtr SpecialGetLocked(std::string_view key);
+  std::string StatsLocked();  // the database's stats plus this transaction's
   FuturePtr SpecialRangeLocked(std::string_view begin, std::string_view end,
                                int limit, bool reverse);
   void SpecialWriteLocked(std::string_view key,
@@ -199,9 +207,12 @@ class Transaction {
   std::vector<KeyRange> write_conflicts_;  // GUARDED_BY(mu_)
   std::vector<KeyRange> unreadable_;   // GUARDED_BY(mu_): stamped-key ranges
   std::optional<std::string> special_faults_;  // GUARDED_BY(mu_): pending config
+  std::optional<std::string> special_latency_;  // GUARDED_BY(mu_): pending config
+  TxnRoundTrips rt_;                   // GUARDED_BY(mu_)
   std::vector<std::shared_ptr<struct Watch>> watches_;  // GUARDED_BY(mu_)
   FuturePtr versionstamp_;             // GUARDED_BY(mu_)
   Deferred deferred_work_;             // GUARDED_BY(mu_): run by ~Lock
+  Deferred commit_replies_;            // GUARDED_BY(mu_): run with the commit's reply
   int64_t size_ = 0;                   // GUARDED_BY(mu_)
   int retries_ = 0;                    // GUARDED_BY(mu_)
   double backoff_ = 0.01;              // GUARDED_BY(mu_), seconds

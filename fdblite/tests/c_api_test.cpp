@@ -22,7 +22,8 @@ namespace {
 FDBDatabase* Db(const char* name = nullptr) {
   static std::once_flag once;
   std::call_once(once, [] {
-    if (fdb_select_api_version(730) != 0) std::abort();
+    // 2201: another test file selected it first.
+    if (int e = fdb_select_api_version(730); e != 0 && e != 2201) std::abort();
     if (fdb_setup_network() != 0) std::abort();
     // Never joined: the loop runs until the process exits.
     static std::thread* network = new std::thread([] { (void)fdb_run_network(); });

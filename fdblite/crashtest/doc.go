@@ -1,0 +1,11 @@
+// Package crashtest checks fdblite's durable mode against crashes: its test
+// runs a writer of random transactions in a child process on a durable
+// database, kills it with SIGKILL at random moments many times, and after
+// each kill reopens the directory and checks that every acknowledged commit
+// survived, that no unacknowledged commit is partly visible, and that
+// versions and versionstamps keep increasing across restarts.
+//
+// `make test` runs a few dozen kills; a soak run sets the count:
+//
+//	FDBLITE_CRASH_ROUNDS=2000 go test -run TestCrashRecovery ./fdblite/crashtest
+package crashtest

@@ -1,0 +1,405 @@
+// durable.cpp: see durable.h.
+#include "durable.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "errors.h"
+
+namespace fdblite {
+
+namespace {
+
+constexpr char kLockFile[] = "LOCK";
+constexpr char kDbFile[] = "fdblite.sqlite";
+constexpr int kFormat = 1;
+
+// CodeForErrno maps a failed file-system call to an FDB error code.
+int CodeForErrno(int e) {
+  switch (e) {
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return kFileNotWritable;
+    default:
+      return kIoError;
+  }
+}
+
+// CodeForSqlite maps an SQLite result code to an FDB error code.
+int CodeForSqlite(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_FORMAT:
+      return kFileCorrupt;
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+      return kFileNotWritable;
+    case SQLITE_CANTOPEN:
+      return kFileNotReadable;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return kLockFileFailure;
+    default:  // SQLITE_FULL, SQLITE_IOERR and the rest
+      return kIoError;
+  }
+}
+
+// Why spells out an SQLite failure for an operator.
+std::string Why(sqlite3* db, int rc, const char* what) {
+  std::string s = what;
+  s += ": ";
+  s += db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  if ((rc & 0xff) == SQLITE_FULL) s += " (the disk is full, or the database reached its size limit)";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, " [sqlite %d]", rc);
+  return s + buf;
+}
+
+}  // namespace
+
+struct DurableLog::Statements {
+  sqlite3_stmt* set = nullptr;
+  sqlite3_stmt* clear = nullptr;
+  sqlite3_stmt* clear_range = nullptr;
+  sqlite3_stmt* version = nullptr;
+  ~Statements() {
+    sqlite3_finalize(set);
+    sqlite3_finalize(clear);
+    sqlite3_finalize(clear_range);
+    sqlite3_finalize(version);
+  }
+};
+
+int DurableLog::Exec(const char* sql, std::string* detail, const char* what) {
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) {
+    *detail = Why(db_, rc, what ? what : sql);
+    return CodeForSqlite(rc);
+  }
+  return 0;
+}
+
+int DurableLog::Open(const std::string& dir, std::unique_ptr<DurableLog>* out,
+                     std::string* detail) {
+  std::unique_ptr<DurableLog> log(new DurableLog());
+  log->dir_ = dir;
+  log->stats_.dir = dir;
+  auto fail_errno = [&](const std::string& what, int e) {
+    *detail = what + ": " + std::strerror(e);
+    return CodeForErrno(e);
+  };
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return fail_errno("create data directory " + dir, ec.value());
+
+  std::string lock_path = dir + "/" + kLockFile;
+  log->lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (log->lock_fd_ < 0) return fail_errno("open " + lock_path, errno);
+  if (::flock(log->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    int e = errno;
+    if (e != EWOULDBLOCK) return fail_errno("lock " + lock_path, e);
+    char pid[32] = {0};
+    ssize_t n = ::pread(log->lock_fd_, pid, sizeof pid - 1, 0);
+    *detail = "data directory " + dir + " is in use by another process";
+    if (n > 0) *detail += std::string(" (pid ") + std::to_string(std::atoi(pid)) + ")";
+    return kLockFileFailure;
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(log->lock_fd_, 0) != 0 ||
+      ::pwrite(log->lock_fd_, pid.data(), pid.size(), 0) < 0) {
+    return fail_errno("write " + lock_path, errno);
+  }
+
+  std::string db_path = dir + "/" + kDbFile;
+  int rc = sqlite3_open_v2(db_path.c_str(), &log->db_,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                           nullptr);
+  if (rc != SQLITE_OK) {
+    *detail = Why(log->db_, rc, ("open " + db_path).c_str());
+    return CodeForSqlite(rc);
+  }
+  sqlite3_extended_result_codes(log->db_, 1);
+  // Another process reading the file (an online backup) never blocks a
+  // commit in WAL mode; one writing to it briefly (a checkpoint by the
+  // sqlite3 tool) is waited for, up to 5 s, before a commit fails.
+  sqlite3_busy_timeout(log->db_, 5000);
+  // WAL + synchronous=FULL: a commit returns once its WAL frames are
+  // fsynced. The schema statements also tell a database file that is not
+  // SQLite's (file_corrupt) or cannot be written (file_not_writable) at once.
+  if (int e = log->Exec("PRAGMA journal_mode=WAL", detail, ("open " + db_path).c_str())) return e;
+  if (int e = log->Exec("PRAGMA synchronous=FULL", detail)) return e;
+  // After a checkpoint, a WAL file that grew past 64 MB (a large group) is
+  // truncated back to that size.
+  if (int e = log->Exec("PRAGMA journal_size_limit=67108864", detail)) return e;
+  if (int e = log->Exec(
+          "CREATE TABLE IF NOT EXISTS kv(k BLOB NOT NULL UNIQUE, v BLOB NOT NULL);"
+          "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+          "INSERT OR IGNORE INTO meta(name, value) VALUES('format', 1), ('version', 0);",
+          detail, "create or check the schema")) {
+    return e;
+  }
+  // The directory entries of files just created must survive a power cut
+  // too (SQLite syncs the WAL's; this covers the database file's).
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0 || ::fsync(dir_fd) != 0) {
+    int e = errno;
+    if (dir_fd >= 0) ::close(dir_fd);
+    return fail_errno("fsync " + dir, e);
+  }
+  ::close(dir_fd);
+  // journal_mode=WAL is a no-op on a database SQLite cannot write; check.
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(log->db_, "PRAGMA journal_mode", -1, &st, nullptr) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW) {
+    const char* mode = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    if (!mode || std::strcmp(mode, "wal") != 0) {
+      *detail = db_path + ": cannot switch to WAL journal mode (journal_mode=" +
+                (mode ? mode : "?") + ")";
+      sqlite3_finalize(st);
+      return kFileNotWritable;
+    }
+  }
+  sqlite3_finalize(st);
+  if (const char* pages = std::getenv("FDBLITE_DURABLE_MAX_PAGES")) {
+    std::string sql = "PRAGMA max_page_count=" + std::to_string(std::atoll(pages));
+    if (int e = log->Exec(sql.c_str(), detail)) return e;
+  }
+  auto& s = log->stmts_;
+  s.reset(new Statements());
+  const struct {
+    sqlite3_stmt** stmt;
+    const char* sql;
+  } prepared[] = {
+      {&s->set, "INSERT OR REPLACE INTO kv(k, v) VALUES(?1, ?2)"},
+      {&s->clear, "DELETE FROM kv WHERE k = ?1"},
+      {&s->clear_range, "DELETE FROM kv WHERE k >= ?1 AND k < ?2"},
+      {&s->version, "UPDATE meta SET value = ?1 WHERE name = 'version'"},
+  };
+  for (const auto& p : prepared) {
+    rc = sqlite3_prepare_v2(log->db_, p.sql, -1, p.stmt, nullptr);
+    if (rc != SQLITE_OK) {
+      *detail = Why(log->db_, rc, p.sql);
+      return CodeForSqlite(rc);
+    }
+  }
+  *out = std::move(log);
+  return 0;
+}
+
+int DurableLog::Load(const std::function<void(std::string_view, std::string_view)>& fn,
+                     Version* version, std::string* detail) {
+  auto start = std::chrono::steady_clock::now();
+  sqlite3_stmt* st = nullptr;
+  auto fail = [&](int rc, const char* what) {
+    *detail = Why(db_, rc, what);
+    sqlite3_finalize(st);
+    return CodeForSqlite(rc);
+  };
+  int rc = sqlite3_prepare_v2(db_, "SELECT name, value FROM meta", -1, &st, nullptr);
+  if (rc != SQLITE_OK) return fail(rc, "read meta");
+  Version v = 0;
+  int format = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    std::string name = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    if (name == "version") v = sqlite3_column_int64(st, 1);
+    if (name == "format") format = static_cast<int>(sqlite3_column_int64(st, 1));
+  }
+  if (rc != SQLITE_DONE) return fail(rc, "read meta");
+  sqlite3_finalize(st);
+  st = nullptr;
+  if (format != kFormat) {
+    *detail = dir_ + ": unknown data format " + std::to_string(format);
+    return kFileCorrupt;
+  }
+  // Table order (not key order): one sequential pass over the file.
+  rc = sqlite3_prepare_v2(db_, "SELECT k, v FROM kv", -1, &st, nullptr);
+  if (rc != SQLITE_OK) return fail(rc, "read kv");
+  uint64_t keys = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    const char* k = static_cast<const char*>(sqlite3_column_blob(st, 0));
+    int kn = sqlite3_column_bytes(st, 0);
+    const char* val = static_cast<const char*>(sqlite3_column_blob(st, 1));
+    int vn = sqlite3_column_bytes(st, 1);
+    fn(std::string_view(k ? k : "", kn), std::string_view(val ? val : "", vn));
+    ++keys;
+  }
+  if (rc != SQLITE_DONE) return fail(rc, "read kv");
+  sqlite3_finalize(st);
+  *version = v;
+  std::lock_guard<std::mutex> lock(mu_);
+  durable_version_ = v;
+  stats_.durable_version = v;
+  stats_.loaded_keys = keys;
+  stats_.load_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return 0;
+}
+
+DurableLog::~DurableLog() {
+  if (db_) {
+    bool ok;
+    {
+      // Whatever was appended and not waited for is written now.
+      std::unique_lock<std::mutex> lock(mu_);
+      done_cv_.wait(lock, [&] { return !writing_; });
+      if (!queue_.empty() && error_ == 0) LeadLocked(lock);
+      ok = error_ == 0;
+    }
+    stmts_.reset();
+    // A clean close leaves everything in the database file.
+    if (ok) sqlite3_exec(db_, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+    sqlite3_close(db_);
+  }
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
+}
+
+uint64_t DurableLog::Append(Version v, std::vector<DurableOp> ops) {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t ticket = next_ticket_++;
+  inflight_.push_back(v);
+  if (error_ == 0) {
+    queue_.push_back(Pending{ticket, v, std::move(ops)});
+  }
+  return ticket;
+}
+
+int DurableLog::Wait(uint64_t ticket) {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    if (durable_ticket_ >= ticket) return 0;
+    if (error_ != 0) return error_;
+    if (!writing_) {
+      LeadLocked(lock);  // this commit is queued: the group carries it
+    } else {
+      done_cv_.wait(lock);
+    }
+  }
+}
+
+int DurableLog::Error() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
+bool DurableLog::FirstPending(Version* v) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (inflight_.empty()) return false;
+  *v = inflight_.front();
+  return true;
+}
+
+Version DurableLog::DurableVersion() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return durable_version_;
+}
+
+DurableStats DurableLog::Stats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  DurableStats s = stats_;
+  s.durable_version = durable_version_;
+  s.error = error_;
+  s.error_detail = error_detail_;
+  return s;
+}
+
+void DurableLog::LeadLocked(std::unique_lock<std::mutex>& lock) {
+  // Group commit: everything queued, which includes what arrived while the
+  // previous group was written.
+  std::vector<Pending> group;
+  group.reserve(queue_.size());
+  while (!queue_.empty()) {
+    group.push_back(std::move(queue_.front()));
+    queue_.pop_front();
+  }
+  if (group.empty()) return;
+  writing_ = true;
+  lock.unlock();
+  std::string detail;
+  int err = WriteGroup(group, &detail);
+  lock.lock();
+  writing_ = false;
+  if (err != 0) {
+    error_ = err;
+    error_detail_ = "data directory " + dir_ + ": " + detail;
+    queue_.clear();  // never written: a later group must not follow a gap
+    std::fprintf(stderr, "fdblite: %s; commits now fail with error %d until the database is reopened\n",
+                 error_detail_.c_str(), err);
+  } else {
+    durable_ticket_ = group.back().ticket;
+    durable_version_ = group.back().version;
+    for (size_t i = 0; i < group.size(); ++i) inflight_.pop_front();
+    stats_.commits += group.size();
+    stats_.groups++;
+  }
+  done_cv_.notify_all();
+}
+
+int DurableLog::WriteGroup(const std::vector<Pending>& group, std::string* detail) {
+  if (int e = Exec("BEGIN IMMEDIATE", detail)) return e;
+  auto step = [&](sqlite3_stmt* st) {
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc;
+  };
+  auto bind = [](sqlite3_stmt* st, int i, const std::string& s) {
+    // A zero-length blob must bind as a blob, not as NULL.
+    sqlite3_bind_blob(st, i, s.empty() ? "" : s.data(), static_cast<int>(s.size()),
+                      SQLITE_STATIC);
+  };
+  int rc = SQLITE_DONE;
+  for (const Pending& p : group) {
+    for (const DurableOp& op : p.ops) {
+      sqlite3_stmt* st = nullptr;
+      switch (op.kind) {
+        case DurableOp::kSet:
+          st = stmts_->set;
+          bind(st, 1, op.key);
+          bind(st, 2, op.param);
+          break;
+        case DurableOp::kClear:
+          st = stmts_->clear;
+          bind(st, 1, op.key);
+          break;
+        case DurableOp::kClearRange:
+          st = stmts_->clear_range;
+          bind(st, 1, op.key);
+          bind(st, 2, op.param);
+          break;
+      }
+      rc = step(st);
+      if (rc != SQLITE_DONE) break;
+    }
+    if (rc != SQLITE_DONE) break;
+  }
+  if (rc == SQLITE_DONE) {
+    sqlite3_bind_int64(stmts_->version, 1, group.back().version);
+    rc = step(stmts_->version);
+  }
+  if (rc != SQLITE_DONE) {
+    *detail = Why(db_, rc, "write");
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return CodeForSqlite(rc);
+  }
+  rc = sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) {
+    *detail = Why(db_, rc, "commit");
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return CodeForSqlite(rc);
+  }
+  return 0;
+}
+
+}  // namespace fdblite

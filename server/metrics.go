@@ -1,0 +1,260 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics.go: what GET /metrics reports, in Prometheus's text format,
+// through the official Go client. Each Server has its own registry, so
+// servers in one process (tests, embedders) do not share counters; it also
+// holds the Go runtime and process collectors.
+//
+// Label values come from fixed sets only, never from the request: the
+// operation is one the server registered ("unknown" otherwise), the result
+// is "success" or the name of one of the server's wire errors, and a
+// FoundationDB error is its numeric code. Table names are not labels.
+//
+// The counters are updated where the work happens: ServeHTTP (requests),
+// transactor.go (FoundationDB transactions and their retries), and
+// background.go (index backfills, TTL sweeps, stream trims). Every method
+// of *metrics accepts a nil receiver, for servers built without New.
+
+// metricsPath is where the server answers GET with its metrics.
+const metricsPath = "/metrics"
+
+// latencyBuckets are the request latency histogram's upper bounds, in
+// seconds: 100 µs to about 10 s, 2.5 times apart, since most requests
+// take a millisecond or less on a local cluster.
+var latencyBuckets = prometheus.ExponentialBuckets(0.0001, 2.5, 13)
+
+// The FoundationDB error behind a write conflict.
+const codeNotCommitted = 1020
+
+type metrics struct {
+	reg     *prometheus.Registry
+	handler http.Handler
+	// ops returns the operations the server serves, without their
+	// X-Amz-Target prefix; computed at the first request, once New has
+	// registered them all.
+	ops func() map[string]bool
+
+	requests *prometheus.CounterVec   // operation, result
+	latency  *prometheus.HistogramVec // operation
+
+	transactions *prometheus.CounterVec // kind
+	retries      *prometheus.CounterVec // kind
+	fdbErrors    *prometheus.CounterVec // kind, code
+	conflicts    prometheus.Counter
+
+	backfills        *prometheus.CounterVec // result
+	backfillRetries  prometheus.Counter
+	backfillsRunning prometheus.Gauge
+	ttlSweeps        *prometheus.CounterVec // result
+	ttlScanned       prometheus.Counter
+	ttlDeleted       prometheus.Counter
+	streamTrims      *prometheus.CounterVec // result
+	streamTrimmed    prometheus.Counter
+}
+
+// newMetrics registers the server's metrics in a new registry; ops holds
+// the operations the server serves (by full X-Amz-Target), and is read at
+// the first request.
+func newMetrics(ops map[string]operation) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.ops = sync.OnceValue(func() map[string]bool {
+		names := make(map[string]bool, len(ops))
+		for target := range ops {
+			names[target[strings.IndexByte(target, '.')+1:]] = true
+		}
+		return names
+	})
+	f := func(c prometheus.Collector) { m.reg.MustRegister(c) }
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "fdyno", Name: "requests_total",
+		Help: "Requests answered, by operation and result: success, or the DynamoDB error name sent.",
+	}, []string{"operation", "result"})
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: "fdyno", Name: "request_duration_seconds",
+		Help:    "Time from the request's arrival to its answer, by operation.",
+		Buckets: latencyBuckets,
+	}, []string{"operation"})
+	m.transactions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "fdyno", Subsystem: "fdb", Name: "transactions_total",
+		Help: "FoundationDB transactions run, retries not counted, by kind (read or write).",
+	}, []string{"kind"})
+	m.retries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "fdyno", Subsystem: "fdb", Name: "transaction_retries_total",
+		Help: "FoundationDB transaction attempts retried after a retryable error, by kind.",
+	}, []string{"kind"})
+	m.fdbErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "fdyno", Subsystem: "fdb", Name: "transaction_errors_total",
+		Help: "FoundationDB errors that ended a transaction attempt, retried or not, by kind and error code.",
+	}, []string{"kind", "code"})
+	m.conflicts = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "fdyno", Subsystem: "fdb", Name: "transaction_conflicts_total",
+		Help: "Commits that failed with not_committed (1020): a conflict with another transaction.",
+	})
+	m.backfills = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "fdyno", Name: "index_backfills_total",
+		Help: "Index backfills ended, by result: done (index ACTIVE), stopped (server closing; resumes at the next start) or abandoned (index or table deleted).",
+	}, []string{"result"})
+	m.backfillRetries = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "fdyno", Name: "index_backfill_retries_total",
+		Help: "Index backfill runs that failed with an error that may pass, and were retried.",
+	})
+	m.backfillsRunning = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: "fdyno", Name: "index_backfills_running",
+		Help: "Index backfills running now (holding one of the MaxBackfills slots).",
+	})
+	m.ttlSweeps = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "fdyno", Name: "ttl_sweeps_total",
+		Help: "Time to Live sweeps of one table, by result (ok or error).",
+	}, []string{"result"})
+	m.ttlScanned = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "fdyno", Name: "ttl_items_scanned_total",
+		Help: "Items the Time to Live sweeper examined.",
+	})
+	m.ttlDeleted = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "fdyno", Name: "ttl_items_deleted_total",
+		Help: "Expired items the Time to Live sweeper deleted.",
+	})
+	m.streamTrims = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "fdyno", Name: "stream_trims_total",
+		Help: "Stream retention trims of one table, by result (ok or error).",
+	}, []string{"result"})
+	m.streamTrimmed = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "fdyno", Name: "stream_records_trimmed_total",
+		Help: "Stream records removed by retention trims.",
+	})
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.transactions, m.retries, m.fdbErrors, m.conflicts,
+		m.backfills, m.backfillRetries, m.backfillsRunning, m.ttlSweeps, m.ttlScanned, m.ttlDeleted, m.streamTrims, m.streamTrimmed,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
+		f(c)
+	}
+	// Results and kinds start at zero, so that rate() sees the first
+	// event; operations appear with their first request.
+	for _, k := range []string{"read", "write"} {
+		m.transactions.WithLabelValues(k)
+		m.retries.WithLabelValues(k)
+	}
+	for _, r := range []string{"done", "stopped", "abandoned"} {
+		m.backfills.WithLabelValues(r)
+	}
+	for _, r := range []string{"ok", "error"} {
+		m.ttlSweeps.WithLabelValues(r)
+		m.streamTrims.WithLabelValues(r)
+	}
+	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+	return m
+}
+
+// serveMetrics answers GET /metrics.
+func (m *metrics) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	if m == nil {
+		http.NotFound(w, r)
+		return
+	}
+	m.handler.ServeHTTP(w, r)
+}
+
+// request records one answered request of operation op (as call.op has
+// it), ending with the wire error ae, or success if nil.
+func (m *metrics) request(op string, ae *apiError, latency time.Duration) {
+	if m == nil {
+		return
+	}
+	if !m.ops()[op] {
+		op = "unknown"
+	}
+	result := "success"
+	if ae != nil {
+		result = ae.typ.short()
+	}
+	m.requests.WithLabelValues(op, result).Inc()
+	m.latency.WithLabelValues(op).Observe(latency.Seconds())
+}
+
+// transaction records the start of a transaction of kind "read" or
+// "write".
+func (m *metrics) transaction(kind string) {
+	if m == nil {
+		return
+	}
+	m.transactions.WithLabelValues(kind).Inc()
+}
+
+// attemptFailed records a transaction attempt that ended with err, and
+// whether it is retried.
+func (m *metrics) attemptFailed(kind string, err error, retried bool) {
+	if m == nil {
+		return
+	}
+	var fe fdb.Error
+	if !errors.As(err, &fe) {
+		return // not FoundationDB's: the library's or the caller's error
+	}
+	m.fdbErrors.WithLabelValues(kind, strconv.Itoa(fe.Code)).Inc()
+	if fe.Code == codeNotCommitted {
+		m.conflicts.Inc()
+	}
+	if retried {
+		m.retries.WithLabelValues(kind).Inc()
+	}
+}
+
+// backfillStarted and backfillEnded bracket a backfill holding a slot;
+// backfillEnded's result is done, stopped or abandoned.
+func (m *metrics) backfillStarted() {
+	if m != nil {
+		m.backfillsRunning.Inc()
+	}
+}
+
+func (m *metrics) backfillEnded(result string) {
+	if m != nil {
+		m.backfillsRunning.Dec()
+		m.backfills.WithLabelValues(result).Inc()
+	}
+}
+
+func (m *metrics) backfillRetried() {
+	if m != nil {
+		m.backfillRetries.Inc()
+	}
+}
+
+// ttlSwept records one sweep of one table, failed or not.
+func (m *metrics) ttlSwept(scanned, deleted int, failed bool) {
+	if m == nil {
+		return
+	}
+	m.ttlScanned.Add(float64(scanned))
+	m.ttlDeleted.Add(float64(deleted))
+	m.ttlSweeps.WithLabelValues(okOrError(failed)).Inc()
+}
+
+// streamTrimmedRecords records one retention trim of one table's stream.
+func (m *metrics) streamTrimmedRecords(trimmed int, failed bool) {
+	if m == nil {
+		return
+	}
+	m.streamTrimmed.Add(float64(trimmed))
+	m.streamTrims.WithLabelValues(okOrError(failed)).Inc()
+}
+
+func okOrError(failed bool) string {
+	if failed {
+		return "error"
+	}
+	return "ok"
+}

@@ -1,0 +1,291 @@
+package server
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/fdyno/fdyno"
+)
+
+// partiql.go: ExecuteStatement, BatchExecuteStatement and
+// ExecuteTransaction, through fdyno's PartiQL with the server's table
+// handles, with DynamoDB's limits at the wire: a statement of 1 to 8192
+// characters, at most 25 statements in a batch and 100 in a transaction.
+// An INSERT of an existing item answers DuplicateItemException.
+
+// maxTransactStatements is DynamoDB's limit on the statements of one
+// ExecuteTransaction.
+const maxTransactStatements = 100
+
+// wireList is a JSON array of AttributeValues, such as Parameters; its
+// zero value (nil) is an absent list.
+type wireList []fdyno.Value
+
+// UnmarshalJSON decodes the list; JSON null leaves it nil.
+func (w *wireList) UnmarshalJSON(data []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	if raw == nil {
+		*w = nil
+		return nil
+	}
+	out := make(wireList, len(raw))
+	for i, r := range raw {
+		v, err := decodeValue(r)
+		if err != nil {
+			return err
+		}
+		out[i] = v
+	}
+	*w = out
+	return nil
+}
+
+// checkParameters applies DynamoDB's constraint on Parameters: absent,
+// or at least one value.
+func checkParameters(field string, p wireList) error {
+	if p != nil && len(p) == 0 {
+		return validation("1 validation error detected: Value '[]' at '" + field + "' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	}
+	return nil
+}
+
+// checkStatement applies DynamoDB's constraints on Statement.
+func checkStatement(field string, s *string) error {
+	switch {
+	case s == nil:
+		return missing(field)
+	case len(*s) == 0:
+		return validation("1 validation error detected: Value '' at '" + field + "' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	case len(*s) > fdyno.MaxStatementLength:
+		return validation("1 validation error detected: Value at '" + field + "' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(fdyno.MaxStatementLength))
+	}
+	return nil
+}
+
+func checkReturnOnFailure(r fdyno.ReturnValuesOnConditionCheckFailure) error {
+	switch r {
+	case "", fdyno.ReturnValuesOnConditionCheckFailureNone, fdyno.ReturnValuesOnConditionCheckFailureAllOld:
+		return nil
+	}
+	return enumError("returnValuesOnConditionCheckFailure", string(r), "ALL_OLD", "NONE")
+}
+
+// partiql returns the server's PartiQL, resolving names to its handles.
+func (s *Server) partiql() *fdyno.PartiQL {
+	return fdyno.NewPartiQLWithTables(s.table)
+}
+
+type executeStatementInput struct {
+	Statement                           *string
+	Parameters                          wireList
+	ConsistentRead                      bool
+	NextToken                           *string
+	Limit                               *int
+	ReturnConsumedCapacity              string
+	ReturnValuesOnConditionCheckFailure fdyno.ReturnValuesOnConditionCheckFailure
+}
+
+type executeStatementOutput struct {
+	Items            []wireItem
+	NextToken        string            `json:",omitempty"`
+	LastEvaluatedKey wireItem          `json:",omitempty"`
+	ConsumedCapacity *consumedCapacity `json:",omitempty"`
+}
+
+func (s *Server) executeStatement(c *call, body []byte) (any, error) {
+	var in executeStatementInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := checkStatement("statement", in.Statement); err != nil {
+		return nil, err
+	}
+	if err := checkParameters("parameters", in.Parameters); err != nil {
+		return nil, err
+	}
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	if err := checkReturnOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+	info, err := fdyno.ParseStatement(*in.Statement)
+	if err != nil {
+		return nil, err
+	}
+	c.table = info.TableName
+	req := fdyno.ExecuteStatementInput{Statement: *in.Statement, Parameters: in.Parameters, ConsistentRead: in.ConsistentRead,
+		ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure}
+	if in.Limit != nil {
+		if *in.Limit < 1 {
+			return nil, validation("1 validation error detected: Value '" + strconv.Itoa(*in.Limit) + "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
+		}
+		req.Limit = *in.Limit
+	}
+	if in.NextToken != nil {
+		if len(*in.NextToken) == 0 || len(*in.NextToken) > 32768 {
+			return nil, validation("1 validation error detected: Value at 'nextToken' failed to satisfy constraint: Member must have length between 1 and 32768")
+		}
+		req.NextToken = *in.NextToken
+	}
+	out, err := s.partiql().ExecuteStatement(s.db, req)
+	if err != nil {
+		return nil, err
+	}
+	res := executeStatementOutput{Items: make([]wireItem, len(out.Items)), NextToken: out.NextToken, LastEvaluatedKey: wireItem(out.LastEvaluatedKey)}
+	size := 0
+	for i, it := range out.Items {
+		res.Items[i] = wireItem(it)
+		size += it.Size()
+	}
+	if info.Action == "PartiQLSelect" {
+		res.ConsumedCapacity = readCapacity(in.ReturnConsumedCapacity, c.table, size, in.ConsistentRead)
+	} else {
+		res.ConsumedCapacity = writeCapacity(in.ReturnConsumedCapacity, c.table, out.Items...)
+	}
+	return res, nil
+}
+
+type batchStatementRequest struct {
+	Statement                           *string
+	Parameters                          wireList
+	ConsistentRead                      bool
+	ReturnValuesOnConditionCheckFailure fdyno.ReturnValuesOnConditionCheckFailure
+}
+
+type batchExecuteStatementInput struct {
+	Statements             []batchStatementRequest
+	ReturnConsumedCapacity string
+}
+
+type batchStatementError struct {
+	Code    string
+	Message string   `json:",omitempty"`
+	Item    wireItem `json:",omitempty"`
+}
+
+type batchStatementResponse struct {
+	TableName string               `json:",omitempty"`
+	Item      wireItem             `json:",omitempty"`
+	Error     *batchStatementError `json:",omitempty"`
+}
+
+type batchExecuteStatementOutput struct {
+	Responses []batchStatementResponse
+}
+
+func (s *Server) batchExecuteStatement(c *call, body []byte) (any, error) {
+	var in batchExecuteStatementInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	switch n := len(in.Statements); {
+	case in.Statements == nil:
+		return nil, missing("statements")
+	case n == 0:
+		return nil, validation("1 validation error detected: Value '[]' at 'statements' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	case n > fdyno.MaxBatchStatements:
+		return nil, validation("1 validation error detected: Value at 'statements' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(fdyno.MaxBatchStatements))
+	}
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	req := fdyno.BatchExecuteStatementInput{Statements: make([]fdyno.BatchStatementRequest, len(in.Statements))}
+	for i, st := range in.Statements {
+		if err := checkStatement("statements.member.statement", st.Statement); err != nil {
+			return nil, err
+		}
+		if err := checkParameters("statements.member.parameters", st.Parameters); err != nil {
+			return nil, err
+		}
+		if err := checkReturnOnFailure(st.ReturnValuesOnConditionCheckFailure); err != nil {
+			return nil, err
+		}
+		req.Statements[i] = fdyno.BatchStatementRequest{Statement: *st.Statement, Parameters: st.Parameters,
+			ConsistentRead: st.ConsistentRead, ReturnValuesOnConditionCheckFailure: st.ReturnValuesOnConditionCheckFailure}
+	}
+	out, err := s.partiql().BatchExecuteStatement(s.db, req)
+	if err != nil {
+		return nil, err
+	}
+	res := batchExecuteStatementOutput{Responses: make([]batchStatementResponse, len(out.Responses))}
+	for i, r := range out.Responses {
+		res.Responses[i] = batchStatementResponse{TableName: r.TableName, Item: wireItem(r.Item)}
+		if r.Error != nil {
+			res.Responses[i].Error = &batchStatementError{Code: r.Error.Code, Message: r.Error.Message, Item: wireItem(r.Error.Item)}
+		}
+	}
+	return res, nil
+}
+
+type parameterizedStatement struct {
+	Statement                           *string
+	Parameters                          wireList
+	ReturnValuesOnConditionCheckFailure fdyno.ReturnValuesOnConditionCheckFailure
+}
+
+type executeTransactionInput struct {
+	TransactStatements     []parameterizedStatement
+	ClientRequestToken     *string
+	ReturnConsumedCapacity string
+}
+
+type executeTransactionOutput struct {
+	Responses []itemResponse `json:",omitempty"`
+}
+
+func (s *Server) executeTransaction(c *call, body []byte) (any, error) {
+	var in executeTransactionInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	switch n := len(in.TransactStatements); {
+	case in.TransactStatements == nil:
+		return nil, missing("transactStatements")
+	case n == 0:
+		return nil, validation("1 validation error detected: Value '[]' at 'transactStatements' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	case n > maxTransactStatements:
+		return nil, validation("1 validation error detected: Value at 'transactStatements' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(maxTransactStatements))
+	}
+	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	req := fdyno.ExecuteTransactionInput{TransactStatements: make([]fdyno.ParameterizedStatement, len(in.TransactStatements))}
+	if in.ClientRequestToken != nil {
+		if n := len(*in.ClientRequestToken); n == 0 || n > fdyno.MaxClientRequestTokenLength {
+			return nil, validation("1 validation error detected: Value '" + *in.ClientRequestToken + "' at 'clientRequestToken' failed to satisfy constraint: Member must have length between 1 and 36")
+		}
+		req.ClientRequestToken = *in.ClientRequestToken
+	}
+	for i, st := range in.TransactStatements {
+		if err := checkStatement("transactStatements.member.statement", st.Statement); err != nil {
+			return nil, err
+		}
+		if err := checkParameters("transactStatements.member.parameters", st.Parameters); err != nil {
+			return nil, err
+		}
+		if err := checkReturnOnFailure(st.ReturnValuesOnConditionCheckFailure); err != nil {
+			return nil, err
+		}
+		req.TransactStatements[i] = fdyno.ParameterizedStatement{Statement: *st.Statement, Parameters: st.Parameters,
+			ReturnValuesOnConditionCheckFailure: st.ReturnValuesOnConditionCheckFailure}
+	}
+	out, err := s.partiql().ExecuteTransaction(s.db, req)
+	if err != nil {
+		return nil, err
+	}
+	var res executeTransactionOutput
+	if out.Responses != nil {
+		res.Responses = make([]itemResponse, len(out.Responses))
+		for i, r := range out.Responses {
+			if r.Item != nil {
+				it := wireItem(r.Item)
+				res.Responses[i].Item = &it
+			}
+		}
+	}
+	return res, nil
+}
