@@ -224,7 +224,6 @@ func TestTransactGetValidation(t *testing.T) {
 		{"same item twice", TransactGetInput{TransactItems: []TransactGetItem{{Table: a, Key: Item{"pk": S("x")}}, {Table: a, Key: Item{"pk": S("x")}, ProjectionExpression: "v"}}},
 			"Transaction request cannot include multiple operations on one item"},
 		{"no table", TransactGetInput{TransactItems: []TransactGetItem{{Key: Item{"pk": S("x")}}}}, "has no Table"},
-		{"bad key", TransactGetInput{TransactItems: []TransactGetItem{{Table: a, Key: Item{"pk": N("1")}}}}, "Type mismatch for key pk"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -233,6 +232,41 @@ func TestTransactGetValidation(t *testing.T) {
 				t.Errorf("TransactGet = %v, want a ValidationException with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A key that does not match its table's schema cancels a TransactGet, as
+// DynamoDB's TransactGetItems reports it: TransactionCanceledException
+// with reason ValidationError for that item and None for the others. An
+// expression error is still the request's ValidationException.
+func TestTransactGetKeyMismatchCancels(t *testing.T) {
+	db := fdblitetest.Open(t)
+	a, _ := twoTables(t, db)
+	tests := []struct {
+		name string
+		key  Item
+		msg  string
+	}{
+		{"wrong type", Item{"pk": N("1")}, "Type mismatch for key pk"},
+		{"empty key", Item{}, "The provided key element does not match the schema"},
+		{"extra attribute", Item{"pk": S("x"), "v": S("y")}, "The provided key element does not match the schema"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := TransactGet(db, TransactGetInput{TransactItems: []TransactGetItem{{Table: a, Key: Item{"pk": S("ok")}}, {Table: a, Key: tc.key}}})
+			var tce *TransactionCanceledError
+			if !errors.As(err, &tce) || !errors.Is(err, ErrTransactionCanceled) {
+				t.Fatalf("TransactGet = %v, want a *TransactionCanceledError", err)
+			}
+			if len(tce.CancellationReasons) != 2 || tce.CancellationReasons[0].Code != CancellationCodeNone ||
+				tce.CancellationReasons[1].Code != CancellationCodeValidationError || !strings.Contains(tce.CancellationReasons[1].Message, tc.msg) {
+				t.Errorf("CancellationReasons = %+v, want [None, ValidationError %q]", tce.CancellationReasons, tc.msg)
+			}
+		})
+	}
+	_, err := TransactGet(db, TransactGetInput{TransactItems: []TransactGetItem{{Table: a, Key: Item{}, ProjectionExpression: "!!!"}}})
+	if !errors.Is(err, ErrValidation) || !strings.Contains(err.Error(), `Invalid ProjectionExpression: Syntax error; token: "!", near: "!!"`) {
+		t.Errorf("TransactGet with a bad projection = %v, want its ValidationException", err)
 	}
 }
 

@@ -288,7 +288,10 @@ func TestConditionErrors(t *testing.T) {
 		{"operand alone", "n", `Syntax error; token: "<EOF>", near: "n"`},
 		{"keyword as name", "n = AND", `Syntax error; token: "AND", near: "= AND"`},
 		{"lexical", "n = @", `Lexical error at line 1, column 5.  Encountered: "@" (64), after : ""`},
-		{"lexical second line", "n = :n5 AND\n s ! :s_x", `Lexical error at line 2, column 4.  Encountered: "!" (33), after : ""`},
+		{"lexical second line", "n = :n5 AND\n s @ :s_x", `Lexical error at line 2, column 4.  Encountered: "@" (64), after : ""`},
+		// '!' is a token of DynamoDB's grammar that no rule accepts: a
+		// syntax error, not a lexical one.
+		{"bang", "n ! :n5", `Syntax error; token: "!", near: "n ! :n5"`},
 		{"undefined value", "n = :nope", "An expression attribute value used in expression is not defined; attribute value: :nope"},
 		{"undefined name", "#nope = :n5", "An expression attribute name used in the document path is not defined; attribute name: #nope"},
 		{"reserved word", "name = :n5", "Attribute name is a reserved keyword; reserved keyword: name"},

@@ -83,7 +83,7 @@ func parseKeyCondition(c *exprContext, expr string, hash, rng keyAttr) (*keyCond
 		return nil, keyCondError("Conditions can be of length 1 or 2 only")
 	}
 	kc := &keyCondition{}
-	seenHash := false
+	seenHash, nonKey := false, false
 	for _, term := range terms {
 		name, op, vals, err := keyTerm(term)
 		if err != nil {
@@ -119,11 +119,16 @@ func parseKeyCondition(c *exprContext, expr string, hash, rng keyAttr) (*keyCond
 				kc.hi = vals[1]
 			}
 		default:
-			return nil, keyCondError("Query key condition not supported")
+			// A condition on an attribute outside the key schema: DynamoDB
+			// names the partition key when the condition lacks it.
+			nonKey = true
 		}
 	}
 	if !seenHash {
 		return nil, keyCondError("Query condition missed key schema element: " + hash.Name)
+	}
+	if nonKey {
+		return nil, keyCondError("Query key condition not supported")
 	}
 	return kc, nil
 }

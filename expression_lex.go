@@ -30,6 +30,7 @@ const (
 	tokPlus
 	tokMinus
 	tokUnderscore // '_' where a name would begin; never valid
+	tokBang       // '!', a token of DynamoDB's grammar that no rule accepts
 )
 
 // token is one lexeme; pos and end are byte offsets into the expression.
@@ -132,6 +133,8 @@ func punct(c byte) tokKind {
 		return tokMinus
 	case '_':
 		return tokUnderscore
+	case '!':
+		return tokBang
 	}
 	return tokEOF
 }

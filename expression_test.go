@@ -156,6 +156,9 @@ func TestProjectionErrors(t *testing.T) {
 		{"undefined", "#x", "An expression attribute name used in the document path is not defined; attribute name: #x"},
 		{"unclosed index", "l[1", `Syntax error; token: "<EOF>", near: "1"`},
 		{"name index", "l[a]", `Syntax error; token: "a", near: "[a]"`},
+		// DynamoDB's grammar has a '!' token: '!!!' is a syntax error at
+		// the first '!', near it and the next token.
+		{"bang", "!!! INVALID !!!", `Syntax error; token: "!", near: "!!"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -268,7 +268,7 @@ func TestIndexQuerySelect(t *testing.T) {
 		{"GSI consistent read", QueryInput{IndexName: "byH", KeyConditionExpression: "h = :h", ConsistentRead: true, ExpressionAttributeValues: gsiH},
 			nil, "Consistent reads are not supported on global secondary indexes"},
 		{"unknown index", QueryInput{IndexName: "nope", KeyConditionExpression: "h = :h", ExpressionAttributeValues: gsiH}, nil, "The table does not have the specified index: nope"},
-		{"key condition on the table key", QueryInput{IndexName: "byG", KeyConditionExpression: "pk = :p", ExpressionAttributeValues: lsi}, nil, "Query key condition not supported"},
+		{"key condition on the table key", QueryInput{IndexName: "byG", KeyConditionExpression: "pk = :p", ExpressionAttributeValues: lsi}, nil, "Query condition missed key schema element: g"},
 		{"filter on an index key", QueryInput{IndexName: "byG", KeyConditionExpression: "g = :g", FilterExpression: "h = :h",
 			ExpressionAttributeValues: map[string]Value{":g": S("x"), ":h": NInt(5)}}, nil, "Filter Expression can only contain non-primary key attributes: Primary key attribute: h"},
 		{"ALL_PROJECTED without index", QueryInput{KeyConditionExpression: "pk = :p", Select: SelectAllProjectedAttributes, ExpressionAttributeValues: lsi}, nil, "IndexName"},

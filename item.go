@@ -30,6 +30,7 @@ const (
 	reasonEmptyName      = "Empty attribute name"
 	reasonNameTooLong    = "Attribute name is too large, must be less than 65536 bytes"
 	reasonEmptySetFormat = "One or more parameter values were invalid: An %s set  may not be empty"
+	reasonEmptyBS        = "One or more parameter values were invalid: Binary sets should not be empty"
 )
 
 // Type is one of DynamoDB's ten attribute types. The zero Type is the type
@@ -599,7 +600,11 @@ func validateValue(v Value, p *pathNode, depth int) error {
 		}
 	case TypeSS, TypeNS, TypeBS:
 		if len(v.setv()) == 0 {
-			kind := map[Type]string{TypeSS: "string", TypeNS: "number", TypeBS: "binary"}[v.typ]
+			if v.typ == TypeBS {
+				// DynamoDB words the empty binary set differently.
+				return fail(reasonEmptyBS)
+			}
+			kind := map[Type]string{TypeSS: "string", TypeNS: "number"}[v.typ]
 			return fail(strings.Replace(reasonEmptySetFormat, "%s", kind, 1))
 		}
 		if v.bad {

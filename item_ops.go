@@ -71,7 +71,12 @@ func prepareExprs(op string, names map[string]string, values map[string]Value, c
 		case names != nil:
 			return e, &ValidationError{Op: op, Reason: "ExpressionAttributeNames can only be specified when using expressions"}
 		case values != nil:
-			return e, &ValidationError{Op: op, Reason: "ExpressionAttributeValues can only be specified when using expressions"}
+			reason := "ExpressionAttributeValues can only be specified when using expressions"
+			if op == "PutItem" || op == "DeleteItem" {
+				// DynamoDB names the expression that could have used them.
+				reason += ": ConditionExpression is null"
+			}
+			return e, &ValidationError{Op: op, Reason: reason}
 		}
 		return e, nil
 	}

@@ -54,7 +54,7 @@ func TestItemValidate(t *testing.T) {
 		{name: "nested name 65536 bytes", item: Item{"m": M(Item{strings.Repeat("a", 65536): S("x")})}, path: "m." + strings.Repeat("a", 65536), reason: reasonNameTooLong},
 		{name: "empty SS", item: Item{"ss": SS()}, path: "ss", reason: "One or more parameter values were invalid: An string set  may not be empty"},
 		{name: "empty NS", item: Item{"ns": NS()}, path: "ns", reason: "One or more parameter values were invalid: An number set  may not be empty"},
-		{name: "empty BS", item: Item{"bs": BS()}, path: "bs", reason: "One or more parameter values were invalid: An binary set  may not be empty"},
+		{name: "empty BS", item: Item{"bs": BS()}, path: "bs", reason: "One or more parameter values were invalid: Binary sets should not be empty"},
 		{name: "duplicate SS", item: Item{"ss": SS("a", "b", "a")}, path: "ss", reason: reasonDuplicates},
 		{name: "duplicate NS by value", item: Item{"ns": NS("1", "1.0")}, path: "ns", reason: reasonDuplicates},
 		{name: "duplicate NS by exponent", item: Item{"ns": NS("1e3", "1000")}, path: "ns", reason: reasonDuplicates},

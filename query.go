@@ -100,6 +100,10 @@ type QueryOutput struct {
 	Count int
 	// ScannedCount is the number of items read, before the filter.
 	ScannedCount int
+	// ScannedSize is the summed size ([Item.Size]) of the items read,
+	// before the filter and the projection: what DynamoDB charges read
+	// capacity for.
+	ScannedSize int
 	// LastEvaluatedKey holds the key attributes of the last item read when
 	// the page stopped at Limit or PageSize; nil when the query is done.
 	LastEvaluatedKey Item
@@ -138,7 +142,7 @@ func (t *Table) Query(rt fdb.ReadTransactor, in QueryInput) (*QueryOutput, error
 		if err != nil {
 			return nil, err
 		}
-		return &QueryOutput{Items: pg.items, Count: pg.count, ScannedCount: pg.scanned, LastEvaluatedKey: pg.lastKey, Cursor: pg.cursor}, nil
+		return &QueryOutput{Items: pg.items, Count: pg.count, ScannedCount: pg.scanned, ScannedSize: pg.size, LastEvaluatedKey: pg.lastKey, Cursor: pg.cursor}, nil
 	})
 }
 
@@ -257,6 +261,7 @@ type page struct {
 	items   []Item
 	count   int
 	scanned int
+	size    int // of the items read, Item.Size
 	lastKey Item
 	cursor  []byte
 }
@@ -588,6 +593,7 @@ func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 // project, if not nil, applies after the filter (an LSI page that read
 // the base item returns the index's projection).
 func (p *readPlan) add(pg *page, item Item, project func(Item) Item) error {
+	pg.size += item.Size()
 	if p.ttl.expired(item) {
 		return nil
 	}

@@ -207,6 +207,7 @@ func TestQueryValidation(t *testing.T) {
 		{"ne", QueryInput{KeyConditionExpression: "pk <> :p", ExpressionAttributeValues: pv}, "<>"},
 		{"missing hash", QueryInput{KeyConditionExpression: "sk = :s", ExpressionAttributeValues: map[string]Value{":s": N("1")}}, "Query condition missed key schema element: pk"},
 		{"hash inequality", QueryInput{KeyConditionExpression: "pk > :p", ExpressionAttributeValues: pv}, "Query key condition not supported"},
+		{"non-key attribute alone", QueryInput{KeyConditionExpression: "x = :s", ExpressionAttributeValues: map[string]Value{":s": N("1")}}, "Query condition missed key schema element: pk"},
 		{"non-key attribute", QueryInput{KeyConditionExpression: "pk = :p AND x = :s", ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": N("1")}}, "Query key condition not supported"},
 		{"two sort conditions", QueryInput{KeyConditionExpression: "pk = :p AND sk > :s AND sk < :t", ExpressionAttributeValues: map[string]Value{":p": S("p"), ":s": N("1"), ":t": N("5")}}, "length 1 or 2"},
 		{"two hash conditions", QueryInput{KeyConditionExpression: "pk = :p AND pk = :p", ExpressionAttributeValues: pv}, "one condition per key"},

@@ -59,6 +59,10 @@ type ScanOutput struct {
 	Count int
 	// ScannedCount is the number of items read, before the filter.
 	ScannedCount int
+	// ScannedSize is the summed size ([Item.Size]) of the items read,
+	// before the filter and the projection: what DynamoDB charges read
+	// capacity for.
+	ScannedSize int
 	// LastEvaluatedKey holds the key attributes of the last item read when
 	// the page stopped at Limit or PageSize; nil when the scan is done.
 	LastEvaluatedKey Item
@@ -94,7 +98,7 @@ func (t *Table) Scan(rt fdb.ReadTransactor, in ScanInput) (*ScanOutput, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &ScanOutput{Items: pg.items, Count: pg.count, ScannedCount: pg.scanned, LastEvaluatedKey: pg.lastKey, Cursor: pg.cursor}, nil
+		return &ScanOutput{Items: pg.items, Count: pg.count, ScannedCount: pg.scanned, ScannedSize: pg.size, LastEvaluatedKey: pg.lastKey, Cursor: pg.cursor}, nil
 	})
 }
 

@@ -758,7 +758,7 @@ func scalarType(t ScalarAttributeType) Type {
 // checkTableName applies DynamoDB's rules for table and index names.
 func checkTableName(field, name string) error {
 	if len(name) < MinTableNameLength || len(name) > MaxTableNameLength {
-		return &ValidationError{Path: field, Reason: "TableName must be at least 3 characters long and at most 255 characters long"}
+		return &ValidationError{Path: field, Reason: field + " must be at least 3 characters long and at most 255 characters long"}
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]

@@ -111,6 +111,12 @@ func TestTableProperties(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Enabling the stream records its label (the table's clock) and start;
+	// the rest is unchanged.
+	if d2.Properties.StreamLabel != clock.UTC().Format(StreamLabelLayout) || d2.Properties.StreamStartAfter == "" {
+		t.Errorf("after enabling the stream: StreamLabel %q, StreamStartAfter %q", d2.Properties.StreamLabel, d2.Properties.StreamStartAfter)
+	}
+	d2.Properties.StreamLabel, d2.Properties.StreamStartAfter = "", ""
 	if d2.TableID != d.TableID || !d2.CreationDateTime.Equal(d.CreationDateTime) || !cmp.Equal(d2.Properties, d.Properties) {
 		t.Errorf("after UpdateTable: %q %v %+v, want %q %v %+v", d2.TableID, d2.CreationDateTime, d2.Properties, d.TableID, d.CreationDateTime, d.Properties)
 	}
@@ -157,5 +163,23 @@ func TestTableProperties(t *testing.T) {
 	}
 	if tags, _ := tbl.ListTags(db); len(tags) != 0 {
 		t.Errorf("refused change stored tags %v", tags)
+	}
+
+	// Point-in-time recovery's period is DynamoDB's 1 to 35 days.
+	for _, days := range []int{-1, MaxRecoveryPeriodInDays + 1} {
+		_, err = tbl.UpdateProperties(db, func(p *TableProperties) error {
+			p.PointInTimeRecoveryEnabled, p.RecoveryPeriodInDays = true, days
+			return nil
+		})
+		if !errors.Is(err, ErrValidation) {
+			t.Errorf("RecoveryPeriodInDays %d: %v, want ErrValidation", days, err)
+		}
+	}
+	d4, err := tbl.UpdateProperties(db, func(p *TableProperties) error {
+		p.PointInTimeRecoveryEnabled, p.RecoveryPeriodInDays = true, 7
+		return nil
+	})
+	if err != nil || !d4.Properties.PointInTimeRecoveryEnabled || d4.Properties.RecoveryPeriodInDays != 7 {
+		t.Errorf("enabling point-in-time recovery for 7 days: %v, %+v", err, d4)
 	}
 }

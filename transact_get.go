@@ -45,10 +45,12 @@ type TransactGetOutput struct {
 // fdb.Database (its own read transaction, retried as needed), an
 // fdb.Transaction or a snapshot of one.
 //
-// Errors: [ErrValidation] for an empty request, a nil table, a bad key or
+// Errors: [ErrValidation] for an empty request, a nil table, a bad
 // expression, or one item named twice ("Transaction request cannot
-// include multiple operations on one item"); [ErrResourceNotFound] when a
-// table was deleted; FoundationDB errors, wrapped so that errors.As finds
+// include multiple operations on one item"); a [*TransactionCanceledError]
+// for a key that does not match its table's schema, as DynamoDB reports
+// it: reason ValidationError for that item, None for the others;
+// [ErrResourceNotFound] when a table was deleted; FoundationDB errors, wrapped so that errors.As finds
 // the fdb.Error. TransactGet is safe for concurrent use.
 func TransactGet(rt fdb.ReadTransactor, in TransactGetInput) (*TransactGetOutput, error) {
 	const op = "TransactGetItems"
@@ -57,18 +59,26 @@ func TransactGet(rt fdb.ReadTransactor, in TransactGetInput) (*TransactGetOutput
 	}
 	reqs := make([]getRequest, len(in.TransactItems))
 	seen := map[string]bool{}
+	// invalid holds each item's key error: DynamoDB checks a key against
+	// its table's schema when it runs the transaction, so a mismatch
+	// cancels it (reason ValidationError) rather than failing the request.
+	var invalid []error
 	for i, g := range in.TransactItems {
 		if g.Table == nil {
 			return nil, &ValidationError{Op: op, Reason: "TransactItems[" + strconv.Itoa(i) + "] has no Table"}
 		}
 		st0 := g.Table.state.Load()
-		kv, err := keyOf(op, g.Key, st0.hash, st0.rng, true)
-		if err != nil {
-			return nil, err
-		}
 		e, err := prepareExprs(op, g.ExpressionAttributeNames, nil, "", "", g.ProjectionExpression)
 		if err != nil {
 			return nil, err
+		}
+		kv, err := keyOf(op, g.Key, st0.hash, st0.rng, true)
+		if err != nil {
+			if invalid == nil {
+				invalid = make([]error, len(in.TransactItems))
+			}
+			invalid[i] = err
+			continue
 		}
 		id := itemID(g.Table, kv)
 		if seen[id] {
@@ -76,6 +86,16 @@ func TransactGet(rt fdb.ReadTransactor, in TransactGetInput) (*TransactGetOutput
 		}
 		seen[id] = true
 		reqs[i] = getRequest{t: g.Table, st0: st0, key: g.Key, kv: kv, proj: e.proj, index: i}
+	}
+	if invalid != nil {
+		reasons := make([]CancellationReason, len(invalid))
+		for i, err := range invalid {
+			reasons[i] = CancellationReason{Code: CancellationCodeNone}
+			if err != nil {
+				reasons[i] = validationReason(err)
+			}
+		}
+		return nil, &TransactionCanceledError{CancellationReasons: reasons}
 	}
 	return readTransact(rt, func(tr fdb.ReadTransaction) (*TransactGetOutput, error) {
 		items, _, err := readBatch(tr, op, reqs, 0)

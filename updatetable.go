@@ -1,6 +1,8 @@
 package fdyno
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -155,7 +157,11 @@ func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescr
 		if err != nil {
 			return nil, err
 		}
-		return &TableDescription{TableName: t.name, TableSchema: next.schema.clone(), Directory: slices.Clone(t.path), GlobalSecondaryIndexDescriptions: gsis}, nil
+		meta, err := readMeta(tr, st.keys, t.name)
+		if err != nil {
+			return nil, err
+		}
+		return t.description(next, meta, gsis), nil
 	})
 }
 
@@ -170,7 +176,11 @@ func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescr
 // again, with any view type, continues the same stream: the old records
 // are readable again, before the new ones (each record keeps the view
 // type it was written with). DynamoDB instead starts a new stream with a
-// new ARN and keeps the disabled one readable for 24 hours.
+// new ARN and keeps the disabled one readable for 24 hours; enabling
+// records, in the table's properties, the new stream's label and a
+// sequence number that separates its records from the earlier ones
+// (StreamLabel, StreamStartAfter), from which fdyno-server serves
+// DynamoDB's new stream.
 //
 // As in DynamoDB, enabling a stream that is enabled ("Table already has
 // an enabled stream", also to change the view type: disable first) and
@@ -210,14 +220,54 @@ func (t *Table) updateStream(tx fdb.Transactor, spec StreamSpecification) (*Tabl
 		if err := t.replaceSchema(tr, s, building...); err != nil {
 			return nil, withUpdateOp(err)
 		}
+		if spec.StreamEnabled {
+			if err := t.markStreamStart(tr, st.keys); err != nil {
+				return nil, err
+			}
+		}
 		next := newTableState(nil, st.keys, s.canonical())
 		next.markBuilding(building)
 		gsis, err := next.describeIndexes(tr)
 		if err != nil {
 			return nil, err
 		}
-		return &TableDescription{TableName: t.name, TableSchema: next.schema.clone(), Directory: slices.Clone(t.path), GlobalSecondaryIndexDescriptions: gsis}, nil
+		meta, err := readMeta(tr, st.keys, t.name)
+		if err != nil {
+			return nil, err
+		}
+		return t.description(next, meta, gsis), nil
 	})
+}
+
+// markStreamStart records, in the transaction tr that enables the
+// table's stream, the stream's label (now) and a sequence number every
+// record of the new stream follows: (read version, 0xffff, 0xffff). A
+// record is numbered by its commit version; no record was written by a
+// transaction that committed between tr's read version and its commit,
+// since the stream was disabled until tr commits, and every later record
+// commits after tr.
+func (t *Table) markStreamStart(tr fdb.Transaction, keys tableKeys) error {
+	rv, err := tr.GetReadVersion().Get()
+	if err != nil {
+		return err
+	}
+	meta, err := readMeta(tr, keys, t.name)
+	if err != nil {
+		return err
+	}
+	var start seqNo
+	binary.BigEndian.PutUint64(start[:8], uint64(rv))
+	for i := 8; i < len(start); i++ {
+		start[i] = 0xff
+	}
+	meta.Properties.StreamLabel = t.now().UTC().Format(StreamLabelLayout)
+	meta.Properties.StreamStartAfter = start.String()
+	raw, err := json.Marshal(meta)
+	if err != nil {
+		return err
+	}
+	tr.Set(keys.meta, raw)
+	return nil
 }
 
 // withUpdateOp names UpdateTable as the operation of a schema validation

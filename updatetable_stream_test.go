@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
@@ -98,11 +99,21 @@ func TestUpdateTableStreamRecords(t *testing.T) {
 	if _, err := h1.GetRecords(db, GetRecordsInput{}); !errors.Is(err, ErrValidation) {
 		t.Fatalf("GetRecords of a disabled stream = %v, want ErrValidation", err)
 	}
-	if _, err := h2.UpdateTable(db, UpdateTableInput{StreamSpecification: &StreamSpecification{StreamEnabled: true, StreamViewType: StreamViewTypeKeysOnly}}); err != nil {
+	re, err := h2.UpdateTable(db, UpdateTableInput{StreamSpecification: &StreamSpecification{StreamEnabled: true, StreamViewType: StreamViewTypeKeysOnly}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h1.Delete(db, DeleteInput{Key: key}); err != nil {
 		t.Fatal(err)
+	}
+	// The enabling is labelled with its time and marks a sequence number
+	// between the records before it and those after (DynamoDB's new
+	// stream at each enabling).
+	if _, err := time.Parse(StreamLabelLayout, re.Properties.StreamLabel); err != nil || len(re.Properties.StreamStartAfter) != seqDigits {
+		t.Fatalf("re-enabled stream: label %q (%v), start %q", re.Properties.StreamLabel, err, re.Properties.StreamStartAfter)
+	}
+	if recs := readStream(t, db, h1); len(recs) != 2 || !(recs[0].SequenceNumber <= re.Properties.StreamStartAfter && re.Properties.StreamStartAfter < recs[1].SequenceNumber) {
+		t.Errorf("StreamStartAfter %s does not separate the records %v", re.Properties.StreamStartAfter, recs)
 	}
 	want := []StreamRecord{
 		{TableName: "Strm", EventName: EventNameModify, Keys: key, NewImage: v("1"), OldImage: v("0"), StreamViewType: StreamViewTypeNewAndOldImages},

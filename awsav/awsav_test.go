@@ -199,7 +199,7 @@ func TestItemErrors(t *testing.T) {
 		{"too large", map[string]types.AttributeValue{"n": &types.AttributeValueMemberN{Value: "1E126"}}, "n", ""},
 		{"empty SS", map[string]types.AttributeValue{"s": &types.AttributeValueMemberSS{}}, "s", "may not be empty"},
 		{"empty NS", map[string]types.AttributeValue{"s": &types.AttributeValueMemberNS{Value: []string{}}}, "s", "may not be empty"},
-		{"empty BS", map[string]types.AttributeValue{"s": &types.AttributeValueMemberBS{}}, "s", "may not be empty"},
+		{"empty BS", map[string]types.AttributeValue{"s": &types.AttributeValueMemberBS{}}, "s", "Binary sets should not be empty"}, // DynamoDB words the empty binary set its own way
 		{"duplicate SS", map[string]types.AttributeValue{"s": &types.AttributeValueMemberSS{Value: []string{"a", "a"}}}, "s", "contains duplicates"},
 		{"duplicate NS by value", map[string]types.AttributeValue{"s": &types.AttributeValueMemberNS{Value: []string{"1", "1.0"}}}, "s", "contains duplicates"},
 		{"duplicate BS", map[string]types.AttributeValue{"s": &types.AttributeValueMemberBS{Value: [][]byte{{1}, {1}}}}, "s", "contains duplicates"},

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/fdyno/fdyno"
@@ -19,8 +20,9 @@ import (
 // Decoding is syntactic: the JSON shape, exactly one type per value, NULL
 // true, base64 that decodes. Numbers stay exact decimal text (never a
 // float), and the library judges everything else (number ranges, empty
-// or duplicate sets, names, sizes) with DynamoDB's words, as it does for
-// a Go caller. Errors follow DynamoDB's split: a JSON type that does not
+// sets, names, sizes) with DynamoDB's words, as it does for a Go caller;
+// only a set that repeats a member is rejected here, where the members'
+// order, which DynamoDB's message shows, is still known. Errors follow DynamoDB's split: a JSON type that does not
 // fit the shape is a SerializationException, a well-formed value that
 // breaks a rule is a ValidationException.
 //
@@ -218,7 +220,7 @@ func (d *avDecoder) str() (string, error) {
 // keeps its last value, as DynamoDB's JSON reader does.
 func (d *avDecoder) item(depth int) (fdyno.Item, error) {
 	if d.peek() != '{' {
-		return nil, serialization("Unexpected JSON for a map of AttributeValues: expected an object")
+		return nil, wrongJSONType(d.peek(), "Map")
 	}
 	d.pos++
 	it := fdyno.Item{}
@@ -254,7 +256,7 @@ func (d *avDecoder) value(depth int) (fdyno.Value, error) {
 		return fdyno.Value{}, validation(reasonNesting)
 	}
 	if d.peek() != '{' {
-		return fdyno.Value{}, serialization("Unexpected JSON for an AttributeValue: expected an object")
+		return fdyno.Value{}, wrongJSONType(d.peek(), "AttributeValue")
 	}
 	d.pos++
 	var v fdyno.Value
@@ -306,13 +308,15 @@ func (d *avDecoder) value(depth int) (fdyno.Value, error) {
 
 // typed reads the member of type t (named key on the wire).
 func (d *avDecoder) typed(t fdyno.Type, key string, depth int) (fdyno.Value, error) {
-	wrong := func(want string) (fdyno.Value, error) {
-		return fdyno.Value{}, serialization("Unexpected JSON for AttributeValue member " + key + ": expected " + want)
+	// wrong is DynamoDB's error for the member's JSON type, named by
+	// the model's type of the member.
+	wrong := func(javaType string) (fdyno.Value, error) {
+		return fdyno.Value{}, wrongJSONType(d.peek(), javaType)
 	}
 	switch t {
 	case fdyno.TypeS, fdyno.TypeN, fdyno.TypeB:
 		if d.peek() != '"' {
-			return wrong("a string")
+			return wrong("String")
 		}
 		s, err := d.str()
 		if err != nil {
@@ -336,7 +340,7 @@ func (d *avDecoder) typed(t fdyno.Type, key string, depth int) (fdyno.Value, err
 			b = true
 		case d.consume("false"):
 		default:
-			return wrong("a boolean")
+			return wrong("Boolean")
 		}
 		if t == fdyno.TypeBOOL {
 			return fdyno.Bool(b), nil
@@ -347,7 +351,7 @@ func (d *avDecoder) typed(t fdyno.Type, key string, depth int) (fdyno.Value, err
 		return fdyno.Null(), nil
 	case fdyno.TypeM:
 		if d.peek() != '{' {
-			return wrong("an object")
+			return wrong("Map")
 		}
 		it, err := d.item(depth)
 		if err != nil {
@@ -357,7 +361,7 @@ func (d *avDecoder) typed(t fdyno.Type, key string, depth int) (fdyno.Value, err
 	}
 	// L and the sets are arrays.
 	if d.peek() != '[' {
-		return wrong("an array")
+		return wrong("List")
 	}
 	d.pos++
 	var list []fdyno.Value
@@ -372,7 +376,7 @@ func (d *avDecoder) typed(t fdyno.Type, key string, depth int) (fdyno.Value, err
 				list = append(list, e)
 			} else {
 				if d.peek() != '"' {
-					return wrong("an array of strings")
+					return wrong("String")
 				}
 				s, err := d.str()
 				if err != nil {
@@ -394,9 +398,13 @@ func (d *avDecoder) typed(t fdyno.Type, key string, depth int) (fdyno.Value, err
 			list = []fdyno.Value{}
 		}
 		return fdyno.L(list...), nil
-	case fdyno.TypeSS:
-		return fdyno.SS(members...), nil
-	case fdyno.TypeNS:
+	case fdyno.TypeSS, fdyno.TypeNS:
+		if err := checkDuplicateMembers(members); err != nil {
+			return fdyno.Value{}, err
+		}
+		if t == fdyno.TypeSS {
+			return fdyno.SS(members...), nil
+		}
 		return fdyno.NS(members...), nil
 	}
 	bs := make([][]byte, len(members))
@@ -408,6 +416,22 @@ func (d *avDecoder) typed(t fdyno.Type, key string, depth int) (fdyno.Value, err
 		bs[i] = b
 	}
 	return fdyno.BS(bs...), nil
+}
+
+// checkDuplicateMembers rejects a string or number set that names a
+// member twice, with DynamoDB's message, which lists the members as the
+// request gave them: "Input collection [a, a] contains duplicates.".
+// (Numbers equal only once canonical, 1 and 1.0, are the library's to
+// reject.)
+func checkDuplicateMembers(members []string) error {
+	seen := make(map[string]struct{}, len(members))
+	for _, m := range members {
+		if _, dup := seen[m]; dup {
+			return validation("One or more parameter values were invalid: Input collection [" + strings.Join(members, ", ") + "] contains duplicates.")
+		}
+		seen[m] = struct{}{}
+	}
+	return nil
 }
 
 // decodeBase64 decodes a B or BS member: standard base64 with padding.

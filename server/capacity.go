@@ -17,15 +17,19 @@ import (
 
 // consumedCapacity is DynamoDB's ConsumedCapacity.
 type consumedCapacity struct {
-	TableName          string
-	CapacityUnits      float64
-	ReadCapacityUnits  float64        `json:",omitempty"`
-	WriteCapacityUnits float64        `json:",omitempty"`
-	Table              *capacityUnits `json:",omitempty"`
+	TableName              string
+	CapacityUnits          float64
+	ReadCapacityUnits      float64                  `json:",omitempty"`
+	WriteCapacityUnits     float64                  `json:",omitempty"`
+	Table                  *capacityUnits           `json:",omitempty"`
+	GlobalSecondaryIndexes map[string]capacityUnits `json:",omitempty"`
+	LocalSecondaryIndexes  map[string]capacityUnits `json:",omitempty"`
 }
 
 type capacityUnits struct {
-	CapacityUnits float64
+	CapacityUnits      float64
+	ReadCapacityUnits  float64 `json:",omitempty"`
+	WriteCapacityUnits float64 `json:",omitempty"`
 }
 
 // checkReturnConsumedCapacity validates the ReturnConsumedCapacity member.
@@ -80,13 +84,4 @@ func writeCapacity(ret, table string, items ...fdyno.Item) *consumedCapacity {
 		cc.Table = &capacityUnits{CapacityUnits: units}
 	}
 	return cc
-}
-
-// itemsSize is the summed size of items.
-func itemsSize(items []fdyno.Item) int {
-	n := 0
-	for _, it := range items {
-		n += it.Size()
-	}
-	return n
 }

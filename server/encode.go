@@ -158,6 +158,13 @@ func (o transactGetItemsOutput) appendJSON(dst []byte) []byte {
 		ob.b = ib.close()
 	}
 	ob.b = append(ob.b, ']')
+	if o.ConsumedCapacity != nil {
+		raw, err := json.Marshal(o.ConsumedCapacity)
+		if err == nil { // cannot fail: plain strings and numbers
+			ob.key("ConsumedCapacity")
+			ob.b = append(ob.b, raw...)
+		}
+	}
 	return ob.close()
 }
 

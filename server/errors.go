@@ -130,7 +130,14 @@ func (e *apiError) body() []byte {
 	b := []byte(`{"__type":`)
 	b = appendString(b, e.typ.name)
 	if e.msg != "" {
-		b = append(b, `,"message":`...)
+		// DynamoDB's service framework writes a SerializationException's
+		// text as "Message", DynamoDB's own errors as "message"; SDKs read
+		// either.
+		if e.typ == errSerialization {
+			b = append(b, `,"Message":`...)
+		} else {
+			b = append(b, `,"message":`...)
+		}
 		b = appendString(b, e.msg)
 	}
 	if e.item != nil {
@@ -190,11 +197,7 @@ func serializationOf(err error) *apiError {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		field := te.Field
-		if field == "" {
-			field = "the request"
-		}
-		return &apiError{typ: errSerialization, msg: "Unexpected JSON type " + te.Value + " for " + field}
+		return unmarshalTypeError(te)
 	}
 	return &apiError{typ: errSerialization, msg: "Malformed JSON: " + err.Error()}
 }

@@ -33,18 +33,24 @@ func TestMalformedRequests(t *testing.T) {
 		{"another service", "Kinesis_20131202.ListStreams", ct, `{}`, 400, "UnknownOperationException", ""},
 		{"unknown streams operation", streamsTargetPrefix + "DescribeShard", ct, `{}`, 400, "UnknownOperationException", "DescribeShard"},
 		{"GetRecords without iterator", streamsTargetPrefix + "GetRecords", ct, `{}`, 400, "ValidationException", "'shardIterator' failed to satisfy constraint: Member must not be null"},
-		{"GetRecords iterator a number", streamsTargetPrefix + "GetRecords", ct, `{"ShardIterator":5}`, 400, "SerializationException", "ShardIterator"},
+		{"GetRecords iterator a number", streamsTargetPrefix + "GetRecords", ct, `{"ShardIterator":5}`, 400, "SerializationException", "class com.amazon.coral.value.json.numbers.TruncatingBigNumber can not be converted to an String"},
 		{"DescribeStream without ARN", streamsTargetPrefix + "DescribeStream", ct, `{}`, 400, "ValidationException", "'streamArn' failed to satisfy constraint"},
 		{"ListStreams Limit 0", streamsTargetPrefix + "ListStreams", ct, `{"Limit":0}`, 400, "ValidationException", "between 1 and 100"},
 		{"wrong content type", targetPrefix + "ListTables", "text/plain", `{}`, 400, "UnknownOperationException", "Content-Type"},
 		{"no content type", targetPrefix + "ListTables", "", `{}`, 400, "UnknownOperationException", "Content-Type"},
 		{"malformed JSON", targetPrefix + "PutItem", ct, `{"TableName":`, 400, "SerializationException", ""},
 		{"empty body", targetPrefix + "GetItem", ct, ``, 400, "SerializationException", ""},
-		{"body not an object", targetPrefix + "GetItem", ct, `[1,2]`, 400, "SerializationException", ""},
-		{"TableName a number", targetPrefix + "DescribeTable", ct, `{"TableName":5}`, 400, "SerializationException", "TableName"},
-		{"Limit a string", targetPrefix + "Scan", ct, `{"TableName":"Raw","Limit":"5"}`, 400, "SerializationException", "Limit"},
-		{"Item an array", targetPrefix + "PutItem", ct, `{"TableName":"Raw","Item":[]}`, 400, "SerializationException", ""},
-		{"N a JSON number", targetPrefix + "PutItem", ct, `{"TableName":"Raw","Item":{"pk":{"S":"a"},"n":{"N":1}}}`, 400, "SerializationException", ""},
+		{"body not an object", targetPrefix + "GetItem", ct, `[1,2]`, 400, "SerializationException", "Start of list found where not expected"},
+		{"TableName a number", targetPrefix + "DescribeTable", ct, `{"TableName":5}`, 400, "SerializationException", "class com.amazon.coral.value.json.numbers.TruncatingBigNumber can not be converted to an String"},
+		{"TableName a boolean", targetPrefix + "DescribeTable", ct, `{"TableName":true}`, 400, "SerializationException", "class java.lang.Boolean can not be converted to an String"},
+		{"TableName an object", targetPrefix + "DescribeTable", ct, `{"TableName":{}}`, 400, "SerializationException", "Start of structure or map found where not expected"},
+		{"ConsistentRead a string", targetPrefix + "GetItem", ct, `{"TableName":"Raw","Key":{"pk":{"S":"a"}},"ConsistentRead":"yes"}`, 400, "SerializationException", "class java.lang.String can not be converted to an Boolean"},
+		{"Limit a string", targetPrefix + "Scan", ct, `{"TableName":"Raw","Limit":"5"}`, 400, "SerializationException", "class java.lang.String can not be converted to an Integer"},
+		{"Item an array", targetPrefix + "PutItem", ct, `{"TableName":"Raw","Item":[]}`, 400, "SerializationException", "Start of list found where not expected"},
+		{"M an array", targetPrefix + "PutItem", ct, `{"TableName":"Raw","Item":{"pk":{"S":"a"},"m":{"M":[]}}}`, 400, "SerializationException", "Start of list found where not expected"},
+		{"L an object", targetPrefix + "PutItem", ct, `{"TableName":"Raw","Item":{"pk":{"S":"a"},"l":{"L":{}}}}`, 400, "SerializationException", "Start of structure or map found where not expected"},
+		{"BOOL a string", targetPrefix + "PutItem", ct, `{"TableName":"Raw","Item":{"pk":{"S":"a"},"b":{"BOOL":"true"}}}`, 400, "SerializationException", "class java.lang.String can not be converted to an Boolean"},
+		{"N a JSON number", targetPrefix + "PutItem", ct, `{"TableName":"Raw","Item":{"pk":{"S":"a"},"n":{"N":1}}}`, 400, "SerializationException", "class com.amazon.coral.value.json.numbers.TruncatingBigNumber can not be converted to an String"},
 		{"empty AttributeValue", targetPrefix + "PutItem", ct, `{"TableName":"Raw","Item":{"pk":{}}}`, 400, "ValidationException", "Supplied AttributeValue is empty"},
 		{"two types", targetPrefix + "PutItem", ct, `{"TableName":"Raw","Item":{"pk":{"S":"a","N":"1"}}}`, 400, "ValidationException", "more than one datatypes"},
 		{"NULL false", targetPrefix + "PutItem", ct, `{"TableName":"Raw","Item":{"pk":{"S":"a"},"z":{"NULL":false}}}`, 400, "ValidationException", "Null attribute value"},
@@ -72,7 +78,7 @@ func TestMalformedRequests(t *testing.T) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 200 || string(body) != "healthy: fdyno-server" {
+		if want := "healthy: " + strings.TrimPrefix(ts.URL, "http://"); resp.StatusCode != 200 || string(body) != want {
 			t.Errorf("GET /: %d %q", resp.StatusCode, body)
 		}
 	})

@@ -336,7 +336,7 @@ func TestMetricsStreamTrims(t *testing.T) {
 	}
 
 	sc := ts.streamsClient()
-	arn := "arn:aws:dynamodb:us-east-1:000000000000:table/Events/stream/" + streamLabel
+	arn := ts.streamARN("Events")
 	d, err := sc.DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
 	if err != nil {
 		t.Fatal(err)

@@ -65,9 +65,9 @@ type readOutput struct {
 	ConsumedCapacity *consumedCapacity `json:",omitempty"`
 }
 
-func newReadOutput(r *readCommon, table string, items []fdyno.Item, count, scanned int, last fdyno.Item) readOutput {
+func (s *Server) newReadOutput(r *readCommon, t *fdyno.Table, items []fdyno.Item, count, scanned, scannedSize int, last fdyno.Item) readOutput {
 	out := readOutput{Count: count, ScannedCount: scanned, LastEvaluatedKey: wireItem(last),
-		ConsumedCapacity: readCapacity(r.ReturnConsumedCapacity, table, itemsSize(items), r.ConsistentRead)}
+		ConsumedCapacity: s.scanCapacity(r.ReturnConsumedCapacity, t, r.IndexName, scannedSize, r.ConsistentRead)}
 	if r.Select != fdyno.SelectCount {
 		// DynamoDB sends "Items":[] for an empty page.
 		page := make([]wireItem, len(items))
@@ -120,7 +120,7 @@ func (s *Server) query(_ *call, in *queryInput, t *fdyno.Table) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newReadOutput(&in.readCommon, t.Name(), out.Items, out.Count, out.ScannedCount, out.LastEvaluatedKey), nil
+	return s.newReadOutput(&in.readCommon, t, out.Items, out.Count, out.ScannedCount, out.ScannedSize, out.LastEvaluatedKey), nil
 }
 
 type scanInput struct {
@@ -174,5 +174,5 @@ func (s *Server) scan(_ *call, in *scanInput, t *fdyno.Table) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newReadOutput(&in.readCommon, t.Name(), out.Items, out.Count, out.ScannedCount, out.LastEvaluatedKey), nil
+	return s.newReadOutput(&in.readCommon, t, out.Items, out.Count, out.ScannedCount, out.ScannedSize, out.LastEvaluatedKey), nil
 }

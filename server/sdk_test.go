@@ -571,8 +571,8 @@ func TestSDKUnsupportedOperations(t *testing.T) {
 			_, err := c.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: aws.String("Any"), BackupName: aws.String("b")})
 			return err
 		},
-		"DescribeContinuousBackups": func() error {
-			_, err := c.DescribeContinuousBackups(ctx(t), &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String("Any")})
+		"RestoreTableToPointInTime": func() error {
+			_, err := c.RestoreTableToPointInTime(ctx(t), &dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String("Any"), TargetTableName: aws.String("Other")})
 			return err
 		},
 	} {

@@ -145,6 +145,7 @@ type call struct {
 	// table is the table the request acts on, as tableName resolved it
 	// ("" for none or several).
 	table string
+	host  string // the request's Host, the endpoint the client reached
 }
 
 // request is an operation's input struct, as decoded from the body.
@@ -249,6 +250,11 @@ func New(cfg Config) (*Server, error) {
 		targetPrefix + "BatchExecuteStatement": handler((*Server).batchExecuteStatement),
 		targetPrefix + "ExecuteTransaction":    handler((*Server).executeTransaction),
 
+		targetPrefix + "DescribeEndpoints":         handler((*Server).describeEndpoints),
+		targetPrefix + "DescribeLimits":            handler((*Server).describeLimits),
+		targetPrefix + "DescribeContinuousBackups": handler((*Server).describeContinuousBackups),
+		targetPrefix + "UpdateContinuousBackups":   handler((*Server).updateContinuousBackups),
+
 		streamsTargetPrefix + "ListStreams":      handler((*Server).listStreams),
 		streamsTargetPrefix + "DescribeStream":   handler((*Server).describeStream),
 		streamsTargetPrefix + "GetShardIterator": handler((*Server).getShardIterator),
@@ -278,15 +284,19 @@ func New(cfg Config) (*Server, error) {
 }
 
 // ServeHTTP answers one request. A GET of / is a health check and
-// answers 200 "healthy: fdyno-server", as DynamoDB's endpoints answer
-// GET / with "healthy: <endpoint>", with the storage mode in the header
+// answers 200 "healthy: <host>", as DynamoDB's endpoints answer GET / with
+// "healthy: <endpoint>", with the storage mode in the header
 // X-Fdyno-Storage (see [Storage]); it answers 503 "unhealthy: ..." when
 // the database cannot be read or its durable storage failed. A GET of
 // /metrics answers the server's metrics in Prometheus's text format
-// (metrics.go), without authentication, as the health check.
+// (metrics.go), without authentication, as the health check. CORS
+// preflights are answered as DynamoDB's (cors.go).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if serveCORS(w, r) {
+		return
+	}
 	if r.Method == http.MethodGet && r.URL.Path == "/" {
-		s.health(w)
+		s.health(w, r.Host)
 		return
 	}
 	if r.Method == http.MethodGet && r.URL.Path == metricsPath {
@@ -294,7 +304,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	c := &call{ctx: r.Context()}
+	c := &call{ctx: r.Context(), host: r.Host}
 	id := requestID()
 	out, err := s.handleSafely(w, r, c)
 	status := http.StatusOK

@@ -78,7 +78,7 @@ func ReadStorage(db fdb.ReadTransactor) (Storage, error) {
 }
 
 // health answers the health check.
-func (s *Server) health(w http.ResponseWriter) {
+func (s *Server) health(w http.ResponseWriter, host string) {
 	w.Header().Set("Content-Type", "text/plain")
 	st, err := ReadStorage(s.db)
 	if err == nil && st.Error != 0 {
@@ -90,5 +90,5 @@ func (s *Server) health(w http.ResponseWriter) {
 		return
 	}
 	w.Header().Set("X-Fdyno-Storage", st.String())
-	_, _ = io.WriteString(w, "healthy: fdyno-server")
+	_, _ = io.WriteString(w, "healthy: "+host)
 }

@@ -26,11 +26,16 @@ import (
 // shard, shardID, which is never closed while the stream is enabled:
 // fdyno merges its internal stream shards into one total order by
 // sequence number (the library's GetRecords), so one DynamoDB shard
-// carries every record in order. fdyno stores no creation time, so every
-// stream has the same fixed label. A disabled stream is not listed and
-// its ARN answers ResourceNotFoundException (fdyno keeps its records,
-// readable again once the stream is enabled again: see the library's
-// UpdateTable).
+// carries every record in order. A stream's label is the time it began:
+// the table's creation time for a stream enabled with the table, the time
+// of the UpdateTable that enabled it otherwise (a table created before
+// fdyno kept creation times has a fixed label). As in DynamoDB, enabling
+// a stream again starts a new stream, with a new label and ARN, whose
+// records are those written since (the library records where it began,
+// TableProperties.StreamStartAfter). A disabled stream is not listed and
+// its ARN answers ResourceNotFoundException: DynamoDB keeps a disabled
+// stream readable for 24 hours, fdyno does not serve it (the library
+// refuses to read a table's stream while it is disabled).
 //
 // Shard iterators are opaque tokens: base64 of the table name, the
 // position (after a sequence number, or the start) and an expiry 15
@@ -42,8 +47,9 @@ import (
 const (
 	// streamsTargetPrefix starts the X-Amz-Target of the streams API.
 	streamsTargetPrefix = "DynamoDBStreams_20120810."
-	// streamLabel is the label of every stream (DynamoDB's is the
-	// stream's creation time in this form).
+	// streamLabel is the label of the stream of a table that has no
+	// creation time (DynamoDB's is the stream's creation time in this
+	// form).
 	streamLabel = "1970-01-01T00:00:00.000"
 	// shardID is the one shard of every stream, in DynamoDB's form.
 	shardID = "shardId-00000000000000000001-00000000"
@@ -75,8 +81,36 @@ func newIteratorKey() []byte {
 	return k
 }
 
-// streamARN returns the ARN of table's stream.
+// streamOf returns the label of the stream of the table described by d
+// and the sequence number its records follow ("" for all): DynamoDB
+// starts a new stream, with a new label and ARN, each time a table's
+// stream is enabled. A stream enabled at creation is labelled with the
+// table's creation time; one re-enabled by UpdateTable with the time of
+// that change, its records those written since (the library's stream
+// keeps the earlier records, which this stream does not show).
+func streamOf(d *fdyno.TableDescription) (label, after string) {
+	if p := d.Properties; p.StreamLabel != "" {
+		return p.StreamLabel, p.StreamStartAfter
+	}
+	if d.CreationDateTime.IsZero() {
+		return streamLabel, ""
+	}
+	return d.CreationDateTime.UTC().Format(fdyno.StreamLabelLayout), ""
+}
+
+// streamARNOf returns the ARN of the current stream of the table
+// described by d.
+func (s *Server) streamARNOf(d *fdyno.TableDescription) string {
+	label, _ := streamOf(d)
+	return s.tableARN(d.TableName) + "/stream/" + label
+}
+
+// streamARN returns the ARN of table's current stream (or, if the table
+// cannot be described, of its stream under the fixed label).
 func (s *Server) streamARN(table string) string {
+	if _, d, err := s.describeStreamTable(table); err == nil {
+		return s.streamARNOf(d)
+	}
 	return s.tableARN(table) + "/stream/" + streamLabel
 }
 
@@ -90,13 +124,16 @@ func (s *Server) streamTable(c *call, arn *string) (*fdyno.Table, *fdyno.TableDe
 	if len(*arn) < 37 || len(*arn) > 1024 {
 		return nil, nil, validation("1 validation error detected: Value '" + *arn + "' at 'streamArn' failed to satisfy constraint: Member must have length between 37 and 1024")
 	}
+	if !wellFormedStreamARN(*arn) {
+		return nil, nil, validation("Invalid StreamArn")
+	}
 	notFound := &apiError{typ: errResourceNotFound, msg: "Requested resource not found: Stream: " + *arn + " not found"}
 	rest, ok := strings.CutPrefix(*arn, "arn:aws:dynamodb:"+s.region+":000000000000:table/")
 	if !ok {
 		return nil, nil, notFound
 	}
 	name, label, ok := strings.Cut(rest, "/stream/")
-	if !ok || label != streamLabel {
+	if !ok {
 		return nil, nil, notFound
 	}
 	c.table = name
@@ -104,10 +141,35 @@ func (s *Server) streamTable(c *call, arn *string) (*fdyno.Table, *fdyno.TableDe
 	if err != nil {
 		return nil, nil, notFound
 	}
-	if d.StreamViewType == "" {
+	if current, _ := streamOf(d); d.StreamViewType == "" || label != current {
 		return nil, nil, notFound
 	}
 	return t, d, nil
+}
+
+// wellFormedStreamARN reports whether arn has the form of a stream ARN,
+// arn:<partition>:dynamodb:<region>:<12-digit account>:table/<table
+// name>/stream/<label>, the label a time as
+// 2006-01-02T15:04:05.000. A malformed ARN is a ValidationException in
+// DynamoDB; a well-formed one of no stream here, ResourceNotFound.
+func wellFormedStreamARN(arn string) bool {
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) != 6 || parts[0] != "arn" || !strings.HasPrefix(parts[1], "aws") || parts[2] != "dynamodb" || parts[3] == "" {
+		return false
+	}
+	if len(parts[4]) != 12 || strings.Trim(parts[4], "0123456789") != "" {
+		return false
+	}
+	rest, ok := strings.CutPrefix(parts[5], "table/")
+	if !ok {
+		return false
+	}
+	name, label, ok := strings.Cut(rest, "/stream/")
+	if !ok || len(name) < minTableNameLength || len(name) > maxTableNameLength || !validTableName(name) {
+		return false
+	}
+	_, err := time.Parse("2006-01-02T15:04:05.000", label)
+	return err == nil
 }
 
 // describeStreamTable returns table name's handle and description.
@@ -195,7 +257,8 @@ func (s *Server) listStreams(c *call, in *listStreamsInput, t *fdyno.Table) (any
 			out.LastEvaluatedStreamArn = out.Streams[limit-1].StreamArn
 			break
 		}
-		out.Streams = append(out.Streams, streamSummary{StreamArn: s.streamARN(name), StreamLabel: streamLabel, TableName: name})
+		label, _ := streamOf(d)
+		out.Streams = append(out.Streams, streamSummary{StreamArn: s.streamARNOf(d), StreamLabel: label, TableName: name})
 	}
 	return out, nil
 }
@@ -218,14 +281,18 @@ type shardDescription struct {
 }
 
 type streamDescription struct {
-	StreamArn            string
-	StreamLabel          string
-	StreamStatus         string
-	StreamViewType       string
-	TableName            string
-	KeySchema            []fdyno.KeySchemaElement
-	Shards               []shardDescription
-	LastEvaluatedShardId string `json:",omitempty"`
+	StreamArn   string
+	StreamLabel string
+	// CreationRequestDateTime is when the stream began (its label), in
+	// epoch seconds; absent for the fixed label of a table without a
+	// creation time.
+	CreationRequestDateTime float64 `json:",omitempty"`
+	StreamStatus            string
+	StreamViewType          string
+	TableName               string
+	KeySchema               []fdyno.KeySchemaElement
+	Shards                  []shardDescription
+	LastEvaluatedShardId    string `json:",omitempty"`
 }
 
 type describeStreamOutput struct {
@@ -245,15 +312,25 @@ func (s *Server) describeStream(c *call, in *describeStreamInput, _ *fdyno.Table
 	if err != nil {
 		return nil, err
 	}
+	label, after := streamOf(d)
+	start := strings.Repeat("0", seqDigits)
+	if after != "" {
+		n, _ := new(big.Int).SetString(after, 10)
+		start = formatSequenceNumber(n.Add(n, big.NewInt(1)))
+	}
+	var created float64
+	if at, err := time.Parse(fdyno.StreamLabelLayout, label); err == nil && label != streamLabel {
+		created = float64(at.UnixMilli()) / 1000
+	}
 	out := describeStreamOutput{StreamDescription: streamDescription{
-		StreamArn: s.streamARN(d.TableName), StreamLabel: streamLabel, StreamStatus: "ENABLED",
+		StreamArn: s.streamARNOf(d), StreamLabel: label, StreamStatus: "ENABLED", CreationRequestDateTime: created,
 		StreamViewType: string(d.StreamViewType), TableName: d.TableName, KeySchema: d.KeySchema,
 		Shards: []shardDescription{},
 	}}
 	// The one shard, unless the request starts after it.
 	if in.ExclusiveStartShardId == nil || *in.ExclusiveStartShardId < shardID {
 		out.StreamDescription.Shards = append(out.StreamDescription.Shards, shardDescription{
-			ShardId: shardID, SequenceNumberRange: sequenceNumberRange{StartingSequenceNumber: strings.Repeat("0", seqDigits)}})
+			ShardId: shardID, SequenceNumberRange: sequenceNumberRange{StartingSequenceNumber: start}})
 	}
 	return out, nil
 }
@@ -296,15 +373,28 @@ func (in *getShardIteratorInput) prepare(*call) (string, error) {
 
 func (s *Server) getShardIterator(c *call, in *getShardIteratorInput, _ *fdyno.Table) (any, error) {
 	typ := *in.ShardIteratorType
-	_, d, err := s.streamTable(c, in.StreamArn)
+	t, d, err := s.streamTable(c, in.StreamArn)
 	if err != nil {
 		return nil, err
 	}
 	if *in.ShardId != shardID {
 		return nil, &apiError{typ: errResourceNotFound, msg: "Requested resource not found: Shard does not exist"}
 	}
-	it := shardIterator{table: d.TableName, expires: s.now().Add(iteratorLifetime)}
+	_, streamAfter := streamOf(d)
+	it := shardIterator{table: d.TableName, after: streamAfter, expires: s.now().Add(iteratorLifetime)}
 	switch typ {
+	case "TRIM_HORIZON":
+		if streamAfter != "" {
+			// The oldest record of this stream that is kept: past any
+			// records trimmed since it began.
+			_, err := t.GetRecords(s.db, fdyno.GetRecordsInput{ExclusiveStartSequenceNumber: streamAfter, Limit: 1})
+			var te *fdyno.TrimmedDataAccessError
+			if errors.As(err, &te) && te.TrimHorizon > streamAfter {
+				it.after = te.TrimHorizon
+			} else if err != nil && !errors.As(err, &te) {
+				return nil, err
+			}
+		}
 	case "LATEST":
 		if it.after, err = s.latestSequenceNumber(); err != nil {
 			return nil, err
@@ -319,6 +409,11 @@ func (s *Server) getShardIterator(c *call, in *getShardIteratorInput, _ *fdyno.T
 			return nil, invalidSequenceNumber(*in.SequenceNumber)
 		}
 		it.after = precedingSequenceNumber(*in.SequenceNumber)
+	}
+	if it.after < streamAfter {
+		// A position before this stream began: its start. (Sequence
+		// numbers have one length, so they order as strings.)
+		it.after = streamAfter
 	}
 	return getShardIteratorOutput{ShardIterator: s.encodeIterator(it)}, nil
 }

@@ -156,8 +156,13 @@ func TestSDKStreams(t *testing.T) {
 	}
 	createTable(t, c, "Keys", "", "")
 	createTable(t, c, "NoStream", "", "")
-	imagesARN := "arn:aws:dynamodb:us-east-1:000000000000:table/Images/stream/" + streamLabel
-	keysARN := "arn:aws:dynamodb:us-east-1:000000000000:table/Keys/stream/" + streamLabel
+	// A stream enabled at creation is labelled with the table's creation
+	// time, one enabled later with the time it was enabled.
+	imagesARN := ts.streamARN("Images")
+	if !wellFormedStreamARN(imagesARN) || !strings.HasPrefix(imagesARN, "arn:aws:dynamodb:us-east-1:000000000000:table/Images/stream/") {
+		t.Fatalf("Images stream ARN %q", imagesARN)
+	}
+	labelOf := func(arn string) string { return arn[strings.LastIndex(arn, "/")+1:] }
 
 	// A write before the stream is enabled is not recorded.
 	put := func(table, pk, v string) {
@@ -172,7 +177,9 @@ func TestSDKStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if aws.ToString(up.TableDescription.LatestStreamArn) != keysARN || aws.ToString(up.TableDescription.LatestStreamLabel) != streamLabel ||
+	keysARN := aws.ToString(up.TableDescription.LatestStreamArn)
+	if !wellFormedStreamARN(keysARN) || !strings.HasPrefix(keysARN, "arn:aws:dynamodb:us-east-1:000000000000:table/Keys/stream/") ||
+		aws.ToString(up.TableDescription.LatestStreamLabel) != labelOf(keysARN) ||
 		up.TableDescription.StreamSpecification == nil || up.TableDescription.StreamSpecification.StreamViewType != types.StreamViewTypeKeysOnly {
 		t.Errorf("UpdateTable description: LatestStreamArn %v, LatestStreamLabel %v, StreamSpecification %+v",
 			aws.ToString(up.TableDescription.LatestStreamArn), aws.ToString(up.TableDescription.LatestStreamLabel), up.TableDescription.StreamSpecification)
@@ -210,7 +217,7 @@ func TestSDKStreams(t *testing.T) {
 	for _, s := range ls.Streams {
 		got = append(got, aws.ToString(s.TableName)+" "+aws.ToString(s.StreamArn)+" "+aws.ToString(s.StreamLabel))
 	}
-	if diff := cmp.Diff([]string{"Images " + imagesARN + " " + streamLabel, "Keys " + keysARN + " " + streamLabel}, got); diff != "" {
+	if diff := cmp.Diff([]string{"Images " + imagesARN + " " + labelOf(imagesARN), "Keys " + keysARN + " " + labelOf(keysARN)}, got); diff != "" {
 		t.Errorf("ListStreams (-want +got):\n%s", diff)
 	}
 	ls, err = sc.ListStreams(ctx(t), &dynamodbstreams.ListStreamsInput{Limit: aws.Int32(1)})
@@ -317,7 +324,8 @@ func TestSDKStreamsErrors(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	arn := "arn:aws:dynamodb:us-east-1:000000000000:table/Errs/stream/" + streamLabel
+	arn := ts.streamARN("Errs")
+	label := arn[strings.LastIndex(arn, "/")+1:]
 	it := getIterator(t, sc, arn, st.ShardIteratorTypeTrimHorizon, "")
 
 	// Tampered: any changed character of the token is refused.
@@ -355,10 +363,27 @@ func TestSDKStreamsErrors(t *testing.T) {
 	wantAPIError(t, err, "ValidationException", "enum value set")
 	_, err = sc.GetShardIterator(ctx(t), &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(strings.Replace(arn, "Errs", "Nope", 1)), ShardId: aws.String(shardID), ShardIteratorType: st.ShardIteratorTypeLatest})
 	wantAPIError(t, err, "ResourceNotFoundException", "Nope")
-	_, err = sc.DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(strings.Replace(arn, streamLabel, "2020-01-01T00:00:00.000", 1))})
+	_, err = sc.DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(strings.Replace(arn, label, "2020-01-01T00:00:00.000", 1))})
 	wantAPIError(t, err, "ResourceNotFoundException", "not found")
 	_, err = sc.ListStreams(ctx(t), &dynamodbstreams.ListStreamsInput{TableName: aws.String("Nope")})
 	wantAPIError(t, err, "ResourceNotFoundException", "Nope")
+	// A StreamArn that is not an ARN of a stream's form is a
+	// ValidationException, not a missing stream.
+	for _, bad := range []string{
+		"not-an-arn-but-long-enough-for-the-length-check",
+		strings.Replace(arn, "/stream/", "/streams/", 1),
+		strings.Replace(arn, label, "yesterday-at-noon-o-clock", 1),
+		strings.Replace(arn, "000000000000", "12345", 1),
+		strings.Replace(arn, ":dynamodb:", ":s3:", 1),
+	} {
+		_, err = sc.DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(bad)})
+		wantAPIErrorExact(t, err, "ValidationException", "Invalid StreamArn")
+		_, err = sc.GetShardIterator(ctx(t), &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(bad), ShardId: aws.String(shardID), ShardIteratorType: st.ShardIteratorTypeLatest})
+		wantAPIErrorExact(t, err, "ValidationException", "Invalid StreamArn")
+	}
+	// Well formed, of another account: no such stream here.
+	_, err = sc.DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(strings.Replace(arn, "000000000000", "123456789012", 1))})
+	wantAPIError(t, err, "ResourceNotFoundException", "not found")
 
 	// Expired after 15 minutes.
 	now = now.Add(iteratorLifetime)

@@ -491,7 +491,8 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescrip
 	if d.StreamViewType != "" {
 		enabled := true
 		td.StreamSpecification = &streamSpecification{StreamEnabled: &enabled, StreamViewType: string(d.StreamViewType)}
-		td.LatestStreamArn, td.LatestStreamLabel = s.streamARN(d.TableName), streamLabel
+		label, _ := streamOf(d)
+		td.LatestStreamArn, td.LatestStreamLabel = s.streamARNOf(d), label
 	}
 	return td
 }

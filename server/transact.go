@@ -12,7 +12,8 @@ import (
 // canceled transaction answers TransactionCanceledException with its
 // CancellationReasons (errors.go); a ClientRequestToken reused for another
 // request answers IdempotentParameterMismatchException. ConsumedCapacity
-// is not reported.
+// is reported per table, at twice the units of the same reads or writes
+// outside a transaction (transact_capacity.go).
 
 // maxTransactItems is DynamoDB's limit on the actions of one
 // TransactWriteItems or TransactGetItems.
@@ -54,7 +55,9 @@ type transactWriteItemsInput struct {
 	ReturnItemCollectionMetrics string
 }
 
-type transactWriteItemsOutput struct{}
+type transactWriteItemsOutput struct {
+	ConsumedCapacity []consumedCapacity `json:",omitempty"`
+}
 
 // tooManyActions is DynamoDB's error for more than 100 actions.
 func tooManyActions(class string, n int) error {
@@ -160,10 +163,41 @@ func (s *Server) transactWriteItems(c *call, in *transactWriteItemsInput, _ *fdy
 	if len(tables) > 1 {
 		c.table = ""
 	}
+	if err := checkTransactWriteSize(req.TransactItems); err != nil {
+		return nil, err
+	}
 	if _, err := fdyno.TransactWrite(s.db, req); err != nil {
 		return nil, err
 	}
-	return transactWriteItemsOutput{}, nil
+	return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactWriteUnits(req.TransactItems), false)}, nil
+}
+
+// maxTransactWriteSize is DynamoDB's limit on the aggregate size of the
+// items of one TransactWriteItems: 4 MB.
+const maxTransactWriteSize = 4 << 20
+
+// checkTransactWriteSize applies the 4 MB aggregate limit to the sizes
+// the request states: each Put's item and each other action's key
+// (DynamoDB's item size measure, fdyno.Item.Size). DynamoDB documents the
+// limit, not the message; this one says what was exceeded.
+func checkTransactWriteSize(items []fdyno.TransactWriteItem) error {
+	total := 0
+	for _, ti := range items {
+		switch {
+		case ti.Put != nil:
+			total += ti.Put.Item.Size()
+		case ti.Update != nil:
+			total += ti.Update.Key.Size()
+		case ti.Delete != nil:
+			total += ti.Delete.Key.Size()
+		case ti.ConditionCheck != nil:
+			total += ti.ConditionCheck.Key.Size()
+		}
+	}
+	if total > maxTransactWriteSize {
+		return validation("Transaction request cannot be larger than 4 MB: the aggregate size of its items is " + strconv.Itoa(total) + " bytes")
+	}
+	return nil
 }
 
 type transactGetItem struct {
@@ -187,7 +221,8 @@ type itemResponse struct {
 }
 
 type transactGetItemsOutput struct {
-	Responses []itemResponse
+	Responses        []itemResponse
+	ConsumedCapacity []consumedCapacity `json:",omitempty"`
 }
 
 // prepare checks the request's own members; each action's table is
@@ -236,11 +271,14 @@ func (s *Server) transactGetItems(c *call, in *transactGetItemsInput, _ *fdyno.T
 		return nil, err
 	}
 	out := transactGetItemsOutput{Responses: make([]itemResponse, len(res.Responses))}
+	units := map[string]float64{}
 	for i, r := range res.Responses {
 		if r.Item != nil {
 			it := wireItem(r.Item)
 			out.Responses[i].Item = &it
 		}
+		units[req.TransactItems[i].Table.Name()] += transactionalUnits * readUnits(r.Item.Size(), true)
 	}
+	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, units, true)
 	return out, nil
 }

@@ -183,6 +183,12 @@ func checkCreateTableMembers(in *createTableInput) error {
 		checkAttributeName(&v, at+"attributeName", d.AttributeName)
 		v.enum(at+"attributeType", string(d.AttributeType), "B", "N", "S")
 	}
+	for i, l := range in.LocalSecondaryIndexes {
+		checkIndexNameMember(&v, "localSecondaryIndexes."+strconv.Itoa(i+1)+".member.indexName", l.IndexName)
+	}
+	for i, g := range in.GlobalSecondaryIndexes {
+		checkIndexNameMember(&v, "globalSecondaryIndexes."+strconv.Itoa(i+1)+".member.indexName", g.IndexName)
+	}
 	v.enum("billingMode", in.BillingMode, "PROVISIONED", "PAY_PER_REQUEST")
 	if err := v.err(); err != nil {
 		return err
@@ -191,6 +197,20 @@ func checkCreateTableMembers(in *createTableInput) error {
 		return validation("Invalid KeySchema: Some index key attribute have no definition")
 	}
 	return nil
+}
+
+// checkIndexNameMember applies DynamoDB's constraints on an IndexName,
+// those of a table name: 3 to 255 characters of [a-zA-Z0-9_.-].
+func checkIndexNameMember(v *constraints, field, name string) {
+	switch {
+	case len(name) < minTableNameLength:
+		v.add(field, &name, "Member must have length greater than or equal to "+strconv.Itoa(minTableNameLength))
+	case len(name) > maxTableNameLength:
+		v.add(field, &name, "Member must have length less than or equal to "+strconv.Itoa(maxTableNameLength))
+	}
+	if name != "" && !validTableName(name) {
+		v.add(field, &name, "Member must satisfy regular expression pattern: "+tableNamePattern)
+	}
 }
 
 // checkAttributeName checks a key attribute name's length, 1 to 255.

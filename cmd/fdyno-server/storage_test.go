@@ -51,7 +51,7 @@ func TestDataDirSurvivesKill(t *testing.T) {
 	if status, body := call(t, addr, "PutItem", `{"TableName":"Things","Item":{"pk":{"S":"a"},"n":{"N":"1"}}}`); status != 200 {
 		t.Fatalf("PutItem: %d %s", status, body)
 	}
-	if status, storage, body := health(t, addr); status != 200 || storage != "durable; dir="+dir || body != "healthy: fdyno-server" {
+	if status, storage, body := health(t, addr); status != 200 || storage != "durable; dir="+dir || body != "healthy: "+addr {
 		t.Errorf("health: %d %q %q", status, storage, body)
 	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)

@@ -1,0 +1,52 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// FuzzProbeRequest sends arbitrary bodies to the operations clients probe
+// (backups, endpoints, limits), on a table that exists: never a panic or
+// a 500, every refusal DynamoDB's error body, every answer a JSON object.
+func FuzzProbeRequest(f *testing.F) {
+	ts := newTestServer(f, Config{})
+	create := `{"TableName":"Fuzz","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}`
+	if status, name, msg := ts.post(f, targetPrefix+"CreateTable", contentType, strings.NewReader(create)); status != 200 {
+		f.Fatalf("CreateTable: %d %s %s", status, name, msg)
+	}
+	ops := []string{"DescribeContinuousBackups", "UpdateContinuousBackups", "DescribeEndpoints", "DescribeLimits"}
+	for i, body := range []string{
+		`{"TableName":"Fuzz"}`,
+		`{"TableName":"Fuzz","PointInTimeRecoverySpecification":{"PointInTimeRecoveryEnabled":true,"RecoveryPeriodInDays":7}}`,
+		`{}`,
+		`{}`,
+		`{"TableName":"Missing","PointInTimeRecoverySpecification":{"PointInTimeRecoveryEnabled":false}}`,
+		`{"TableName":"Fuzz","PointInTimeRecoverySpecification":{"PointInTimeRecoveryEnabled":"yes","RecoveryPeriodInDays":99}}`,
+	} {
+		f.Add(uint8(i), []byte(body))
+	}
+	f.Fuzz(func(t *testing.T, op uint8, body []byte) {
+		name := ops[int(op)%len(ops)]
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(string(body)))
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("X-Amz-Target", targetPrefix+name)
+		rec := httptest.NewRecorder()
+		ts.Server.ServeHTTP(rec, req)
+		var out map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+			t.Fatalf("%s %q: status %d, body %q is not a JSON object: %v", name, body, rec.Code, rec.Body, err)
+		}
+		switch {
+		case rec.Code == http.StatusOK:
+		case rec.Code >= 400 && rec.Code < 500:
+			if typ, _ := out["__type"].(string); !strings.Contains(typ, "#") {
+				t.Fatalf("%s %q: status %d without a __type: %s", name, body, rec.Code, rec.Body)
+			}
+		default:
+			t.Fatalf("%s %q: status %d: %s", name, body, rec.Code, rec.Body)
+		}
+	})
+}

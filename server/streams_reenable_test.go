@@ -1,0 +1,98 @@
+package server
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/fdyno/fdyno"
+)
+
+// TestSDKStreamReenabled: as in DynamoDB, a stream's label is the time it
+// was created (for a stream enabled with the table, the table's creation
+// time), and enabling a table's stream again creates a new stream, with
+// a new label and ARN, whose records are only those written since; the
+// old ARN is no longer served.
+func TestSDKStreamReenabled(t *testing.T) {
+	ts := newTestServer(t, Config{TTLSweepInterval: -1})
+	c := ts.client(testCredentials)
+	sc := ts.streamsClient()
+	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
+		TableName: aws.String("Again"), BillingMode: types.BillingModePayPerRequest,
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Again")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := aws.ToString(d.Table.LatestStreamArn)
+	if want := d.Table.CreationDateTime.UTC().Format(fdyno.StreamLabelLayout); aws.ToString(d.Table.LatestStreamLabel) != want || !strings.HasSuffix(first, "/stream/"+want) {
+		t.Errorf("stream of a new table: %s %s, want label %s (the creation time)", first, aws.ToString(d.Table.LatestStreamLabel), want)
+	}
+	put := func(pk string) {
+		t.Helper()
+		if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Again"), Item: avMap{"pk": s(pk)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("old")
+	stream := func(enabled bool, view types.StreamViewType) *dynamodb.UpdateTableOutput {
+		t.Helper()
+		out, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("Again"),
+			StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(enabled), StreamViewType: view}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	stream(false, "")
+	time.Sleep(5 * time.Millisecond) // labels have millisecond resolution
+	before := time.Now().UTC()
+	up := stream(true, types.StreamViewTypeKeysOnly)
+	second := aws.ToString(up.TableDescription.LatestStreamArn)
+	label := aws.ToString(up.TableDescription.LatestStreamLabel)
+	at, err := time.Parse(fdyno.StreamLabelLayout, label)
+	if second == first || !strings.HasSuffix(second, "/stream/"+label) || err != nil || at.Before(before.Truncate(time.Millisecond)) || at.After(time.Now().UTC()) {
+		t.Errorf("re-enabled stream %s label %s (%v), want a new ARN labelled with the time of the change", second, label, err)
+	}
+	put("new")
+
+	// The new stream holds only the records written since it began, from
+	// TRIM_HORIZON or from a position before it.
+	for _, it := range []*string{
+		getIterator(t, sc, second, st.ShardIteratorTypeTrimHorizon, ""),
+		getIterator(t, sc, second, st.ShardIteratorTypeAtSequenceNumber, "00000000000000000000000000001"),
+	} {
+		recs, err := sc.GetRecords(ctx(t), &dynamodbstreams.GetRecordsInput{ShardIterator: it})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs.Records) != 1 || recs.Records[0].Dynamodb.Keys["pk"].(*st.AttributeValueMemberS).Value != "new" {
+			t.Errorf("records of the re-enabled stream: %+v, want the one written since", recs.Records)
+		}
+	}
+	ds, err := sc.DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ds.StreamDescription; aws.ToString(got.StreamLabel) != label || got.CreationRequestDateTime == nil || !got.CreationRequestDateTime.Equal(at) || len(got.Shards) != 1 ||
+		aws.ToString(got.Shards[0].SequenceNumberRange.StartingSequenceNumber) == strings.Repeat("0", seqDigits) {
+		t.Errorf("DescribeStream of the re-enabled stream = %+v", got)
+	}
+	// The first stream is gone.
+	_, err = sc.DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(first)})
+	var nf *st.ResourceNotFoundException
+	if !errors.As(err, &nf) {
+		t.Errorf("DescribeStream of the first stream: %v, want ResourceNotFoundException", err)
+	}
+}
