@@ -73,14 +73,6 @@ type TableProperties struct {
 	DeletionProtectionEnabled bool `json:",omitempty"`
 	// Tags are the table's tags, in key order, keys unique.
 	Tags []Tag `json:",omitempty"`
-	// PointInTimeRecoveryEnabled and RecoveryPeriodInDays are the
-	// point-in-time recovery setting of DynamoDB's
-	// UpdateContinuousBackups, stored and reported only: fdyno keeps no
-	// restorable history of a table (FoundationDB's backup is the tool
-	// for that). RecoveryPeriodInDays is 1 to MaxRecoveryPeriodInDays,
-	// or 0 for DynamoDB's default of 35.
-	PointInTimeRecoveryEnabled bool `json:",omitempty"`
-	RecoveryPeriodInDays       int  `json:",omitempty"`
 	// StreamLabel and StreamStartAfter identify the latest enabling of
 	// the table's stream by UpdateTable, as DynamoDB's StreamLabel: the
 	// time it was enabled (UTC, StreamLabelLayout), and a sequence number
@@ -93,10 +85,6 @@ type TableProperties struct {
 
 // StreamLabelLayout is the time layout of a stream's label, DynamoDB's.
 const StreamLabelLayout = "2006-01-02T15:04:05.000"
-
-// MaxRecoveryPeriodInDays is DynamoDB's longest point-in-time recovery
-// period, and its default.
-const MaxRecoveryPeriodInDays = 35
 
 func (p TableProperties) clone() TableProperties {
 	c := p
@@ -128,9 +116,6 @@ func (p *TableProperties) validate(op string) error {
 		if pt.ReadCapacityUnits < 1 || pt.WriteCapacityUnits < 1 {
 			return &ValidationError{Op: op, Reason: "ProvisionedThroughput units of index " + name + " must be at least 1"}
 		}
-	}
-	if p.RecoveryPeriodInDays < 0 || p.RecoveryPeriodInDays > MaxRecoveryPeriodInDays {
-		return &ValidationError{Op: op, Reason: "RecoveryPeriodInDays must be between 1 and " + strconv.Itoa(MaxRecoveryPeriodInDays)}
 	}
 	merged, err := mergeTags(nil, p.Tags, op)
 	if err != nil {

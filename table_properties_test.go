@@ -165,21 +165,4 @@ func TestTableProperties(t *testing.T) {
 		t.Errorf("refused change stored tags %v", tags)
 	}
 
-	// Point-in-time recovery's period is DynamoDB's 1 to 35 days.
-	for _, days := range []int{-1, MaxRecoveryPeriodInDays + 1} {
-		_, err = tbl.UpdateProperties(db, func(p *TableProperties) error {
-			p.PointInTimeRecoveryEnabled, p.RecoveryPeriodInDays = true, days
-			return nil
-		})
-		if !errors.Is(err, ErrValidation) {
-			t.Errorf("RecoveryPeriodInDays %d: %v, want ErrValidation", days, err)
-		}
-	}
-	d4, err := tbl.UpdateProperties(db, func(p *TableProperties) error {
-		p.PointInTimeRecoveryEnabled, p.RecoveryPeriodInDays = true, 7
-		return nil
-	})
-	if err != nil || !d4.Properties.PointInTimeRecoveryEnabled || d4.Properties.RecoveryPeriodInDays != 7 {
-		t.Errorf("enabling point-in-time recovery for 7 days: %v, %+v", err, d4)
-	}
 }

@@ -7,14 +7,14 @@ import (
 	"github.com/fdyno/fdyno"
 )
 
-// backups.go: DescribeContinuousBackups and UpdateContinuousBackups.
-// DynamoDB keeps continuous backups (ContinuousBackupsStatus ENABLED) for
-// every table and point-in-time recovery when asked. fdyno stores the
-// point-in-time recovery setting with the table's properties and reports
-// it, but keeps no restorable history (there is no
-// RestoreTableToPointInTime; FoundationDB's backup covers the database):
-// the setting lets tools that manage it (infrastructure as code) work,
-// and is documented as stored only.
+// backups.go: DescribeContinuousBackups and UpdateContinuousBackups,
+// answered honestly: fdyno keeps no backups and no restorable history of
+// a table (there is no RestoreTableToPointInTime; FoundationDB's own
+// backup covers the whole database), so both continuous backups and
+// point-in-time recovery are DISABLED, and enabling point-in-time
+// recovery is refused with the operation's documented
+// ContinuousBackupsUnavailableException. Disabling it is accepted: it is
+// what the table already has.
 
 type describeContinuousBackupsInput struct {
 	TableName *string
@@ -61,17 +61,18 @@ func (s *Server) backupTable(c *call, name *string) (*fdyno.Table, error) {
 	return t, err
 }
 
-func continuousBackups(p fdyno.TableProperties) continuousBackupsOutput {
-	pitr := pointInTimeRecoveryDescription{PointInTimeRecoveryStatus: "DISABLED"}
-	if p.PointInTimeRecoveryEnabled {
-		pitr = pointInTimeRecoveryDescription{PointInTimeRecoveryStatus: "ENABLED", RecoveryPeriodInDays: p.RecoveryPeriodInDays}
-		if pitr.RecoveryPeriodInDays == 0 {
-			pitr.RecoveryPeriodInDays = fdyno.MaxRecoveryPeriodInDays
-		}
-	}
-	return continuousBackupsOutput{ContinuousBackupsDescription: continuousBackupsDescription{
-		ContinuousBackupsStatus: "ENABLED", PointInTimeRecoveryDescription: pitr}}
-}
+// disabledBackups is the answer of both operations for every table.
+var disabledBackups = continuousBackupsOutput{ContinuousBackupsDescription: continuousBackupsDescription{
+	ContinuousBackupsStatus:        "DISABLED",
+	PointInTimeRecoveryDescription: pointInTimeRecoveryDescription{PointInTimeRecoveryStatus: "DISABLED"}}}
+
+// errBackupsUnavailable is UpdateContinuousBackups' error when backups
+// cannot be enabled for the table.
+var errBackupsUnavailable = errType{nsDynamoDB + "ContinuousBackupsUnavailableException", 400}
+
+// maxRecoveryPeriodInDays is DynamoDB's longest point-in-time recovery
+// period, the bound of RecoveryPeriodInDays.
+const maxRecoveryPeriodInDays = 35
 
 // prepare leaves the table to backupTable, which answers a missing one
 // with TableNotFoundException.
@@ -82,14 +83,12 @@ func (s *Server) describeContinuousBackups(c *call, in *describeContinuousBackup
 	if err != nil {
 		return nil, err
 	}
-	d, err := t.Describe(s.db)
-	if errors.Is(err, fdyno.ErrResourceNotFound) {
+	if _, err := t.Describe(s.db); errors.Is(err, fdyno.ErrResourceNotFound) {
 		return nil, &apiError{typ: errTableNotFound, msg: "Table not found: " + t.Name()}
-	}
-	if err != nil {
+	} else if err != nil {
 		return nil, err
 	}
-	return continuousBackups(d.Properties), nil
+	return disabledBackups, nil
 }
 
 // prepare checks the members' constraints; the table is left to
@@ -106,12 +105,12 @@ func (in *updateContinuousBackupsInput) prepare(*call) (string, error) {
 		if spec.PointInTimeRecoveryEnabled == nil {
 			v.add("pointInTimeRecoverySpecification.pointInTimeRecoveryEnabled", nil, "Member must not be null")
 		}
-		if d := spec.RecoveryPeriodInDays; d != nil && (*d < 1 || *d > fdyno.MaxRecoveryPeriodInDays) {
+		if d := spec.RecoveryPeriodInDays; d != nil && (*d < 1 || *d > maxRecoveryPeriodInDays) {
 			ds := strconv.Itoa(*d)
 			if *d < 1 {
 				v.add("pointInTimeRecoverySpecification.recoveryPeriodInDays", &ds, "Member must have value greater than or equal to 1")
 			} else {
-				v.add("pointInTimeRecoverySpecification.recoveryPeriodInDays", &ds, "Member must have value less than or equal to "+strconv.Itoa(fdyno.MaxRecoveryPeriodInDays))
+				v.add("pointInTimeRecoverySpecification.recoveryPeriodInDays", &ds, "Member must have value less than or equal to "+strconv.Itoa(maxRecoveryPeriodInDays))
 			}
 		}
 	}
@@ -119,24 +118,17 @@ func (in *updateContinuousBackupsInput) prepare(*call) (string, error) {
 }
 
 func (s *Server) updateContinuousBackups(c *call, in *updateContinuousBackupsInput, _ *fdyno.Table) (any, error) {
-	spec := in.PointInTimeRecoverySpecification
 	t, err := s.backupTable(c, in.TableName)
 	if err != nil {
 		return nil, err
 	}
-	d, err := t.UpdateProperties(s.db, func(p *fdyno.TableProperties) error {
-		p.PointInTimeRecoveryEnabled = *spec.PointInTimeRecoveryEnabled
-		p.RecoveryPeriodInDays = 0
-		if p.PointInTimeRecoveryEnabled && spec.RecoveryPeriodInDays != nil {
-			p.RecoveryPeriodInDays = *spec.RecoveryPeriodInDays
-		}
-		return nil
-	})
-	if errors.Is(err, fdyno.ErrResourceNotFound) {
+	if _, err := t.Describe(s.db); errors.Is(err, fdyno.ErrResourceNotFound) {
 		return nil, &apiError{typ: errTableNotFound, msg: "Table not found: " + t.Name()}
-	}
-	if err != nil {
+	} else if err != nil {
 		return nil, err
 	}
-	return continuousBackups(d.Properties), nil
+	if *in.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled {
+		return nil, &apiError{typ: errBackupsUnavailable, msg: "Point-in-time recovery cannot be enabled: fdyno keeps no backups of " + t.Name() + " (back up the FoundationDB database instead)"}
+	}
+	return disabledBackups, nil
 }
