@@ -24,6 +24,7 @@ void Busyness::Add(Clock::time_point start, Clock::time_point end) {
 }
 
 double Busyness::Read() {
+  measuring_.store(true, std::memory_order_relaxed);
   RollIfDue(Ns(Clock::now()));
   return last_.load(std::memory_order_relaxed);
 }

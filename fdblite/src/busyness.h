@@ -8,6 +8,8 @@
 // calls (every thread added together, as if one network thread did it all)
 // over windows of at least one second, and reports the fraction of the last
 // complete window, capped at 1. Process-wide, like the network thread.
+// Measuring starts at the first reading (a process that never asks pays
+// nothing), so the first window ends a second after it.
 #ifndef FDBLITE_BUSYNESS_H_
 #define FDBLITE_BUSYNESS_H_
 
@@ -23,6 +25,9 @@ class Busyness {
   using Clock = std::chrono::steady_clock;
   static Busyness& Get();
 
+  // Measuring is whether anyone has read the meter yet: only then does
+  // Add need calling.
+  bool Measuring() const { return measuring_.load(std::memory_order_relaxed); }
   // Add records work from `start` until `end`.
   void Add(Clock::time_point start, Clock::time_point end);
   // Read returns the busy fraction of the last complete window, in [0, 1].
@@ -35,6 +40,7 @@ class Busyness {
   std::atomic<int64_t> busy_ns_{0};
   std::atomic<int64_t> window_start_ns_{-1};  // -1: no window yet
   std::atomic<double> last_{0.0};
+  std::atomic<bool> measuring_{false};
   std::mutex roll_mu_;
 };
 

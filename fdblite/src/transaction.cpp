@@ -104,7 +104,7 @@ Transaction::Lock::~Lock() {
   work.swap(t_->deferred_work_);
   t_->mu_.unlock();
   for (auto& fn : work) fn();
-  Busyness::Get().Add(start_, Clock::now());
+  if (start_ != Clock::time_point{}) Busyness::Get().Add(start_, Clock::now());
 }
 
 // ---- WriteMap ----

@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "busyness.h"
 #include "database.h"
 #include "future.h"
 
@@ -138,14 +139,17 @@ class Transaction {
   // held (future callbacks never run under a lock).
   class Lock {
    public:
-    explicit Lock(Transaction* t) : t_(t), start_(Clock::now()) { t_->mu_.lock(); }
+    explicit Lock(Transaction* t) : t_(t) {
+      if (Busyness::Get().Measuring()) start_ = Clock::now();
+      t_->mu_.lock();
+    }
     ~Lock();  // also records the call's time as client work (busyness.h)
     Lock(const Lock&) = delete;
     Lock& operator=(const Lock&) = delete;
 
    private:
     Transaction* t_;
-    Clock::time_point start_;
+    Clock::time_point start_{};  // when measuring busyness
   };
   void DeferLocked(std::function<void()> fn) { deferred_work_.push_back(std::move(fn)); }
 
