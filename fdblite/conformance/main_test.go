@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -262,9 +261,10 @@ func namedDB(t testing.TB, name string) fdb.Database {
 	return d
 }
 
-// namedPath is the cluster-file path naming the test database called name.
+// namedPath is the name (fdblite's fdblite-memory: form, accepted as a
+// cluster-file path or a connection string) of the test database called name.
 func namedPath(name string) string {
-	return fmt.Sprintf("/tmp/fdblite-conformance-%d-%s.cluster", os.Getpid(), strings.ReplaceAll(name, "/", "_"))
+	return fmt.Sprintf("fdblite-memory:conformance-%d-%s", os.Getpid(), name)
 }
 
 // faultsKey is fdblite's fault-injection configuration special key.

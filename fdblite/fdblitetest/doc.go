@@ -15,10 +15,11 @@
 //
 // # Separate databases
 //
-// fdblite treats the cluster-file path given to fdb.OpenDatabase as the name
-// of an in-memory database: the same path in one process opens the same data,
-// a different path opens a different, initially empty database. The file is
-// never read. [OpenDatabase] opens the database called [DatabasePrefix]+name;
+// fdblite reads the cluster file given to fdb.OpenDatabase as FoundationDB
+// does, and also takes a name of the form "fdblite-memory:<name>" (as a path
+// or a connection string) for an in-memory database: the same name in one
+// process opens the same data, a different name a different, initially
+// empty database. [OpenDatabase] opens the database called [DatabasePrefix]+name;
 // [OpenIsolated] opens one named after the test and empties it at cleanup.
 // On a real FoundationDB cluster these names are not cluster files, so tests
 // that need them are fdblite-only.

@@ -15,10 +15,11 @@ import (
 // APIVersion is the FoundationDB API version fdyno and fdblite speak.
 const APIVersion = 730
 
-// DatabasePrefix starts the name of every database opened by [OpenDatabase].
-// fdblite takes a cluster-file path as the name of an in-memory database; the
-// prefix keeps the names apart from real cluster files.
-const DatabasePrefix = "fdblite:"
+// DatabasePrefix starts the name of every database opened by [OpenDatabase]:
+// fdblite reads a cluster-file path as FoundationDB does (the file must
+// exist and hold a connection string), and takes a path of the form
+// "fdblite-memory:<name>" as the name of an in-memory database instead.
+const DatabasePrefix = "fdblite-memory:"
 
 // openMu serialises fdb.OpenDatabase and Database.Close: the bindings keep
 // their cache of open databases in a map without a lock, so parallel tests
@@ -65,7 +66,7 @@ func Open(t testing.TB) fdb.Database {
 // [DatabasePrefix]+name. Within one process the same name opens the same data
 // and the same fault configuration; the database is created empty, without
 // faults, on first use. The name is passed to fdb.OpenDatabase as a cluster
-// file path, so on a real FoundationDB cluster it fails (no such file).
+// file path, so on a real FoundationDB cluster it fails (no such file, 1515).
 //
 // The returned Database is safe for concurrent use by multiple goroutines.
 func OpenDatabase(name string) (fdb.Database, error) {

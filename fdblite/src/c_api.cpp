@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "busyness.h"
 #include "database.h"
 #include "errors.h"
 #include "fdb_api.h"
@@ -309,8 +310,9 @@ DLLEXPORT fdb_error_t fdb_future_get_uint64(FDBFuture* f, uint64_t* out) noexcep
   return err;
 }
 
-DLLEXPORT fdb_error_t fdb_future_get_double(FDBFuture* f, double*) noexcept {
-  return NoSuchResult(f);
+DLLEXPORT fdb_error_t fdb_future_get_double(FDBFuture* f, double* out) noexcept {
+  if (!f || !out) return fdblite::kClientInvalidOperation;
+  return f->f->GetDouble(out);
 }
 
 DLLEXPORT fdb_error_t fdb_future_get_key(FDBFuture* f, uint8_t const** out_key,
@@ -405,25 +407,40 @@ DLLEXPORT fdb_error_t fdb_result_get_bg_mutations_array(FDBResult* r, FDBBGMutat
 
 // ---- databases ----
 
+namespace {
+
+fdb_error_t OpenResolved(const fdblite::DatabaseName& name, FDBDatabase** out_database) {
+  std::shared_ptr<fdblite::Database> db;
+  if (int err = fdblite::Database::Open(name, &db)) return err;
+  auto* d = new FDB_database;
+  d->db = std::move(db);
+  *out_database = d;
+  return 0;
+}
+
+}  // namespace
+
 DLLEXPORT fdb_error_t fdb_create_database(const char* cluster_file_path,
                                           FDBDatabase** out_database) noexcept {
   if (!out_database) return fdblite::kClientInvalidOperation;
   if (Api() == 0) return fdblite::kApiVersionUnset;
   return Guard([&] {
-    std::string name = cluster_file_path ? cluster_file_path : "";
-    std::shared_ptr<fdblite::Database> db;
-    if (int err = fdblite::Database::Open(name, &db)) return err;
-    auto* d = new FDB_database;
-    d->db = std::move(db);
-    *out_database = d;
-    return 0;
+    fdblite::DatabaseName name;
+    if (int err = fdblite::ResolveClusterFile(cluster_file_path, &name)) return err;
+    return OpenResolved(name, out_database);
   });
 }
 
 DLLEXPORT fdb_error_t fdb_create_database_from_connection_string(
     const char* connection_string, FDBDatabase** out_database) noexcept {
-  if (!connection_string || !*connection_string) return fdblite::kConnectionStringInvalid;
-  return fdb_create_database(connection_string, out_database);
+  if (!out_database) return fdblite::kClientInvalidOperation;
+  if (Api() == 0) return fdblite::kApiVersionUnset;
+  if (!connection_string) return fdblite::kConnectionStringInvalid;
+  return Guard([&] {
+    fdblite::DatabaseName name;
+    if (int err = fdblite::ResolveConnectionString(connection_string, "", &name)) return err;
+    return OpenResolved(name, out_database);
+  });
 }
 
 DLLEXPORT void fdb_database_destroy(FDBDatabase* d) noexcept { delete d; }
@@ -519,10 +536,22 @@ DLLEXPORT FDBFuture* fdb_database_create_snapshot(FDBDatabase* db, uint8_t const
   FDBLITE_UNSUPPORTED_FUTURE(db);
 }
 
-DLLEXPORT double fdb_database_get_main_thread_busyness(FDBDatabase*) noexcept { return 0.0; }
+DLLEXPORT double fdb_database_get_main_thread_busyness(FDBDatabase*) noexcept {
+  return fdblite::Busyness::Get().Read();
+}
 
-DLLEXPORT FDBFuture* fdb_database_get_server_protocol(FDBDatabase* db, uint64_t) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(db);
+// FoundationDB 7.3's protocol version.
+constexpr uint64_t kProtocolVersion73 = 0x0FDB00B073000000ull;
+
+DLLEXPORT FDBFuture* fdb_database_get_server_protocol(FDBDatabase* db,
+                                                      uint64_t expected_version) noexcept {
+  if (!db) return ErrorFuture(fdblite::kClientInvalidOperation);
+  return GuardFuture([&] {
+    // With the current version expected, the future waits for the cluster's
+    // protocol to change: in process it never does (cancel to end it).
+    if (expected_version == kProtocolVersion73) return std::make_shared<fdblite::Future>();
+    return fdblite::Future::Int64(static_cast<int64_t>(kProtocolVersion73));
+  });
 }
 
 DLLEXPORT FDBFuture* fdb_database_purge_blob_granules(FDBDatabase* db, uint8_t const*, int,
@@ -678,9 +707,14 @@ DLLEXPORT FDBFuture* fdb_transaction_get_key(FDBTransaction* tr, uint8_t const* 
   });
 }
 
-DLLEXPORT FDBFuture* fdb_transaction_get_addresses_for_key(FDBTransaction* tr, uint8_t const*,
-                                                           int) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(tr);
+DLLEXPORT FDBFuture* fdb_transaction_get_addresses_for_key(FDBTransaction* tr,
+                                                           uint8_t const* key_name,
+                                                           int key_name_length) noexcept {
+  std::string_view key;
+  if (!tr || !Bytes(key_name, key_name_length, &key)) {
+    return ErrorFuture(fdblite::kClientInvalidOperation);
+  }
+  return GuardFuture([&] { return tr->t.GetAddressesForKey(key); });
 }
 
 DLLEXPORT FDBFuture* fdb_transaction_get_range(
@@ -780,11 +814,13 @@ DLLEXPORT fdb_error_t fdb_transaction_get_committed_version(FDBTransaction* tr,
 }
 
 DLLEXPORT FDBFuture* fdb_transaction_get_tag_throttled_duration(FDBTransaction* tr) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(tr);
+  if (!tr) return ErrorFuture(fdblite::kClientInvalidOperation);
+  return GuardFuture([&] { return tr->t.GetTagThrottledDuration(); });
 }
 
 DLLEXPORT FDBFuture* fdb_transaction_get_total_cost(FDBTransaction* tr) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(tr);
+  if (!tr) return ErrorFuture(fdblite::kClientInvalidOperation);
+  return GuardFuture([&] { return tr->t.GetTotalCost(); });
 }
 
 DLLEXPORT FDBFuture* fdb_transaction_get_approximate_size(FDBTransaction* tr) noexcept {

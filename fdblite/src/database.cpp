@@ -66,44 +66,39 @@ Registry& GetRegistry() {
 Database::Database() : base_(kVersionBase) {}
 Database::~Database() = default;
 
-// The name prefix that asks for a durable database in a directory.
-constexpr char kDirPrefix[] = "fdblite-dir:";
+// kCoordinatorsKey holds the cluster's connection string, as in FoundationDB.
+constexpr char kCoordinatorsKey[] = "\xff/coordinators";
 
-int Database::Open(const std::string& name, std::shared_ptr<Database>* out) {
-  std::string dir;
-  if (name.rfind(kDirPrefix, 0) == 0) {
-    dir = name.substr(sizeof kDirPrefix - 1);
-    if (dir.empty()) return kConnectionStringInvalid;
-  } else if (name.empty()) {
-    const char* env = std::getenv("FDBLITE_DATA_DIR");
-    if (env && *env) dir = env;
-  }
-  std::string key = name;
-  if (!dir.empty()) {
-    // One database per directory however it is spelled.
-    std::error_code ec;
-    auto canon = std::filesystem::weakly_canonical(dir, ec);
-    key = kDirPrefix + (ec ? dir : canon.string());
-  }
+int Database::Open(const DatabaseName& name, std::shared_ptr<Database>* out) {
   Registry& r = GetRegistry();
   std::lock_guard<std::mutex> lock(r.mu);
-  auto it = r.dbs.find(key);
+  auto it = r.dbs.find(name.key);
+  if (it == r.dbs.end() && !name.alias.empty()) it = r.dbs.find(name.alias);
   if (it != r.dbs.end()) {
     *out = it->second;
     return 0;
   }
   std::shared_ptr<Database> db;
-  if (dir.empty()) {
+  if (name.dir.empty()) {
     db = std::make_shared<Database>();
   } else {
     std::string detail;
-    if (int err = OpenDurable(dir, &db, &detail)) {
+    if (int err = OpenDurable(name.dir, &db, &detail)) {
       std::fprintf(stderr, "fdblite: cannot open data directory %s: %s (error %d)\n",
-                   dir.c_str(), detail.c_str(), err);
+                   name.dir.c_str(), detail.c_str(), err);
       return err;  // not registered: a later open tries again
     }
   }
-  r.dbs[key] = db;
+  db->connection_string_ = name.connection.Text();
+  {
+    // Like a cluster's, readable with system-key access. Version 1 is below
+    // every version a reader can hold; not written to a durable directory.
+    std::unique_lock<std::shared_mutex> store_lock(db->store_mu_);
+    db->store_.Set(std::string_view(kCoordinatorsKey, sizeof kCoordinatorsKey - 1),
+                   db->connection_string_, 1);
+  }
+  r.dbs[name.key] = db;
+  if (!name.alias.empty()) r.dbs[name.alias] = db;
   *out = db;
   return 0;
 }

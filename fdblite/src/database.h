@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster_file.h"
 #include "conflicts.h"
 #include "durable.h"
 #include "faults.h"
@@ -97,17 +98,11 @@ struct CommitResult {
 
 class Database {
  public:
-  // Open returns the database named `name` (a cluster-file path or
-  // connection string; "" is the default database). Databases live for the
-  // whole process, like a cluster. A name "fdblite-dir:<dir>", or "" while
-  // the environment variable FDBLITE_DATA_DIR names a directory, opens a
-  // durable database kept in that directory (durable.h); any other name is
-  // an in-memory database. 0, or an error code (durable databases only),
-  // also printed to stderr with its cause.
-  static int Open(const std::string& name, std::shared_ptr<Database>* out);
-  // OpenDurable opens a durable database in `dir` outside the registry (for
-  // tests, which close and reopen it): the directory is released when the
-  // last reference goes.
+  // Open returns the database a resolved name (cluster_file.h) names,
+  // creating it on first use: the same key opens the same database, and
+  // databases live for the whole process, like a cluster. 0, or an error
+  // code (durable databases only), also printed to stderr with its cause.
+  static int Open(const DatabaseName& name, std::shared_ptr<Database>* out);
   static int OpenDurable(const std::string& dir, std::shared_ptr<Database>* out,
                          std::string* detail);
 
@@ -149,6 +144,9 @@ class Database {
   // slot, exactly once however many paths race to complete it.
   void CompleteWatch(const std::shared_ptr<Watch>& w, int code);
 
+  // The connection string \xff/coordinators reads.
+  const std::string& connection_string() const { return connection_string_; }
+
   Faults& faults() { return faults_; }
   Latency& latency() { return latency_; }
   // StatsJSON describes the database for \xff\xff/fdblite/stats.
@@ -185,6 +183,7 @@ class Database {
   std::atomic<int> outstanding_watches_{0};
   std::atomic<int> max_watches_{kDefaultMaxWatches};
 
+  std::string connection_string_;  // set once, before the database is shared
   Faults faults_;
   Latency latency_;  // the network model and round-trip totals
   std::atomic<uint64_t> commits_{0};

@@ -36,6 +36,7 @@ enum ErrorCode : int {
   kIoError = 1510,
   kFileNotReadable = 1513,
   kFileNotWritable = 1514,
+  kNoClusterFileFound = 1515,
   kFileCorrupt = 1522,
   kLockFileFailure = 1529,
   kClientInvalidOperation = 2000,

@@ -26,6 +26,14 @@ FuturePtr Future::Int64(int64_t v) {
   return f;
 }
 
+FuturePtr Future::Double(double v) {
+  auto f = std::make_shared<Future>();
+  f->ready_ = true;
+  f->kind_ = ResultKind::kDouble;
+  f->double_ = v;
+  return f;
+}
+
 FuturePtr Future::Key(std::string key) {
   auto f = std::make_shared<Future>();
   f->ready_ = true;
@@ -145,6 +153,7 @@ bool Future::Adopt(Future&& src) {
   error_ = src.error_;
   kind_ = src.kind_;
   int64_ = src.int64_;
+  double_ = src.double_;
   present_ = src.present_;
   more_ = src.more_;
   strings_ = std::move(src.strings_);
@@ -228,6 +237,13 @@ int Future::GetInt64(int64_t* out) {
   std::lock_guard<std::mutex> lock(mu_);
   int err = CheckGetLocked(ResultKind::kInt64);
   if (err == 0) *out = int64_;
+  return err;
+}
+
+int Future::GetDouble(double* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  int err = CheckGetLocked(ResultKind::kDouble);
+  if (err == 0) *out = double_;
   return err;
 }
 

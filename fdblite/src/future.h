@@ -58,7 +58,7 @@ class KvBuilder {
 
 // What a future yields when it succeeds; the getter that may read it must
 // match (fdb_future_get_value on an int64 future is client_invalid_operation).
-enum class ResultKind { kNone, kInt64, kKey, kValue, kKeyValues, kKeys, kStrings };
+enum class ResultKind { kNone, kInt64, kDouble, kKey, kValue, kKeyValues, kKeys, kStrings };
 
 class Future {
  public:
@@ -70,6 +70,7 @@ class Future {
   static FuturePtr Error(int code);
   static FuturePtr Void();
   static FuturePtr Int64(int64_t v);
+  static FuturePtr Double(double v);
   static FuturePtr Key(std::string key);
   static FuturePtr Value(bool present, std::string value);
   // KeyValues takes rows laid out by a KvBuilder.
@@ -108,6 +109,7 @@ class Future {
   // Getters: 0 on success; the future's error, 2015 if not ready,
   // 1102 once released, 2000 if the kind does not match.
   int GetInt64(int64_t* out);
+  int GetDouble(double* out);
   int GetKey(const uint8_t** key, int* len);
   int GetValue(fdb_bool_t* present, const uint8_t** value, int* len);
   int GetKeyValues(const FDBKeyValue** kv, int* count, fdb_bool_t* more);
@@ -139,6 +141,7 @@ class Future {
   int uses_ = 0;                       // GUARDED_BY(mu_)
   ResultKind kind_ = ResultKind::kNone;
   int64_t int64_ = 0;
+  double double_ = 0;
   bool present_ = false;
   bool more_ = false;
   std::vector<std::string> strings_;  // key / value / keys / strings

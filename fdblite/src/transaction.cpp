@@ -7,6 +7,8 @@
 #include <random>
 
 #include "atomic.h"
+#include "busyness.h"
+#include "cost.h"
 #include "errors.h"
 #include "loop.h"
 #include "option_value.h"
@@ -102,6 +104,7 @@ Transaction::Lock::~Lock() {
   work.swap(t_->deferred_work_);
   t_->mu_.unlock();
   for (auto& fn : work) fn();
+  if (start_ != Clock::time_point{}) Busyness::Get().Add(start_, Clock::now());
 }
 
 // ---- WriteMap ----
@@ -189,6 +192,7 @@ void Transaction::ResetLocked(bool for_retry) {
   special_latency_.reset();
   rt_.Reset(for_retry);
   size_ = 0;
+  cost_ = 0;
   if (!for_retry) {
     retries_ = 0;
     backoff_ = kInitialBackoff;
@@ -499,6 +503,7 @@ FuturePtr Transaction::Get(std::string_view key, bool snapshot) {
   bool present = false, remote = false;
   std::string value;
   int err = GetLocked(key, snapshot, &present, &value, &remote);
+  if (!err && remote) cost_ += ReadCost(static_cast<int64_t>(key.size() + value.size()));
   FuturePtr f = err ? Future::Error(err) : Future::Value(present, std::move(value));
   if (key == kMetadataVersion) return rt_.MetadataVersionRead(std::move(f));
   return remote ? rt_.Read(std::move(f)) : f;
@@ -566,6 +571,7 @@ FuturePtr Transaction::GetKeyLocked(Selector sel, bool snapshot, bool* remote) {
       AddReadConflictLocked(result, k);
     }
   }
+  cost_ += ReadCost(static_cast<int64_t>(result.size()));
   return Future::Key(std::move(result));
 }
 
@@ -617,6 +623,7 @@ FuturePtr Transaction::GetRangeLocked(Selector begin, Selector end, int limit,
   // first_greater_or_equal end selector resolves past its key, but rows
   // stop below the key anyway, so the key bounds what was observed.
   std::string observed_begin(begin.key), observed_end(end.key);
+  int64_t bytes = 0;  // keys and values returned
   if (begin.or_equal) observed_begin.push_back('\0');
   if (end.or_equal) observed_end.push_back('\0');
   {
@@ -630,12 +637,13 @@ FuturePtr Transaction::GetRangeLocked(Selector begin, Selector end, int limit,
     if (ryw && RangeUnreadableLocked(observed_begin, observed_end)) {
       return Future::Error(kAccessedUnreadable);
     }
-    int64_t bytes = 0;
+    int64_t charged = 0;  // with the 8-byte overhead per row the limits count
     auto add = [&](std::string_view k, std::string_view v) {
       rows.Add(k, v);
-      bytes += static_cast<int64_t>(k.size() + v.size()) + 8;
+      bytes += static_cast<int64_t>(k.size() + v.size());
+      charged += static_cast<int64_t>(k.size() + v.size()) + 8;
       if ((limit > 0 && static_cast<int>(rows.rows()) >= limit) ||
-          (byte_cap > 0 && bytes >= byte_cap)) {
+          (byte_cap > 0 && charged >= byte_cap)) {
         more = true;
         last.assign(k);
         return false;
@@ -661,6 +669,7 @@ FuturePtr Transaction::GetRangeLocked(Selector begin, Selector end, int limit,
     if (more && reverse) observed_begin = last;
     AddRangeReadConflictLocked(observed_begin, observed_end);
   }
+  cost_ += ReadCost(bytes);
   return Future::KeyValues(std::move(rows), more);
 }
 
@@ -724,6 +733,7 @@ void Transaction::Set(std::string_view key, std::string_view value) {
   e.ops.clear();
   mutations_.push_back({Mutation::kSet, 0, std::string(key), std::string(value), 0});
   size_ += static_cast<int64_t>(key.size() + value.size());
+  cost_ += WriteCost(static_cast<int64_t>(key.size() + value.size()));
   if (!opt_.next_write_no_conflict) {
     AddWriteConflictLocked(std::string(key), KeyAfter(key));
   }
@@ -753,6 +763,7 @@ void Transaction::Clear(std::string_view key) {
   e.ops.clear();
   mutations_.push_back({Mutation::kClear, 0, std::string(key), std::string(), 0});
   size_ += static_cast<int64_t>(key.size());
+  cost_ += WriteCost(static_cast<int64_t>(key.size()));
   if (!opt_.next_write_no_conflict) {
     AddWriteConflictLocked(std::string(key), KeyAfter(key));
   }
@@ -791,6 +802,7 @@ void Transaction::ClearRange(std::string_view begin, std::string_view end) {
   writes_.Clear(begin, end);
   mutations_.push_back({Mutation::kClearRange, 0, std::string(begin), std::string(end), 0});
   size_ += static_cast<int64_t>(begin.size() + end.size());
+  cost_ += WriteCost(static_cast<int64_t>(begin.size() + end.size()));
   if (!opt_.next_write_no_conflict) {
     AddWriteConflictLocked(std::string(begin), std::string(end));
   }
@@ -835,6 +847,7 @@ void Transaction::AtomicOp(std::string_view key, std::string_view param, int typ
     hi = std::min(KeyAfter(hi), max_key);
     if (lo < hi) unreadable_.push_back({lo, hi});
     size_ += static_cast<int64_t>(key.size() + param.size());
+    cost_ += WriteCost(static_cast<int64_t>(key.size() + param.size()));
     mutations_.push_back({Mutation::kStampedKey, 0, std::move(body), std::string(param), pos});
     opt_.next_write_no_conflict = false;
     return;
@@ -881,6 +894,7 @@ void Transaction::AtomicOp(std::string_view key, std::string_view param, int typ
     mutations_.push_back({Mutation::kAtomic, type, std::string(key), std::string(param), 0});
   }
   size_ += static_cast<int64_t>(key.size() + param.size());
+  cost_ += WriteCost(static_cast<int64_t>(key.size() + param.size()));
   if (!opt_.next_write_no_conflict) {
     AddWriteConflictLocked(std::string(key), KeyAfter(key));
   }
@@ -901,7 +915,13 @@ int Transaction::AddConflictRange(std::string_view begin, std::string_view end,
   }
   if (type == 0) {
     ReadVersionLocked();
-    AddReadConflictLocked(std::string(begin), std::string(end));
+    if (opt_.ryw_disabled) {
+      AddReadConflictLocked(std::string(begin), std::string(end));
+    } else {
+      // As FoundationDB's read-your-writes layer: keys this transaction's
+      // own sets and clears decide take no read conflict.
+      AddRangeReadConflictLocked(std::string(begin), std::string(end));
+    }
   } else {
     AddWriteConflictLocked(std::string(begin), std::string(end));
   }
@@ -1053,6 +1073,39 @@ FuturePtr Transaction::GetApproximateSize() {
   if (int err = ReadErrorLocked()) return Future::Error(err);
   int64_t size = size_;
   return Future::Int64(size);
+}
+
+FuturePtr Transaction::GetAddressesForKey(std::string_view key) {
+  Lock lock(this);
+  if (int err = ReadErrorLocked()) return Future::Error(err);
+  if (key > MaxReadKeyLocked()) return Future::Error(kKeyOutsideLegalRange);
+  ConnectionString cs;
+  if (!ParseConnectionString(db_->connection_string(), &cs)) {
+    return Future::Error(kClientInvalidOperation);  // cannot happen: built valid
+  }
+  std::vector<std::string> addresses;
+  for (std::string a : cs.coordinators) {
+    const std::string tls = ":tls";
+    if (a.size() > tls.size() && a.compare(a.size() - tls.size(), tls.size(), tls) == 0) {
+      a.resize(a.size() - tls.size());
+    }
+    // host:port: ports are included from API version 630 on (fdblite
+    // accepts 700 and later).
+    addresses.push_back(std::move(a));
+  }
+  return Future::Strings(std::move(addresses));
+}
+
+FuturePtr Transaction::GetTagThrottledDuration() {
+  Lock lock(this);
+  if (int err = ReadErrorLocked()) return Future::Error(err);
+  return Future::Double(0.0);
+}
+
+FuturePtr Transaction::GetTotalCost() {
+  Lock lock(this);
+  if (int err = ReadErrorLocked()) return Future::Error(err);
+  return Future::Int64(cost_);
 }
 
 FuturePtr Transaction::GetEstimatedRangeSizeBytes(std::string_view begin,

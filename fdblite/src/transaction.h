@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "busyness.h"
 #include "database.h"
 #include "future.h"
 
@@ -114,6 +115,12 @@ class Transaction {
   int GetCommittedVersion(int64_t* out);
   FuturePtr GetVersionstamp();
   FuturePtr GetApproximateSize();
+  // Cluster metadata, as a one-process cluster answers it: the database's
+  // coordinator addresses serve every key; no tag is ever throttled (0
+  // seconds); the cost so far by FoundationDB's cost model (cost.h).
+  FuturePtr GetAddressesForKey(std::string_view key);
+  FuturePtr GetTagThrottledDuration();
+  FuturePtr GetTotalCost();
   FuturePtr GetEstimatedRangeSizeBytes(std::string_view begin,
                                        std::string_view end);
   FuturePtr GetRangeSplitPoints(std::string_view begin, std::string_view end,
@@ -132,13 +139,17 @@ class Transaction {
   // held (future callbacks never run under a lock).
   class Lock {
    public:
-    explicit Lock(Transaction* t) : t_(t) { t_->mu_.lock(); }
-    ~Lock();
+    explicit Lock(Transaction* t) : t_(t) {
+      if (Busyness::Get().Measuring()) start_ = Clock::now();
+      t_->mu_.lock();
+    }
+    ~Lock();  // also records the call's time as client work (busyness.h)
     Lock(const Lock&) = delete;
     Lock& operator=(const Lock&) = delete;
 
    private:
     Transaction* t_;
+    Clock::time_point start_{};  // when measuring busyness
   };
   void DeferLocked(std::function<void()> fn) { deferred_work_.push_back(std::move(fn)); }
 
@@ -214,6 +225,7 @@ class Transaction {
   Deferred deferred_work_;             // GUARDED_BY(mu_): run by ~Lock
   Deferred commit_replies_;            // GUARDED_BY(mu_): run with the commit's reply
   int64_t size_ = 0;                   // GUARDED_BY(mu_)
+  int64_t cost_ = 0;                   // GUARDED_BY(mu_): cost.h
   int retries_ = 0;                    // GUARDED_BY(mu_)
   double backoff_ = 0.01;              // GUARDED_BY(mu_), seconds
   Clock::time_point start_;            // GUARDED_BY(mu_): timeout origin

@@ -31,7 +31,9 @@ FDBDatabase* LatDb(const char* name) {
     }
   });
   FDBDatabase* db = nullptr;
-  if (fdb_create_database(name, &db) != 0) std::abort();
+  // A name is fdblite's in-memory form; none is the default database.
+  std::string named = name ? std::string("fdblite-memory:") + name : "";
+  if (fdb_create_database(name ? named.c_str() : nullptr, &db) != 0) std::abort();
   return db;
 }
 
