@@ -106,7 +106,13 @@ func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limi
 			return streamPage{}, err
 		}
 		if !st.hasStream() {
-			return streamPage{}, &ValidationError{Op: "GetRecords", Reason: "Table " + t.name + " has no stream (StreamViewType is not set)"}
+			ok, err := t.readableDisabled(rt, st)
+			if err != nil {
+				return streamPage{}, err
+			}
+			if !ok {
+				return streamPage{}, &ValidationError{Op: "GetRecords", Reason: "Table " + t.name + " has no stream (StreamViewType is not set)"}
+			}
 		}
 		states[i] = st
 		if pos.set {
