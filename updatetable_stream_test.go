@@ -278,8 +278,25 @@ func TestUpdateTableStreamUnderFaults(t *testing.T) {
 	if _, err := tbl.UpdateTable(idempotent{db}, UpdateTableInput{StreamSpecification: &StreamSpecification{StreamEnabled: true, StreamViewType: StreamViewTypeKeysOnly}}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, readStream(t, idempotent{db}, tbl), recordCmp); diff != "" {
+	recs := readStream(t, idempotent{db}, tbl)
+	if diff := cmp.Diff(want, recs, recordCmp); diff != "" {
 		t.Fatalf("records mismatch (-want +got):\n%s", diff)
+	}
+	// Each disabling noted the stream's last record exactly once: the
+	// record of the step before it.
+	d, err := tbl.Describe(idempotent{db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lasts, wantLasts []string
+	for _, ds := range d.Properties.DisabledStreams {
+		lasts = append(lasts, ds.LastSequenceNumber)
+	}
+	for _, r := range recs {
+		wantLasts = append(wantLasts, r.SequenceNumber)
+	}
+	if diff := cmp.Diff(wantLasts, lasts); diff != "" {
+		t.Errorf("DisabledStreams' last sequence numbers (-want +got):\n%s", diff)
 	}
 	checkTable(t, db, tbl)
 }
