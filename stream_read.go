@@ -279,7 +279,8 @@ func startPos(field, s string) (streamPos, error) {
 // See https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_GetRecords.html.
 //
 // Errors: [ErrValidation] for a bad sequence number or Limit, or a table
-// without a stream; [ErrTrimmedDataAccess] when records after the
+// without a stream (a disabled stream is read for
+// [DisabledStreamRetention] after its disabling, as DynamoDB does); [ErrTrimmedDataAccess] when records after the
 // sequence number have been trimmed ([Table.TrimStream]);
 // [ErrResourceNotFound] for a deleted table; FoundationDB errors, wrapped.
 // With an fdb.Database, GetRecords may be retried. It is safe for
