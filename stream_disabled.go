@@ -76,5 +76,5 @@ func (t *Table) readableDisabled(rt fdb.ReadTransaction, st *tableState) (bool, 
 
 // disabledStreamReadable reports whether d is still readable at now.
 func disabledStreamReadable(d DisabledStream, now time.Time) bool {
-	return now.Sub(d.DisabledAt) < DisabledStreamRetention
+	return now.Before(d.DisabledAt.Add(DisabledStreamRetention))
 }
