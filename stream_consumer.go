@@ -84,7 +84,13 @@ func (t *Table) streamState(tr fdb.ReadTransaction, op string) (*tableState, err
 		return nil, err
 	}
 	if !st.hasStream() {
-		return nil, &ValidationError{Op: op, Reason: "Table " + t.name + " has no stream (StreamViewType is not set)"}
+		ok, err := t.readableDisabled(tr, st)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &ValidationError{Op: op, Reason: "Table " + t.name + " has no stream (StreamViewType is not set)"}
+		}
 	}
 	return st, nil
 }

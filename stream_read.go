@@ -106,7 +106,13 @@ func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limi
 			return streamPage{}, err
 		}
 		if !st.hasStream() {
-			return streamPage{}, &ValidationError{Op: "GetRecords", Reason: "Table " + t.name + " has no stream (StreamViewType is not set)"}
+			ok, err := t.readableDisabled(rt, st)
+			if err != nil {
+				return streamPage{}, err
+			}
+			if !ok {
+				return streamPage{}, &ValidationError{Op: "GetRecords", Reason: "Table " + t.name + " has no stream (StreamViewType is not set)"}
+			}
 		}
 		states[i] = st
 		if pos.set {
@@ -273,7 +279,8 @@ func startPos(field, s string) (streamPos, error) {
 // See https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_GetRecords.html.
 //
 // Errors: [ErrValidation] for a bad sequence number or Limit, or a table
-// without a stream; [ErrTrimmedDataAccess] when records after the
+// without a stream (a disabled stream is read for
+// [DisabledStreamRetention] after its disabling, as DynamoDB does); [ErrTrimmedDataAccess] when records after the
 // sequence number have been trimmed ([Table.TrimStream]);
 // [ErrResourceNotFound] for a deleted table; FoundationDB errors, wrapped.
 // With an fdb.Database, GetRecords may be retried. It is safe for

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -81,7 +82,35 @@ type TableProperties struct {
 	// creation and never re-enabled.
 	StreamLabel      string `json:",omitempty"`
 	StreamStartAfter string `json:",omitempty"`
+	// DisabledStreams are the streams UpdateTable disabled within
+	// [DisabledStreamRetention] of the latest disabling, oldest first:
+	// DynamoDB keeps a disabled stream readable for 24 hours.
+	DisabledStreams []DisabledStream `json:",omitempty"`
 }
+
+// DisabledStream is a stream disabled by UpdateTable, which stays
+// readable for [DisabledStreamRetention] after DisabledAt.
+type DisabledStream struct {
+	// StreamLabel is the stream's label: the time it was enabled (UTC,
+	// StreamLabelLayout), the table's creation time for a stream enabled
+	// with the table, or empty for a table that has no creation time.
+	StreamLabel string `json:",omitempty"`
+	// StreamStartAfter is the sequence number the stream's records follow
+	// (empty for all records).
+	StreamStartAfter string `json:",omitempty"`
+	// StreamViewType is the view type the stream had.
+	StreamViewType StreamViewType
+	// DisabledAt is when the stream was disabled (the handle's clock,
+	// [WithClock]).
+	DisabledAt time.Time
+	// LastSequenceNumber is the sequence number of the stream's last
+	// record, empty if the table's stream holds none.
+	LastSequenceNumber string `json:",omitempty"`
+}
+
+// DisabledStreamRetention is how long a disabled stream stays readable,
+// DynamoDB's 24 hours.
+const DisabledStreamRetention = 24 * time.Hour
 
 // StreamLabelLayout is the time layout of a stream's label, DynamoDB's.
 const StreamLabelLayout = "2006-01-02T15:04:05.000"
@@ -99,6 +128,7 @@ func (p TableProperties) clone() TableProperties {
 		}
 	}
 	c.Tags = slices.Clone(p.Tags)
+	c.DisabledStreams = slices.Clone(p.DisabledStreams)
 	return c
 }
 

@@ -170,17 +170,19 @@ func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescr
 // handle with the older schema cached reloads it first, since
 // replaceSchema bumps the metadata version). Disabling clears the
 // StreamViewType: later writes record nothing, and the records already
-// written stay stored, but the stream operations (GetRecords, Records,
-// Tail, TrimStream, consumers) refuse the table while its stream is
-// disabled, as they refuse a table that never had one. Enabling the stream
-// again, with any view type, continues the same stream: the old records
-// are readable again, before the new ones (each record keeps the view
-// type it was written with). DynamoDB instead starts a new stream with a
-// new ARN and keeps the disabled one readable for 24 hours; enabling
-// records, in the table's properties, the new stream's label and a
-// sequence number that separates its records from the earlier ones
+// written stay stored. As in DynamoDB, the disabled stream stays readable
+// for [DisabledStreamRetention] (24 hours): disabling records it in the
+// table's properties (DisabledStreams, stream_disabled.go), and the stream
+// operations (GetRecords, Records, Tail, TrimStream, consumers) read it
+// until then; later they refuse the table, as they refuse a table that
+// never had a stream. Enabling the stream again, with any view type,
+// continues the same stream in the library: the old records are readable
+// again, before the new ones (each record keeps the view type it was
+// written with). DynamoDB instead starts a new stream with a new ARN;
+// enabling records, in the table's properties, the new stream's label and
+// a sequence number that separates its records from the earlier ones
 // (StreamLabel, StreamStartAfter), from which fdyno-server serves
-// DynamoDB's new stream.
+// DynamoDB's new stream, and the disabled one under its own ARN.
 //
 // As in DynamoDB, enabling a stream that is enabled ("Table already has
 // an enabled stream", also to change the view type: disable first) and
@@ -224,6 +226,8 @@ func (t *Table) updateStream(tx fdb.Transactor, spec StreamSpecification) (*Tabl
 			if err := t.markStreamStart(tr, st.keys); err != nil {
 				return nil, err
 			}
+		} else if err := t.markStreamEnd(tr, st); err != nil {
+			return nil, err
 		}
 		next := newTableState(nil, st.keys, s.canonical())
 		next.markBuilding(building)

@@ -72,7 +72,7 @@ func TestUpdateTableStream(t *testing.T) {
 // TestUpdateTableStreamRecords: writes record changes exactly while the
 // stream is enabled, for every handle (one opened before the change, whose
 // cached schema is stale, records its next write); a disabled stream's
-// records are kept and readable again, before the new ones, once it is
+// records are kept, readable while disabled, and readable again, before the new ones, once it is
 // enabled again, each with the view type it was written with.
 func TestUpdateTableStreamRecords(t *testing.T) {
 	db := fdblitetest.Open(t)
@@ -96,8 +96,11 @@ func TestUpdateTableStreamRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustPut(t, db, h1, v("2")) // h1's cached schema has the stream: must not record
-	if _, err := h1.GetRecords(db, GetRecordsInput{}); !errors.Is(err, ErrValidation) {
-		t.Fatalf("GetRecords of a disabled stream = %v, want ErrValidation", err)
+	// DynamoDB keeps a disabled stream readable for 24 hours
+	// (stream_disabled_test.go): the one record, and nothing of the
+	// write after disabling.
+	if out, err := h1.GetRecords(db, GetRecordsInput{}); err != nil || len(out.Records) != 1 {
+		t.Fatalf("GetRecords of a just disabled stream = %+v, %v, want its 1 record", out, err)
 	}
 	re, err := h2.UpdateTable(db, UpdateTableInput{StreamSpecification: &StreamSpecification{StreamEnabled: true, StreamViewType: StreamViewTypeKeysOnly}})
 	if err != nil {
@@ -131,7 +134,8 @@ func TestUpdateTableStreamRecords(t *testing.T) {
 // puts and deletes through two handles, checked against the model of a
 // stream: a change records exactly while the stream is enabled, with the
 // view type then in force, and a refused enable or disable (DynamoDB's
-// rules) changes nothing. The records are read with the stream enabled.
+// rules) changes nothing. The records are read after each disabling and,
+// at the end, with the stream enabled.
 func TestUpdateTableStreamModel(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
@@ -169,6 +173,13 @@ func TestUpdateTableStreamModel(t *testing.T) {
 					rt.Fatalf("disable with view %q: %v", view, err)
 				}
 				view = ""
+				// A just disabled stream is readable (DynamoDB's 24
+				// hours): every record so far.
+				if err == nil {
+					if diff := cmp.Diff(want, readStream(rt, db, h), recordCmp); diff != "" {
+						rt.Fatalf("records of the disabled stream (-want +got):\n%s", diff)
+					}
+				}
 			case 2:
 				pk := rapid.SampledFrom([]string{"a", "b"}).Draw(rt, "pk")
 				key := Item{"pk": S(pk), "sk": N("1")}
@@ -267,8 +278,25 @@ func TestUpdateTableStreamUnderFaults(t *testing.T) {
 	if _, err := tbl.UpdateTable(idempotent{db}, UpdateTableInput{StreamSpecification: &StreamSpecification{StreamEnabled: true, StreamViewType: StreamViewTypeKeysOnly}}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, readStream(t, idempotent{db}, tbl), recordCmp); diff != "" {
+	recs := readStream(t, idempotent{db}, tbl)
+	if diff := cmp.Diff(want, recs, recordCmp); diff != "" {
 		t.Fatalf("records mismatch (-want +got):\n%s", diff)
+	}
+	// Each disabling noted the stream's last record exactly once: the
+	// record of the step before it.
+	d, err := tbl.Describe(idempotent{db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lasts, wantLasts []string
+	for _, ds := range d.Properties.DisabledStreams {
+		lasts = append(lasts, ds.LastSequenceNumber)
+	}
+	for _, r := range recs {
+		wantLasts = append(wantLasts, r.SequenceNumber)
+	}
+	if diff := cmp.Diff(wantLasts, lasts); diff != "" {
+		t.Errorf("DisabledStreams' last sequence numbers (-want +got):\n%s", diff)
 	}
 	checkTable(t, db, tbl)
 }

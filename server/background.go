@@ -248,6 +248,8 @@ func (s *Server) trimStreams(ctx context.Context, interval, retention time.Durat
 func (s *Server) trimOnce(ctx context.Context, retention time.Duration) {
 	s.eachTable(ctx, "stream trimmer", func(name string, t *fdyno.Table, d *fdyno.TableDescription) {
 		if d.StreamViewType == "" {
+			// No stream, or a disabled one, whose records stay readable
+			// for 24 hours (streams.go): it is left alone.
 			return
 		}
 		out, err := t.TrimStream(ctx, s.db, fdyno.TrimStreamInput{OlderThan: retention})

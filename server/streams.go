@@ -32,10 +32,13 @@ import (
 // fdyno kept creation times has a fixed label). As in DynamoDB, enabling
 // a stream again starts a new stream, with a new label and ARN, whose
 // records are those written since (the library records where it began,
-// TableProperties.StreamStartAfter). A disabled stream is not listed and
-// its ARN answers ResourceNotFoundException: DynamoDB keeps a disabled
-// stream readable for 24 hours, fdyno does not serve it (the library
-// refuses to read a table's stream while it is disabled).
+// TableProperties.StreamStartAfter). As in DynamoDB, a disabled stream
+// stays listed and readable under its own ARN for 24 hours after the
+// disabling (the server's clock), DISABLED, its shard closed: it has an
+// EndingSequenceNumber (the last record's sequence number, which the
+// library notes when it disables the stream, TableProperties.
+// DisabledStreams), and GetRecords at its end returns no
+// NextShardIterator. Later, its ARN answers ResourceNotFoundException.
 //
 // Shard iterators are opaque tokens: base64 of the table name, the
 // position (after a sequence number, or the start) and an expiry 15
@@ -98,6 +101,58 @@ func streamOf(d *fdyno.TableDescription) (label, after string) {
 	return d.CreationDateTime.UTC().Format(fdyno.StreamLabelLayout), ""
 }
 
+// streamInfo is one DynamoDB stream of a table: the current one, or one
+// disabled less than 24 hours ago (closed).
+type streamInfo struct {
+	label string
+	// after is the sequence number the stream's records follow ("" for
+	// all).
+	after string
+	view  fdyno.StreamViewType
+	// closed streams end at end: their last record's sequence number, or
+	// after when they have none.
+	closed bool
+	end    string
+}
+
+// streamsOf returns the streams of the table described by d that are
+// served at now: the disabled ones still readable, oldest first, then the
+// current one if the stream is enabled.
+func streamsOf(d *fdyno.TableDescription, now time.Time) []streamInfo {
+	var out []streamInfo
+	for _, ds := range d.Properties.DisabledStreams {
+		if now.Sub(ds.DisabledAt) >= fdyno.DisabledStreamRetention {
+			continue
+		}
+		si := streamInfo{label: ds.StreamLabel, after: ds.StreamStartAfter, view: ds.StreamViewType, closed: true, end: ds.StreamStartAfter}
+		if si.label == "" {
+			si.label = streamLabel
+		}
+		if ds.LastSequenceNumber > ds.StreamStartAfter {
+			si.end = ds.LastSequenceNumber
+		}
+		out = append(out, si)
+	}
+	if d.StreamViewType != "" {
+		label, after := streamOf(d)
+		out = append(out, streamInfo{label: label, after: after, view: d.StreamViewType})
+	}
+	return out
+}
+
+// findStream returns the stream labelled label among the table's streams
+// served at now; label "" is the current stream.
+func findStream(d *fdyno.TableDescription, label string, now time.Time) (streamInfo, bool) {
+	streams := streamsOf(d, now)
+	for i := len(streams) - 1; i >= 0; i-- {
+		si := streams[i]
+		if label == si.label || label == "" && !si.closed {
+			return si, true
+		}
+	}
+	return streamInfo{}, false
+}
+
 // streamARNOf returns the ARN of the current stream of the table
 // described by d.
 func (s *Server) streamARNOf(d *fdyno.TableDescription) string {
@@ -114,37 +169,38 @@ func (s *Server) streamARN(table string) string {
 	return s.tableARN(table) + "/stream/" + streamLabel
 }
 
-// streamTable resolves a StreamArn to its table's handle and description;
-// anything that is not the ARN of an enabled stream is a
-// ResourceNotFoundException.
-func (s *Server) streamTable(c *call, arn *string) (*fdyno.Table, *fdyno.TableDescription, error) {
+// streamTable resolves a StreamArn to its table's handle and description
+// and the stream; anything that is not the ARN of an enabled stream or of
+// one disabled less than 24 hours ago is a ResourceNotFoundException.
+func (s *Server) streamTable(c *call, arn *string) (*fdyno.Table, *fdyno.TableDescription, streamInfo, error) {
 	if arn == nil {
-		return nil, nil, missing("streamArn")
+		return nil, nil, streamInfo{}, missing("streamArn")
 	}
 	if len(*arn) < 37 || len(*arn) > 1024 {
-		return nil, nil, validation("1 validation error detected: Value '" + *arn + "' at 'streamArn' failed to satisfy constraint: Member must have length between 37 and 1024")
+		return nil, nil, streamInfo{}, validation("1 validation error detected: Value '" + *arn + "' at 'streamArn' failed to satisfy constraint: Member must have length between 37 and 1024")
 	}
 	if !wellFormedStreamARN(*arn) {
-		return nil, nil, validation("Invalid StreamArn")
+		return nil, nil, streamInfo{}, validation("Invalid StreamArn")
 	}
 	notFound := &apiError{typ: errResourceNotFound, msg: "Requested resource not found: Stream: " + *arn + " not found"}
 	rest, ok := strings.CutPrefix(*arn, "arn:aws:dynamodb:"+s.region+":000000000000:table/")
 	if !ok {
-		return nil, nil, notFound
+		return nil, nil, streamInfo{}, notFound
 	}
 	name, label, ok := strings.Cut(rest, "/stream/")
 	if !ok {
-		return nil, nil, notFound
+		return nil, nil, streamInfo{}, notFound
 	}
 	c.table = name
 	t, d, err := s.describeStreamTable(name)
 	if err != nil {
-		return nil, nil, notFound
+		return nil, nil, streamInfo{}, notFound
 	}
-	if current, _ := streamOf(d); d.StreamViewType == "" || label != current {
-		return nil, nil, notFound
+	si, ok := findStream(d, label, s.now())
+	if !ok {
+		return nil, nil, streamInfo{}, notFound
 	}
-	return t, d, nil
+	return t, d, si, nil
 }
 
 // wellFormedStreamARN reports whether arn has the form of a stream ARN,
@@ -229,18 +285,21 @@ func (s *Server) listStreams(c *call, in *listStreamsInput, t *fdyno.Table) (any
 			return nil, err
 		}
 	}
-	after := ""
+	after, afterLabel := "", ""
 	if in.ExclusiveStartStreamArn != nil {
 		rest, ok := strings.CutPrefix(*in.ExclusiveStartStreamArn, s.tableARN(""))
-		name, _, ok2 := strings.Cut(rest, "/stream/")
+		name, label, ok2 := strings.Cut(rest, "/stream/")
 		if !ok || !ok2 {
 			return nil, validation("Invalid ExclusiveStartStreamArn: " + *in.ExclusiveStartStreamArn)
 		}
-		after = name
+		after, afterLabel = name, label
 	}
+	// Streams in (table name, label) order: a table's disabled streams
+	// before its current one (labels are times).
 	out := listStreamsOutput{Streams: []streamSummary{}}
+tables:
 	for _, name := range names {
-		if after != "" && name <= after {
+		if after != "" && name < after {
 			continue
 		}
 		_, d, err := s.describeStreamTable(name)
@@ -250,15 +309,16 @@ func (s *Server) listStreams(c *call, in *listStreamsInput, t *fdyno.Table) (any
 		if err != nil {
 			return nil, err
 		}
-		if d.StreamViewType == "" {
-			continue
+		for _, si := range streamsOf(d, s.now()) {
+			if name == after && si.label <= afterLabel {
+				continue
+			}
+			if len(out.Streams) == limit {
+				out.LastEvaluatedStreamArn = out.Streams[limit-1].StreamArn
+				break tables
+			}
+			out.Streams = append(out.Streams, streamSummary{StreamArn: s.tableARN(name) + "/stream/" + si.label, StreamLabel: si.label, TableName: name})
 		}
-		if len(out.Streams) == limit {
-			out.LastEvaluatedStreamArn = out.Streams[limit-1].StreamArn
-			break
-		}
-		label, _ := streamOf(d)
-		out.Streams = append(out.Streams, streamSummary{StreamArn: s.streamARNOf(d), StreamLabel: label, TableName: name})
 	}
 	return out, nil
 }
@@ -273,6 +333,8 @@ type describeStreamInput struct {
 
 type sequenceNumberRange struct {
 	StartingSequenceNumber string
+	// EndingSequenceNumber is set when the shard is closed.
+	EndingSequenceNumber string `json:",omitempty"`
 }
 
 type shardDescription struct {
@@ -308,11 +370,11 @@ func (in *describeStreamInput) prepare(*call) (string, error) {
 }
 
 func (s *Server) describeStream(c *call, in *describeStreamInput, _ *fdyno.Table) (any, error) {
-	_, d, err := s.streamTable(c, in.StreamArn)
+	_, d, si, err := s.streamTable(c, in.StreamArn)
 	if err != nil {
 		return nil, err
 	}
-	label, after := streamOf(d)
+	label, after := si.label, si.after
 	start := strings.Repeat("0", seqDigits)
 	if after != "" {
 		n, _ := new(big.Int).SetString(after, 10)
@@ -322,15 +384,24 @@ func (s *Server) describeStream(c *call, in *describeStreamInput, _ *fdyno.Table
 	if at, err := time.Parse(fdyno.StreamLabelLayout, label); err == nil && label != streamLabel {
 		created = float64(at.UnixMilli()) / 1000
 	}
+	status, ending := "ENABLED", ""
+	if si.closed {
+		// A closed shard ends at its last record; one without records
+		// ends where it starts.
+		status, ending = "DISABLED", start
+		if si.end != si.after {
+			ending = si.end
+		}
+	}
 	out := describeStreamOutput{StreamDescription: streamDescription{
-		StreamArn: s.streamARNOf(d), StreamLabel: label, StreamStatus: "ENABLED", CreationRequestDateTime: created,
-		StreamViewType: string(d.StreamViewType), TableName: d.TableName, KeySchema: d.KeySchema,
+		StreamArn: s.tableARN(d.TableName) + "/stream/" + label, StreamLabel: label, StreamStatus: status, CreationRequestDateTime: created,
+		StreamViewType: string(si.view), TableName: d.TableName, KeySchema: d.KeySchema,
 		Shards: []shardDescription{},
 	}}
 	// The one shard, unless the request starts after it.
 	if in.ExclusiveStartShardId == nil || *in.ExclusiveStartShardId < shardID {
 		out.StreamDescription.Shards = append(out.StreamDescription.Shards, shardDescription{
-			ShardId: shardID, SequenceNumberRange: sequenceNumberRange{StartingSequenceNumber: start}})
+			ShardId: shardID, SequenceNumberRange: sequenceNumberRange{StartingSequenceNumber: start, EndingSequenceNumber: ending}})
 	}
 	return out, nil
 }
@@ -373,15 +444,15 @@ func (in *getShardIteratorInput) prepare(*call) (string, error) {
 
 func (s *Server) getShardIterator(c *call, in *getShardIteratorInput, _ *fdyno.Table) (any, error) {
 	typ := *in.ShardIteratorType
-	t, d, err := s.streamTable(c, in.StreamArn)
+	t, d, si, err := s.streamTable(c, in.StreamArn)
 	if err != nil {
 		return nil, err
 	}
 	if *in.ShardId != shardID {
 		return nil, &apiError{typ: errResourceNotFound, msg: "Requested resource not found: Shard does not exist"}
 	}
-	_, streamAfter := streamOf(d)
-	it := shardIterator{table: d.TableName, after: streamAfter, expires: s.now().Add(iteratorLifetime)}
+	streamAfter := si.after
+	it := shardIterator{table: d.TableName, label: si.label, after: streamAfter, expires: s.now().Add(iteratorLifetime)}
 	switch typ {
 	case "TRIM_HORIZON":
 		if streamAfter != "" {
@@ -396,7 +467,9 @@ func (s *Server) getShardIterator(c *call, in *getShardIteratorInput, _ *fdyno.T
 			}
 		}
 	case "LATEST":
-		if it.after, err = s.latestSequenceNumber(); err != nil {
+		if si.closed {
+			it.after = si.end // a closed shard's end
+		} else if it.after, err = s.latestSequenceNumber(); err != nil {
 			return nil, err
 		}
 	case "AFTER_SEQUENCE_NUMBER":
@@ -470,29 +543,33 @@ func (s *Server) latestSequenceNumber() (string, error) {
 	return formatSequenceNumber(new(big.Int).SetBytes(b[:])), nil
 }
 
-// shardIterator is a decoded shard iterator: a position in table's
-// stream, after sequence number after ("" is the start).
+// shardIterator is a decoded shard iterator: a position in the stream of
+// table labelled label ("" is the current stream), after sequence number
+// after ("" is the start).
 type shardIterator struct {
 	table   string
+	label   string
 	after   string
 	expires time.Time
 }
 
 // iteratorVersion is the first byte of an encoded iterator.
-const iteratorVersion = 1
+const iteratorVersion = 2
 
 // encodeIterator returns the token of it:
 //
-//	base64url(version:1 expiry-unix-ms:8 seqlen:1 seq table) + mac
+//	base64url(version:1 expiry-unix-ms:8 seqlen:1 seq labellen:1 label table) + mac
 //
 // where mac is the first 16 bytes of HMAC-SHA256 under the server's key
 // over everything before it, also base64url.
 func (s *Server) encodeIterator(it shardIterator) string {
-	b := make([]byte, 0, 10+len(it.after)+len(it.table)+iteratorMACLen)
+	b := make([]byte, 0, 11+len(it.after)+len(it.label)+len(it.table)+iteratorMACLen)
 	b = append(b, iteratorVersion)
 	b = binary.BigEndian.AppendUint64(b, uint64(it.expires.UnixMilli()))
 	b = append(b, byte(len(it.after)))
 	b = append(b, it.after...)
+	b = append(b, byte(len(it.label)))
+	b = append(b, it.label...)
 	b = append(b, it.table...)
 	m := hmac.New(sha256.New, s.iterKey)
 	m.Write(b)
@@ -523,10 +600,16 @@ func (s *Server) decodeIterator(tok string) (shardIterator, error) {
 	if seqLen != 0 && seqLen != seqDigits || len(body) < 10+seqLen+1 {
 		return shardIterator{}, invalid
 	}
+	labelLen := int(body[10+seqLen])
+	rest := body[11+seqLen:]
+	if labelLen != 0 && labelLen != len(fdyno.StreamLabelLayout) || len(rest) < labelLen+1 {
+		return shardIterator{}, invalid
+	}
 	it := shardIterator{
 		expires: time.UnixMilli(int64(binary.BigEndian.Uint64(body[1:9]))),
 		after:   string(body[10 : 10+seqLen]),
-		table:   string(body[10+seqLen:]),
+		label:   string(rest[:labelLen]),
+		table:   string(rest[labelLen:]),
 	}
 	if it.after != "" && !validSequenceNumber(it.after) {
 		return shardIterator{}, invalid
@@ -547,8 +630,9 @@ type getRecordsInput struct {
 }
 
 type getRecordsOutput struct {
-	region            string
-	records           []fdyno.StreamRecord
+	region  string
+	records []fdyno.StreamRecord
+	// nextShardIterator is empty at the end of a closed shard.
 	nextShardIterator string
 }
 
@@ -576,10 +660,23 @@ func (s *Server) getRecords(c *call, in *getRecordsInput, _ *fdyno.Table) (any, 
 		return nil, err
 	}
 	c.table = it.table
-	notFound := &apiError{typ: errResourceNotFound, msg: "Requested resource not found: Stream: " + s.streamARN(it.table) + " not found"}
-	t, err := s.table(it.table)
+	arn := s.streamARN(it.table)
+	if it.label != "" {
+		arn = s.tableARN(it.table) + "/stream/" + it.label
+	}
+	notFound := &apiError{typ: errResourceNotFound, msg: "Requested resource not found: Stream: " + arn + " not found"}
+	t, d, err := s.describeStreamTable(it.table)
 	if err != nil {
 		return nil, notFound
+	}
+	si, ok := findStream(d, it.label, s.now())
+	if !ok {
+		return nil, notFound
+	}
+	if si.closed && it.after >= si.end {
+		// At the end of a closed shard: no records, no next iterator.
+		// (Sequence numbers have one length; "" is the start.)
+		return getRecordsOutput{region: s.region, records: []fdyno.StreamRecord{}}, nil
 	}
 	page, err := t.GetRecords(s.db, fdyno.GetRecordsInput{ExclusiveStartSequenceNumber: it.after, Limit: limit})
 	var te *fdyno.TrimmedDataAccessError
@@ -593,7 +690,18 @@ func (s *Server) getRecords(c *call, in *getRecordsInput, _ *fdyno.Table) (any, 
 	case err != nil:
 		return nil, err
 	}
-	next := shardIterator{table: it.table, after: page.LastEvaluatedSequenceNumber, expires: s.now().Add(iteratorLifetime)}
+	if si.closed {
+		// A closed shard ends at its last record: the page stops there,
+		// and the page that reaches it has no next iterator.
+		n := len(page.Records)
+		for n > 0 && page.Records[n-1].SequenceNumber > si.end {
+			n--
+		}
+		if n < len(page.Records) || !page.More || n > 0 && page.Records[n-1].SequenceNumber == si.end {
+			return getRecordsOutput{region: s.region, records: page.Records[:n]}, nil
+		}
+	}
+	next := shardIterator{table: it.table, label: it.label, after: page.LastEvaluatedSequenceNumber, expires: s.now().Add(iteratorLifetime)}
 	return getRecordsOutput{region: s.region, records: page.Records, nextShardIterator: s.encodeIterator(next)}, nil
 }
 
@@ -609,8 +717,11 @@ func (o getRecordsOutput) appendJSON(dst []byte) []byte {
 		ob.b = appendStreamRecord(ob.b, o.region, r)
 	}
 	ob.b = append(ob.b, ']')
-	ob.key("NextShardIterator")
-	ob.b = appendString(ob.b, o.nextShardIterator)
+	if o.nextShardIterator != "" {
+		// Absent at the end of a closed shard.
+		ob.key("NextShardIterator")
+		ob.b = appendString(ob.b, o.nextShardIterator)
+	}
 	return ob.close()
 }
 

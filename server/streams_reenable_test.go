@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +17,7 @@ import (
 // was created (for a stream enabled with the table, the table's creation
 // time), and enabling a table's stream again creates a new stream, with
 // a new label and ARN, whose records are only those written since; the
-// old ARN is no longer served.
+// old ARN is served, DISABLED, for 24 hours.
 func TestSDKStreamReenabled(t *testing.T) {
 	ts := newTestServer(t, Config{TTLSweepInterval: -1})
 	c := ts.client(testCredentials)
@@ -89,10 +88,11 @@ func TestSDKStreamReenabled(t *testing.T) {
 		aws.ToString(got.Shards[0].SequenceNumberRange.StartingSequenceNumber) == strings.Repeat("0", seqDigits) {
 		t.Errorf("DescribeStream of the re-enabled stream = %+v", got)
 	}
-	// The first stream is gone.
-	_, err = sc.DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(first)})
-	var nf *st.ResourceNotFoundException
-	if !errors.As(err, &nf) {
-		t.Errorf("DescribeStream of the first stream: %v, want ResourceNotFoundException", err)
+	// The first stream is DISABLED, readable for 24 hours after it was
+	// disabled (DynamoDB's "Disabling a stream";
+	// streams_disabled_test.go follows it to its expiry).
+	old, err := sc.DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(first)})
+	if err != nil || old.StreamDescription.StreamStatus != st.StreamStatusDisabled {
+		t.Errorf("DescribeStream of the first stream: %+v, %v, want DISABLED", old, err)
 	}
 }

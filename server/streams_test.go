@@ -294,13 +294,21 @@ func TestSDKStreams(t *testing.T) {
 		t.Errorf("NextShardIterator at the end (-want +got):\n%s", diff)
 	}
 
-	// A disabled stream is no longer listed or readable.
+	// A disabled stream stays readable for 24 hours, its shard closed
+	// (DynamoDB's "Disabling a stream"; streams_disabled_test.go): an
+	// iterator issued while it was enabled reads up to its last record,
+	// and then has no NextShardIterator.
 	if _, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("Keys"),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = sc.GetRecords(ctx(t), &dynamodbstreams.GetRecordsInput{ShardIterator: tail})
-	wantAPIError(t, err, "ResourceNotFoundException", "Keys")
+	closed, err := sc.GetRecords(ctx(t), &dynamodbstreams.GetRecordsInput{ShardIterator: tail})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantLater, toWire(t, closed.Records)); diff != "" || closed.NextShardIterator != nil {
+		t.Errorf("GetRecords of the disabled stream: NextShardIterator %v (-want +got):\n%s", closed.NextShardIterator, diff)
+	}
 	dt, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Keys")})
 	if err != nil || dt.Table.LatestStreamArn != nil || dt.Table.StreamSpecification != nil {
 		t.Errorf("DescribeTable after disabling: %+v, %v", dt, err)
