@@ -62,27 +62,35 @@ func FuzzRequest(f *testing.F) {
 		if name == "DeleteTable" && strings.Contains(string(body), `"Fuzz"`) {
 			return // keep the table the other inputs use
 		}
-		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(string(body)))
-		req.Header.Set("Content-Type", contentType)
 		target := targetPrefix + name
 		if strings.HasPrefix(name, streamsTargetPrefix) {
 			target = name
 		}
-		req.Header.Set("X-Amz-Target", target)
-		rec := httptest.NewRecorder()
-		ts.Server.ServeHTTP(rec, req)
-		var out map[string]any
-		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
-			t.Fatalf("%s %q: status %d, body %q is not a JSON object: %v", name, body, rec.Code, rec.Body, err)
-		}
-		switch {
-		case rec.Code == http.StatusOK:
-		case rec.Code >= 400 && rec.Code < 500:
-			if typ, _ := out["__type"].(string); !strings.Contains(typ, "#") {
-				t.Fatalf("%s %q: status %d without a __type: %s", name, body, rec.Code, rec.Body)
-			}
-		default:
-			t.Fatalf("%s %q: status %d: %s\n%s", name, body, rec.Code, rec.Body, ts.logs.String())
-		}
+		checkWireAnswer(t, ts, target, body)
 	})
+}
+
+// checkWireAnswer posts body to ts as operation target and fails t unless
+// the answer is a JSON object with status 200, or a 4xx carrying
+// DynamoDB's __type: whatever the bytes, never a 500 or a broken answer.
+func checkWireAnswer(t *testing.T, ts *testServer, target string, body []byte) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("X-Amz-Target", target)
+	rec := httptest.NewRecorder()
+	ts.Server.ServeHTTP(rec, req)
+	var out map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+		t.Fatalf("%s %q: status %d, body %q is not a JSON object: %v", target, body, rec.Code, rec.Body, err)
+	}
+	switch {
+	case rec.Code == http.StatusOK:
+	case rec.Code >= 400 && rec.Code < 500:
+		if typ, _ := out["__type"].(string); !strings.Contains(typ, "#") {
+			t.Fatalf("%s %q: status %d without a __type: %s", target, body, rec.Code, rec.Body)
+		}
+	default:
+		t.Fatalf("%s %q: status %d: %s\n%s", target, body, rec.Code, rec.Body, ts.logs.String())
+	}
 }

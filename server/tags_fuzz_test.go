@@ -1,9 +1,6 @@
 package server
 
 import (
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -35,23 +32,6 @@ func FuzzTagRequest(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, op uint8, body []byte) {
 		name := ops[int(op)%len(ops)]
-		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(string(body)))
-		req.Header.Set("Content-Type", contentType)
-		req.Header.Set("X-Amz-Target", targetPrefix+name)
-		rec := httptest.NewRecorder()
-		ts.Server.ServeHTTP(rec, req)
-		var out map[string]any
-		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
-			t.Fatalf("%s %q: status %d, body %q is not a JSON object: %v", name, body, rec.Code, rec.Body, err)
-		}
-		switch {
-		case rec.Code == http.StatusOK:
-		case rec.Code >= 400 && rec.Code < 500:
-			if typ, _ := out["__type"].(string); !strings.Contains(typ, "#") {
-				t.Fatalf("%s %q: status %d without a __type: %s", name, body, rec.Code, rec.Body)
-			}
-		default:
-			t.Fatalf("%s %q: status %d: %s\n%s", name, body, rec.Code, rec.Body, ts.logs.String())
-		}
+		checkWireAnswer(t, ts, targetPrefix+name, body)
 	})
 }
