@@ -81,24 +81,16 @@ type rawCond struct {
 // field, such as "Expected", for messages), sorted by attribute name so
 // that validation reports the same error for the same request.
 func decodeConds(member string, raw legacyParam) ([]legacyCond, error) {
-	var m map[string]*rawCond
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, serializationOf(err)
+	names, m, err := decodeLegacyMap[rawCond](raw)
+	if err != nil {
+		return nil, err
 	}
-	names := make([]string, 0, len(m))
-	for name := range m {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	conds := make([]legacyCond, 0, len(m))
 	for _, name := range names {
 		if err := checkLegacyName(name); err != nil {
 			return nil, err
 		}
 		rc := m[name]
-		if rc == nil {
-			rc = &rawCond{}
-		}
 		c := legacyCond{attr: name, exists: rc.Exists, hasList: rc.AttributeValueList != nil}
 		if rc.ComparisonOperator != nil {
 			c.op = *rc.ComparisonOperator
@@ -320,4 +312,23 @@ func joinConds(ph *placeholders, conds []legacyCond, op string) string {
 		parts[i] = condExpr(ph, c)
 	}
 	return strings.Join(parts, " "+op+" ")
+}
+
+// decodeLegacyMap decodes a legacy map of attribute names to members (a
+// JSON null member decodes as the zero member) and returns its names
+// sorted, so that validation reports the same error for the same request.
+func decodeLegacyMap[T any](raw legacyParam) ([]string, map[string]*T, error) {
+	var m map[string]*T
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, nil, serializationOf(err)
+	}
+	names := make([]string, 0, len(m))
+	for name, v := range m {
+		names = append(names, name)
+		if v == nil {
+			m[name] = new(T)
+		}
+	}
+	sort.Strings(names)
+	return names, m, nil
 }

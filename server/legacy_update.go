@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
 	"strings"
 
 	"github.com/fdyno/fdyno"
@@ -44,24 +43,16 @@ type rawUpdate struct {
 // decodeUpdates decodes and validates AttributeUpdates, sorted by
 // attribute name.
 func decodeUpdates(raw legacyParam) ([]legacyUpdate, error) {
-	var m map[string]*rawUpdate
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, serializationOf(err)
+	names, m, err := decodeLegacyMap[rawUpdate](raw)
+	if err != nil {
+		return nil, err
 	}
-	names := make([]string, 0, len(m))
-	for name := range m {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	ups := make([]legacyUpdate, 0, len(m))
 	for _, name := range names {
 		if err := checkLegacyName(name); err != nil {
 			return nil, err
 		}
 		ru := m[name]
-		if ru == nil {
-			ru = &rawUpdate{}
-		}
 		u := legacyUpdate{attr: name, action: "PUT"}
 		if ru.Action != nil {
 			u.action = *ru.Action
