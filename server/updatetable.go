@@ -164,16 +164,3 @@ func (s *Server) updateTable(c *call, in *updateTableInput, t *fdyno.Table) (any
 	}
 	return updateTableOutput{TableDescription: s.describe(d, "ACTIVE")}, nil
 }
-
-// describeTableOutput returns the description of table name.
-func (s *Server) describeTableOutput(name string) (any, error) {
-	t, err := s.table(name)
-	if err != nil {
-		return nil, err
-	}
-	d, err := t.Describe(s.db)
-	if err != nil {
-		return nil, err
-	}
-	return updateTableOutput{TableDescription: s.describe(d, "ACTIVE")}, nil
-}
