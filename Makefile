@@ -40,7 +40,7 @@ BINDINGS_TESTS := $(BINDINGS) $(BINDINGS)/tuple $(BINDINGS)/subspace
 # libfdb_c.so at run time and Go's cache does not see it change.
 TESTFLAGS ?= -count=1 -timeout 10m
 
-.PHONY: crash-soak durable-conformance
+.PHONY: crash-soak durable-conformance private-dir-test
 .PHONY: all demo server run-server bench-server test fmt-check vet go-test bindings-test fdblite-test bench fdblite install-fdblite clean
 
 all: test
@@ -66,7 +66,16 @@ bench-server: fdblite
 	$(GO) build -o build/fdyno-server ./cmd/fdyno-server
 	$(GO) run ./cmd/fdyno-bench --fdyno-server build/fdyno-server --dynalite build/dynalite/node_modules/dynalite/cli.js $(BENCHSERVERFLAGS)
 
-test: fdblite fmt-check vet go-test bindings-test fdblite-test durable-conformance
+test: fdblite fmt-check vet go-test bindings-test fdblite-test durable-conformance private-dir-test
+
+# The tests that run a child as another user (fdblite's permission tests,
+# as root), once more with libfdb_c.so reachable only through a directory
+# of mode 0700, as in a checkout under /root or a private home: the child
+# cannot follow the binary's run path and must get the library another way.
+private-dir-test: fdblite
+	@d=$$(mktemp -d) && chmod 700 $$d && mkdir $$d/lib && cp $(FDBLITE_LIB)/libfdb_c.so $$d/lib/ && \
+	CGO_LDFLAGS="-L$$d/lib -Wl,-rpath,$$d/lib" $(GO) test -c -o $$d/crashtest.test ./fdblite/crashtest && \
+	cd fdblite/crashtest && $$d/crashtest.test -test.count=1 -test.run '^TestOpen'; s=$$?; rm -rf $$d; exit $$s
 
 # fdblite's conformance tests once more on a durable default database
 # (FDBLITE_DATA_DIR): durable mode keeps every behaviour of the in-memory one.

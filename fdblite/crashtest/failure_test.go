@@ -131,6 +131,20 @@ func probe(t *testing.T, mode, dir string, cred *syscall.Credential, env ...stri
 		if err := os.WriteFile(bin, b, 0o755); err != nil {
 			t.Fatal(err)
 		}
+		// The binary finds libfdb_c.so through its run path, a directory
+		// of the checkout, which the other user cannot enter when the
+		// checkout lives in a private home or temporary directory. Give
+		// the child a copy beside the binary; LD_LIBRARY_PATH is searched
+		// before the run path.
+		lib := loadedClientLibrary(t)
+		b, err = os.ReadFile(lib)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, filepath.Base(lib)), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		env = append([]string{"LD_LIBRARY_PATH=" + d}, env...)
 	}
 	cmd := exec.Command(bin, "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), envProbe+"="+mode, envDir+"="+dir), env...)
@@ -146,6 +160,24 @@ func probe(t *testing.T, mode, dir string, cred *syscall.Credential, env ...stri
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	t.Logf("probe %s: %d lines, last %q; stderr: %s", mode, len(lines), lines[len(lines)-1], strings.TrimSpace(stderr.String()))
 	return lines
+}
+
+// loadedClientLibrary is the path of the libfdb_c this process loaded,
+// read from /proc/self/maps.
+func loadedClientLibrary(t *testing.T) string {
+	t.Helper()
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(maps), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 6 && strings.HasPrefix(filepath.Base(f[5]), "libfdb_c.so") {
+			return f[5]
+		}
+	}
+	t.Fatal("libfdb_c.so is not among this process's mappings")
+	return ""
 }
 
 // nobody is the credential of an unprivileged user, for tests of
