@@ -20,7 +20,8 @@ func TestTrimStream(t *testing.T) {
 	db := fdblitetest.Open(t)
 	ctx := context.Background()
 	for _, shards := range []int{1, 4} {
-		tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, shards))
+		clock := newBatchClock()
+		tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, shards), WithClock(clock.Now))
 		putN(t, db, tbl, 0, 30)
 		all := readStream(t, db, tbl)
 		c, _ := tbl.Consumer("slow")
@@ -60,13 +61,13 @@ func TestTrimStream(t *testing.T) {
 		if err := c.Deregister(db); err != nil {
 			t.Fatal(err)
 		}
-		// Nothing is older than an hour; everything is older than the future.
+		// Nothing is older than an hour, until the table's clock moves.
 		if out, err = tbl.TrimStream(ctx, db, TrimStreamInput{OlderThan: time.Hour}); err != nil || out.Trimmed != 0 {
 			t.Errorf("shards=%d: trim older than an hour = %+v, %v; want none", shards, out, err)
 		}
-		time.Sleep(2 * time.Millisecond)
-		if out, err = tbl.TrimStream(ctx, db, TrimStreamInput{OlderThan: time.Millisecond}); err != nil || out.Trimmed != 10 {
-			t.Errorf("shards=%d: trim older than 1ms = %+v, %v; want the 10 left", shards, out, err)
+		clock.Advance(2 * time.Hour)
+		if out, err = tbl.TrimStream(ctx, db, TrimStreamInput{OlderThan: time.Hour}); err != nil || out.Trimmed != 10 {
+			t.Errorf("shards=%d: trim older than an hour, two hours later = %+v, %v; want the 10 left", shards, out, err)
 		}
 		// The counts stay right: new records, then KeepLast again.
 		putN(t, db, tbl, 100, 6)
