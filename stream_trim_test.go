@@ -9,6 +9,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -129,8 +130,7 @@ func TestTrimConcurrentWithConsumer(t *testing.T) {
 	}()
 	const n = 60
 	putN(t, db, src, 0, n) // distinct items: n INSERT records
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testtime.WaitUntil(t, "the consumer to process every record", func() bool {
 		items := 0
 		for _, err := range fx.tbl.ScanAll(context.Background(), db, ScanInput{}) {
 			if err != nil {
@@ -138,14 +138,8 @@ func TestTrimConcurrentWithConsumer(t *testing.T) {
 			}
 			items++
 		}
-		if items == n {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("consumer processed %d of %d records", items, n)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		return items == n
+	})
 	cancel()
 	if err := <-runErr; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v", err)
