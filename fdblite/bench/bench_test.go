@@ -221,7 +221,8 @@ func load(b *testing.B, n int) *loaded {
 	}
 	loadTime := time.Since(start)
 	// Let the write-conflict history of the load age out of the 5-second
-	// window, then commit once so that fdblite reclaims it, and measure.
+	// window (real time: the thing measured), then commit once so that
+	// fdblite reclaims it, and measure.
 	time.Sleep(mvccWindow + 500*time.Millisecond)
 	mustTransact(b, db, func(tr fdb.Transaction) { tr.Set(makeKey(buf, 0), makeValue(0)) })
 	after, err := fdblitetest.ReadStats(db)
