@@ -14,7 +14,7 @@ import (
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
 
-// Change streams (issue 6). When a table's schema has a StreamViewType,
+// Change streams. When a table's schema has a StreamViewType,
 // every Put, Update and Delete that changes an item also writes a change
 // record, in the same transaction as the change, at
 //
