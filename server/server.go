@@ -27,8 +27,9 @@
 // of another service (DynamoDBStreams_20120810.GetRecords) registers the
 // same way.
 //
-// See cmd/fdyno-server for the command and README.md for what is
-// supported.
+// See cmd/fdyno-server for the command, README.md for running it, and
+// docs/differences.md for what is served and how it differs from
+// DynamoDB.
 package server
 
 import (
