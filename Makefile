@@ -7,7 +7,8 @@
 #   make run-server SERVERFLAGS=...    run fdyno-server on 127.0.0.1:8000
 #   make bench-server                  fdyno-server vs dynalite (installed by npm into build/dynalite)
 #                                      and a floor server (fixed answers): the ceiling
-#   make crash-soak SOAK_ROUNDS=1000   kill -9 durable writers SOAK_ROUNDS times (fdblite, then through fdyno)
+#   make crash-soak SOAK_ROUNDS=1000   kill -9 durable writers SOAK_ROUNDS times (fdblite, then through fdyno;
+#                                      FDBLITE_CRASH_SEED / FDYNO_CRASH_SEED replay a logged seed)
 #   make install-fdblite PREFIX=/usr/local
 #                                      install fdblite's libfdb_c.so and headers
 #

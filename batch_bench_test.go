@@ -9,7 +9,7 @@ import (
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
 
-// Batch and transaction benchmarks (issue 7, item 7), each beside the
+// Batch and transaction benchmarks, each beside the
 // item-at-a-time way and the raw FoundationDB operations it amounts to,
 // on the same fdblite database.
 

@@ -294,7 +294,7 @@ func (f recordingFuture) Get() ([]byte, error) {
 
 // BatchGet's reads are all in flight before the first is waited on: every
 // head read starts before any head is awaited, and every chunk read of
-// the chunked items starts before any chunk is awaited (issue 7, item 1).
+// the chunked items starts before any chunk is awaited.
 // When the table's schema changed since the request was validated, the
 // head reads restarted under the new state are in flight together too.
 func TestBatchGetStartsEveryReadFirst(t *testing.T) {

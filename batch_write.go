@@ -269,7 +269,7 @@ func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 		if c.new == nil && c.oldKnown && c.old == nil {
 			continue // deleting an absent item: nothing to write
 		}
-		if err := writeItem(tr, c, reqs[i].t.maxItemSize, reqs[i].t.chunkThreshold); err != nil {
+		if err := writeItem(tr, reqs[i].t, c); err != nil {
 			return withOp(op, err)
 		}
 	}

@@ -54,8 +54,7 @@ func TestComposeWithCallerTransaction(t *testing.T) {
 
 // An error returned by an operation inside the caller's own Transaction
 // leaves nothing of that operation written in it: the caller may go on
-// and commit the rest (issue 4: "Validate everything before the first
-// write").
+// and commit the rest: every check comes before the first write.
 func TestErrorInCallerTransactionWritesNothing(t *testing.T) {
 	db := fdblitetest.Open(t)
 	tbl := newTestTable(t, db, hashOnly, WithMaxItemSize(1000))

@@ -8,7 +8,7 @@ import (
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
-// TestCursorTampered checks issue 5's cursor rules: a cursor from another
+// TestCursorTampered checks the cursor rules (cursor.go): a cursor from another
 // table, query, segment or direction is refused with a validation error,
 // and a cursor changed byte by byte is either refused or resumes inside
 // the query's own key range.

@@ -61,7 +61,7 @@ func (t *Table) Delete(tx fdb.Transactor, in DeleteInput) (*DeleteOutput, error)
 			return out, nil // nothing to delete
 		}
 		c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld, sole: ownsTransaction(tx)}
-		if err := writeItem(tr, c, t.maxItemSize, t.chunkThreshold); err != nil {
+		if err := writeItem(tr, t, c); err != nil {
 			return nil, withOp(op, err)
 		}
 		if allOld {

@@ -150,57 +150,12 @@
 //
 // # Differences from DynamoDB
 //
-//   - Items may be larger than 400 KB: [WithMaxItemSize] allows up to
-//     [MaxItemSizeLimit] (4 MB); the default is DynamoDB's 400 KB.
-//   - Reads are always strongly consistent, on global secondary indexes
-//     too; ConsistentRead is accepted and ignored, except that, as in
-//     DynamoDB, ConsistentRead true on a GSI is a ValidationException.
-//   - Tables are usable as soon as Open returns: there is no CREATING or
-//     DELETING state, and no ResourceInUseException for them.
-//   - Opening an existing table with a different schema fails with
-//     ResourceInUseException rather than DynamoDB's "table already exists".
-//   - A GSI added by UpdateTable becomes ACTIVE only when the caller runs
-//     [Table.Backfill] (resumable, batch by batch). Deleting a GSI removes
-//     it and its entries in one transaction: there is no DELETING state.
-//   - An index projection longer than 10 KB is not copied into the entry:
-//     a Query on the index reads it from the base item, in the same
-//     transaction.
-//   - Streams: records are kept until [Table.TrimStream] removes them
-//     (DynamoDB keeps 24 hours); they are read by sequence number, not
-//     shard iterators; StreamShards is a fixed, schema-chosen number of
-//     ordered ranges merged on read (DynamoDB's shards split and close);
-//     ApproximateCreationDateTime has microseconds; the order within one
-//     transaction relies on snapshot read-your-writes (do not disable
-//     it), and a caller's transaction that may see commit_unknown_result
-//     must set automatic_idempotency or its retry can record a change
-//     twice.
-//   - BatchGet, BatchWrite, TransactGet and TransactWrite are bounded by
-//     FoundationDB's limits (10 MB, 5 s), not DynamoDB's counts (100 keys,
-//     25 requests, 100 actions); BatchGet returns items in request order.
-//     In TransactWrite, problems of the request itself (expressions, two
-//     actions on one item) are a ValidationException; an item that does
-//     not fit its table and outcomes that depend on stored items are
-//     cancellation reasons, as in DynamoDB; TransactionConflict never
-//     appears (a conflict retries).
-//   - The TTL sweeper runs where and when the caller runs it; HideExpired
-//     on Query and Scan is fdyno's own parameter.
-//   - Scan returns items in key order (DynamoDB's order is by partition
-//     hash), and parallel scan segments split the partition keys' encoded
-//     bytes evenly, so partition keys that share leading bytes (such as
-//     small numbers) crowd into few segments.
-//   - Query and Scan take a PageSize in bytes (1 MB by default, as
-//     DynamoDB's page) and return, beside LastEvaluatedKey, an opaque
-//     Cursor that resumes only the query that made it. QueryAll and
-//     ScanAll walk every page, one FoundationDB transaction per page.
-//   - Invalid UTF-8 in strings is stored as given; DynamoDB's JSON wire
-//     protocol cannot carry it.
-//   - Empty attribute names inside maps are accepted; only top-level
-//     attribute names must be non-empty.
-//   - The Go API takes expressions only. DynamoDB's legacy parameters
-//     (Expected, ConditionalOperator, AttributeUpdates, KeyConditions,
-//     QueryFilter, ScanFilter, AttributesToGet) are accepted at the wire
-//     by fdyno-server, which translates each into the expression it
-//     stands for: one evaluator serves both forms, and Go code ported from
-//     the SDK's legacy fields is clearer written once as an expression
-//     than through a second API.
+// fdyno follows DynamoDB's API: its operations, parameters, limits, error
+// names and answers. Where it differs, it is mostly because FoundationDB
+// gives more (strongly consistent reads on every index, transactions
+// bounded by FoundationDB's 10 MB and 5 seconds rather than DynamoDB's
+// counts, a change stream ordered across the whole table and kept until
+// trimmed) or because a DynamoDB behaviour only manages DynamoDB's own
+// servers (table states, capacity, shard lineage). The repository's
+// docs/differences.md is the one list of every difference, and why.
 package fdyno

@@ -17,6 +17,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testseed"
 )
 
 // The crash test through fdyno: a child process writes items (Put, Update,
@@ -29,10 +30,15 @@ import (
 // acknowledged write survived, that an unacknowledged one is there whole
 // or not at all, and that stream sequence numbers keep increasing across
 // restarts. FDYNO_CRASH_ROUNDS=N sets the number of kills.
+//
+// One seed draws the kill moments and every child's operations; a failing
+// run logs it, and FDYNO_CRASH_SEED=<seed> replays its random choices
+// (the moments the kills land in the writers' work still vary).
 
 const (
 	envCrashDir   = "FDYNO_CRASHTEST_DIR"
 	envCrashRound = "FDYNO_CRASHTEST_ROUND"
+	envCrashSeed  = "FDYNO_CRASH_SEED"
 	crashWriters  = 4
 	crashRounds   = 20
 )
@@ -65,13 +71,14 @@ func TestDurableCrashChild(t *testing.T) {
 		t.Skip("the child of TestDurableCrash")
 	}
 	round, _ := strconv.Atoi(os.Getenv(envCrashRound))
-	if err := crashChild(dir, round); err != nil {
+	seed, _ := strconv.ParseUint(os.Getenv(envCrashSeed), 10, 64)
+	if err := crashChild(dir, round, seed); err != nil {
 		fmt.Fprintln(os.Stderr, "crash child:", err)
 		os.Exit(3)
 	}
 }
 
-func crashChild(dir string, round int) error {
+func crashChild(dir string, round int, seed uint64) error {
 	db, err := fdblitetest.OpenDir(dir)
 	if err != nil {
 		return err
@@ -133,7 +140,7 @@ func crashChild(dir string, round int) error {
 	errs := make(chan error, crashWriters)
 	for w := 0; w < crashWriters; w++ {
 		go func() {
-			r := rand.New(rand.NewPCG(uint64(round), uint64(w)))
+			r := rand.New(rand.NewPCG(seed+uint64(round), uint64(w)))
 			for n := 1; ; n++ {
 				id := fmt.Sprintf("%d.%d.%d", round, w, n)
 				_, err := crashOp(db, tbl, r, w, id, func(ws []crashWrite) {
@@ -223,10 +230,10 @@ type crashRun struct {
 	ackOrder map[int][][]crashWrite // writer -> writes of its acknowledged operations, in order
 }
 
-func runCrashChild(t *testing.T, dir string, round int, r *rand.Rand, check bool) crashRun {
+func runCrashChild(t *testing.T, dir string, round int, seed uint64, r *rand.Rand, check bool) crashRun {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestDurableCrashChild$")
-	cmd.Env = append(os.Environ(), envCrashDir+"="+dir, envCrashRound+"="+strconv.Itoa(round))
+	cmd.Env = append(os.Environ(), envCrashDir+"="+dir, envCrashRound+"="+strconv.Itoa(round), envCrashSeed+"="+strconv.FormatUint(seed, 10))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -287,7 +294,7 @@ func runCrashChild(t *testing.T, dir string, round int, r *rand.Rand, check bool
 		t.Fatalf("round %d: the child did not start; stderr:\n%s", round, stderr.String())
 	}
 	if !check {
-		time.Sleep(time.Duration(20+r.IntN(200)) * time.Millisecond)
+		time.Sleep(time.Duration(20+r.IntN(200)) * time.Millisecond) // the thing tested: a kill at a random moment
 	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	if err := <-done; err != nil {
@@ -310,12 +317,13 @@ func TestDurableCrash(t *testing.T) {
 		rounds = 3
 	}
 	dir := t.TempDir()
-	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+	seed := testseed.Seed(t, envCrashSeed)
+	r := rand.New(rand.NewPCG(seed, 2))
 	want := map[string]string{} // key -> v of the last write that must be there
 	var prev crashRun
 	acked, unackedPresent := 0, 0
 	for round := 0; round <= rounds; round++ {
-		cur := runCrashChild(t, dir, round, r, round == rounds)
+		cur := runCrashChild(t, dir, round, seed, r, round == rounds)
 		for _, p := range cur.problems {
 			t.Errorf("round %d: %s", round, p)
 		}

@@ -7,9 +7,8 @@ package fdyno
 // conditions and operands in expression_parse.go, condition evaluation in
 // expression_eval.go and UpdateExpression in expression_update.go.
 //
-// The grammar is the one in the "Expression grammar" section of
-// /work/shared/dynamodb-facts.md, restated from the DynamoDB developer
-// guide's expressions chapter:
+// The grammar is restated from the DynamoDB developer guide's expressions
+// chapter:
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.html
 
 import (

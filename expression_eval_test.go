@@ -8,8 +8,8 @@ import (
 
 // The expected results in these tables come from the DynamoDB developer
 // guide ("Condition and filter expressions, operators, and functions",
-// "Comparison operator and function reference") and from
-// /work/shared/dynamodb-facts.md, never from fdyno's output.
+// "Comparison operator and function reference"), never from fdyno's
+// output.
 
 // exprTestItem is the item the condition tables evaluate against.
 func exprTestItem() Item {

@@ -1,7 +1,7 @@
 package fdyno
 
-// KeyConditionExpression, Query's choice of items by key (the "key-cond"
-// rule of the grammar in /work/shared/dynamodb-facts.md):
+// KeyConditionExpression, Query's choice of items by key (the key
+// condition rules of DynamoDB's Query documentation), as a grammar:
 //
 //	key-cond := pk-eq [ AND sk-cond ]      either order, parentheses allowed
 //	pk-eq    := pk = :v | :v = pk

@@ -9,7 +9,7 @@ import (
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
-// Index benchmarks (issue 5, item 7), beside the raw FoundationDB work
+// Index benchmarks, beside the raw FoundationDB work
 // they amount to.
 
 // gsiSchema returns hashOnly with n GSIs g0…g(n-1), each on its own S

@@ -9,7 +9,7 @@ import (
 )
 
 // Each fdyno benchmark runs next to the raw FoundationDB operations it
-// rests on, on the same fdblite database (issue 4, item 7): the raw
+// rests on, on the same fdblite database: the raw
 // siblings use the same keys and bytes, without fdyno's metadata-version
 // check, validation and expression handling.
 

@@ -16,7 +16,7 @@ func nest(v Value, n int) Value {
 	return v
 }
 
-// Expected outcomes come from DynamoDB's rules (shared/dynamodb-facts.md):
+// Expected outcomes come from DynamoDB's documented rules:
 // names 1..65535 bytes, nesting depth 32 (31 wrappers accepted, 32
 // rejected, as observed), empty sets and duplicate members rejected (NS
 // numerically), empty strings, binaries, lists and maps allowed.

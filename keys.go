@@ -862,7 +862,7 @@ func (k tableKeys) backfillKey(index string) fdb.Key {
 	return k.backfill.Pack(tuple.Tuple{index})
 }
 
-// ---- Batches, transactions and TTL (issue 7): ClientRequestToken records ----
+// ---- Batches, transactions and TTL: ClientRequestToken records ----
 //
 // A TransactWrite's ClientRequestToken is remembered for
 // [ClientRequestTokenWindow] in the content subspace of the root directory

@@ -91,7 +91,7 @@ func (t *Table) put(tr fdb.Transaction, st0 *tableState, kv, enc []byte, in PutI
 		return nil, err
 	}
 	c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld, new: in.Item, enc: enc, sole: sole}
-	if err := writeItem(tr, c, t.maxItemSize, t.chunkThreshold); err != nil {
+	if err := writeItem(tr, t, c); err != nil {
 		return nil, withOp(op, err)
 	}
 	out := &PutOutput{}

@@ -9,7 +9,7 @@ import (
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
-// Query benchmarks (issue 5, item 7), each beside the raw FoundationDB
+// Query benchmarks, each beside the raw FoundationDB
 // work it rests on: one range read of the same keys and DecodeItem of
 // every value, without fdyno's metadata-version check, planning,
 // key splitting and page bookkeeping.

@@ -6,10 +6,10 @@ import (
 	"iter"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -307,8 +307,20 @@ func TestRoundTripBudgetTail(t *testing.T) {
 	// put, and the delivery page after the watch fires.
 	var got StreamRecord
 	total := f.count(t, func() error {
+		base, err := fdblitetest.ReadStats(f.db)
+		if err != nil {
+			return err
+		}
 		go func() {
-			time.Sleep(50 * time.Millisecond) // let the tail reach its watch
+			// Put once the tail's empty page has its read version and
+			// wave: the page misses the put, and the watch the page sets
+			// fires for it (a watch fires for any change after the
+			// page's read version, even before the watch is set).
+			testtime.Poll(func() bool {
+				s, err := fdblitetest.ReadStats(f.db)
+				d := s.RoundTrips.Sub(base.RoundTrips)
+				return err != nil || d.ReadVersions >= 1 && d.ReadWaves >= 1
+			})
 			_, _ = f.stream.Put(f.db, put)
 		}()
 		r, err, ok := next()

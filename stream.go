@@ -14,7 +14,7 @@ import (
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
 
-// Change streams (issue 6). When a table's schema has a StreamViewType,
+// Change streams. When a table's schema has a StreamViewType,
 // every Put, Update and Delete that changes an item also writes a change
 // record, in the same transaction as the change, at
 //
@@ -235,8 +235,9 @@ func ownsTransaction(tx fdb.Transactor) bool {
 
 // prepareRecord returns the change record of c (nil if c changes nothing),
 // with its sequence order taken, having written nothing. enc is the
-// encoding of the new item (nil for a deletion).
-func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte) (*pendingRecord, error) {
+// encoding of the new item (nil for a deletion); at is the writer's clock
+// (the handle's, [WithClock]), the record's ApproximateCreationDateTime.
+func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte, at time.Time) (*pendingRecord, error) {
 	encLen := len(enc)
 	st := c.st
 	if !c.oldKnown {
@@ -277,7 +278,7 @@ func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte) (*pendingRecord
 	if newImg != nil {
 		newEnc = enc
 	}
-	buf, err := appendRecord(make([]byte, 1, 64+len(newEnc)), event, c.byTTL, view, time.Now(), keys, newImg, newEnc, oldImg)
+	buf, err := appendRecord(make([]byte, 1, 64+len(newEnc)), event, c.byTTL, view, at, keys, newImg, newEnc, oldImg)
 	if err != nil {
 		return nil, err
 	}

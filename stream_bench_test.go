@@ -10,7 +10,7 @@ import (
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
-// Stream benchmarks (issue 6, item 9), each beside the raw FoundationDB
+// Stream benchmarks, each beside the raw FoundationDB
 // operations it rests on, on the same fdblite database.
 
 func benchStreamTable(b *testing.B, db fdb.Database, name string, view StreamViewType, shards int) *Table {

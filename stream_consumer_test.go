@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -89,15 +89,23 @@ func TestConsumerExactlyOnce(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("Run = %v, want the handler's error", err)
 	}
-	if ck, ok, err := c.Checkpoint(db); err != nil || !ok || ck != readStream(t, db, src)[7].SequenceNumber {
+	eighth := readStream(t, db, src)[7].SequenceNumber
+	if ck, ok, err := c.Checkpoint(db); err != nil || !ok || ck != eighth {
 		t.Fatalf("checkpoint after two batches of 4 = %q, %v, %v; want the 8th record's", ck, ok, err)
 	}
-	// Restarted, then abandoned while more records arrive.
+	// Restarted, then abandoned, once it has made progress, while more
+	// records arrive.
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx, db, 3, fx.handler) }()
 	putN(t, db, src, 30, 20)
-	time.Sleep(20 * time.Millisecond)
+	testtime.WaitUntil(t, "the restarted consumer to commit a batch", func() bool {
+		ck, _, err := c.Checkpoint(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ck != eighth
+	})
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("abandoned Run = %v, want context.Canceled", err)
@@ -174,20 +182,13 @@ func TestConsumerConcurrentInstances(t *testing.T) {
 	putN(t, db, src, 0, 40)
 	// Wait until the consumers caught up with everything written.
 	all := readStream(t, db, src)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testtime.WaitUntil(t, "the consumers to reach the last record", func() bool {
 		ck, _, err := c.Checkpoint(db)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ck == all[len(all)-1].SequenceNumber {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("consumers stuck at %s", ck)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		return ck == all[len(all)-1].SequenceNumber
+	})
 	cancel()
 	wg.Wait()
 	close(errs)

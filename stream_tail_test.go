@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -39,8 +40,8 @@ func TestTail(t *testing.T) {
 				pk := "k" + strconv.Itoa(i)
 				mustPut(t, db, tbl, Item{"pk": S(pk), "sk": N("0")})
 				want = append(want, pk)
-				if i%5 == 0 {
-					time.Sleep(5 * time.Millisecond) // let the tail catch up and wait on its watches
+				if i%5 == 0 { // let the tail catch up, so that it waits on its watches
+					testtime.WaitUntil(t, "the tail to deliver every record so far", func() bool { return len(got) == len(want) })
 				}
 			}
 			var keys []string

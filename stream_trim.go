@@ -73,7 +73,7 @@ func (t *Table) TrimStream(ctx context.Context, tx fdb.Transactor, in TrimStream
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		cutoff := time.Now().Add(-in.OlderThan)
+		cutoff := t.now().Add(-in.OlderThan)
 		type result struct {
 			n    int
 			last seqNo

@@ -323,13 +323,11 @@ func Open(t fdb.Transactor, name string, opts ...Option) (*Table, error) {
 			}
 			want.Properties = *o.properties
 		}
-		now := time.Now
-		if o.clock != nil {
-			now = o.clock
-		}
-		want.CreationDateTime = now().UTC()
 	}
 	tbl := &Table{name: name, path: tablePath(o.root, name), maxItemSize: o.maxItemSize, chunkThreshold: o.chunkThreshold, clock: o.clock}
+	if want != nil {
+		want.CreationDateTime = tbl.now().UTC()
+	}
 	st, err := transact(t, func(tr fdb.Transaction) (*tableState, error) {
 		return tbl.openTx(tr, want)
 	})

@@ -77,7 +77,7 @@ func TestListAndDeleteTable(t *testing.T) {
 }
 
 // A handle never acts on a stale schema: deleting a table through one
-// handle is seen by the next operation of another (issue 4, item 2), and a
+// handle is seen by the next operation of another, and a
 // table recreated with another key schema is picked up.
 func TestStaleHandleSeesDeleteAndRecreate(t *testing.T) {
 	db := fdblitetest.Open(t)

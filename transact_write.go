@@ -429,7 +429,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 			continue
 		}
 		c.orders = orders
-		if err := writeItem(tr, *c, actions[i].t.maxItemSize, actions[i].t.chunkThreshold); err != nil {
+		if err := writeItem(tr, actions[i].t, *c); err != nil {
 			return nil, withOp(op, err)
 		}
 	}

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/directory"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -224,25 +224,10 @@ func TestTransactWriteInCallerTransaction(t *testing.T) {
 	}
 }
 
-// batchClock is an injectable clock for WithClock.
-type batchClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// batchClock is the tests' fake clock for WithClock.
+type batchClock = testtime.Clock
 
-func newBatchClock() *batchClock { return &batchClock{now: time.Unix(1_800_000_000, 0)} }
-
-func (c *batchClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *batchClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+func newBatchClock() *batchClock { return testtime.NewClock(time.Unix(1_800_000_000, 0)) }
 
 // tokenRecords counts the ClientRequestToken records and expiry entries
 // under tbl's root.

@@ -39,9 +39,13 @@ const (
 	sweepPageBytes = 1 << 20
 )
 
-// WithClock sets the clock a table handle uses for Time to Live (which
-// items have expired, for the sweeper and HideExpired) and for
-// ClientRequestToken expiry (default time.Now). Tests use it to move time.
+// WithClock sets the clock a table handle reads the time from (default
+// time.Now): Time to Live (which items have expired, for the sweeper and
+// HideExpired), ClientRequestToken expiry, change records'
+// ApproximateCreationDateTime, the age cutoff of [Table.TrimStream], and
+// the times the table's metadata records (creation, stream label, stream
+// disabling). Only the sweeper's pacing keeps real elapsed time. Tests use
+// it to move time.
 func WithClock(now func() time.Time) Option {
 	return func(o *options) { o.clock = now }
 }
@@ -149,6 +153,8 @@ func (t *Table) SweepExpiredOnce(ctx context.Context, tx fdb.Transactor, opts Sw
 		batch = DefaultSweepBatchSize
 	}
 	var start Item
+	// Pacing measures real elapsed time (monotonic), not the handle's
+	// clock: a clock a test moves or freezes must not change the rate.
 	began := time.Now()
 	for {
 		if err := ctx.Err(); err != nil {
@@ -193,7 +199,7 @@ func (t *Table) sweepBatch(tr fdb.Transaction, start Item, batch int, now time.T
 	}
 	// Checks are done; from here on, only writes.
 	for _, c := range changes {
-		if err := writeItem(tr, c, t.maxItemSize, t.chunkThreshold); err != nil {
+		if err := writeItem(tr, t, c); err != nil {
 			return sweepStep{}, withOp("SweepExpired", err)
 		}
 		step.deleted++

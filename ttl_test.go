@@ -10,6 +10,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
@@ -226,13 +227,9 @@ func TestSweepExpiredLoop(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- tbl.SweepExpired(ctx, db, SweepOptions{Interval: 5 * time.Millisecond}) }()
 	clock.Advance(time.Minute)
-	deadline := time.Now().Add(5 * time.Second)
-	for mustGet(t, db, tbl, Item{"pk": S("q"), "sk": N("1")}) != nil {
-		if time.Now().After(deadline) {
-			t.Fatal("the running sweeper did not delete the item that expired")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testtime.WaitUntil(t, "the running sweeper to delete the item that expired", func() bool {
+		return mustGet(t, db, tbl, Item{"pk": S("q"), "sk": N("1")}) == nil
+	})
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("SweepExpired = %v, want context.Canceled", err)

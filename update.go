@@ -100,7 +100,7 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 			return nil, err
 		}
 		c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: true, new: updated, sole: ownsTransaction(tx)}
-		if err := writeItem(tr, c, t.maxItemSize, t.chunkThreshold); err != nil {
+		if err := writeItem(tr, t, c); err != nil {
 			return nil, withOp(op, err)
 		}
 		out := &UpdateOutput{}

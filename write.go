@@ -43,9 +43,9 @@ type itemChange struct {
 // cleared) and change records (event name, old image) need it.
 func (st *tableState) needsOld() bool { return st.hasIndexes() || st.hasStream() }
 
-// writeItem applies c in tr. It encodes and checks everything first, so an
-// error leaves tr untouched; maxSize is the handle's item size limit and
-// threshold its chunk threshold.
+// writeItem applies c in tr for the handle t, whose item size limit,
+// chunk threshold and clock (the change record's time) it uses. It encodes
+// and checks everything first, so an error leaves tr untouched.
 //
 // Steps, in order:
 //
@@ -60,7 +60,7 @@ func (st *tableState) needsOld() bool { return st.hasIndexes() || st.hasStream()
 //  4. index entries: hook below;
 //  5. the partition directory entry (segment.go);
 //  6. change record (stream.go).
-func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
+func writeItem(tr fdb.Transaction, t *Table, c itemChange) error {
 	if !c.oldKnown && c.st.needsOld() {
 		// The request did not need the old item and was validated with a
 		// cached schema that did not either: read it now.
@@ -75,7 +75,7 @@ func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 	}
 	enc := c.enc
 	if c.new != nil && enc == nil {
-		if err := checkItemSize(c.new, maxSize); err != nil {
+		if err := checkItemSize(c.new, t.maxItemSize); err != nil {
 			return err
 		}
 		var err error
@@ -91,7 +91,7 @@ func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 	// The change record is encoded and its order taken with the checks.
 	var rec *pendingRecord
 	if c.st.hasStream() {
-		if rec, err = prepareRecord(tr, c, enc); err != nil {
+		if rec, err = prepareRecord(tr, c, enc, t.now()); err != nil {
 			return err
 		}
 	}
@@ -103,7 +103,7 @@ func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 	switch {
 	case c.new == nil:
 		tr.Clear(c.st.keys.itemKey(c.kv))
-	case len(enc) > threshold:
+	case len(enc) > t.chunkThreshold:
 		writeChunked(tr, c.st.keys, c.kv, enc)
 	default:
 		tr.Set(c.st.keys.itemKey(c.kv), enc)

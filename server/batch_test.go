@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -25,8 +26,7 @@ type avMap = map[string]types.AttributeValue
 // DynamoDB client waits for a new GSI.
 func waitIndexActive(t *testing.T, c *dynamodb.Client, table, index string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	testtime.WaitUntil(t, "index "+index+" of "+table+" to be ACTIVE", func() bool {
 		d, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 		if err != nil {
 			t.Fatal(err)
@@ -36,14 +36,11 @@ func waitIndexActive(t *testing.T, c *dynamodb.Client, table, index string) {
 				if g.Backfilling != nil {
 					t.Errorf("ACTIVE index %s reports Backfilling %v", index, *g.Backfilling)
 				}
-				return
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("index %s of %s not ACTIVE after 15 s: %+v", index, table, d.Table.GlobalSecondaryIndexes)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
 }
 
 func TestSDKUpdateTableGSI(t *testing.T) {
@@ -479,8 +476,7 @@ func TestSDKTimeToLive(t *testing.T) {
 	wantAPIError(t, err, "ValidationException", "already enabled")
 
 	// The server's sweeper deletes the expired item, and only it.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testtime.WaitUntil(t, "the sweeper to leave [forever live]", func() bool {
 		sc, err := c.Scan(ctx(t), &dynamodb.ScanInput{TableName: tbl, ProjectionExpression: aws.String("pk")})
 		if err != nil {
 			t.Fatal(err)
@@ -490,14 +486,8 @@ func TestSDKTimeToLive(t *testing.T) {
 			keys = append(keys, it["pk"].(*types.AttributeValueMemberS).Value)
 		}
 		slices.Sort(keys)
-		if cmp.Equal(keys, []string{"forever", "live"}) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after 10 s of sweeping every 20 ms the table holds %v, want [forever live]", keys)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return cmp.Equal(keys, []string{"forever", "live"})
+	})
 
 	if _, err := c.UpdateTimeToLive(ctx(t), &dynamodb.UpdateTimeToLiveInput{TableName: tbl,
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(false)}}); err != nil {
@@ -595,7 +585,7 @@ func TestSDKBackfillAfterClose(t *testing.T) {
 	}
 	query := &dynamodb.QueryInput{TableName: aws.String("Closed"), IndexName: aws.String("byG"),
 		KeyConditionExpression: aws.String("g = :x"), ExpressionAttributeValues: avMap{":x": s("x")}, Select: types.SelectCount}
-	time.Sleep(50 * time.Millisecond) // a backfill, had one started, would have finished
+	first.bg.wg.Wait() // a backfill, had the closed server started one, has ended
 	d, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Closed")})
 	if err != nil || d.Table.GlobalSecondaryIndexes[0].IndexStatus != types.IndexStatusCreating {
 		t.Fatalf("after Close, the index is %+v, %v; want CREATING", d.Table.GlobalSecondaryIndexes, err)

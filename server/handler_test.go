@@ -4,9 +4,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -88,13 +88,14 @@ func TestHandlerRequestPath(t *testing.T) {
 			}
 			// The record is logged after the answer is sent.
 			var logged string
-			for deadline := time.Now().Add(5 * time.Second); logged == "" && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			testtime.WaitUntil(t, "the Probe's log record", func() bool {
 				for _, line := range strings.Split(ts.logs.String()[before:], "\n") {
 					if strings.Contains(line, `"op":"Probe"`) {
 						logged = line
 					}
 				}
-			}
+				return logged != ""
+			})
 			if want := `"table":"` + tc.wantLogs + `"`; !strings.Contains(logged, want) {
 				t.Errorf("Probe(%s) logged %s, want %s", tc.body, logged, want)
 			}

@@ -18,8 +18,8 @@ var placeholderRE = regexp.MustCompile(`[#:]l_*[0-9]+`)
 // never answer 500; a request they accept never fails in a way that
 // shows the translation: no ValidationException names a placeholder of
 // it, and none is an "Invalid ...Expression" message other than the
-// expression limits a very large legacy request can reach (see the
-// README). Seeds are in testdata/fuzz/FuzzLegacy.
+// expression limits a very large legacy request can reach (see
+// docs/differences.md). Seeds are in testdata/fuzz/FuzzLegacy.
 func FuzzLegacy(f *testing.F) {
 	ts := legacyServer(f)
 	ts.mustCall(f, "PutItem", `{"TableName":"Leg","Item":{"pk":{"S":"a"},"n":{"N":"1"},"ss":{"SS":["x"]},"l":{"L":[]}}}`)

@@ -141,7 +141,12 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	c, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- Serve(c, ln, ts.Server, Timeouts{Shutdown: 10 * time.Second}, ts.log) }()
+	inHand := make(chan struct{}) // closed when the handler has the request
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(inHand)
+		ts.Server.ServeHTTP(w, r)
+	})
+	go func() { served <- Serve(c, ln, h, Timeouts{Shutdown: 10 * time.Second}, ts.log) }()
 
 	conn, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
@@ -153,7 +158,7 @@ func TestGracefulShutdown(t *testing.T) {
 	if _, err := io.WriteString(conn, head+body[:4]); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // the server has the request in hand
+	<-inHand
 	cancel()
 	select {
 	case err := <-served:

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"github.com/google/go-cmp/cmp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -235,16 +236,9 @@ func TestMetricsConflictsAndRetries(t *testing.T) {
 // waitMetric polls the scrape until name{labels} reaches want.
 func waitMetric(t *testing.T, ts *testServer, want float64, name string, labels ...string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		got := value(ts.scrape(t), name, labels...)
-		if got == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s%v = %v after 15 s, want %v", name, labels, got, want)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var got float64
+	if !testtime.Poll(func() bool { got = value(ts.scrape(t), name, labels...); return got == want }) {
+		t.Fatalf("%s%v = %v after %v, want %v", name, labels, got, testtime.Deadline, want)
 	}
 }
 

@@ -27,8 +27,9 @@
 // of another service (DynamoDBStreams_20120810.GetRecords) registers the
 // same way.
 //
-// See cmd/fdyno-server for the command and README.md for what is
-// supported.
+// See cmd/fdyno-server for the command, README.md for running it, and
+// docs/differences.md for what is served and how it differs from
+// DynamoDB.
 package server
 
 import (
@@ -82,8 +83,11 @@ type Config struct {
 	Region string
 	// Logger receives one record per request (default: slog.Default()).
 	Logger *slog.Logger
-	// Now returns the current time, for the signature's date check
-	// (default time.Now).
+	// Now returns the current time (default time.Now). It is the server's
+	// only clock: the signature's date check, shard iterator expiry, and
+	// the clock of every table it opens (fdyno.WithClock: Time to Live,
+	// change record times, stream trimming). Only pacing and latency
+	// measurements keep real elapsed time.
 	Now func() time.Time
 	// TransactionTimeout bounds each request's FoundationDB transaction,
 	// retries included (default DefaultTransactionTimeout).
@@ -303,7 +307,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.metrics.serveMetrics(w, r)
 		return
 	}
-	start := time.Now()
+	start := time.Now() // latency is real elapsed time, not Config.Now
 	c := &call{ctx: r.Context(), host: r.Host}
 	id := requestID()
 	out, err := s.handleSafely(w, r, c)

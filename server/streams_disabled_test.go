@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -24,11 +24,8 @@ import (
 // 24 hours after the disabling, the old ARN answers
 // ResourceNotFoundException. The server's clock is injected.
 func TestSDKStreamDisabled(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Now()
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
-	ts := newTestServer(t, Config{TTLSweepInterval: -1, StreamRetention: -1, Now: clock})
+	clock := testtime.NewClock(time.Now())
+	ts := newTestServer(t, Config{TTLSweepInterval: -1, StreamRetention: -1, Now: clock.Now})
 	c := ts.client(testCredentials)
 	sc := ts.streamsClient()
 	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
@@ -139,7 +136,7 @@ func TestSDKStreamDisabled(t *testing.T) {
 	}
 
 	// Re-enabled: a new stream, the old one still readable, closed.
-	time.Sleep(5 * time.Millisecond) // labels have millisecond resolution
+	clock.Advance(time.Second) // the new stream's label is a later time
 	stream(true, types.StreamViewTypeKeysOnly)
 	second := ts.streamARN("Closed")
 	put("d")
@@ -162,11 +159,11 @@ func TestSDKStreamDisabled(t *testing.T) {
 
 	// 24 hours after the disabling, the old stream is gone; the new one
 	// stays.
-	advance(24*time.Hour - time.Minute)
+	clock.Advance(24*time.Hour - time.Minute)
 	if d, err := sc.DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(first)}); err != nil || d.StreamDescription.StreamStatus != st.StreamStatusDisabled {
 		t.Errorf("DescribeStream of the stream disabled 23h59m ago: %+v, %v, want DISABLED", d, err)
 	}
-	advance(time.Minute + time.Second)
+	clock.Advance(time.Minute + time.Second)
 	_, err = sc.DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(first)})
 	var nf *st.ResourceNotFoundException
 	if !errors.As(err, &nf) {

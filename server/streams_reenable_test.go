@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/internal/testtime"
 )
 
 // TestSDKStreamReenabled: as in DynamoDB, a stream's label is the time it
@@ -19,7 +20,8 @@ import (
 // a new label and ARN, whose records are only those written since; the
 // old ARN is served, DISABLED, for 24 hours.
 func TestSDKStreamReenabled(t *testing.T) {
-	ts := newTestServer(t, Config{TTLSweepInterval: -1})
+	clock := testtime.NewClock(time.Now())
+	ts := newTestServer(t, Config{TTLSweepInterval: -1, Now: clock.Now})
 	c := ts.client(testCredentials)
 	sc := ts.streamsClient()
 	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
@@ -55,14 +57,13 @@ func TestSDKStreamReenabled(t *testing.T) {
 		return out
 	}
 	stream(false, "")
-	time.Sleep(5 * time.Millisecond) // labels have millisecond resolution
-	before := time.Now().UTC()
+	clock.Advance(time.Second)
 	up := stream(true, types.StreamViewTypeKeysOnly)
 	second := aws.ToString(up.TableDescription.LatestStreamArn)
 	label := aws.ToString(up.TableDescription.LatestStreamLabel)
-	at, err := time.Parse(fdyno.StreamLabelLayout, label)
-	if second == first || !strings.HasSuffix(second, "/stream/"+label) || err != nil || at.Before(before.Truncate(time.Millisecond)) || at.After(time.Now().UTC()) {
-		t.Errorf("re-enabled stream %s label %s (%v), want a new ARN labelled with the time of the change", second, label, err)
+	at := clock.Now().UTC().Truncate(time.Millisecond) // labels keep milliseconds
+	if want := at.Format(fdyno.StreamLabelLayout); second == first || label != want || !strings.HasSuffix(second, "/stream/"+label) {
+		t.Errorf("re-enabled stream %s label %s, want a new ARN labelled with the time of the change, %s", second, label, want)
 	}
 	put("new")
 

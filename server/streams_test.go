@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -318,9 +319,8 @@ func TestSDKStreams(t *testing.T) {
 // TestSDKStreamsErrors: bad iterators, sequence numbers, shards, Limits
 // and ARNs answer DynamoDB Streams' errors.
 func TestSDKStreamsErrors(t *testing.T) {
-	now := time.Now()
-	clock := func() time.Time { return now }
-	ts := newTestServer(t, Config{TTLSweepInterval: -1, Now: func() time.Time { return clock() }})
+	clock := testtime.NewClock(time.Now())
+	ts := newTestServer(t, Config{TTLSweepInterval: -1, Now: clock.Now})
 	c := ts.client(testCredentials)
 	sc := ts.streamsClient()
 	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
@@ -394,7 +394,7 @@ func TestSDKStreamsErrors(t *testing.T) {
 	wantAPIError(t, err, "ResourceNotFoundException", "not found")
 
 	// Expired after 15 minutes.
-	now = now.Add(iteratorLifetime)
+	clock.Advance(iteratorLifetime)
 	_, err = sc.GetRecords(ctx(t), &dynamodbstreams.GetRecordsInput{ShardIterator: it})
 	wantAPIError(t, err, "ExpiredIteratorException", "Iterator expired")
 }

@@ -33,7 +33,7 @@ func (s *Server) table(name string) (*fdyno.Table, error) {
 		// short as one character): there is no such table.
 		return nil, &fdyno.TableError{Table: name, Reason: "Requested resource not found: Table: " + name + " not found", Err: fdyno.ErrResourceNotFound}
 	}
-	t, err := fdyno.Open(s.db, name, fdyno.WithRoot(s.root...))
+	t, err := fdyno.Open(s.db, name, s.tableOptions()...)
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +44,12 @@ func (s *Server) table(name string) (*fdyno.Table, error) {
 	}
 	s.tables[name] = t
 	return t, nil
+}
+
+// tableOptions are the options of every handle the server opens, more
+// appended: its root, and its clock (Config.Now) as the table's clock.
+func (s *Server) tableOptions(more ...fdyno.Option) []fdyno.Option {
+	return append([]fdyno.Option{fdyno.WithRoot(s.root...), fdyno.WithClock(s.now)}, more...)
 }
 
 // tableName resolves a TableName parameter, which may also be a table
@@ -155,13 +161,13 @@ func (s *Server) createTable(c *call, in *createTableInput, _ *fdyno.Table) (any
 	// The existence check and the creation are one transaction, so two
 	// concurrent CreateTables of one name cannot both succeed.
 	t, err := transact(s.db, func(tr fdb.Transaction) (*fdyno.Table, error) {
-		if _, err := fdyno.Open(tr, name, fdyno.WithRoot(s.root...)); !errors.Is(err, fdyno.ErrResourceNotFound) {
+		if _, err := fdyno.Open(tr, name, s.tableOptions()...); !errors.Is(err, fdyno.ErrResourceNotFound) {
 			if err == nil {
 				return nil, &apiError{typ: errResourceInUse, msg: "Table already exists: " + name}
 			}
 			return nil, err
 		}
-		return fdyno.Open(tr, name, fdyno.WithRoot(s.root...), fdyno.WithSchema(schema), fdyno.WithProperties(createProperties(in)))
+		return fdyno.Open(tr, name, s.tableOptions(fdyno.WithSchema(schema), fdyno.WithProperties(createProperties(in)))...)
 	})
 	if err != nil {
 		return nil, err
@@ -303,7 +309,7 @@ func (s *Server) deleteTable(c *call, _ *deleteTableInput, _ *fdyno.Table) (any,
 	// The description returned is the table's as it was deleted: both are
 	// in one transaction.
 	d, err := transact(s.db, func(tr fdb.Transaction) (*fdyno.TableDescription, error) {
-		t, err := fdyno.Open(tr, name, fdyno.WithRoot(s.root...))
+		t, err := fdyno.Open(tr, name, s.tableOptions()...)
 		if err != nil {
 			return nil, err
 		}

@@ -16,8 +16,7 @@ import (
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
-// Key and value sizes of the loaded databases (issue 2: ~16-byte keys and
-// values).
+// Key and value sizes of the loaded databases (~16-byte keys and values).
 const (
 	keySize   = 16
 	valueSize = 16
@@ -72,7 +71,7 @@ func mustTransact(b *testing.B, db fdb.Database, f func(fdb.Transaction)) {
 }
 
 // BenchmarkOneGetTxn is a read-only transaction doing one point read
-// (issue 2 target: >= 200,000 txn/s on one goroutine).
+// (target: >= 200,000 txn/s on one goroutine).
 func BenchmarkOneGetTxn(b *testing.B) {
 	db := openDB(b, "one-get")
 	key := fdb.Key("get/key")
@@ -89,7 +88,7 @@ func BenchmarkOneGetTxn(b *testing.B) {
 }
 
 // BenchmarkOneSetCommit commits a transaction with one blind write
-// (issue 2 target: >= 100,000 commits/s on one goroutine).
+// (target: >= 100,000 commits/s on one goroutine).
 func BenchmarkOneSetCommit(b *testing.B) {
 	db := openDB(b, "one-set")
 	key := fdb.Key("set/key")
@@ -129,7 +128,7 @@ func BenchmarkTenSetCommit(b *testing.B) {
 }
 
 // BenchmarkRangeRead100 is a read-only transaction reading 100 consecutive
-// keys (issue 2 target: under 30 µs).
+// keys (target: under 30 µs).
 func BenchmarkRangeRead100(b *testing.B) {
 	const rows = 100
 	db := openDB(b, "range")
@@ -221,7 +220,8 @@ func load(b *testing.B, n int) *loaded {
 	}
 	loadTime := time.Since(start)
 	// Let the write-conflict history of the load age out of the 5-second
-	// window, then commit once so that fdblite reclaims it, and measure.
+	// window (real time: the thing measured), then commit once so that
+	// fdblite reclaims it, and measure.
 	time.Sleep(mvccWindow + 500*time.Millisecond)
 	mustTransact(b, db, func(tr fdb.Transaction) { tr.Set(makeKey(buf, 0), makeValue(0)) })
 	after, err := fdblitetest.ReadStats(db)
@@ -261,7 +261,7 @@ func rssAnon() int64 {
 }
 
 // BenchmarkPointGet reads one random key per transaction from databases of
-// 10k and 1M keys; the cost should not depend on the size (issue 2).
+// 10k and 1M keys; the cost should not depend on the size.
 func BenchmarkPointGet(b *testing.B) {
 	for _, size := range []struct {
 		name string
@@ -292,7 +292,7 @@ func BenchmarkPointGet(b *testing.B) {
 
 // BenchmarkMemoryPerKey loads 1M keys of 16 bytes with 16-byte values and
 // reports fdblite's memory per key beyond the 32 key and value bytes
-// (issue 2 target: under 100 B/key). The timed loop only reads the stats key.
+// (target: under 100 B/key). The timed loop only reads the stats key.
 func BenchmarkMemoryPerKey(b *testing.B) {
 	const n = 1_000_000
 	l := load(b, n)

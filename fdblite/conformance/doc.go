@@ -3,9 +3,9 @@
 // (fdb, tuple, subspace and directory packages).
 //
 // Every expected value in these tests comes from FoundationDB's documented
-// behaviour (the API facts in ../shared/fdb-c-api-facts.md, FoundationDB's
-// developer guide and API reference), never from fdblite's own output. When a
-// test fails, fdblite deviates from FoundationDB: fix fdblite, not the test.
+// behaviour (its developer guide and API reference), never from fdblite's
+// own output. When a test fails, fdblite deviates from FoundationDB: fix
+// fdblite, not the test.
 //
 // The tests are also valid against a real FoundationDB cluster: they select
 // API version 730 once, open the default database, and isolate each test by

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/internal/testtime"
 )
 
 // sizedKey returns a key under s of exactly n bytes.
@@ -157,7 +158,7 @@ func TestTransaction_TimeoutOption(t *testing.T) {
 	s := newSpace(t)
 	tr := newTr(t)
 	must(tr.Options().SetTimeout(20))
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // the thing tested: the timeout elapses
 	_, err := tr.Get(s.k("a")).Get()
 	wantCode(t, "Get after timeout", err, 1031)
 	wantCode(t, "Commit after timeout", tr.Commit().Get(), 1031)
@@ -282,13 +283,10 @@ func TestTransaction_TooOld(t *testing.T) {
 	t.Parallel()
 	s := newSpace(t)
 	var latest int64
-	for {
+	testtime.WaitUntil(t, "the database's version to pass 6.1e6", func() bool {
 		latest = newTr(t).GetReadVersion().MustGet()
-		if latest > 6_100_000 {
-			break
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+		return latest > 6_100_000
+	})
 	old := latest - 6_000_000
 
 	tr := newTr(t)

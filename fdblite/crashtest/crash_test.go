@@ -20,6 +20,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testseed"
 )
 
 // The child process: TestMain runs writerMain instead of the tests when
@@ -28,6 +29,7 @@ const (
 	envDir    = "FDBLITE_CRASHTEST_DIR"
 	envRound  = "FDBLITE_CRASHTEST_ROUND"
 	envRounds = "FDBLITE_CRASH_ROUNDS" // soak: how many kills (default defaultRounds)
+	envSeed   = "FDBLITE_CRASH_SEED"   // replay: the seed of the kill moments
 
 	defaultRounds = 40
 	writers       = 8 // concurrent writer goroutines in the child
@@ -280,11 +282,13 @@ func runChild(t *testing.T, dir string, n int, r *rand.Rand, kill bool) round {
 			t.Fatalf("round %d: the checker did not start; stderr:\n%s", n, stderr.String())
 		}
 	} else if r.IntN(4) == 0 {
-		time.Sleep(time.Duration(r.IntN(60)) * time.Millisecond) // maybe before READY: during open
+		// The thing tested is a kill at a random moment: here maybe
+		// before READY, during open and recovery.
+		time.Sleep(time.Duration(r.IntN(60)) * time.Millisecond)
 	} else {
 		select {
 		case <-readyc:
-			time.Sleep(time.Duration(r.IntN(150)) * time.Millisecond)
+			time.Sleep(time.Duration(r.IntN(150)) * time.Millisecond) // a kill at a random moment
 		case <-time.After(time.Minute):
 			t.Fatalf("round %d: the writer did not start; stderr:\n%s", n, stderr.String())
 		}
@@ -424,7 +428,9 @@ func (m *model) diff(t *testing.T, n int, dump map[string]string) {
 // and checks after each kill, on reopening, that every acknowledged commit
 // is present, that unacknowledged commits are present whole or not at all,
 // and that versions (and versionstamps) keep increasing across restarts.
-// FDBLITE_CRASH_ROUNDS=N sets the number of kills (a soak run).
+// FDBLITE_CRASH_ROUNDS=N sets the number of kills (a soak run). A failing
+// run logs its seed; FDBLITE_CRASH_SEED=<seed> replays its kill moments
+// (transactions are a function of their id alone, see opsFor).
 func TestCrashRecovery(t *testing.T) {
 	rounds := defaultRounds
 	if s := os.Getenv(envRounds); s != "" {
@@ -437,7 +443,7 @@ func TestCrashRecovery(t *testing.T) {
 		rounds = 5
 	}
 	dir := t.TempDir()
-	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	r := rand.New(rand.NewPCG(testseed.Seed(t, envSeed), 1))
 	m := &model{kv: map[string]string{}}
 	var prev round
 	acked, killsWhileWriting := 0, 0

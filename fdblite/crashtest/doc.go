@@ -8,4 +8,9 @@
 // `make test` runs a few dozen kills; a soak run sets the count:
 //
 //	FDBLITE_CRASH_ROUNDS=2000 go test -run TestCrashRecovery ./fdblite/crashtest
+//
+// Each run logs the seed of its kill moments; a failing run is replayed
+// with the same seed:
+//
+//	FDBLITE_CRASH_SEED=<seed> go test -run TestCrashRecovery ./fdblite/crashtest
 package crashtest

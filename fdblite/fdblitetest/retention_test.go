@@ -13,7 +13,7 @@ import (
 
 // FoundationDB keeps versions for 5 seconds (5,000,000 versions) of reads and
 // the conflict history for as long; both must be reclaimed after that, so a
-// sustained overwrite workload runs in bounded memory (issue 2).
+// sustained overwrite workload runs in bounded memory.
 func TestRetention_SustainedOverwritesStayBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for 12 seconds")

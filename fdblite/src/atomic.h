@@ -40,8 +40,8 @@ bool IsKnownMutationType(int type) noexcept;
 // `existing` (nullopt = the key is absent). nullopt in the result means the
 // key is cleared (only COMPARE_AND_CLEAR clears). `api_version` selects the
 // pre-510 AND/MIN behaviour for types 6 and 13. The exact semantics for
-// absent/empty operands and length mismatches are FoundationDB's; see
-// shared/fdb-c-api-facts.md §6.
+// absent/empty operands and length mismatches are FoundationDB's (the
+// MutationType descriptions of fdb.options).
 std::optional<std::string> ApplyAtomic(int type,
                                        const std::optional<std::string>& existing,
                                        std::string_view param,

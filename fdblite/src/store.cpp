@@ -21,7 +21,7 @@
 //     every probe sequence ends at an empty slot. Point operations on an
 //     existing key (Get, and Set/Clear of a key already present) go through
 //     it in O(1) expected node visits instead of O(log n) cache misses down
-//     the skiplist (issue 2); ordered operations stay on the skiplist.
+//     the skiplist; ordered operations stay on the skiplist.
 #include "store.h"
 
 #include "key_order.h"

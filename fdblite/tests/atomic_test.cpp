@@ -1,8 +1,8 @@
 // atomic_test.cpp: table tests for atomic.h.
 //
 // Expected values come from FoundationDB's documented atomic semantics
-// (shared/fdb-c-api-facts.md §6 and the mutation descriptions of
-// fdb.options), worked out by hand, not from running the code. Values are
+// (the mutation descriptions of fdb.options and the developer guide),
+// worked out by hand, not from running the code. Values are
 // written as hex; "absent" is a missing key, "cleared" a key the mutation
 // removed.
 #include <climits>

@@ -1,6 +1,6 @@
 // c_api_test.cpp: fdblite driven through its C API only, the way a binding
 // drives it, including from many threads at once. Expected values come from
-// FoundationDB's documented C API behaviour (shared/fdb-c-api-facts.md).
+// FoundationDB's documented C API behaviour (the C API reference).
 #define FDB_API_VERSION 730
 #include <foundationdb/fdb_c.h>
 

@@ -1,7 +1,7 @@
 // errors_test.cpp: table tests for errors.h.
 //
-// Expected messages are FoundationDB's own strings (shared/fdb-c-api-facts.md
-// §8, flow's error table); predicate sets are 7.3's fdb_error_predicate.
+// Expected messages are FoundationDB's own strings (flow's error table);
+// predicate sets are 7.3's fdb_error_predicate.
 #include <climits>
 #include <string>
 

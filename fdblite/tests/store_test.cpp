@@ -708,7 +708,7 @@ double NsPer(std::chrono::steady_clock::time_point start, int ops) {
   return static_cast<double>(ns) / ops;
 }
 
-// Issue 2: point operations must cost the same at 10k and 1M keys, and a key
+// Point operations must cost the same at 10k and 1M keys, and a key
 // must cost under 100 bytes beyond its key and value bytes at 1M keys. Speed
 // is printed, never asserted (the machine may be shared; targets live in the
 // README); what is asserted is the memory bound and the cache-miss proxy: the

@@ -1,0 +1,6 @@
+package testseed
+
+import "os"
+
+// lookupEnv is os.LookupEnv; tests replace it.
+var lookupEnv = os.LookupEnv
