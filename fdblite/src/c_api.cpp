@@ -180,6 +180,14 @@ DLLEXPORT int fdb_get_max_api_version(void) noexcept { return kMaxApiVersion; }
 
 DLLEXPORT const char* fdb_get_client_version(void) noexcept { return kClientVersion; }
 
+// fdblite_version marks the library as fdblite's. FoundationDB's libfdb_c
+// exports no such symbol, so `make install` tells the two apart by it and
+// never overwrites FoundationDB's client; a program may look it up (dlsym)
+// to learn which library it runs on.
+extern "C" DLLEXPORT const char* fdblite_version(void) noexcept {
+  return "fdblite: FoundationDB 7.3 C API (API version 730), in process";
+}
+
 // ---- network ----
 
 DLLEXPORT fdb_error_t fdb_network_set_option(FDBNetworkOption option, uint8_t const* value,
