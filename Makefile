@@ -9,13 +9,20 @@
 #                                      and a floor server (fixed answers): the ceiling
 #   make crash-soak SOAK_ROUNDS=1000   kill -9 durable writers SOAK_ROUNDS times (fdblite, then through fdyno;
 #                                      FDBLITE_CRASH_SEED / FDYNO_CRASH_SEED replay a logged seed)
-#   make install-fdblite PREFIX=/usr/local
+#   make install-fdblite PREFIX=/usr/local [DESTDIR=...]
 #                                      install fdblite's libfdb_c.so and headers
+#                                      in PREFIX/lib/fdblite/ (its own directory:
+#                                      never in place of FoundationDB's client)
+#                                      with PREFIX/lib/pkgconfig/fdblite.pc, and
+#                                      print the cgo flags; refuses to overwrite
+#                                      a libfdb_c that is not fdblite's
+#   make uninstall-fdblite PREFIX=/usr/local
 #
 # Every Go command here links the official FoundationDB Go bindings against
 # fdblite (fdblite/build/lib/libfdb_c.so), found through the cgo flags below;
-# nothing has to be set by hand. After `make install-fdblite`, or with the real
-# FoundationDB client package installed, plain `go test ./...` works too.
+# nothing has to be set by hand. With the real FoundationDB client package
+# installed, plain `go test ./...` works too; after `make install-fdblite`,
+# with the cgo flags it prints.
 
 GO     ?= go
 PREFIX ?= /usr/local
@@ -42,7 +49,7 @@ BINDINGS_TESTS := $(BINDINGS) $(BINDINGS)/tuple $(BINDINGS)/subspace
 TESTFLAGS ?= -count=1 -timeout 10m
 
 .PHONY: crash-soak durable-conformance private-dir-test
-.PHONY: all demo server run-server bench-server test fmt-check vet go-test bindings-test fdblite-test bench fdblite install-fdblite clean
+.PHONY: all demo server run-server bench-server test fmt-check vet go-test bindings-test fdblite-test bench fdblite install-fdblite uninstall-fdblite clean
 
 all: test
 
@@ -112,7 +119,10 @@ crash-soak: fdblite
 	FDYNO_CRASH_ROUNDS=$(SOAK_ROUNDS) $(GO) test -count=1 -timeout 4h -v -run '^TestDurableCrash$$' .
 
 install-fdblite:
-	$(MAKE) -C fdblite install PREFIX=$(PREFIX)
+	$(MAKE) -C fdblite install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+uninstall-fdblite:
+	$(MAKE) -C fdblite uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 clean:
 	$(MAKE) -C fdblite clean

@@ -5,16 +5,20 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
 
 // Cluster files, the connection string, and the cluster metadata a
 // one-process cluster can answer, as FoundationDB documents them: a cluster
-// file holds `description:ID@IP:PORT,...`; a missing file fails with
-// no_cluster_file_found (1515), an empty or malformed one with
-// connection_string_invalid (2104); the connection string identifies the
-// cluster.
+// file holds `description:ID@IP:PORT,...`; the connection string identifies
+// the cluster. A cluster file that is missing (no_cluster_file_found, 1515),
+// empty or malformed (connection_string_invalid, 2104) does not fail
+// OpenDatabase in FoundationDB 7.3: its client builds the database anyway
+// and keeps the error in it, and every transaction of that database fails
+// with it (ThreadSafeDatabase and ReadYourWritesTransaction in
+// FoundationDB's fdbclient).
 
 // connectionString matches a connection string's shape.
 var connectionString = regexp.MustCompile(`^[A-Za-z0-9_]+:[A-Za-z0-9]+@[^,@\s]+:[0-9]+(:tls)?(,[^,@\s]+:[0-9]+(:tls)?)*$`)
@@ -29,11 +33,48 @@ func writeClusterFile(t *testing.T, name, content string) string {
 	return p
 }
 
+// wantOpenError checks that d, a database that opened, fails its
+// operations with code: Transact and ReadTransact return it, and so does
+// each future of a transaction, after a reset too.
+func wantOpenError(t *testing.T, what string, d fdb.Database, code int) {
+	t.Helper()
+	k := fdb.Key("cluster-file-errors")
+	_, err := d.Transact(func(tr fdb.Transaction) (any, error) {
+		tr.Set(k, []byte("v")) // a write alone: the commit reports it
+		return nil, nil
+	})
+	wantCode(t, what+": Transact", err, code)
+	_, err = d.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+		return rt.Get(k).Get()
+	})
+	wantCode(t, what+": ReadTransact", err, code)
+	tr, err := d.CreateTransaction()
+	if err != nil {
+		t.Fatalf("%s: CreateTransaction: %v (creating a transaction succeeds)", what, err)
+	}
+	defer tr.Cancel()
+	_, err = tr.GetReadVersion().Get()
+	wantCode(t, what+": GetReadVersion", err, code)
+	_, err = tr.GetRange(fdb.KeyRange{Begin: k, End: fdb.Key("z")}, fdb.RangeOptions{}).GetSliceWithError()
+	wantCode(t, what+": GetRange", err, code)
+	tr.Reset()
+	_, err = tr.Get(k).Get()
+	wantCode(t, what+": Get after Reset", err, code)
+	wantCode(t, what+": Commit", tr.Commit().Get(), code)
+}
+
 func TestClusterFileErrors(t *testing.T) {
-	fdbliteOnly(t) // a real cluster's client may defer these errors to the first transaction
 	missing := filepath.Join(t.TempDir(), "missing.cluster")
-	_, err := fdb.OpenDatabase(missing)
-	wantCode(t, "OpenDatabase(missing file)", err, 1515)
+	d, err := fdb.OpenDatabase(missing)
+	if err != nil {
+		t.Fatalf("OpenDatabase(missing file): %v, want a database (its operations report 1515)", err)
+	}
+	wantOpenError(t, "missing file", d, 1515)
+	d, err = fdb.OpenDatabase(t.TempDir()) // a directory is no cluster file
+	if err != nil {
+		t.Fatalf("OpenDatabase(directory): %v", err)
+	}
+	wantOpenError(t, "directory", d, 1515)
 	for _, tc := range []struct{ name, content string }{
 		{"empty", ""},
 		{"blank", " \n\t\n"},
@@ -48,13 +89,42 @@ func TestClusterFileErrors(t *testing.T) {
 		{"duplicate coordinator", "desc:id@127.0.0.1:4500,127.0.0.1:4500"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := fdb.OpenDatabase(writeClusterFile(t, "fdb.cluster", tc.content))
-			wantCode(t, "OpenDatabase", err, 2104)
+			d, err := fdb.OpenDatabase(writeClusterFile(t, "fdb.cluster", tc.content))
+			if err != nil {
+				t.Fatalf("OpenDatabase: %v, want a database (its operations report 2104)", err)
+			}
+			wantOpenError(t, "cluster file", d, 2104)
 			if tc.content != "" {
-				_, err = fdb.OpenWithConnectionString(tc.content)
-				wantCode(t, "OpenWithConnectionString", err, 2104)
+				d, err = fdb.OpenWithConnectionString(tc.content)
+				if err != nil {
+					t.Fatalf("OpenWithConnectionString: %v, want a database (its operations report 2104)", err)
+				}
+				defer d.Close()
+				wantOpenError(t, "connection string", d, 2104)
 			}
 		})
+	}
+}
+
+// TestMainThreadBusyness: FoundationDB's client reports how busy its network
+// thread is, refreshed about once a second: 0 idle, 1 saturated. The thread
+// has work of its own while the network runs, so after a second the figure
+// is above 0 even if no transaction runs, and never above 1.
+func TestMainThreadBusyness(t *testing.T) {
+	deadline := time.Now().Add(5 * time.Second)
+	var b float64
+	for {
+		var err error
+		if b, err = mainThreadBusyness(); err != nil {
+			t.Fatal(err)
+		}
+		if b > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !(b > 0 && b <= 1) {
+		t.Errorf("fdb_database_get_main_thread_busyness = %v after the network ran for seconds, want in (0, 1]", b)
 	}
 }
 

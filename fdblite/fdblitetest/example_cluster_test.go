@@ -13,7 +13,9 @@ import (
 
 // Cluster files work on fdblite as on a cluster: the connection string in
 // the file names the database, so two copies of one file reach the same
-// data, and a missing file is FoundationDB's error 1515.
+// data. A missing file does not fail OpenDatabase (FoundationDB 7.3 builds
+// the database anyway): the database's transactions fail with
+// FoundationDB's error 1515.
 func Example_clusterFile() {
 	if err := fdb.APIVersion(fdblitetest.APIVersion); err != nil {
 		log.Fatal(err)
@@ -51,7 +53,13 @@ func Example_clusterFile() {
 	}
 	fmt.Printf("through the copy: %s\n", v)
 
-	_, err = fdb.OpenDatabase(filepath.Join(dir, "missing.cluster"))
+	missing, err := fdb.OpenDatabase(filepath.Join(dir, "missing.cluster"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = missing.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+		return rt.Get(fdb.Key("greeting")).Get()
+	})
 	var fe fdb.Error
 	if errors.As(err, &fe) {
 		fmt.Println("missing file:", fe.Code)

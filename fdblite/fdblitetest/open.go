@@ -66,7 +66,8 @@ func Open(t testing.TB) fdb.Database {
 // [DatabasePrefix]+name. Within one process the same name opens the same data
 // and the same fault configuration; the database is created empty, without
 // faults, on first use. The name is passed to fdb.OpenDatabase as a cluster
-// file path, so on a real FoundationDB cluster it fails (no such file, 1515).
+// file path, so on a real FoundationDB client the database's transactions
+// fail (no such file, 1515).
 //
 // The returned Database is safe for concurrent use by multiple goroutines.
 func OpenDatabase(name string) (fdb.Database, error) {

@@ -14,7 +14,6 @@
 #include <string>
 #include <string_view>
 
-#include "busyness.h"
 #include "database.h"
 #include "errors.h"
 #include "fdb_api.h"
@@ -180,6 +179,14 @@ DLLEXPORT fdb_error_t fdb_select_api_version_impl(int runtime_version,
 DLLEXPORT int fdb_get_max_api_version(void) noexcept { return kMaxApiVersion; }
 
 DLLEXPORT const char* fdb_get_client_version(void) noexcept { return kClientVersion; }
+
+// fdblite_version marks the library as fdblite's. FoundationDB's libfdb_c
+// exports no such symbol, so `make install` tells the two apart by it and
+// never overwrites FoundationDB's client; a program may look it up (dlsym)
+// to learn which library it runs on.
+extern "C" DLLEXPORT const char* fdblite_version(void) noexcept {
+  return "fdblite: FoundationDB 7.3 C API (API version 730), in process";
+}
 
 // ---- network ----
 
@@ -418,6 +425,20 @@ fdb_error_t OpenResolved(const fdblite::DatabaseName& name, FDBDatabase** out_da
   return 0;
 }
 
+// OpenFailed hands out a handle holding the error of a name that did not
+// resolve. FoundationDB 7.3's client reads the cluster file when it builds
+// the database object, catches what that throws and stores it in the object
+// (reported by its transactions' operations), so creating the database
+// succeeds whatever the file holds. Durable directories that cannot be
+// opened are fdblite's own failure and stay errors of the create call.
+fdb_error_t OpenFailed(int error, FDBDatabase** out_database) {
+  auto* d = new FDB_database;
+  d->db = std::make_shared<fdblite::Database>();
+  d->error = error;
+  *out_database = d;
+  return 0;
+}
+
 }  // namespace
 
 DLLEXPORT fdb_error_t fdb_create_database(const char* cluster_file_path,
@@ -426,7 +447,9 @@ DLLEXPORT fdb_error_t fdb_create_database(const char* cluster_file_path,
   if (Api() == 0) return fdblite::kApiVersionUnset;
   return Guard([&] {
     fdblite::DatabaseName name;
-    if (int err = fdblite::ResolveClusterFile(cluster_file_path, &name)) return err;
+    if (int err = fdblite::ResolveClusterFile(cluster_file_path, &name)) {
+      return OpenFailed(err, out_database);
+    }
     return OpenResolved(name, out_database);
   });
 }
@@ -435,10 +458,12 @@ DLLEXPORT fdb_error_t fdb_create_database_from_connection_string(
     const char* connection_string, FDBDatabase** out_database) noexcept {
   if (!out_database) return fdblite::kClientInvalidOperation;
   if (Api() == 0) return fdblite::kApiVersionUnset;
-  if (!connection_string) return fdblite::kConnectionStringInvalid;
   return Guard([&] {
     fdblite::DatabaseName name;
-    if (int err = fdblite::ResolveConnectionString(connection_string, "", &name)) return err;
+    int err = connection_string
+                  ? fdblite::ResolveConnectionString(connection_string, "", &name)
+                  : fdblite::kConnectionStringInvalid;
+    if (err) return OpenFailed(err, out_database);
     return OpenResolved(name, out_database);
   });
 }
@@ -461,7 +486,7 @@ DLLEXPORT fdb_error_t fdb_database_set_option(FDBDatabase* d, FDBDatabaseOption 
         return need_int(0, INT_MAX) ? 0 : fdblite::kInvalidOptionValue;
       case 20:
         if (!need_int(0, fdblite::kMaxMaxWatches)) return fdblite::kInvalidOptionValue;
-        d->db->set_max_watches(static_cast<int>(n));
+        if (d->error == 0) d->db->set_max_watches(static_cast<int>(n));
         return 0;
       case 21: case 22:
         return 0;
@@ -512,7 +537,7 @@ DLLEXPORT fdb_error_t fdb_database_create_transaction(FDBDatabase* d,
       std::lock_guard<std::mutex> lock(d->mu);
       options = d->options;
     }
-    *out_transaction = new FDB_transaction(d->db, options, Api());
+    *out_transaction = new FDB_transaction(d->db, options, Api(), d->error);
     return 0;
   });
 }
@@ -520,24 +545,31 @@ DLLEXPORT fdb_error_t fdb_database_create_transaction(FDBDatabase* d,
 #define FDBLITE_UNSUPPORTED_FUTURE(handle) \
   return handle ? ErrorFuture(fdblite::kUnsupportedOperation) \
                 : ErrorFuture(fdblite::kClientInvalidOperation)
+// A database's management calls report a failed open first, as
+// FoundationDB's do.
+#define FDBLITE_UNSUPPORTED_DB_FUTURE(d)                  \
+  return !d ? ErrorFuture(fdblite::kClientInvalidOperation) \
+            : ErrorFuture(d->error ? d->error : fdblite::kUnsupportedOperation)
 
 DLLEXPORT FDBFuture* fdb_database_reboot_worker(FDBDatabase* db, uint8_t const*, int, fdb_bool_t,
                                                 int) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(db);
+  FDBLITE_UNSUPPORTED_DB_FUTURE(db);
 }
 
 DLLEXPORT FDBFuture* fdb_database_force_recovery_with_data_loss(FDBDatabase* db, uint8_t const*,
                                                                 int) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(db);
+  FDBLITE_UNSUPPORTED_DB_FUTURE(db);
 }
 
 DLLEXPORT FDBFuture* fdb_database_create_snapshot(FDBDatabase* db, uint8_t const*, int,
                                                   uint8_t const*, int) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(db);
+  FDBLITE_UNSUPPORTED_DB_FUTURE(db);
 }
 
+// The network thread's busy fraction (busyness.h); process-wide, like the
+// thread, and reported whatever the database.
 DLLEXPORT double fdb_database_get_main_thread_busyness(FDBDatabase*) noexcept {
-  return fdblite::Busyness::Get().Read();
+  return fdblite::Loop::Get().Busyness();
 }
 
 // FoundationDB 7.3's protocol version.
@@ -546,6 +578,7 @@ constexpr uint64_t kProtocolVersion73 = 0x0FDB00B073000000ull;
 DLLEXPORT FDBFuture* fdb_database_get_server_protocol(FDBDatabase* db,
                                                       uint64_t expected_version) noexcept {
   if (!db) return ErrorFuture(fdblite::kClientInvalidOperation);
+  if (db->error) return ErrorFuture(db->error);
   return GuardFuture([&] {
     // With the current version expected, the future waits for the cluster's
     // protocol to change: in process it never does (cancel to end it).
@@ -557,43 +590,43 @@ DLLEXPORT FDBFuture* fdb_database_get_server_protocol(FDBDatabase* db,
 DLLEXPORT FDBFuture* fdb_database_purge_blob_granules(FDBDatabase* db, uint8_t const*, int,
                                                       uint8_t const*, int, int64_t,
                                                       fdb_bool_t) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(db);
+  FDBLITE_UNSUPPORTED_DB_FUTURE(db);
 }
 
 DLLEXPORT FDBFuture* fdb_database_wait_purge_granules_complete(FDBDatabase* db, uint8_t const*,
                                                                int) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(db);
+  FDBLITE_UNSUPPORTED_DB_FUTURE(db);
 }
 
 DLLEXPORT FDBFuture* fdb_database_blobbify_range(FDBDatabase* db, uint8_t const*, int,
                                                  uint8_t const*, int) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(db);
+  FDBLITE_UNSUPPORTED_DB_FUTURE(db);
 }
 
 DLLEXPORT FDBFuture* fdb_database_blobbify_range_blocking(FDBDatabase* db, uint8_t const*, int,
                                                           uint8_t const*, int) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(db);
+  FDBLITE_UNSUPPORTED_DB_FUTURE(db);
 }
 
 DLLEXPORT FDBFuture* fdb_database_unblobbify_range(FDBDatabase* db, uint8_t const*, int,
                                                    uint8_t const*, int) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(db);
+  FDBLITE_UNSUPPORTED_DB_FUTURE(db);
 }
 
 DLLEXPORT FDBFuture* fdb_database_list_blobbified_ranges(FDBDatabase* db, uint8_t const*, int,
                                                          uint8_t const*, int, int) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(db);
+  FDBLITE_UNSUPPORTED_DB_FUTURE(db);
 }
 
 DLLEXPORT FDBFuture* fdb_database_verify_blob_range(FDBDatabase* db, uint8_t const*, int,
                                                     uint8_t const*, int, int64_t) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(db);
+  FDBLITE_UNSUPPORTED_DB_FUTURE(db);
 }
 
 DLLEXPORT FDBFuture* fdb_database_flush_blob_range(FDBDatabase* db, uint8_t const*, int,
                                                    uint8_t const*, int, fdb_bool_t,
                                                    int64_t) noexcept {
-  FDBLITE_UNSUPPORTED_FUTURE(db);
+  FDBLITE_UNSUPPORTED_DB_FUTURE(db);
 }
 
 DLLEXPORT FDBFuture* fdb_database_get_client_status(FDBDatabase* db) noexcept {

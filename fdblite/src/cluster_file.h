@@ -15,9 +15,10 @@
 //                          relative to the cluster file's directory when
 //                          written inside one
 //   fdblite-memory:<name>  an in-memory database called <name>
-// A path that names no file fails with no_cluster_file_found (1515); an
-// empty file or malformed connection string with connection_string_invalid
-// (2104). With no cluster file anywhere, the name is the in-process default
+// A path that names no file resolves to no_cluster_file_found (1515); an
+// empty file or malformed connection string to connection_string_invalid
+// (2104); fdb_create_database keeps that error in the database it returns
+// (FDB_database in database.h). With no cluster file anywhere, the name is the in-process default
 // database (durable in FDBLITE_DATA_DIR when that variable is set).
 #ifndef FDBLITE_CLUSTER_FILE_H_
 #define FDBLITE_CLUSTER_FILE_H_

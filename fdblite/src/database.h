@@ -210,8 +210,17 @@ struct DatabaseOptions {
 }  // namespace fdblite
 
 // The C handle: one reference to a database plus this handle's options.
+//
+// A handle whose cluster file could not be resolved (missing, unreadable,
+// empty or malformed) still exists, as in FoundationDB 7.3, whose client
+// creates the database object anyway and keeps the error in it: `error` is
+// that code, and `db` an empty database no name reaches, so its
+// transactions have something to hold. Every transaction created from the
+// handle fails its future-returning calls with `error`, resets and retries
+// included; the database calls that return futures fail with it too.
 struct FDB_database {
   std::shared_ptr<fdblite::Database> db;
+  int error = 0;  // set before the handle is handed out, then constant
   std::mutex mu;
   fdblite::DatabaseOptions options;  // GUARDED_BY(mu)
 };

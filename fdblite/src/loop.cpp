@@ -23,16 +23,30 @@ int Loop::Run() {
   if (ran_) return kNetworkCannotBeRestarted;
   ran_ = running_ = true;
   thread_ = std::this_thread::get_id();
+  // The thread is busy from `busy_since` until it next waits; the meter
+  // closes a window at least once a second, waking the loop to do it.
+  Clock::time_point busy_since = Clock::now();
+  meter_.Start(busy_since);
+  auto wait_until = [&](Clock::time_point when) {
+    Clock::time_point now = Clock::now();
+    meter_.Add(now - busy_since);
+    cv_.wait_until(lock, when);
+    busy_since = Clock::now();
+  };
   while (!stop_) {
-    if (tasks_.empty()) {
-      cv_.wait(lock);
+    Clock::time_point now = Clock::now();
+    if (now >= meter_.WindowEnd()) {
+      meter_.Add(now - busy_since);
+      busy_since = now;
+      meter_.RollIfDue(now);
+    }
+    if (tasks_.empty() || tasks_.begin()->first > now) {
+      Clock::time_point when = meter_.WindowEnd();
+      if (!tasks_.empty() && tasks_.begin()->first < when) when = tasks_.begin()->first;
+      wait_until(when);
       continue;
     }
     auto first = tasks_.begin();
-    if (first->first > Clock::now()) {
-      cv_.wait_until(lock, first->first);
-      continue;
-    }
     std::function<void()> fn = std::move(first->second);
     tasks_.erase(first);
     lock.unlock();
@@ -41,6 +55,7 @@ int Loop::Run() {
   }
   running_ = false;
   thread_ = std::thread::id();
+  meter_.Clear();
   return 0;
 }
 

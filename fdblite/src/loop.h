@@ -3,7 +3,9 @@
 // FoundationDB completes delayed work on the thread running
 // fdb_run_network. fdblite answers most calls synchronously, but on_error
 // backoff, transaction timeouts and delayed fault effects run here, after
-// a delay. Work scheduled before the loop runs waits for it.
+// a delay. Work scheduled before the loop runs waits for it. The loop
+// measures its own busy time (busyness.h), the figure FoundationDB reports
+// as the network thread's busyness.
 //
 // Thread safety: all methods are safe for concurrent use; tasks run on the
 // loop thread without any fdblite lock held.
@@ -16,6 +18,8 @@
 #include <map>
 #include <mutex>
 #include <thread>
+
+#include "busyness.h"
 
 namespace fdblite {
 
@@ -36,6 +40,10 @@ class Loop {
   // OnLoopThread reports whether the caller is the thread inside Run.
   bool OnLoopThread();
 
+  // Busyness is the loop thread's busy fraction over the last closed
+  // window (busyness.h): 0 before Run has closed one, and after Run returns.
+  double Busyness() const { return meter_.Read(); }
+
  private:
   using Clock = std::chrono::steady_clock;
   std::mutex mu_;
@@ -46,6 +54,7 @@ class Loop {
   bool stop_ = false;     // GUARDED_BY(mu_)
   std::thread::id thread_;
   std::multimap<Clock::time_point, std::function<void()>> tasks_;  // GUARDED_BY(mu_)
+  BusyMeter meter_;  // written by the loop thread only
 };
 
 }  // namespace fdblite

@@ -7,7 +7,6 @@
 #include <random>
 
 #include "atomic.h"
-#include "busyness.h"
 #include "cost.h"
 #include "errors.h"
 #include "loop.h"
@@ -104,7 +103,6 @@ Transaction::Lock::~Lock() {
   work.swap(t_->deferred_work_);
   t_->mu_.unlock();
   for (auto& fn : work) fn();
-  if (start_ != Clock::time_point{}) Busyness::Get().Add(start_, Clock::now());
 }
 
 // ---- WriteMap ----
@@ -139,10 +137,12 @@ void WriteMap::Clear(std::string_view begin, std::string_view end) {
 // ---- lifecycle ----
 
 Transaction::Transaction(std::shared_ptr<Database> db,
-                         const DatabaseOptions& db_options, int api_version)
+                         const DatabaseOptions& db_options, int api_version,
+                         int db_error)
     : db_(std::move(db)),
       db_options_(db_options),
       api_version_(api_version),
+      db_error_(db_error),
       rt_(&db_->latency()) {
   Lock lock(this);
   ResetLocked(false);
@@ -231,6 +231,7 @@ void Transaction::SetDeferredLocked(int code) {
 }
 
 int Transaction::ReadErrorLocked() {
+  if (db_error_ != 0) return db_error_;
   CheckTimeoutLocked();
   if (cancelled_ != 0) return cancelled_;
   if (deferred_ != 0) return deferred_;
@@ -242,6 +243,7 @@ int Transaction::ReadErrorLocked() {
 }
 
 bool Transaction::WriteAllowedLocked() {
+  if (db_error_ != 0) return false;
   CheckTimeoutLocked();
   if (cancelled_ != 0 || deferred_ != 0) return false;
   if (commit_called_) {
@@ -359,6 +361,7 @@ int Transaction::SetOption(int code, const uint8_t* value, int length) {
 
 FuturePtr Transaction::GetReadVersion() {
   Lock lock(this);
+  if (db_error_ != 0) return Future::Error(db_error_);
   CheckTimeoutLocked();
   if (cancelled_ != 0) return Future::Error(cancelled_);
   if (deferred_ != 0) return Future::Error(deferred_);

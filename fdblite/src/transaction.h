@@ -14,6 +14,10 @@
 //     the latest committed value then, as in FoundationDB).
 //  3. The first error of a void call is kept as the deferred error; until a
 //     reset or retry every future-returning call fails with it.
+//  4. A transaction of a database whose open failed (db_error_, see
+//     FDB_database) fails every future-returning call with that error
+//     before any other check, for its whole life: reset and retry keep it,
+//     and its void calls do nothing.
 //
 // Thread safety: every public method locks mu_ (lock order: see database.h);
 // a transaction may be used from many threads at once.
@@ -29,7 +33,6 @@
 #include <string_view>
 #include <vector>
 
-#include "busyness.h"
 #include "database.h"
 #include "future.h"
 
@@ -92,8 +95,9 @@ struct TxnOptions {
 
 class Transaction {
  public:
+  // db_error: 0, or the error of the database's failed open (invariant 4).
   Transaction(std::shared_ptr<Database> db, const DatabaseOptions& db_options,
-              int api_version);
+              int api_version, int db_error = 0);
   ~Transaction();
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
@@ -139,17 +143,13 @@ class Transaction {
   // held (future callbacks never run under a lock).
   class Lock {
    public:
-    explicit Lock(Transaction* t) : t_(t) {
-      if (Busyness::Get().Measuring()) start_ = Clock::now();
-      t_->mu_.lock();
-    }
-    ~Lock();  // also records the call's time as client work (busyness.h)
+    explicit Lock(Transaction* t) : t_(t) { t_->mu_.lock(); }
+    ~Lock();
     Lock(const Lock&) = delete;
     Lock& operator=(const Lock&) = delete;
 
    private:
     Transaction* t_;
-    Clock::time_point start_{};  // when measuring busyness
   };
   void DeferLocked(std::function<void()> fn) { deferred_work_.push_back(std::move(fn)); }
 
@@ -203,6 +203,7 @@ class Transaction {
   const std::shared_ptr<Database> db_;
   const DatabaseOptions db_options_;
   const int api_version_;
+  const int db_error_;
 
   std::mutex mu_;
   TxnOptions opt_;                     // GUARDED_BY(mu_)
@@ -235,9 +236,9 @@ class Transaction {
 
 // The C handle.
 struct FDB_transaction {
-  explicit FDB_transaction(std::shared_ptr<fdblite::Database> db,
-                           const fdblite::DatabaseOptions& options, int api)
-      : t(std::move(db), options, api) {}
+  FDB_transaction(std::shared_ptr<fdblite::Database> db,
+                  const fdblite::DatabaseOptions& options, int api, int db_error)
+      : t(std::move(db), options, api, db_error) {}
   fdblite::Transaction t;
 };
 

@@ -14,11 +14,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "busyness.h"
+#include "loop.h"
 #include "test.h"
 
 namespace {
@@ -117,15 +120,77 @@ std::string Get(FDBDatabase* db, const std::string& k, bool system = false) {
   return v;
 }
 
-TEST("cluster file: a path that names no file fails with no_cluster_file_found") {
-  Dir d;
-  FDBDatabase* db;
-  EXPECT_EQ(Open((d.path() + "/missing.cluster").c_str(), &db), 1515);
-  EXPECT_EQ(Open(d.path().c_str(), &db), 1515);  // a directory is no cluster file
-  EXPECT_TRUE(db == nullptr);
+// OpenError is the error a database handle reports: 0 if it works,
+// otherwise the code its transactions' operations fail with. It checks what
+// FoundationDB 7.3's client does with a cluster file it could not use:
+// creating the database succeeded, the error is kept in the database, and
+// every transaction created from it fails every future-returning call with
+// that error, after reset and retry too, while database options and
+// transaction creation still succeed.
+int OpenError(FDBDatabase* db) {
+  int64_t one = 1;
+  if (fdb_database_set_option(db, FDB_DB_OPTION_MAX_WATCHES, reinterpret_cast<uint8_t*>(&one), 8) != 0) {
+    return -1;
+  }
+  FDBTransaction* tr;
+  if (fdb_database_create_transaction(db, &tr) != 0) return -2;
+  std::string k = "open_error/k";
+  auto code = [](FDBFuture* f) {
+    int err = Wait(f);
+    fdb_future_destroy(f);
+    return err;
+  };
+  int first = code(fdb_transaction_get(tr, U(k), Len(k), 0));
+  if (first == 0) {
+    fdb_transaction_destroy(tr);
+    return 0;
+  }
+  std::vector<int> got;
+  fdb_transaction_set(tr, U(k), Len(k), U(k), Len(k));
+  got.push_back(code(fdb_transaction_get_read_version(tr)));
+  got.push_back(code(fdb_transaction_get_key(tr, U(k), Len(k), 0, 1, 0)));
+  got.push_back(code(fdb_transaction_get_range(tr, U(k), Len(k), 0, 1, U(k + "z"), Len(k) + 1, 0, 1, 0,
+                                               0, FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0)));
+  got.push_back(code(fdb_transaction_get_approximate_size(tr)));
+  got.push_back(code(fdb_transaction_get_versionstamp(tr)));
+  got.push_back(code(fdb_transaction_commit(tr)));
+  fdb_transaction_reset(tr);
+  got.push_back(code(fdb_transaction_get(tr, U(k), Len(k), 1)));
+  got.push_back(code(fdb_transaction_watch(tr, U(k), Len(k))));
+  // Retrying a retryable error resets the transaction; the error stays.
+  got.push_back(code(fdb_transaction_on_error(tr, 1020)) == 0 ? first : -3);
+  got.push_back(code(fdb_transaction_commit(tr)));
+  // The error itself is not retryable: on_error hands it back.
+  got.push_back(code(fdb_transaction_on_error(tr, first)));
+  got.push_back(code(fdb_database_get_server_protocol(db, 0)));
+  got.push_back(code(fdb_database_reboot_worker(db, U(k), Len(k), 0, 0)));
+  fdb_transaction_destroy(tr);
+  for (int g : got) {
+    if (g != first) return -100 - g;  // inconsistent: visible in the failure
+  }
+  return first;
 }
 
-TEST("cluster file: empty or malformed content fails with connection_string_invalid") {
+TEST("cluster file: a path that names no file gives a database failing with no_cluster_file_found") {
+  Dir d;
+  FDBDatabase* db = nullptr;
+  ASSERT_TRUE(Open((d.path() + "/missing.cluster").c_str(), &db) == 0);
+  ASSERT_TRUE(db != nullptr);
+  EXPECT_EQ(OpenError(db), 1515);
+  fdb_database_destroy(db);
+  db = nullptr;
+  ASSERT_TRUE(Open(d.path().c_str(), &db) == 0);  // a directory is no cluster file
+  EXPECT_EQ(OpenError(db), 1515);
+  fdb_database_destroy(db);
+  // The error was the database's, not the path's for ever: once the file
+  // exists a new handle works.
+  std::string later = d.Write("missing.cluster", "fdblitetest:later@127.0.0.1:4500\n");
+  ASSERT_TRUE(Open(later.c_str(), &db) == 0);
+  EXPECT_EQ(OpenError(db), 0);
+  fdb_database_destroy(db);
+}
+
+TEST("cluster file: empty or malformed content gives a database failing with connection_string_invalid") {
   Dir d;
   const char* bad[] = {
       "",                                      // empty
@@ -150,16 +215,32 @@ TEST("cluster file: empty or malformed content fails with connection_string_inva
   int i = 0;
   for (const char* content : bad) {
     std::string path = d.Write("bad" + std::to_string(i++) + ".cluster", content);
-    FDBDatabase* db;
+    FDBDatabase* db = nullptr;
     int err = Open(path.c_str(), &db);
-    if (err != 2104) ::fdblite_test::Fail(__FILE__, __LINE__, std::string("content \"") + content +
-                                          "\": got " + std::to_string(err) + ", want 2104");
+    int deferred = err == 0 ? OpenError(db) : -1;
+    if (db) fdb_database_destroy(db);
+    if (err != 0 || deferred != 2104) {
+      ::fdblite_test::Fail(__FILE__, __LINE__, std::string("content \"") + content + "\": create " +
+                                                   std::to_string(err) + ", operations " +
+                                                   std::to_string(deferred) + ", want 0 and 2104");
+    }
     if (std::string(content).find('@') != std::string::npos || std::string(content).empty()) {
-      EXPECT_EQ(OpenCs(content, &db), 2104);
+      db = nullptr;
+      EXPECT_EQ(OpenCs(content, &db), 0);
+      if (db) {
+        EXPECT_EQ(OpenError(db), 2104);
+        fdb_database_destroy(db);
+      }
     }
   }
-  FDBDatabase* db;
-  EXPECT_EQ(OpenCs("", &db), 2104);
+  FDBDatabase* db = nullptr;
+  ASSERT_TRUE(OpenCs("", &db) == 0);
+  EXPECT_EQ(OpenError(db), 2104);
+  fdb_database_destroy(db);
+  db = nullptr;
+  ASSERT_TRUE(fdb_create_database_from_connection_string(nullptr, &db) == 0);
+  EXPECT_EQ(OpenError(db), 2104);
+  fdb_database_destroy(db);
 }
 
 TEST("cluster file: the connection string, not the path, names the database") {
@@ -236,7 +317,9 @@ TEST("cluster file: the default is FDB_CLUSTER_FILE, else the in-process default
   EXPECT_EQ(Get(def, "cluster_test/env"), "e");
   fdb_database_destroy(def);
   setenv("FDB_CLUSTER_FILE", (d.path() + "/gone.cluster").c_str(), 1);
-  EXPECT_EQ(Open(nullptr, &def), 1515);
+  ASSERT_TRUE(Open(nullptr, &def) == 0);
+  EXPECT_EQ(OpenError(def), 1515);  // FDB_CLUSTER_FILE must name a file
+  fdb_database_destroy(def);
   unsetenv("FDB_CLUSTER_FILE");
   if (!std::filesystem::exists("fdb.cluster") &&
       !std::filesystem::exists("/etc/foundationdb/fdb.cluster")) {
@@ -339,28 +422,79 @@ TEST("fdb_database_get_server_protocol is FoundationDB 7.3's protocol version") 
   fdb_database_destroy(db);
 }
 
-TEST("fdb_database_get_main_thread_busyness: 0 when idle, in (0, 1] under load") {
+// WaitBusyness polls the busyness until ok(value) or 5 seconds pass; the
+// last value read.
+template <typename Ok>
+double WaitBusyness(FDBDatabase* db, Ok ok) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  double v = fdb_database_get_main_thread_busyness(db);
+  while (!ok(v) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    v = fdb_database_get_main_thread_busyness(db);
+  }
+  return v;
+}
+
+TEST("fdb_database_get_main_thread_busyness: above 0 while the network runs, with no transactions") {
   FDBDatabase* db;
   ASSERT_TRUE(Open("fdblite-memory:cluster_test_busyness", &db) == 0);
-  (void)fdb_database_get_main_thread_busyness(db);  // starts measuring, if not yet
-  std::this_thread::sleep_for(std::chrono::milliseconds(1050));  // one idle window
-  EXPECT_EQ(fdb_database_get_main_thread_busyness(db), 0.0);
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> load;
-  for (int t = 0; t < 3; ++t) {
-    load.emplace_back([&, t] {
-      for (int i = 0; !stop.load(); ++i) {
-        Put(db, "busy/" + std::to_string(t) + "/" + std::to_string(i % 50), std::string(100, 'b'));
-      }
-    });
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
-  double busy = fdb_database_get_main_thread_busyness(db);
-  stop = true;
-  for (auto& th : load) th.join();
-  EXPECT_TRUE(busy > 0.0);
+  // The network thread's own work (closing each one-second window) is
+  // work: the figure is above 0 once a window has closed, and small.
+  double idle = WaitBusyness(db, [](double v) { return v > 0; });
+  EXPECT_TRUE(idle > 0.0);
+  EXPECT_TRUE(idle < 0.5);
+  // Any handle reports the same process-wide figure, one whose open failed
+  // included.
+  FDBDatabase* broken;
+  ASSERT_TRUE(Open("/nonexistent/fdblite/busyness.cluster", &broken) == 0);
+  EXPECT_TRUE(fdb_database_get_main_thread_busyness(broken) > 0.0);
+  fdb_database_destroy(broken);
+  fdb_database_destroy(db);
+}
+
+TEST("fdb_database_get_main_thread_busyness: work on the network thread raises it") {
+  FDBDatabase* db;
+  ASSERT_TRUE(Open("fdblite-memory:cluster_test_busyness", &db) == 0);
+  WaitBusyness(db, [](double v) { return v > 0; });  // a window has closed
+  // 1.2 s of work on the network thread: the window it ends is at least
+  // 1.2 / (1 + 1.2) busy, wherever in the window it started.
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  fdblite::Loop::Get().Schedule(0, [done] {
+    auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1200);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    *done = true;
+  });
+  double busy = WaitBusyness(db, [&](double v) { return done->load() && v > 0.5; });
+  EXPECT_TRUE(done->load());
+  EXPECT_TRUE(busy > 0.5);
   EXPECT_TRUE(busy <= 1.0);
   fdb_database_destroy(db);
+}
+
+TEST("BusyMeter: the busy fraction of each closed window, capped at 1") {
+  using std::chrono::milliseconds;
+  fdblite::BusyMeter m;
+  auto t0 = fdblite::BusyMeter::Clock::time_point() + std::chrono::hours(1);
+  m.Start(t0);
+  EXPECT_EQ(m.Read(), 0.0);  // no window closed yet
+  m.Add(milliseconds(250));
+  EXPECT_TRUE(!m.RollIfDue(t0 + milliseconds(999)));  // not a second yet
+  EXPECT_EQ(m.Read(), 0.0);
+  EXPECT_TRUE(m.RollIfDue(t0 + milliseconds(1000)));
+  EXPECT_EQ(m.Read(), 0.25);
+  EXPECT_TRUE(m.WindowEnd() == t0 + milliseconds(2000));
+  // A longer window (the thread was busy past its end): busy / elapsed.
+  m.Add(milliseconds(1500));
+  EXPECT_TRUE(m.RollIfDue(t0 + milliseconds(3000)));
+  EXPECT_EQ(m.Read(), 0.75);
+  m.Add(milliseconds(5000));  // more busy time than elapsed: capped
+  EXPECT_TRUE(m.RollIfDue(t0 + milliseconds(4000)));
+  EXPECT_EQ(m.Read(), 1.0);
+  EXPECT_TRUE(m.RollIfDue(t0 + milliseconds(5000)));  // an idle window
+  EXPECT_EQ(m.Read(), 0.0);
+  m.Clear();
+  EXPECT_EQ(m.Read(), 0.0);
 }
 
 // ---- read conflicts over the transaction's own writes ----

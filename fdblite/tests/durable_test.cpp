@@ -271,7 +271,11 @@ TEST("durable: fdb_create_database opens fdblite-dir: names durably") {
   int selected = fdb_select_api_version(730);
   EXPECT_TRUE(selected == 0 || selected == 2201);  // 2201: another test selected it
   FDBDatabase* db = nullptr;
-  EXPECT_EQ(fdb_create_database("fdblite-dir:", &db), 2104);  // no directory named
+  // No directory named: a malformed name, reported by the database's
+  // operations (cluster_test.cpp), not by its creation.
+  EXPECT_EQ(fdb_create_database("fdblite-dir:", &db), 0);
+  fdb_database_destroy(db);
+  db = nullptr;
   std::string name = "fdblite-dir:" + dir.path() + "/sub";
   ASSERT_TRUE(fdb_create_database(name.c_str(), &db) == 0);
   FDBDatabase* again = nullptr;
