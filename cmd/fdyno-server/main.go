@@ -89,6 +89,9 @@ func run() error {
 		return err
 	}
 	db, err := fdb.OpenDatabase(name)
+	if err == nil {
+		err = checkDatabase(db, log)
+	}
 	if err != nil {
 		return openError(err, storage)
 	}

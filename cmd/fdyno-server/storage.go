@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -62,4 +63,30 @@ func openError(err error, st server.Storage) error {
 		return fmt.Errorf("open data directory %s: %w", st.Dir, err)
 	}
 	return fmt.Errorf("open data directory %s: %w: %s", st.Dir, err, hint)
+}
+
+// checkDatabase asks the database for a read version once at start-up. A
+// FoundationDB client opens a database whose cluster file is missing (1515)
+// or malformed (2104) without complaint and fails each of its operations
+// instead; no retry mends either, so the server refuses to start rather
+// than answer every request with the error. Any other failure (a cluster
+// not reachable yet) is logged and the server starts: FoundationDB's
+// clients wait for their cluster.
+func checkDatabase(db fdb.Database, log *slog.Logger) error {
+	_, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+		if tr, ok := rt.(fdb.Transaction); ok {
+			if err := tr.Options().SetTimeout(5000); err != nil {
+				return nil, err
+			}
+		}
+		return rt.GetReadVersion().Get()
+	})
+	var fe fdb.Error
+	if errors.As(err, &fe) && (fe.Code == 1515 || fe.Code == 2104) {
+		return err
+	}
+	if err != nil {
+		log.Warn("the database does not answer yet", slog.String("error", err.Error()))
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // call posts one DynamoDB request and returns the status and body.
@@ -78,6 +80,34 @@ func TestDataDirInUse(t *testing.T) {
 	for _, want := range []string{"in use by another process", "1529", "choose another --data-dir"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("second server's error lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// A cluster file that is missing (1515) or malformed (2104) stops the
+// server at start-up: FoundationDB opens such a database without complaint
+// and fails each of its operations instead.
+func TestBrokenClusterFile(t *testing.T) {
+	malformed := filepath.Join(t.TempDir(), "fdb.cluster")
+	if err := os.WriteFile(malformed, []byte("not a connection string\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, code string }{
+		{filepath.Join(t.TempDir(), "missing.cluster"), "1515"},
+		{malformed, "2104"},
+	} {
+		// A server that starts would serve until killed.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, os.Args[0], "--listen", "127.0.0.1:0", "--cluster-file", c.path)
+		cmd.Env = append(os.Environ(), "FDYNO_SERVER_MAIN=1")
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Errorf("server on %s started: %s", c.path, out)
+			continue
+		}
+		if !strings.Contains(string(out), c.code) {
+			t.Errorf("server on %s: error lacks %s:\n%s", c.path, c.code, out)
 		}
 	}
 }
