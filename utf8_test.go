@@ -26,7 +26,10 @@ func TestInvalidUTF8Refused(t *testing.T) {
 		{"Put key 0xff", func() error { _, err := tbl.Put(db, PutInput{Item: Item{"pk": S("\xff")}}); return err }},
 		{"Put key 0xc3", func() error { _, err := tbl.Put(db, PutInput{Item: Item{"pk": S("\xc3")}}); return err }},
 		{"Put S", func() error { _, err := tbl.Put(db, PutInput{Item: Item{"pk": S("k"), "s": S("a\xffb")}}); return err }},
-		{"Put SS member", func() error { _, err := tbl.Put(db, PutInput{Item: Item{"pk": S("k"), "ss": SS("ok", "\xc3")}}); return err }},
+		{"Put SS member", func() error {
+			_, err := tbl.Put(db, PutInput{Item: Item{"pk": S("k"), "ss": SS("ok", "\xc3")}})
+			return err
+		}},
 		{"Put name", func() error { _, err := tbl.Put(db, PutInput{Item: Item{"pk": S("k"), "\xff": N("1")}}); return err }},
 		{"Put nested map key", func() error {
 			_, err := tbl.Put(db, PutInput{Item: Item{"pk": S("k"), "m": M(Item{"ok": M(Item{"\xc3": S("x")})})}})
