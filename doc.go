@@ -192,8 +192,6 @@
 //     DynamoDB's page) and return, beside LastEvaluatedKey, an opaque
 //     Cursor that resumes only the query that made it. QueryAll and
 //     ScanAll walk every page, one FoundationDB transaction per page.
-//   - Invalid UTF-8 in strings is stored as given; DynamoDB's JSON wire
-//     protocol cannot carry it.
 //   - Empty attribute names inside maps are accepted; only top-level
 //     attribute names must be non-empty.
 //   - The Go API takes expressions only. DynamoDB's legacy parameters
