@@ -58,6 +58,9 @@ func FuzzRequest(f *testing.F) {
 	} {
 		f.Add(uint8(i), []byte(body))
 	}
+	// Bodies that are not UTF-8 text, for PutItem and GetItem.
+	f.Add(uint8(4), []byte("{\"TableName\":\"Fuzz\",\"Item\":{\"pk\":{\"S\":\"\xc3\"},\"sk\":{\"N\":\"1\"}}}"))
+	f.Add(uint8(5), []byte(`{"TableName":"Fuzz","Key":{"pk":{"S":"\udc80"},"sk":{"N":"1"}}}`))
 	f.Fuzz(func(t *testing.T, op uint8, body []byte) {
 		name := ops[int(op)%len(ops)]
 		if name == "DeleteTable" && strings.Contains(string(body), `"Fuzz"`) {
