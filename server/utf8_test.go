@@ -177,3 +177,33 @@ func FuzzJSONText(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCheckJSONText measures the UTF-8 check beside the decode it
+// guards, on a PutItem body of about 64 KB: the check must stay a small
+// fraction of decoding.
+func BenchmarkCheckJSONText(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"TableName":"T","Item":{"pk":{"S":"k"}`)
+	for i := 0; sb.Len() < 64<<10; i++ {
+		sb.WriteString(`,"attribute` + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + `":{"S":"une valeur \u00e9 \ud83d\ude00 ` + strings.Repeat("é", i%5) + `"}`)
+	}
+	sb.WriteString(`}}`)
+	body := []byte(sb.String())
+	b.Run("check", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			if err := checkJSONText(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			var in putItemInput
+			if err := json.Unmarshal(body, &in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
