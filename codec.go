@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 )
 
 // The item codec: how fdyno stores an item's attributes as a FoundationDB
@@ -37,7 +38,8 @@ import (
 //     nesting is limited to MaxNestingDepth, so hostile input cannot make
 //     the decoder allocate more than a small multiple of its size or
 //     exhaust the stack.
-//  3. A decoded item is valid by Item.Validate.
+//  3. A decoded item is valid by Item.Validate: names, S values and SS
+//     members are valid UTF-8 on both sides of the codec.
 //
 // Numbers are stored as their canonical text rather than packed (BCD or
 // base-100). Most stored numbers are short (counts, prices, timestamps), so
@@ -196,7 +198,7 @@ func (e *encoder) encodeMap(m Item, depth int, top bool) {
 // encodeAttribute encodes one name and value of a map and reports whether
 // encoding failed.
 func (e *encoder) encodeAttribute(name string, v Value, depth int, top bool) bool {
-	if len(name) > MaxAttributeNameLength || (top && name == "") {
+	if len(name) > MaxAttributeNameLength || (top && name == "") || !utf8.ValidString(name) {
 		e.err = true
 		return true
 	}
@@ -212,6 +214,10 @@ func (e *encoder) encodeValue(v Value, depth int) {
 	}
 	switch v.typ {
 	case TypeS:
+		if !utf8.ValidString(v.s) {
+			e.err = true
+			return
+		}
 		e.buf = append(e.buf, tagS)
 		e.bytes(v.s)
 	case TypeN:
@@ -252,7 +258,7 @@ func (e *encoder) encodeValue(v Value, depth int) {
 		e.buf = append(e.buf, tagSS+byte(v.typ-TypeSS))
 		e.uvarint(uint64(len(v.setv())))
 		for i, m := range v.setv() {
-			if i > 0 && m == v.setv()[i-1] {
+			if i > 0 && m == v.setv()[i-1] || v.typ == TypeSS && !utf8.ValidString(m) {
 				e.err = true
 				return
 			}
@@ -376,6 +382,8 @@ func (d *decoder) decodeMap(depth int, top bool) (Item, error) {
 			return nil, d.fail("empty attribute name")
 		case len(name) > MaxAttributeNameLength:
 			return nil, d.fail("attribute name too long")
+		case !utf8.ValidString(name):
+			return nil, d.fail("attribute name not valid UTF-8")
 		}
 		prev = name
 		v, err := d.decodeValue(depth)
@@ -398,6 +406,7 @@ func (d *decoder) decodeValue(depth int) (Value, error) {
 	d.off++
 	switch tag {
 	case tagS, tagB:
+		start := d.off
 		s, err := d.bytes()
 		if err != nil {
 			return Value{}, err
@@ -405,6 +414,9 @@ func (d *decoder) decodeValue(depth int) (Value, error) {
 		t := TypeS
 		if tag == tagB {
 			t = TypeB
+		} else if !utf8.ValidString(s) {
+			d.off = start
+			return Value{}, d.fail("string not valid UTF-8")
 		}
 		return Value{typ: t, s: s}, nil
 	case tagN:
@@ -466,6 +478,9 @@ func (d *decoder) decodeValue(depth int) (Value, error) {
 			} else if i > 0 && set[i-1] >= set[i] {
 				d.off = start
 				return Value{}, d.fail("set members not in strictly increasing order")
+			} else if tag == tagSS && !utf8.ValidString(set[i]) {
+				d.off = start
+				return Value{}, d.fail("string not valid UTF-8")
 			}
 		}
 		return Value{typ: TypeSS + Type(tag-tagSS), x: set}, nil

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Expression limits (the DynamoDB service quotas page, "Expression
@@ -127,6 +128,9 @@ func newExprContext(names map[string]string, values map[string]Value) (*exprCont
 		}
 		if len(names[k]) > MaxAttributeNameLength {
 			return nil, &ValidationError{Reason: "ExpressionAttributeNames contains invalid value: " + reasonNameTooLong + " for key " + k}
+		}
+		if !utf8.ValidString(names[k]) {
+			return nil, &ValidationError{Reason: "ExpressionAttributeNames contains invalid value: " + reasonInvalidUTF8Name + " for key " + k}
 		}
 		size += len(k) + len(names[k])
 	}

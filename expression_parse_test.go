@@ -343,7 +343,7 @@ func TestUpdateDoesNotMutate(t *testing.T) {
 			}
 			u.actions = append(u.actions, a)
 		}
-		got, err := u.apply(it)
+		got, err := u.apply(it, it != nil)
 		if !it.Equal(before) {
 			t.Fatalf("apply(%s) modified its input", u)
 		}
@@ -470,13 +470,13 @@ func FuzzParseUpdate(f *testing.F) {
 			return
 		}
 		before := cloneItem(fuzzItem)
-		if _, err := u.apply(fuzzItem); err != nil && !errors.Is(err, ErrValidation) {
+		if _, err := u.apply(fuzzItem, true); err != nil && !errors.Is(err, ErrValidation) {
 			t.Fatalf("apply(%q) = %v, not a validation error", expr, err)
 		}
 		if !fuzzItem.Equal(before) {
 			t.Fatalf("apply(%q) modified its input", expr)
 		}
-		if _, err := u.apply(nil); err != nil && !errors.Is(err, ErrValidation) {
+		if _, err := u.apply(nil, false); err != nil && !errors.Is(err, ErrValidation) {
 			t.Fatalf("apply(%q) to nil = %v, not a validation error", expr, err)
 		}
 		text := u.String()

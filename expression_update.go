@@ -275,8 +275,9 @@ func (u *update) String() string {
 	return b.String()
 }
 
-// apply returns the item that results from applying the update to old,
-// which may be nil for an item that does not exist yet. old is not
+// apply returns the item that results from applying the update to old;
+// exists tells whether the item existed (old is then the stored item) or
+// not (old is nil, or holds only the key attributes). old is not
 // modified: the result is a new Item that shares only unmodified values
 // with it.
 //
@@ -289,13 +290,15 @@ func (u *update) String() string {
 // elements. apply builds the tree of action paths (no two overlap, by
 // parseUpdate's check) and rebuilds each touched container once.
 //
-// REMOVE of a path whose parent is missing does nothing. Errors are
-// *[ValidationError]: an operand of the wrong type (ADD to a non-number or
-// a set of another type, list_append of non-lists, arithmetic on non-N), a
-// missing attribute in a SET value, a SET, ADD or DELETE path whose parent
-// does not exist, a parent of the wrong kind for its element, and number
-// overflow. The result is not validated against item limits.
-func (u *update) apply(old Item) (Item, error) {
+// REMOVE of a missing element of an existing map or list (a.y, b[7] past
+// the end) does nothing, and so does REMOVE of any path of an item that
+// does not exist. Errors are *[ValidationError]: an operand of the wrong
+// type (ADD to a non-number or a set of another type, list_append of
+// non-lists, arithmetic on non-N), a missing attribute in a SET value, a
+// path whose parent does not exist (REMOVE included, on an existing item)
+// or is of the wrong kind for its element, and number overflow. The result
+// is not validated against item limits.
+func (u *update) apply(old Item, exists bool) (Item, error) {
 	root := u.tree
 	if root == nil {
 		root = newUpdateTree(u.actions)
@@ -316,7 +319,7 @@ func (u *update) apply(old Item) (Item, error) {
 	out := make(Item, len(old)+len(root.names))
 	maps.Copy(out, old)
 	for _, name := range root.names {
-		nv, err := root.fields[name].apply(u.actions, vals, old[name])
+		nv, err := root.fields[name].apply(u.actions, vals, old[name], exists)
 		if err != nil {
 			return nil, err
 		}
@@ -404,8 +407,8 @@ func (n *updateNode) child(e pathElem, a updateAction) *updateNode {
 // apply returns what the node's actions make of cur, the value at the
 // node's path in the old item (the zero Value if there is none); a zero
 // result removes the element. vals holds the computed SET values, by
-// action.
-func (n *updateNode) apply(actions []updateAction, vals []Value, cur Value) (Value, error) {
+// action; exists tells whether the item existed.
+func (n *updateNode) apply(actions []updateAction, vals []Value, cur Value, exists bool) (Value, error) {
 	if n.action > 0 {
 		a := &actions[n.action-1]
 		var (
@@ -423,9 +426,10 @@ func (n *updateNode) apply(actions []updateAction, vals []Value, cur Value) (Val
 		}
 		return v, withPath(err, a.path)
 	}
-	if cur.IsZero() && n.removesOnly {
-		// DynamoDB removes nothing when a removed path's parent is
-		// missing.
+	if cur.IsZero() && n.removesOnly && !exists {
+		// On an item that does not exist, DynamoDB ignores a REMOVE
+		// under a missing parent; on an existing item the path is as
+		// invalid as it is for SET.
 		return cur, nil
 	}
 	if n.fields != nil {
@@ -435,7 +439,7 @@ func (n *updateNode) apply(actions []updateAction, vals []Value, cur Value) (Val
 		m := make(Item, len(cur.mapv())+len(n.names))
 		maps.Copy(m, cur.mapv())
 		for _, name := range n.names {
-			nv, err := n.fields[name].apply(actions, vals, m[name])
+			nv, err := n.fields[name].apply(actions, vals, m[name], exists)
 			if err != nil {
 				return Value{}, err
 			}
@@ -458,7 +462,7 @@ func (n *updateNode) apply(actions []updateAction, vals []Value, cur Value) (Val
 		if i < len(old) {
 			ov = old[i]
 		}
-		nv, err := n.elems[i].apply(actions, vals, ov)
+		nv, err := n.elems[i].apply(actions, vals, ov, exists)
 		if err != nil {
 			return Value{}, err
 		}

@@ -18,9 +18,11 @@ import (
 // every SET value refers to the item as it was before the update (the
 // developer guide's "Update expressions": list indexes past the end
 // append, in index order; several REMOVEd list elements are the original
-// list's; SET and REMOVE in one list name original elements), REMOVE
-// under a missing parent removes nothing, and SET, ADD and DELETE under a
-// missing or wrong-typed parent fail.
+// list's; SET and REMOVE in one list name original elements), a REMOVE
+// of a missing element of an existing map or list removes nothing, every
+// action under a missing or wrong-typed parent fails on an existing item,
+// and REMOVE under a missing parent is ignored on an item that does not
+// exist.
 func TestUpdateApplyModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		old := drawModelItem(t)
@@ -33,7 +35,7 @@ func TestUpdateApplyModel(t *testing.T) {
 		if err != nil {
 			t.Fatalf("parseUpdate(%q): %v", expr, err)
 		}
-		got, gotErr := u.apply(old)
+		got, gotErr := u.apply(old, old != nil)
 		want, wantErr := refUpdate(old, expr, names, values)
 		if (gotErr == nil) != (wantErr == nil) {
 			t.Fatalf("apply(%q) on %v:\n got error %v\nwant error %v (want item %v, got %v)", expr, old, gotErr, wantErr, want, got)
@@ -440,7 +442,7 @@ func refUpdate(old Item, expr string, names map[string]string, values map[string
 			parent = next
 		}
 		if missing {
-			if a.kind == "REMOVE" {
+			if a.kind == "REMOVE" && old == nil {
 				continue
 			}
 			return nil, errRefPathInvalid

@@ -139,12 +139,13 @@ func TestUpdateApply(t *testing.T) {
 		{"add past end appends", "ADD l[7] :n10", old, exprWith(old, "l", L(N("1"), N("2"), N("3"), N("10")))},
 		{"delete past end does nothing", "DELETE l[7] :ss_a", old, old},
 
-		// REMOVE of a path whose parent is missing removes nothing.
-		{"remove under absent", "REMOVE x.a", old, old},
-		{"remove index under absent", "REMOVE x[0]", old, old},
-		{"remove deep under absent", "REMOVE m.z.y, x[1].a", old, old},
-		{"remove under index past end", "REMOVE l[7].a", old, old},
+		// REMOVE of a missing element of an existing map or list removes
+		// nothing; on an item that does not exist, REMOVE of any path is
+		// ignored (a missing parent is an error only on an existing item,
+		// TestUpdateApplyErrors).
+		{"remove absent nested key", "REMOVE m.b.z", old, old},
 		{"new item remove nested", "REMOVE a.b, c[0]", nil, Item{}},
+		{"new item set and remove nested", "SET a = :n1 REMOVE x.y, l[2].z", nil, Item{"a": N("1")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -152,7 +153,7 @@ func TestUpdateApply(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseUpdate(%q): %v", tc.expr, err)
 			}
-			got, err := u.apply(tc.old)
+			got, err := u.apply(tc.old, tc.old != nil)
 			if err != nil {
 				t.Fatalf("apply(%q): %v", tc.expr, err)
 			}
@@ -182,7 +183,19 @@ func TestUpdateApplyErrors(t *testing.T) {
 		{"under index past end", "SET l[5].a = :n1", reasonUpdatePathInvalid},
 		{"deep under absent", "SET m.b.e.f = :n1", reasonUpdatePathInvalid},
 		{"add under absent", "ADD x.a :n1", reasonUpdatePathInvalid},
+		// A REMOVE under a missing or non-document parent of an existing
+		// item is invalid, as a SET of the path is (DynamoDB's "The
+		// document path provided in the update expression is invalid for
+		// update").
 		{"remove under scalar", "REMOVE s.a", reasonUpdatePathInvalid},
+		{"remove under absent", "REMOVE x.a", reasonUpdatePathInvalid},
+		{"remove index under absent", "REMOVE x[0]", reasonUpdatePathInvalid},
+		{"remove index under string", "REMOVE s[0]", reasonUpdatePathInvalid},
+		{"remove index under map", "REMOVE m[0]", reasonUpdatePathInvalid},
+		{"remove key under list", "REMOVE l.a", reasonUpdatePathInvalid},
+		{"remove deep under absent", "REMOVE m.z.y", reasonUpdatePathInvalid},
+		{"remove under index past end", "REMOVE l[7].a", reasonUpdatePathInvalid},
+		{"remove under absent beside a valid remove", "REMOVE s, x[1].a", reasonUpdatePathInvalid},
 		{"delete under absent", "DELETE x.a :ss_a", reasonUpdatePathInvalid},
 		{"absent operand", "SET n = x", reasonUpdateMissingAttr},
 		{"absent arithmetic operand", "SET n = x + :n1", reasonUpdateMissingAttr},
@@ -205,7 +218,7 @@ func TestUpdateApplyErrors(t *testing.T) {
 				t.Fatalf("parseUpdate(%q): %v", tc.expr, err)
 			}
 			old := updateTestItem()
-			_, err = u.apply(old)
+			_, err = u.apply(old, true)
 			var ve *ValidationError
 			if !errors.As(err, &ve) || !errors.Is(err, ErrValidation) {
 				t.Fatalf("apply(%q) = %v, want a *ValidationError", tc.expr, err)
@@ -298,7 +311,7 @@ func BenchmarkUpdateExpression(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := u.apply(old); err != nil {
+			if _, err := u.apply(old, true); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -310,7 +323,7 @@ func BenchmarkUpdateExpression(b *testing.B) {
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := u.apply(old); err != nil {
+			if _, err := u.apply(old, true); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -31,6 +31,11 @@ const (
 	reasonNameTooLong    = "Attribute name is too large, must be less than 65536 bytes"
 	reasonEmptySetFormat = "One or more parameter values were invalid: An %s set  may not be empty"
 	reasonEmptyBS        = "One or more parameter values were invalid: Binary sets should not be empty"
+	// DynamoDB's strings are UTF-8: its wire refuses other bytes with a
+	// SerializationException, so fdyno refuses them too rather than
+	// store what the wire could not return unchanged.
+	reasonInvalidUTF8     = "One or more parameter values were invalid: String value is not valid UTF-8"
+	reasonInvalidUTF8Name = "Attribute name is not valid UTF-8"
 )
 
 // Type is one of DynamoDB's ten attribute types. The zero Type is the type
@@ -522,7 +527,8 @@ func sortedNames(it Item) []string {
 }
 
 // Validate checks it against DynamoDB's rules for item contents: attribute
-// names of 1 to 65535 bytes, legal numbers, non-empty sets without
+// names (map keys included) of 1 to 65535 bytes of valid UTF-8, S values
+// and SS members of valid UTF-8, legal numbers, non-empty sets without
 // duplicates, and nesting at most 32 levels deep. It does not check the
 // item size or key attributes, which depend on the table. The error is a
 // *[ValidationError] naming the attribute path and the rule.
@@ -587,12 +593,21 @@ func validateValue(v Value, p *pathNode, depth int) error {
 	if depth > MaxNestingDepth {
 		return fail(reasonNesting)
 	}
-	if p != nil && !p.isElem && len(p.name) > MaxAttributeNameLength {
-		return fail(reasonNameTooLong)
+	if p != nil && !p.isElem {
+		if len(p.name) > MaxAttributeNameLength {
+			return fail(reasonNameTooLong)
+		}
+		if !utf8.ValidString(p.name) {
+			return fail(reasonInvalidUTF8Name)
+		}
 	}
 	switch v.typ {
 	case 0:
 		return fail(reasonEmptyValue)
+	case TypeS:
+		if !utf8.ValidString(v.s) {
+			return fail(reasonInvalidUTF8)
+		}
 	case TypeN:
 		if v.bad {
 			_, err := canonicalNumber(v.s)
@@ -617,6 +632,13 @@ func validateValue(v Value, p *pathNode, depth int) error {
 		for i := 1; i < len(v.setv()); i++ {
 			if v.setv()[i] == v.setv()[i-1] {
 				return fail(reasonDuplicates)
+			}
+		}
+		if v.typ == TypeSS {
+			for _, m := range v.setv() {
+				if !utf8.ValidString(m) {
+					return fail(reasonInvalidUTF8)
+				}
 			}
 		}
 	case TypeM:

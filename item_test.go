@@ -63,6 +63,17 @@ func TestItemValidate(t *testing.T) {
 		{name: "bad number in list", item: Item{"l": L(S("a"), N("1E+126"))}, path: "l[1]", reason: reasonNumberOverflow},
 		{name: "zero value", item: Item{"m": M(Item{"k": {}})}, path: "m.k", reason: reasonEmptyValue},
 		{name: "NaN float", item: Item{"f": NFloat(nan())}, path: "f", reason: reasonNumberSyntax},
+		// Strings are UTF-8: DynamoDB's wire refuses other bytes, so what
+		// the library stores must be valid UTF-8 to come back unchanged.
+		{name: "UTF-8 S, SS and names", item: Item{"é": S("\u00e9𝄞"), "ss": SS("ü", "\U0010ffff"), "m": M(Item{"ñ": S("x")})}},
+		{name: "B and BS hold any bytes", item: Item{"b": B([]byte{0xff, 0xc3}), "bs": BS([]byte{0xff}, []byte{0xc3})}},
+		{name: "S with a raw 0xff", item: Item{"s": S("a\xffb")}, path: "s", reason: reasonInvalidUTF8},
+		{name: "S truncated sequence", item: Item{"s": S("\xc3")}, path: "s", reason: reasonInvalidUTF8},
+		{name: "S encoded surrogate", item: Item{"s": S("\xed\xa0\x80")}, path: "s", reason: reasonInvalidUTF8},
+		{name: "S in a list", item: Item{"l": L(S("ok"), S("\xff"))}, path: "l[1]", reason: reasonInvalidUTF8},
+		{name: "SS member", item: Item{"ss": SS("a", "\xff")}, path: "ss", reason: reasonInvalidUTF8},
+		{name: "name", item: Item{"\xff": S("x")}, path: "\xff", reason: reasonInvalidUTF8Name},
+		{name: "nested map key", item: Item{"m": M(Item{"k": M(Item{"\xc3": N("1")})})}, path: "m.k.\xc3", reason: reasonInvalidUTF8Name},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

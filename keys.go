@@ -45,6 +45,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
@@ -281,6 +282,8 @@ func checkKeyValue(name string, v Value, want Type, hash bool) error {
 			return fail("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
 		case !hash && len(v.s) > MaxSortKeyLength:
 			return fail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+		case v.typ == TypeS && !utf8.ValidString(v.s):
+			return fail(reasonInvalidUTF8)
 		}
 	case TypeN:
 		if v.bad {

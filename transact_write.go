@@ -483,7 +483,7 @@ func evalAction(op string, a txAction, tg target, oldKnown bool) (*itemChange, C
 	if base == nil {
 		base = maps.Clone(a.key)
 	}
-	updated, err := a.e.upd.apply(base)
+	updated, err := a.e.upd.apply(base, tg.old != nil)
 	if err != nil {
 		return invalid(err)
 	}

@@ -92,7 +92,7 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 		}
 		updated := base
 		if e.upd != nil {
-			if updated, err = e.upd.apply(base); err != nil {
+			if updated, err = e.upd.apply(base, tg.old != nil); err != nil {
 				return nil, withOp(op, err)
 			}
 		}

@@ -180,8 +180,9 @@ func (d *avDecoder) expect(c byte) error {
 }
 
 // str reads a JSON string. Strings without escapes and with valid UTF-8
-// are taken as they are; others go through encoding/json, which replaces
-// invalid UTF-8 with U+FFFD as DynamoDB's JSON reader does.
+// are taken as they are; invalid UTF-8 and unpaired surrogate escapes are
+// a SerializationException (checkJSONText), as DynamoDB refuses them,
+// never U+FFFD; other strings go through encoding/json for their escapes.
 func (d *avDecoder) str() (string, error) {
 	if d.peek() != '"' {
 		return "", d.syntax("expected a string")
@@ -195,7 +196,10 @@ func (d *avDecoder) str() (string, error) {
 		case c == '"':
 			d.pos++
 			raw := d.data[start:d.pos]
-			if plain && utf8.Valid(raw) {
+			if err := checkJSONText(raw); err != nil {
+				return "", err
+			}
+			if plain {
 				return string(raw[1 : len(raw)-1]), nil
 			}
 			var s string

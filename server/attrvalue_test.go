@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/fdyno/fdyno"
 	"github.com/google/go-cmp/cmp"
@@ -188,6 +189,7 @@ func FuzzAttributeValue(f *testing.F) {
 		`{"S":"x"}`, `{"N":"-1.5e-3"}`, `{"B":"AAE="}`, `{"BOOL":true}`, `{"NULL":true}`,
 		`{"M":{"a":{"L":[{"SS":["x","y"]},{"NS":["1","2"]},{"BS":["AA=="]}]}}}`,
 		`{"S":"a","S":null}`, `{"X":[{"y":[1,2,{"z":null}]}],"N":"7"}`, `{"S":"\ud800"}`, `{}`,
+		"{\"S\":\"\xff\"}", "{\"M\":{\"\xc3\":{\"N\":\"1\"}}}", `{"SS":["\udc80"]}`, `{"S":"\ud83d\ude00"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -199,6 +201,10 @@ func FuzzAttributeValue(f *testing.F) {
 				t.Fatalf("untyped error %v", err)
 			}
 			return
+		}
+		// Bytes that are not UTF-8 are refused, never rewritten.
+		if !utf8.Valid(data) {
+			t.Fatalf("accepted %q, which is not UTF-8, as %v", data, v)
 		}
 		var ref map[string]any
 		if err := json.Unmarshal(data, &ref); err != nil {

@@ -18,12 +18,12 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Condition.html
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExpectedAttributeValue.html
 //
-// Every ComparisonOperator has an exact counterpart in the expression
-// grammar, with the same answer on every item, so the translation is
-// the whole of the legacy semantics: a missing attribute fails EQ, the
-// orderings, BETWEEN, IN, CONTAINS and BEGINS_WITH and passes NE and
-// NOT_CONTAINS; a value of another type than the argument matches none
-// but NE and NOT_CONTAINS.
+// Every ComparisonOperator has a counterpart in the expression grammar
+// with the same answer on every item, so the translation is the whole of
+// the legacy semantics: a missing attribute fails every operator but NE
+// and NULL (NOT_CONTAINS too fails it, unlike NOT contains(), so it
+// becomes attribute_exists AND NOT contains); a value of another type
+// than the argument matches none but NE and NOT_CONTAINS.
 
 // comparisonOperators are DynamoDB's ComparisonOperator values, in the
 // order its enum message lists them.
@@ -42,9 +42,13 @@ type operatorRule struct {
 	types string // space-separated type names; "" for no arguments
 }
 
+// anyType is every AttributeValue type: "EQ is supported for all data
+// types, including lists and maps" (the Condition page), and so is NE.
+const anyType = "S N B SS NS BS L M BOOL NULL"
+
 var operatorRules = map[string]operatorRule{
-	"EQ":           {1, "S N B SS NS BS"},
-	"NE":           {1, "S N B SS NS BS"},
+	"EQ":           {1, anyType},
+	"NE":           {1, anyType},
 	"LE":           {1, "S N B"},
 	"LT":           {1, "S N B"},
 	"GE":           {1, "S N B"},
@@ -278,7 +282,10 @@ func condExpr(ph *placeholders, c legacyCond) string {
 	case "CONTAINS":
 		return "contains(" + n + ", " + arg(0) + ")"
 	case "NOT_CONTAINS":
-		return "NOT contains(" + n + ", " + arg(0) + ")"
+		// DynamoDB answers false for a missing attribute, where NOT
+		// contains() alone would be true. The parentheses keep it one
+		// condition of the ConditionalOperator's chain.
+		return "(attribute_exists(" + n + ") AND NOT contains(" + n + ", " + arg(0) + "))"
 	case "BEGINS_WITH":
 		return "begins_with(" + n + ", " + arg(0) + ")"
 	case "BETWEEN":

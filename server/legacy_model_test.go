@@ -140,7 +140,7 @@ func modelValue() *rapid.Generator[fdyno.Value] {
 		case 8:
 			return fdyno.Null()
 		}
-		return fdyno.M(fdyno.Item{"a": fdyno.S("a")})
+		return fdyno.M(fdyno.Item{"a": fdyno.S(rapid.SampledFrom(strs[:3]).Draw(t, "m"))})
 	})
 }
 
@@ -183,13 +183,8 @@ func modelCond(attr string) *rapid.Generator[refCond] {
 		switch op {
 		case "NULL", "NOT_NULL":
 		case "EQ", "NE":
-			for {
-				v := modelValue().Draw(t, "arg")
-				if !strings.Contains(" L M BOOL NULL ", " "+v.Type().String()+" ") {
-					c.args = []fdyno.Value{v}
-					break
-				}
-			}
+			// EQ and NE take every type, lists and maps included.
+			c.args = []fdyno.Value{modelValue().Draw(t, "arg")}
 		case "BEGINS_WITH":
 			for {
 				v := scalar.Draw(t, "prefix")
@@ -258,8 +253,34 @@ func refEqual(a, b fdyno.Value) bool {
 			}
 		}
 		return true
+	case fdyno.TypeL:
+		al, bl := a.L(), b.L()
+		return len(al) == len(bl) && refListEqual(al, bl)
+	case fdyno.TypeM:
+		am, bm := a.M(), b.M()
+		if len(am) != len(bm) {
+			return false
+		}
+		for k, x := range am {
+			if !refEqual(x, bm[k]) {
+				return false
+			}
+		}
+		return true
+	case fdyno.TypeBOOL:
+		return a.Bool() == b.Bool()
 	}
-	return a.Equal(b) // lists, maps, BOOL, NULL: never arguments here
+	return true // NULL equals NULL
+}
+
+// refListEqual compares two lists element by element, in order.
+func refListEqual(a, b []fdyno.Value) bool {
+	for i := range a {
+		if !refEqual(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // refMembers returns a set's members as scalar values.
@@ -335,7 +356,8 @@ func refTest(v fdyno.Value, c refCond) bool {
 	case "CONTAINS":
 		return refContains(v, c.args[0])
 	case "NOT_CONTAINS":
-		return !refContains(v, c.args[0])
+		// False on a missing attribute, unlike NE.
+		return !v.IsZero() && !refContains(v, c.args[0])
 	case "BEGINS_WITH":
 		a := c.args[0]
 		return v.Type() == a.Type() && (a.Type() == fdyno.TypeS && strings.HasPrefix(v.S(), a.S()) || a.Type() == fdyno.TypeB && bytes.HasPrefix(v.B(), a.B()))
@@ -372,7 +394,7 @@ func twinExpression(conds []refCond, op string) (string, map[string]string, fdyn
 			"NULL":         func() string { return "attribute_not_exists(" + n + ")" },
 			"NOT_NULL":     func() string { return "attribute_exists(" + n + ")" },
 			"CONTAINS":     func() string { return "contains(" + n + ", " + vs[0] + ")" },
-			"NOT_CONTAINS": func() string { return "NOT contains(" + n + ", " + vs[0] + ")" },
+			"NOT_CONTAINS": func() string { return "(attribute_exists(" + n + ") AND NOT contains(" + n + ", " + vs[0] + "))" },
 			"BEGINS_WITH":  func() string { return "begins_with(" + n + ", " + vs[0] + ")" },
 			"IN":           func() string { return n + " IN (" + strings.Join(vs, ", ") + ")" },
 			"BETWEEN":      func() string { return n + " BETWEEN " + vs[0] + " AND " + vs[1] },

@@ -84,6 +84,71 @@ func TestSDKUpdateRemoveCreatesNothing(t *testing.T) {
 	}
 }
 
+// TestUpdateRemoveNestedPath: on an existing item, REMOVE of a nested path
+// whose parent is missing or not a document (REMOVE c.c without c, a.c
+// with a a string, b[0] with b missing or not a list) is a
+// ValidationException, exactly as SET of the path is; REMOVE of a missing
+// element of an existing map or list (a map's missing key, an index past
+// the end) does nothing; on an item that does not exist every REMOVE is
+// ignored. The same holds in TransactWriteItems, where the failure is the
+// action's ValidationError.
+func TestUpdateRemoveNestedPath(t *testing.T) {
+	ts := legacyServer(t)
+	const stored = `{"pk":{"S":"k"},"a":{"S":"x"},"m":{"M":{"x":{"N":"1"}}},"l":{"L":[{"N":"1"}]}}`
+	const invalid = "The document path provided in the update expression is invalid for update"
+	for _, tc := range []struct {
+		expr    string
+		invalid bool
+	}{
+		{"REMOVE c.c", true},
+		{"REMOVE a.c", true},
+		{"REMOVE b[0]", true},
+		{"REMOVE a[0]", true},
+		{"REMOVE m[0]", true},
+		{"REMOVE l.c", true},
+		{"REMOVE m.y.z", true},
+		{"REMOVE l[7].c", true},
+		{"SET c.c = :v", true},
+		{"REMOVE m.y", false},
+		{"REMOVE l[7]", false},
+		{"REMOVE c", false},
+	} {
+		t.Run(tc.expr, func(t *testing.T) {
+			ts.mustCall(t, "PutItem", `{"TableName":"Leg","Item":`+stored+`}`)
+			values := ""
+			if strings.Contains(tc.expr, ":v") {
+				values = `,"ExpressionAttributeValues":{":v":{"N":"1"}}`
+			}
+			code, _, name, msg := ts.call(t, "UpdateItem", `{"TableName":"Leg","Key":{"pk":{"S":"k"}},"UpdateExpression":"`+tc.expr+`"`+values+`}`)
+			got := ts.mustCall(t, "GetItem", `{"TableName":"Leg","Key":{"pk":{"S":"k"}},"ConsistentRead":true}`)["Item"]
+			switch {
+			case tc.invalid && (code != http.StatusBadRequest || name != "ValidationException" || msg != invalid):
+				t.Fatalf("existing item: %d %s: %q, want ValidationException %q", code, name, msg, invalid)
+			case !tc.invalid && code != http.StatusOK:
+				t.Fatalf("existing item: %d %s: %s, want success", code, name, msg)
+			case tc.invalid || tc.expr != "REMOVE c":
+				if diff := cmp.Diff(mustJSON(t, stored), got); diff != "" {
+					t.Errorf("item changed (-want +got):\n%s", diff)
+				}
+			}
+			code, _, name, msg = ts.call(t, "TransactWriteItems", `{"TransactItems":[{"Update":{"TableName":"Leg","Key":{"pk":{"S":"k"}},"UpdateExpression":"`+tc.expr+`"`+values+`}}]}`)
+			if tc.invalid != (code != http.StatusOK) || tc.invalid && (name != "TransactionCanceledException" || !strings.Contains(msg, "ValidationError")) {
+				t.Errorf("TransactWriteItems: %d %s: %s", code, name, msg)
+			}
+			// On an item that does not exist, a REMOVE is ignored and
+			// nothing is created; a SET of the path is still invalid.
+			code, _, name, msg = ts.call(t, "UpdateItem", `{"TableName":"Leg","Key":{"pk":{"S":"gone"}},"UpdateExpression":"`+tc.expr+`"`+values+`}`)
+			setsPath := strings.HasPrefix(tc.expr, "SET")
+			if setsPath != (code != http.StatusOK) || setsPath && msg != invalid {
+				t.Errorf("missing item: %d %s: %s", code, name, msg)
+			}
+			if got := ts.mustCall(t, "GetItem", `{"TableName":"Leg","Key":{"pk":{"S":"gone"}},"ConsistentRead":true}`); got["Item"] != nil {
+				t.Errorf("missing item created: %v", got["Item"])
+			}
+		})
+	}
+}
+
 // An action whose key does not match its table's key schema cancels
 // TransactWriteItems with a ValidationError reason for that action and
 // None for the others (API_TransactWriteItems, CancellationReasons).

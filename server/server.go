@@ -414,8 +414,13 @@ func tooLarge() error {
 }
 
 // decode decodes a request body into in, mapping JSON errors to
-// DynamoDB's SerializationException.
+// DynamoDB's SerializationException. A body that is not UTF-8 text is
+// one of them (checkJSONText), checked first because encoding/json would
+// rewrite it.
 func decode(body []byte, in any) error {
+	if err := checkJSONText(body); err != nil {
+		return err
+	}
 	if err := json.Unmarshal(body, in); err != nil {
 		return serializationOf(err)
 	}
