@@ -27,7 +27,8 @@ type Entry struct {
 	Name string
 	// Kind is what is stored at the child's path. A listing row with
 	// nothing beneath it, which dynamotree's Delete can leave but this
-	// package never does, has Kind 0.
+	// package never does, shows as an empty KindDirectory: List infers a
+	// directory from a listing row without an object row.
 	Kind Kind
 }
 
@@ -46,8 +47,10 @@ type ListOutput struct {
 const listParallel = 32
 
 // List returns a page of the direct children of dir (the empty path is the
-// root) with their kinds. It reads one range of listing rows, then, all at
-// once, each child's object row and the first row of its own listing. A
+// root) with their kinds. It reads one range of listing rows, then the
+// children's object rows together (one TransactGet per 100), then, for
+// each child that is an object or link, the first row of its own listing,
+// those reads issued together. A
 // bad path is a [*PathError], a bad cursor a [*CursorError].
 //
 // rt is the caller's transaction or snapshot, or a database, which runs a
@@ -93,21 +96,55 @@ func (t *Tree) List(rt fdb.ReadTransactor, dir Path, in ListInput) (*ListOutput,
 	})
 }
 
-// kinds fills in the kinds of entries. fdyno's reads return values, not
-// futures, so reading them together takes goroutines; all of them end
-// before kinds returns and none has a side effect outside tr, so a retried
-// transaction is safe (FoundationDB transactions are safe for concurrent
-// use).
+// kinds fills in the kinds of entries. The object rows of the page are
+// read together, with TransactGet (one wave per 100). A child with no
+// object row is a directory (a listing row always has something beneath
+// it); a child with one needs a one-row read of its own listing to tell.
+// fdyno's Query returns values, not futures, so issuing those reads
+// together takes goroutines; all of them end before kinds returns and none
+// has an effect outside tr, so a retried transaction is safe
+// (FoundationDB transactions are safe for concurrent use).
 func (t *Tree) kinds(tr fdb.ReadTransaction, dir Path, entries []Entry) error {
+	for start := 0; start < len(entries); start += maxTransactGet {
+		chunk := entries[start:min(start+maxTransactGet, len(entries))]
+		in := fdyno.TransactGetInput{TransactItems: make([]fdyno.TransactGetItem, len(chunk))}
+		for i, e := range chunk {
+			in.TransactItems[i] = fdyno.TransactGetItem{
+				Table:                    t.table,
+				Key:                      t.objectRowKey(dir.join(e.Name)),
+				ProjectionExpression:     "#k, #r",
+				ExpressionAttributeNames: map[string]string{"#k": KeyAttribute, "#r": t.r},
+			}
+		}
+		out, err := fdyno.TransactGet(tr, in)
+		if err != nil {
+			return err
+		}
+		for i, res := range out.Responses {
+			switch {
+			case res.Item == nil:
+				chunk[i].Kind = KindDirectory
+			case res.Item[t.r].IsZero():
+				chunk[i].Kind = KindObject
+			default:
+				chunk[i].Kind = KindLink
+			}
+		}
+	}
 	errs := make([]error, len(entries))
 	sem := make(chan struct{}, listParallel)
 	var wg sync.WaitGroup
 	for i := range entries {
+		if entries[i].Kind == KindDirectory {
+			continue
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			entries[i].Kind, errs[i] = t.kind(tr, dir.join(entries[i].Name))
+			var k Kind
+			k, errs[i] = t.dirKind(tr, dir.join(entries[i].Name))
+			entries[i].Kind |= k
 		}()
 	}
 	wg.Wait()
@@ -119,25 +156,15 @@ func (t *Tree) kinds(tr fdb.ReadTransaction, dir Path, entries []Entry) error {
 	return nil
 }
 
-// kind reads what is stored at p.
-func (t *Tree) kind(tr fdb.ReadTransaction, p Path) (Kind, error) {
-	var k Kind
-	row, err := t.getRow(tr, p, "#r")
-	if err != nil {
-		return 0, err
-	}
-	if row != nil {
-		k = KindObject
-		if _, ok := row[t.r]; ok {
-			k = KindLink
-		}
-	}
+// maxTransactGet is the most items one TransactGet reads (DynamoDB's
+// TransactGetItems limit).
+const maxTransactGet = 100
+
+// dirKind is KindDirectory if p lists a child.
+func (t *Tree) dirKind(tr fdb.ReadTransaction, p Path) (Kind, error) {
 	sub, err := t.table.Query(tr, t.listQuery(p, 1))
-	if err != nil {
+	if err != nil || len(sub.Items) == 0 {
 		return 0, err
 	}
-	if len(sub.Items) > 0 {
-		k |= KindDirectory
-	}
-	return k, nil
+	return KindDirectory, nil
 }
