@@ -94,10 +94,12 @@ func TestConflictRule(t *testing.T) {
 			want:   []string{"¦ e", "¦e¦ a", "¦e¦ b", "¦e¦a", "¦e¦b"},
 		},
 		{
-			name:     "move out of a directory a put writes into",
-			setup:    []string{"d/a"},
-			first:    func(tr *Tree) func(fdb.Transaction) error { return put(tr, "d/b") },
-			second:   func(tr *Tree) func(fdb.Transaction) error { return func(tx fdb.Transaction) error { return tr.Move(tx, p("d/a"), p("e/a")) } },
+			name:  "move out of a directory a put writes into",
+			setup: []string{"d/a"},
+			first: func(tr *Tree) func(fdb.Transaction) error { return put(tr, "d/b") },
+			second: func(tr *Tree) func(fdb.Transaction) error {
+				return func(tx fdb.Transaction) error { return tr.Move(tx, p("d/a"), p("e/a")) }
+			},
 			conflict: true,
 			want:     []string{"¦ d", "¦ e", "¦d¦ b", "¦d¦b", "¦e¦ a", "¦e¦a"},
 		},

@@ -20,6 +20,9 @@ type ListInput struct {
 	Limit int
 	// Cursor is the Cursor of the previous page of the same directory.
 	Cursor []byte
+	// NamesOnly leaves every Kind 0 and reads only the listing rows: the
+	// page is then one range read, as a Query is.
+	NamesOnly bool
 }
 
 // Entry is one child of a directory.
@@ -86,8 +89,10 @@ func (t *Tree) List(rt fdb.ReadTransactor, dir Path, in ListInput) (*ListOutput,
 				return nil, corrupt(t.dirKey(dir), "listing row names "+why)
 			}
 		}
-		if err := t.kinds(tr, dir, out.Entries); err != nil {
-			return nil, err
+		if !in.NamesOnly {
+			if err := t.kinds(tr, dir, out.Entries); err != nil {
+				return nil, err
+			}
 		}
 		if res.LastEvaluatedKey != nil && len(out.Entries) > 0 {
 			out.Cursor = t.encodeCursor(dir, out.Entries[len(out.Entries)-1].Name)

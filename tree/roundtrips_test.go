@@ -44,6 +44,7 @@ func TestRoundTripBudgets(t *testing.T) {
 		{"Get", func() error { _, err := tr.Get(db, p("a/b/c/d")); return err }, rt(1, 1, 0)},
 		{"Get through 2 links", func() error { _, err := tr.Get(db, p("l2")); return err }, rt(1, 3, 0)},
 		{"GetLink", func() error { _, err := tr.GetLink(db, p("l2")); return err }, rt(1, 1, 0)},
+		{"List 20 names only", func() error { _, err := tr.List(db, p("dir"), ListInput{NamesOnly: true}); return err }, rt(1, 1, 0)},
 		{"List 20 directories", func() error { _, err := tr.List(db, p("dirs"), ListInput{}); return err }, rt(1, 2, 0)},
 	}
 	for _, tc := range tests {

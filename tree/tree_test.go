@@ -479,6 +479,13 @@ func TestListKindsAndCursors(t *testing.T) {
 	if _, err := tr.List(db, p("d"), ListInput{Cursor: []byte("junk")}); !errors.Is(err, ErrInvalidCursor) || !errors.Is(err, fdyno.ErrValidation) {
 		t.Errorf("List(junk cursor) = %v, want ErrInvalidCursor", err)
 	}
+	names, err := tr.List(db, p("d"), ListInput{NamesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Entry{{"both", 0}, {"dir", 0}, {"link", 0}, {"linkdir", 0}, {"obj", 0}}, names.Entries); diff != "" {
+		t.Errorf("List(NamesOnly) mismatch (-want +got):\n%s", diff)
+	}
 	root, err := tr.List(db, Path{}, ListInput{})
 	if err != nil {
 		t.Fatal(err)
