@@ -183,3 +183,56 @@ func BenchmarkList(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkModelled runs the tree's operations on fdblite with its model of
+// a cluster's round trips (fdblitetest.DefaultLatency), where an
+// operation's time is mostly its round trips:
+//
+//	go test -run '^$' -bench Modelled -benchtime 20x ./tree/
+func BenchmarkModelled(b *testing.B) {
+	db := fdblitetest.OpenIsolated(b)
+	tr := newTestTree(b, db, Options{})
+	for i := range 100 {
+		if err := tr.Put(db, Path{"dir", fmt.Sprintf("child%03d", i)}, fdyno.Item{}); err != nil {
+			b.Fatal(err)
+		}
+		if err := tr.Put(db, Path{"dirs", fmt.Sprintf("sub%03d", i), "x"}, fdyno.Item{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	path := Path{"Accounts", "123456", "Links", "xyzpdq"}
+	it := fdyno.Item{"LinkTarget": fdyno.S("http://example.com/")}
+	if err := tr.Put(db, path, it); err != nil {
+		b.Fatal(err)
+	}
+	if err := tr.PutLink(db, Path{"Links", "xyzpdq"}, path); err != nil {
+		b.Fatal(err)
+	}
+	if err := fdblitetest.SetLatency(db, fdblitetest.DefaultLatency()); err != nil {
+		b.Fatal(err)
+	}
+	run := func(name string, op func(i int) error) {
+		b.Run(name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				if err := op(i); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	run("Put/depth=4", func(i int) error { return tr.Put(db, Path{"w", "x", "y", fmt.Sprint(i)}, it) })
+	run("Get", func(int) error { _, err := tr.Get(db, path); return err })
+	run("Get/via-link", func(int) error { _, err := tr.Get(db, Path{"Links", "xyzpdq"}); return err })
+	run("Delete/emptying-depth=4", func(i int) error {
+		q := Path{"v", "x", "y", fmt.Sprint(i)}
+		if err := tr.Put(db, q, it); err != nil {
+			return err
+		}
+		return tr.Delete(db, q)
+	})
+	run("List/100-objects", func(int) error { _, err := tr.List(db, Path{"dir"}, ListInput{}); return err })
+	run("List/100-directories", func(int) error { _, err := tr.List(db, Path{"dirs"}, ListInput{}); return err })
+	run("List/100-names-only", func(int) error { _, err := tr.List(db, Path{"dir"}, ListInput{NamesOnly: true}); return err })
+}
