@@ -5,20 +5,8 @@ import (
 	"github.com/fdyno/fdyno"
 )
 
-// The conflict rule. Puts read nothing. A Delete, DeleteTree or Move reads,
-// and so conflicts with a concurrent transaction that writes:
-//
-//  1. the object row of each path it removes or examines (p itself and
-//     each ancestor whose listing row it considers removing);
-//  2. every directory it removes or finds empty: the whole listing of
-//     each, so any write into it, a Put under it included;
-//  3. in the first directory it leaves in place, one child other than the
-//     one it removes (the witness that keeps the directory), so only a
-//     concurrent removal of that child.
-//
-// Writes into directories the operation does not empty never conflict with
-// it, even beside the witness: it reads the directory with a snapshot read
-// and then adds only the witness to its read conflicts.
+// The conflict rule is stated in doc.go (# Conflicts); hasChild below is
+// where its third point is made.
 
 // Delete removes the object (or link) at p and, if nothing remains under
 // p, p's listing row and every ancestor's that has nothing left beneath it,
