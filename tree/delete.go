@@ -134,18 +134,6 @@ func (t *Tree) hasChild(tr fdb.Transaction, dir Path, except string) (bool, erro
 	return false, err
 }
 
-// listQuery is the Query of dir's listing rows, limit at a time (0: no
-// limit), projected to Child.
-func (t *Tree) listQuery(dir Path, limit int) fdyno.QueryInput {
-	return fdyno.QueryInput{
-		KeyConditionExpression:    "#k = :d",
-		ProjectionExpression:      "#c",
-		ExpressionAttributeNames:  map[string]string{"#k": KeyAttribute, "#c": ChildAttribute},
-		ExpressionAttributeValues: map[string]fdyno.Value{":d": fdyno.S(t.dirKey(dir))},
-		Limit:                     limit,
-	}
-}
-
 // subtree calls f for every listing row under directory p, depth first,
 // with the object row of the child it lists (nil if none; all attributes
 // if full, else only the keys), reading both

@@ -94,6 +94,28 @@ func (t *Tree) linkRow(p, target Path) fdyno.Item {
 	}
 }
 
+// movedRow is an object row with its Key changed to p's.
+func (t *Tree) movedRow(row fdyno.Item, p Path) fdyno.Item {
+	moved := make(fdyno.Item, len(row))
+	for k, v := range row {
+		moved[k] = v
+	}
+	moved[KeyAttribute] = fdyno.S(t.objectKey(p))
+	return moved
+}
+
+// listQuery is the Query of dir's listing rows, limit at a time (0: no
+// limit), projected to Child.
+func (t *Tree) listQuery(dir Path, limit int) fdyno.QueryInput {
+	return fdyno.QueryInput{
+		KeyConditionExpression:    "#k = :d",
+		ProjectionExpression:      "#c",
+		ExpressionAttributeNames:  map[string]string{"#k": KeyAttribute, "#c": ChildAttribute},
+		ExpressionAttributeValues: map[string]fdyno.Value{":d": fdyno.S(t.dirKey(dir))},
+		Limit:                     limit,
+	}
+}
+
 // parseObjectKey parses an object key (a link's target) back into a path.
 // It accepts exactly what objectKey produces for a valid path.
 func (t *Tree) parseObjectKey(s string) (Path, error) {

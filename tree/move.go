@@ -82,13 +82,3 @@ func (t *Tree) Move(tx fdb.Transactor, from, to Path) error {
 	})
 	return err
 }
-
-// movedRow is an object row with its Key changed to p's.
-func (t *Tree) movedRow(row fdyno.Item, p Path) fdyno.Item {
-	moved := make(fdyno.Item, len(row))
-	for k, v := range row {
-		moved[k] = v
-	}
-	moved[KeyAttribute] = fdyno.S(t.objectKey(p))
-	return moved
-}
