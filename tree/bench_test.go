@@ -232,6 +232,20 @@ func BenchmarkModelled(b *testing.B) {
 		}
 		return tr.Delete(db, q)
 	})
+	run("DeleteTree/100-objects", func(i int) error {
+		q := Path{"u", fmt.Sprint(i)}
+		if _, err := db.Transact(func(t fdb.Transaction) (any, error) {
+			for j := range 100 {
+				if err := tr.Put(t, q.join(fmt.Sprint(j)), it); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		}); err != nil {
+			return err
+		}
+		return tr.DeleteTree(db, q)
+	})
 	run("List/100-objects", func(int) error { _, err := tr.List(db, Path{"dir"}, ListInput{}); return err })
 	run("List/100-directories", func(int) error { _, err := tr.List(db, Path{"dirs"}, ListInput{}); return err })
 	run("List/100-names-only", func(int) error { _, err := tr.List(db, Path{"dir"}, ListInput{NamesOnly: true}); return err })

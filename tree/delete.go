@@ -46,8 +46,8 @@ func (t *Tree) Delete(tx fdb.Transactor, p Path) error {
 // in one transaction; p empty is the whole tree. It reads every listing
 // row under p first and writes nothing if they pass Options.MaxRows or
 // Options.MaxBytes ([*TooLargeError]) or if there is nothing at or under p
-// ([ErrNotFound]). One read per directory and per object under p, one
-// after another.
+// ([ErrNotFound]). It reads level by level: each level's listings
+// together, then its children's object rows together.
 func (t *Tree) DeleteTree(tx fdb.Transactor, p Path) error {
 	if err := t.checkDir("DeleteTree", p); err != nil {
 		return err
@@ -134,47 +134,70 @@ func (t *Tree) hasChild(tr fdb.Transaction, dir Path, except string) (bool, erro
 	return false, err
 }
 
-// subtree calls f for every listing row under directory p, depth first,
-// with the object row of the child it lists (nil if none; all attributes
-// if full, else only the keys), reading both
-// for conflicts and counting them in b. The callback sees a parent's row
-// before its children's.
+// subtree calls f for every listing row under directory p, with the
+// object row of the child it lists (nil if none; all attributes if full,
+// else only the keys), reading both for conflicts and counting them in b.
+// It goes one level at a time: the listings of a level's directories are
+// read together, then their children's object rows (TransactGets), so
+// the reads take a few waves per level, not one per row; the callback sees
+// a parent's row before its children's.
 func (t *Tree) subtree(tr fdb.Transaction, p Path, b *budget, full bool, f func(dir Path, name string, obj fdyno.Item)) error {
-	in := t.listQuery(p, 0)
-	for {
-		out, err := t.table.Query(tr, in)
+	level := []Path{p}
+	for len(level) > 0 {
+		listings := make([][]fdyno.Item, len(level))
+		err := parallel(len(level), func(i int) error {
+			var err error
+			listings[i], err = t.readListing(tr, level[i])
+			return err
+		})
 		if err != nil {
 			return err
 		}
-		for _, it := range out.Items {
-			name := it[ChildAttribute].S()
-			if why := t.checkComponent(name); why != "" {
-				return corrupt(t.dirKey(p), "listing row names "+why)
+		var dirs, children []Path
+		var rows []fdyno.Item
+		for i, dir := range level {
+			for _, it := range listings[i] {
+				name := it[ChildAttribute].S()
+				if why := t.checkComponent(name); why != "" {
+					return corrupt(t.dirKey(dir), "listing row names "+why)
+				}
+				if err := b.add(it); err != nil {
+					return err
+				}
+				dirs = append(dirs, dir)
+				children = append(children, dir.join(name))
+				rows = append(rows, it)
 			}
-			q := p.join(name)
-			projection := "#c"
-			if full {
-				projection = ""
-			}
-			obj, err := t.getRow(tr, q, projection)
-			if err != nil {
-				return err
-			}
-			if err := b.add(it); err != nil {
-				return err
-			}
-			if obj != nil {
-				if err := b.add(obj); err != nil {
+		}
+		objs, err := t.getRows(tr, children, full)
+		if err != nil {
+			return err
+		}
+		for i, q := range children {
+			if objs[i] != nil {
+				if err := b.add(objs[i]); err != nil {
 					return err
 				}
 			}
-			f(p, name, obj)
-			if err := t.subtree(tr, q, b, full, f); err != nil {
-				return err
-			}
+			f(dirs[i], q.name(), objs[i])
 		}
+		level = children
+	}
+	return nil
+}
+
+// readListing reads all of dir's listing rows, for conflicts.
+func (t *Tree) readListing(tr fdb.Transaction, dir Path) ([]fdyno.Item, error) {
+	var rows []fdyno.Item
+	in := t.listQuery(dir, 0)
+	for {
+		out, err := t.table.Query(tr, in)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, out.Items...)
 		if out.LastEvaluatedKey == nil {
-			return nil
+			return rows, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}

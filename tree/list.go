@@ -1,8 +1,6 @@
 package tree
 
 import (
-	"sync"
-
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
 )
@@ -44,10 +42,6 @@ type ListOutput struct {
 	// directory, and stays valid across transactions and changes.
 	Cursor []byte
 }
-
-// listParallel bounds the reads List has in flight for the kinds of one
-// page.
-const listParallel = 32
 
 // List returns a page of the direct children of dir (the empty path is the
 // root) with their kinds. It reads one range of listing rows, then the
@@ -102,68 +96,39 @@ func (t *Tree) List(rt fdb.ReadTransactor, dir Path, in ListInput) (*ListOutput,
 }
 
 // kinds fills in the kinds of entries. The object rows of the page are
-// read together, with TransactGet (one wave per 100). A child with no
-// object row is a directory (a listing row always has something beneath
-// it); a child with one needs a one-row read of its own listing to tell.
-// fdyno's Query returns values, not futures, so issuing those reads
-// together takes goroutines; all of them end before kinds returns and none
-// has an effect outside tr, so a retried transaction is safe
-// (FoundationDB transactions are safe for concurrent use).
+// read together (getRows). A child with no object row is a directory (a
+// listing row always has something beneath it); a child with one needs a
+// one-row read of its own listing to tell, and those reads are issued
+// together (parallel).
 func (t *Tree) kinds(tr fdb.ReadTransaction, dir Path, entries []Entry) error {
-	for start := 0; start < len(entries); start += maxTransactGet {
-		chunk := entries[start:min(start+maxTransactGet, len(entries))]
-		in := fdyno.TransactGetInput{TransactItems: make([]fdyno.TransactGetItem, len(chunk))}
-		for i, e := range chunk {
-			in.TransactItems[i] = fdyno.TransactGetItem{
-				Table:                    t.table,
-				Key:                      t.objectRowKey(dir.join(e.Name)),
-				ProjectionExpression:     "#k, #r",
-				ExpressionAttributeNames: map[string]string{"#k": KeyAttribute, "#r": t.r},
-			}
-		}
-		out, err := fdyno.TransactGet(tr, in)
-		if err != nil {
-			return err
-		}
-		for i, res := range out.Responses {
-			switch {
-			case res.Item == nil:
-				chunk[i].Kind = KindDirectory
-			case res.Item[t.r].IsZero():
-				chunk[i].Kind = KindObject
-			default:
-				chunk[i].Kind = KindLink
-			}
+	paths := make([]Path, len(entries))
+	for i, e := range entries {
+		paths[i] = dir.join(e.Name)
+	}
+	rows, err := t.getRows(tr, paths, false)
+	if err != nil {
+		return err
+	}
+	var objects []int
+	for i, row := range rows {
+		switch {
+		case row == nil:
+			entries[i].Kind = KindDirectory
+		case row[t.r].IsZero():
+			entries[i].Kind = KindObject
+			objects = append(objects, i)
+		default:
+			entries[i].Kind = KindLink
+			objects = append(objects, i)
 		}
 	}
-	errs := make([]error, len(entries))
-	sem := make(chan struct{}, listParallel)
-	var wg sync.WaitGroup
-	for i := range entries {
-		if entries[i].Kind == KindDirectory {
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			var k Kind
-			k, errs[i] = t.dirKind(tr, dir.join(entries[i].Name))
-			entries[i].Kind |= k
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return parallel(len(objects), func(j int) error {
+		i := objects[j]
+		k, err := t.dirKind(tr, paths[i])
+		entries[i].Kind |= k
+		return err
+	})
 }
-
-// maxTransactGet is the most items one TransactGet reads (DynamoDB's
-// TransactGetItems limit).
-const maxTransactGet = 100
 
 // dirKind is KindDirectory if p lists a child.
 func (t *Tree) dirKind(tr fdb.ReadTransaction, p Path) (Kind, error) {
