@@ -212,3 +212,68 @@ func ExampleTree_Watch() {
 	// [{msg1 object}]
 	// [{msg1 object} {msg2 object}]
 }
+
+// Open checks the table's key schema; TableSchema is the one to create it
+// with.
+func ExampleOpen() {
+	fdb.MustAPIVersion(730)
+	db := fdb.MustOpenDefault()
+	if _, err := directory.Root().Remove(db, []string{"example-tree-open"}); err != nil {
+		panic(err)
+	}
+	tbl, err := fdyno.Open(db, "Files", fdyno.WithRoot("example-tree-open"), fdyno.WithSchema(tree.TableSchema()))
+	if err != nil {
+		panic(err)
+	}
+	files, err := tree.Open(db, tbl, tree.Options{Reserved: "|"})
+	fmt.Println(files.Reserved(), err)
+
+	other, _ := fdyno.Open(db, "Other", fdyno.WithRoot("example-tree-open"), fdyno.WithSchema(fdyno.TableSchema{
+		KeySchema:            []fdyno.KeySchemaElement{{AttributeName: "id", KeyType: fdyno.KeyTypeHash}},
+		AttributeDefinitions: []fdyno.AttributeDefinition{{AttributeName: "id", AttributeType: fdyno.ScalarAttributeTypeS}},
+	}))
+	_, err = tree.Open(db, other, tree.Options{})
+	fmt.Println(errors.Is(err, tree.ErrSchema))
+	// Output:
+	// | <nil>
+	// true
+}
+
+// GetLink reads a link itself, not its target.
+func ExampleTree_GetLink() {
+	db, t := openTree("example-tree-getlink")
+	_ = t.PutLink(db, tree.Path{"latest"}, tree.Path{"releases", "v2"})
+	target, err := t.GetLink(db, tree.Path{"latest"})
+	fmt.Println(target, err)
+	_, err = t.Get(db, tree.Path{"latest"}) // the target does not exist
+	fmt.Println(errors.Is(err, tree.ErrNotFound))
+	// Output:
+	// releases/v2 <nil>
+	// true
+}
+
+// Delete removes an object, and the directories it leaves empty.
+func ExampleTree_Delete() {
+	db, t := openTree("example-tree-delete")
+	_ = t.Put(db, tree.Path{"a", "b", "c"}, fdyno.Item{})
+	_ = t.Put(db, tree.Path{"a", "x"}, fdyno.Item{})
+	fmt.Println(t.Delete(db, tree.Path{"a", "b", "c"}))
+	out, _ := t.List(db, tree.Path{"a"}, tree.ListInput{})
+	fmt.Println(out.Entries)
+	fmt.Println(errors.Is(t.Delete(db, tree.Path{"a", "b", "c"}), tree.ErrNotFound))
+	// Output:
+	// <nil>
+	// [{x object}]
+	// true
+}
+
+// ParsePath reads slash-separated paths.
+func ExampleParsePath() {
+	p, err := tree.ParsePath("/Accounts/123456/Links")
+	fmt.Println(len(p), p, err)
+	_, err = tree.ParsePath("a//b")
+	fmt.Println(err)
+	// Output:
+	// 3 Accounts/123456/Links <nil>
+	// tree: parse "a//b": invalid path: empty component
+}
