@@ -98,8 +98,10 @@
 // version and one read, plus one per link followed. List page: one read
 // version, one range read, one TransactGet of the children's object rows,
 // and for the children that are objects, one-row reads of their listings
-// issued together ([ListInput].NamesOnly skips both). Delete: a few reads
-// per level it examines, one level after another.
+// issued together ([ListInput].NamesOnly skips both). Delete: one read
+// version, a read of its object row, two reads per directory it examines
+// (a snapshot read of the listing, then the read its conflicts need) and
+// one per ancestor (its object row), one after another, and one commit.
 //
 // # Differences from dynamotree
 //

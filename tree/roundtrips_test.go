@@ -25,6 +25,11 @@ func TestRoundTripBudgets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for _, q := range []string{"del/a", "del/a/child", "del/b/x", "del/b/y"} {
+		if err := tr.Put(db, p(q), fdyno.Item{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := tr.PutLink(db, p("l1"), p("dir/child00")); err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +49,11 @@ func TestRoundTripBudgets(t *testing.T) {
 		{"Get", func() error { _, err := tr.Get(db, p("a/b/c/d")); return err }, rt(1, 1, 0)},
 		{"Get through 2 links", func() error { _, err := tr.Get(db, p("l2")); return err }, rt(1, 3, 0)},
 		{"GetLink", func() error { _, err := tr.GetLink(db, p("l2")); return err }, rt(1, 1, 0)},
+		// Delete: its object row; then, per directory it examines, a
+		// snapshot read of the listing and the conflict read (the witness
+		// or the whole listing); per ancestor, first its object row.
+		{"Delete of an object with children", func() error { return tr.Delete(db, p("del/a")) }, rt(1, 3, 1)},
+		{"Delete beside a sibling", func() error { return tr.Delete(db, p("del/b/x")) }, rt(1, 6, 1)},
 		{"List 20 names only", func() error { _, err := tr.List(db, p("dir"), ListInput{NamesOnly: true}); return err }, rt(1, 1, 0)},
 		{"List 20 directories", func() error { _, err := tr.List(db, p("dirs"), ListInput{}); return err }, rt(1, 2, 0)},
 	}
