@@ -2,11 +2,14 @@ package tree
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
@@ -125,8 +128,89 @@ func (m modelTree) walk(dir Path) []WalkEntry {
 	return out
 }
 
+// modelOp is one change: put (path, item), link (path to target), delete
+// (path), deletetree (path), move (path to target).
+type modelOp struct {
+	kind         string
+	path, target Path
+	item         fdyno.Item
+}
+
+func (op modelOp) String() string { return fmt.Sprintf("%s %v %v", op.kind, op.path, op.target) }
+
+// run applies op to the tree through tx.
+func (op modelOp) run(tr *Tree, tx fdb.Transactor) error {
+	switch op.kind {
+	case "put":
+		return tr.Put(tx, op.path, op.item)
+	case "link":
+		return tr.PutLink(tx, op.path, op.target)
+	case "delete":
+		return tr.Delete(tx, op.path)
+	case "deletetree":
+		return tr.DeleteTree(tx, op.path)
+	default:
+		return tr.Move(tx, op.path, op.target)
+	}
+}
+
+// apply applies op to m, as the package documents it, and returns the
+// error the tree must return; m changes only when that is nil.
+func (op modelOp) apply(m modelTree) error {
+	p := op.path.String()
+	switch op.kind {
+	case "put":
+		m[p] = modelEntry{item: op.item}
+	case "link":
+		m[p] = modelEntry{link: op.target}
+	case "delete":
+		if _, ok := m[p]; !ok {
+			return ErrNotFound
+		}
+		delete(m, p)
+	case "deletetree":
+		found := false
+		for k := range m {
+			if under(k, p) {
+				delete(m, k)
+				found = true
+			}
+		}
+		if !found {
+			return ErrNotFound
+		}
+	default:
+		to := op.target.String()
+		if under(to, p) {
+			return ErrInvalidPath
+		}
+		for k := range m {
+			if under(k, to) {
+				return ErrExists
+			}
+		}
+		moved := modelTree{}
+		for k, e := range m {
+			if under(k, p) {
+				moved[to+strings.TrimPrefix(k, p)] = e
+			}
+		}
+		if len(moved) == 0 {
+			return ErrNotFound
+		}
+		for k := range m {
+			if under(k, p) {
+				delete(m, k)
+			}
+		}
+		maps.Copy(m, moved)
+	}
+	return nil
+}
+
 // The state machine: random Puts, PutLinks, Deletes, DeleteTrees, Moves,
-// Gets, Lists and Walks against the model; after every step the table
+// Gets, Lists and Walks against the model, alone or several changes in
+// one caller's transaction; after every step the table
 // holds exactly the model's rows, so every listing row has something
 // beneath it and every object is listed in each ancestor. A failure prints
 // its seed and writes a failfile under testdata/rapid; replay with
@@ -140,6 +224,22 @@ func TestTreeModel(t *testing.T) {
 			return Path(rapid.SliceOfN(rapid.SampledFrom(names), min, 3).Draw(rt, "components"))
 		})
 	}
+	opGen := func(rt *rapid.T, kind string) modelOp {
+		op := modelOp{kind: kind}
+		switch kind {
+		case "put":
+			op.path = pathGen(1).Draw(rt, "path")
+			op.item = fdyno.Item{"v": fdyno.NInt(rapid.Int64Range(0, 9).Draw(rt, "v"))}
+		case "link", "move":
+			op.path = pathGen(1).Draw(rt, "path")
+			op.target = pathGen(1).Draw(rt, "target")
+		case "delete":
+			op.path = pathGen(1).Draw(rt, "path")
+		case "deletetree":
+			op.path = pathGen(0).Draw(rt, "path")
+		}
+		return op
+	}
 	rapid.Check(t, func(rt *rapid.T) {
 		tr := newTestTree(t, db, Options{MaxLinks: maxLinks})
 		m := modelTree{}
@@ -148,68 +248,48 @@ func TestTreeModel(t *testing.T) {
 				rt.Fatalf("%s: err = %v, want %v", op, got, want)
 			}
 		}
+		do := func(rt *rapid.T, op modelOp) {
+			wantErr(op.String(), op.run(tr, db), op.apply(m))
+		}
 		rt.Repeat(map[string]func(*rapid.T){
-			"put": func(rt *rapid.T) {
-				path := pathGen(1).Draw(rt, "path")
-				it := fdyno.Item{"v": fdyno.NInt(rapid.Int64Range(0, 9).Draw(rt, "v"))}
-				wantErr("Put", tr.Put(db, path, it), nil)
-				m[path.String()] = modelEntry{item: it}
-			},
-			"link": func(rt *rapid.T) {
-				path := pathGen(1).Draw(rt, "path")
-				target := pathGen(1).Draw(rt, "target")
-				wantErr("PutLink", tr.PutLink(db, path, target), nil)
-				m[path.String()] = modelEntry{link: target}
-			},
-			"delete": func(rt *rapid.T) {
-				path := pathGen(1).Draw(rt, "path")
-				var want error
-				if _, ok := m[path.String()]; ok {
-					delete(m, path.String())
-				} else {
-					want = ErrNotFound
+			"put":        func(rt *rapid.T) { do(rt, opGen(rt, "put")) },
+			"link":       func(rt *rapid.T) { do(rt, opGen(rt, "link")) },
+			"delete":     func(rt *rapid.T) { do(rt, opGen(rt, "delete")) },
+			"deletetree": func(rt *rapid.T) { do(rt, opGen(rt, "deletetree")) },
+			"move":       func(rt *rapid.T) { do(rt, opGen(rt, "move")) },
+			// Several changes in one caller's transaction: each sees the
+			// ones before it, and an error rolls them all back.
+			"transaction": func(rt *rapid.T) {
+				n := rapid.IntRange(2, 4).Draw(rt, "ops")
+				ops := make([]modelOp, n)
+				for i := range ops {
+					ops[i] = opGen(rt, rapid.SampledFrom([]string{"put", "link", "delete", "deletetree", "move"}).Draw(rt, "kind"))
 				}
-				wantErr("Delete", tr.Delete(db, path), want)
-			},
-			"deletetree": func(rt *rapid.T) {
-				path := pathGen(0).Draw(rt, "path")
-				want := ErrNotFound
-				for k := range m {
-					if under(k, path.String()) {
-						delete(m, k)
-						want = nil
+				after := maps.Clone(m)
+				wants := make([]error, n)
+				for i, op := range ops {
+					wants[i] = op.apply(after)
+				}
+				var gots []error
+				_, err := db.Transact(func(tx fdb.Transaction) (any, error) {
+					gots = gots[:0]
+					for _, op := range ops {
+						err := op.run(tr, tx)
+						gots = append(gots, err)
+						if err != nil {
+							return nil, err
+						}
 					}
+					return nil, nil
+				})
+				for i, got := range gots {
+					wantErr(ops[i].String(), got, wants[i])
 				}
-				wantErr("DeleteTree", tr.DeleteTree(db, path), want)
-			},
-			"move": func(rt *rapid.T) {
-				from := pathGen(1).Draw(rt, "from")
-				to := pathGen(1).Draw(rt, "to")
-				err := tr.Move(db, from, to)
-				if under(to.String(), from.String()) {
-					wantErr("Move", err, ErrInvalidPath)
-					return
+				if len(gots) < n && err == nil {
+					rt.Fatalf("transaction ran %d of %d operations", len(gots), n)
 				}
-				for k := range m {
-					if under(k, to.String()) {
-						wantErr("Move", err, ErrExists)
-						return
-					}
-				}
-				moved := modelTree{}
-				for k, e := range m {
-					if under(k, from.String()) {
-						moved[to.String()+strings.TrimPrefix(k, from.String())] = e
-						delete(m, k)
-					}
-				}
-				if len(moved) == 0 {
-					wantErr("Move", err, ErrNotFound)
-					return
-				}
-				wantErr("Move", err, nil)
-				for k, e := range moved {
-					m[k] = e
+				if err == nil {
+					m = after
 				}
 			},
 			"get": func(rt *rapid.T) {
