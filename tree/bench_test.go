@@ -1,0 +1,252 @@
+package tree
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/apple/foundationdb/bindings/go/src/fdb/tuple"
+	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+)
+
+// Each tree operation beside the fdyno table operations it rests on and the
+// raw FoundationDB operations under those, in the same run:
+//
+//	go test -run '^$' -bench . -benchmem ./tree/
+//
+// Put of a 4-deep path is 5 blind table Puts in one transaction; Get one
+// table Get; List of 1,000 children one Query of 1,000 listing rows plus
+// the kinds (TransactGets of the object rows, a one-row Query per object).
+func BenchmarkPut(b *testing.B) {
+	db := fdblitetest.Open(b)
+	tr := newTestTree(b, db, Options{})
+	raw := fdblitetest.UniquePrefix(b, db)
+	it := fdyno.Item{"LinkTarget": fdyno.S("http://example.com/")}
+	b.Run("tree/depth=4", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			if err := tr.Put(db, Path{"Accounts", "123456", "Links", fmt.Sprint(i % 1000)}, it); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("table/5-puts", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			path := Path{"Accounts", "123456", "Links", fmt.Sprint(i % 1000)}
+			_, err := db.Transact(func(t fdb.Transaction) (any, error) {
+				for j := range path {
+					if _, err := tr.table.Put(t, fdyno.PutInput{Item: tr.listingRow(path[:j], path[j])}); err != nil {
+						return nil, err
+					}
+				}
+				_, err := tr.table.Put(t, fdyno.PutInput{Item: tr.objectRow(path, it)})
+				return nil, err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("raw/5-sets", func(b *testing.B) {
+		b.ReportAllocs()
+		val := []byte("http://example.com/")
+		i := 0
+		for b.Loop() {
+			i++
+			_, err := db.Transact(func(t fdb.Transaction) (any, error) {
+				for j := range 5 {
+					t.Set(raw.Pack(tuple.Tuple{j, i % 1000}), val)
+				}
+				return nil, nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkGet(b *testing.B) {
+	db := fdblitetest.Open(b)
+	tr := newTestTree(b, db, Options{})
+	raw := fdblitetest.UniquePrefix(b, db)
+	path := Path{"Accounts", "123456", "Links", "xyzpdq"}
+	it := fdyno.Item{"LinkTarget": fdyno.S("http://example.com/")}
+	if err := tr.Put(db, path, it); err != nil {
+		b.Fatal(err)
+	}
+	if err := tr.PutLink(db, Path{"Links", "xyzpdq"}, path); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.Transact(func(t fdb.Transaction) (any, error) {
+		t.Set(raw.Pack(tuple.Tuple{"k"}), []byte("http://example.com/"))
+		return nil, nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("tree", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := tr.Get(db, path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("tree/via-link", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := tr.Get(db, Path{"Links", "xyzpdq"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("table", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := tr.table.Get(db, fdyno.GetInput{Key: tr.objectRowKey(path)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("raw", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := db.ReadTransact(func(t fdb.ReadTransaction) (any, error) {
+				return t.Get(raw.Pack(tuple.Tuple{"k"})).Get()
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkList(b *testing.B) {
+	db := fdblitetest.Open(b)
+	tr := newTestTree(b, db, Options{MaxRows: 100000})
+	raw := fdblitetest.UniquePrefix(b, db)
+	const n = 1000
+	for start := 0; start < n; start += 100 {
+		if _, err := db.Transact(func(t fdb.Transaction) (any, error) {
+			for i := start; i < start+100; i++ {
+				if err := tr.Put(t, Path{"dir", fmt.Sprintf("child%04d", i)}, fdyno.Item{"n": fdyno.NInt(int64(i))}); err != nil {
+					return nil, err
+				}
+				t.Set(raw.Pack(tuple.Tuple{fmt.Sprintf("child%04d", i)}), nil)
+			}
+			return nil, nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run(fmt.Sprintf("tree/children=%d", n), func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			out, err := tr.List(db, Path{"dir"}, ListInput{Limit: n})
+			if err != nil || len(out.Entries) != n {
+				b.Fatal(err, len(out.Entries))
+			}
+		}
+	})
+	b.Run(fmt.Sprintf("tree-names-only/children=%d", n), func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			out, err := tr.List(db, Path{"dir"}, ListInput{Limit: n, NamesOnly: true})
+			if err != nil || len(out.Entries) != n {
+				b.Fatal(err, len(out.Entries))
+			}
+		}
+	})
+	b.Run(fmt.Sprintf("table-query/children=%d", n), func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			out, err := tr.table.Query(db, tr.listQuery(Path{"dir"}, n))
+			if err != nil || len(out.Items) != n {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run(fmt.Sprintf("raw-range/children=%d", n), func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			kvs, err := db.ReadTransact(func(t fdb.ReadTransaction) (any, error) {
+				return t.GetRange(raw, fdb.RangeOptions{}).GetSliceWithError()
+			})
+			if err != nil || len(kvs.([]fdb.KeyValue)) != n {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkModelled runs the tree's operations on fdblite with its model of
+// a cluster's round trips (fdblitetest.DefaultLatency), where an
+// operation's time is mostly its round trips:
+//
+//	go test -run '^$' -bench Modelled -benchtime 20x ./tree/
+func BenchmarkModelled(b *testing.B) {
+	db := fdblitetest.OpenIsolated(b)
+	tr := newTestTree(b, db, Options{})
+	for i := range 100 {
+		if err := tr.Put(db, Path{"dir", fmt.Sprintf("child%03d", i)}, fdyno.Item{}); err != nil {
+			b.Fatal(err)
+		}
+		if err := tr.Put(db, Path{"dirs", fmt.Sprintf("sub%03d", i), "x"}, fdyno.Item{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	path := Path{"Accounts", "123456", "Links", "xyzpdq"}
+	it := fdyno.Item{"LinkTarget": fdyno.S("http://example.com/")}
+	if err := tr.Put(db, path, it); err != nil {
+		b.Fatal(err)
+	}
+	if err := tr.PutLink(db, Path{"Links", "xyzpdq"}, path); err != nil {
+		b.Fatal(err)
+	}
+	if err := fdblitetest.SetLatency(db, fdblitetest.DefaultLatency()); err != nil {
+		b.Fatal(err)
+	}
+	run := func(name string, op func(i int) error) {
+		b.Run(name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				if err := op(i); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	run("Put/depth=4", func(i int) error { return tr.Put(db, Path{"w", "x", "y", fmt.Sprint(i)}, it) })
+	run("Get", func(int) error { _, err := tr.Get(db, path); return err })
+	run("Get/via-link", func(int) error { _, err := tr.Get(db, Path{"Links", "xyzpdq"}); return err })
+	run("Delete/emptying-depth=4", func(i int) error {
+		q := Path{"v", "x", "y", fmt.Sprint(i)}
+		if err := tr.Put(db, q, it); err != nil {
+			return err
+		}
+		return tr.Delete(db, q)
+	})
+	run("DeleteTree/100-objects", func(i int) error {
+		q := Path{"u", fmt.Sprint(i)}
+		if _, err := db.Transact(func(t fdb.Transaction) (any, error) {
+			for j := range 100 {
+				if err := tr.Put(t, q.join(fmt.Sprint(j)), it); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		}); err != nil {
+			return err
+		}
+		return tr.DeleteTree(db, q)
+	})
+	run("List/100-objects", func(int) error { _, err := tr.List(db, Path{"dir"}, ListInput{}); return err })
+	run("List/100-directories", func(int) error { _, err := tr.List(db, Path{"dirs"}, ListInput{}); return err })
+	run("List/100-names-only", func(int) error { _, err := tr.List(db, Path{"dir"}, ListInput{NamesOnly: true}); return err })
+}

@@ -1,0 +1,229 @@
+package tree
+
+import (
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
+)
+
+// The conflict rule is stated in doc.go (# Conflicts); hasChild below is
+// where its third point is made.
+
+// Delete removes the object (or link) at p and, if nothing remains under
+// p, p's listing row and every ancestor's that has nothing left beneath it,
+// all in one transaction. Objects under p stay. Nothing at p is
+// [ErrNotFound]; a bad path a [*PathError]; then nothing is written. See
+// the conflict rule in the package documentation.
+func (t *Tree) Delete(tx fdb.Transactor, p Path) error {
+	if err := t.checkPath("Delete", p); err != nil {
+		return err
+	}
+	_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+		row, err := t.getRow(tr, p, "#c")
+		if err != nil {
+			return struct{}{}, err
+		}
+		if row == nil {
+			return struct{}{}, notFound("Delete", p)
+		}
+		c := newChange()
+		c.clearObject(t, p)
+		keep, err := t.hasChild(tr, p, "")
+		if err != nil {
+			return struct{}{}, err
+		}
+		if !keep {
+			if err := t.prune(tr, p, c); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, t.apply(tr, c)
+	})
+	return err
+}
+
+// DeleteTree removes the object at p and everything under p, and the
+// listing rows of p and of the ancestors left with nothing beneath them,
+// in one transaction; p empty is the whole tree. It reads every listing
+// row under p first and writes nothing if they pass Options.MaxRows or
+// Options.MaxBytes ([*TooLargeError]) or if there is nothing at or under p
+// ([ErrNotFound]). It reads level by level: each level's listings
+// together, then its children's object rows together.
+func (t *Tree) DeleteTree(tx fdb.Transactor, p Path) error {
+	if err := t.checkDir("DeleteTree", p); err != nil {
+		return err
+	}
+	_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+		c := newChange()
+		b := t.newBudget("DeleteTree", p)
+		found := false
+		if len(p) > 0 {
+			row, err := t.getRow(tr, p, "#c")
+			if err != nil {
+				return struct{}{}, err
+			}
+			if row != nil {
+				found = true
+				c.clearObject(t, p)
+				if err := b.add(row); err != nil {
+					return struct{}{}, err
+				}
+			}
+		}
+		err := t.subtree(tr, p, b, false, func(dir Path, name string, obj fdyno.Item) {
+			found = true
+			c.clearListing(t, dir, name)
+			if obj != nil {
+				c.clearObject(t, dir.join(name))
+			}
+		})
+		if err != nil {
+			return struct{}{}, err
+		}
+		if !found {
+			return struct{}{}, notFound("DeleteTree", p)
+		}
+		if len(p) > 0 {
+			if err := t.prune(tr, p, c); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, t.apply(tr, c)
+	})
+	return err
+}
+
+// prune adds to c the removal of p's listing row and then of each
+// ancestor's that is not an object and has no child but the one being
+// removed. Precondition: once c applies, nothing is at or under p.
+func (t *Tree) prune(tr fdb.Transaction, p Path, c *change) error {
+	c.clearListing(t, p.parent(), p.name())
+	for q := p.parent(); len(q) > 0; q = q.parent() {
+		row, err := t.getRow(tr, q, "#c")
+		if err != nil {
+			return err
+		}
+		if row != nil {
+			return nil
+		}
+		keep, err := t.hasChild(tr, q, p[len(q)])
+		if err != nil || keep {
+			return err
+		}
+		c.clearListing(t, q.parent(), q.name())
+	}
+	return nil
+}
+
+// hasChild reports whether directory dir lists a child other than except
+// (none if empty). Its read conflicts follow the rule above: a snapshot
+// read finds a witness, and then only the witness's row is read for
+// conflicts; if there is none, the whole listing is.
+func (t *Tree) hasChild(tr fdb.Transaction, dir Path, except string) (bool, error) {
+	in := t.listQuery(dir, 2)
+	out, err := t.table.Query(tr.Snapshot(), in)
+	if err != nil {
+		return false, err
+	}
+	for _, it := range out.Items {
+		if name := it[ChildAttribute].S(); name != except {
+			_, err := t.table.Get(tr, fdyno.GetInput{Key: t.listingRow(dir, name)})
+			return true, err
+		}
+	}
+	_, err = t.table.Query(tr, in)
+	return false, err
+}
+
+// subtree calls f for every listing row under directory p, with the
+// object row of the child it lists (nil if none; all attributes if full,
+// else only the keys), reading both for conflicts and counting them in b.
+// It goes one level at a time: the listings of a level's directories are
+// read together, then their children's object rows (TransactGets), so
+// the reads take a few waves per level, not one per row; the callback sees
+// a parent's row before its children's.
+func (t *Tree) subtree(tr fdb.Transaction, p Path, b *budget, full bool, f func(dir Path, name string, obj fdyno.Item)) error {
+	level := []Path{p}
+	for len(level) > 0 {
+		listings := make([][]fdyno.Item, len(level))
+		err := parallel(len(level), func(i int) error {
+			var err error
+			listings[i], err = t.readListing(tr, level[i])
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		var dirs, children []Path
+		var rows []fdyno.Item
+		for i, dir := range level {
+			for _, it := range listings[i] {
+				name := it[ChildAttribute].S()
+				if why := t.checkComponent(name); why != "" {
+					return corrupt(t.dirKey(dir), "listing row names "+why)
+				}
+				if err := b.add(it); err != nil {
+					return err
+				}
+				dirs = append(dirs, dir)
+				children = append(children, dir.join(name))
+				rows = append(rows, it)
+			}
+		}
+		objs, err := t.getRows(tr, children, full)
+		if err != nil {
+			return err
+		}
+		for i, q := range children {
+			if objs[i] != nil {
+				if err := b.add(objs[i]); err != nil {
+					return err
+				}
+			}
+			f(dirs[i], q.name(), objs[i])
+		}
+		level = children
+	}
+	return nil
+}
+
+// readListing reads all of dir's listing rows, for conflicts.
+func (t *Tree) readListing(tr fdb.Transaction, dir Path) ([]fdyno.Item, error) {
+	var rows []fdyno.Item
+	in := t.listQuery(dir, 0)
+	for {
+		out, err := t.table.Query(tr, in)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, out.Items...)
+		if out.LastEvaluatedKey == nil {
+			return rows, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// budget counts the rows and bytes of a DeleteTree or Move against the
+// tree's bounds.
+type budget struct {
+	t          *Tree
+	op         string
+	p          Path
+	rows, size int
+}
+
+// rowOverhead is what a row costs beyond its attributes: fdyno's key
+// prefixes, its partition directory entry and a conflict range (an
+// estimate, on the safe side, for the byte bound).
+const rowOverhead = 100
+
+func (t *Tree) newBudget(op string, p Path) *budget { return &budget{t: t, op: op, p: p} }
+
+func (b *budget) add(row fdyno.Item) error {
+	b.rows++
+	b.size += row.Size() + rowOverhead
+	if b.rows > b.t.maxRows || b.size > b.t.maxBytes {
+		return &TooLargeError{Op: b.op, Path: append(Path(nil), b.p...), Rows: b.rows, Bytes: b.size, MaxRows: b.t.maxRows, MaxBytes: b.t.maxBytes}
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package tree
+
+import (
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
+)
+
+// Limits of one List page.
+const (
+	DefaultListLimit = 100
+	MaxListLimit     = 1000
+)
+
+// ListInput is the request of List. Zero values are the defaults.
+type ListInput struct {
+	// Limit is the most entries of the page: 0 means DefaultListLimit; at
+	// most MaxListLimit.
+	Limit int
+	// Cursor is the Cursor of the previous page of the same directory.
+	Cursor []byte
+	// NamesOnly leaves every Kind 0 and reads only the listing rows: the
+	// page is then one range read, as a Query is.
+	NamesOnly bool
+}
+
+// Entry is one child of a directory.
+type Entry struct {
+	Name string
+	// Kind is what is stored at the child's path. A listing row with
+	// nothing beneath it, which dynamotree's Delete can leave but this
+	// package never does, shows as an empty KindDirectory: List infers a
+	// directory from a listing row without an object row.
+	Kind Kind
+}
+
+// ListOutput is one page of a directory's children, in byte order of
+// their names.
+type ListOutput struct {
+	Entries []Entry
+	// Cursor continues the listing after the last entry; nil when the
+	// directory has no more children. It is opaque, bound to the
+	// directory, and stays valid across transactions and changes.
+	Cursor []byte
+}
+
+// List returns a page of the direct children of dir (the empty path is the
+// root) with their kinds. It reads one range of listing rows, then the
+// children's object rows together (one TransactGet per 100), then, for
+// each child that is an object or link, the first row of its own listing,
+// those reads issued together. A
+// bad path is a [*PathError], a bad cursor a [*CursorError].
+//
+// rt is the caller's transaction or snapshot, or a database, which runs a
+// transaction of its own for the page.
+func (t *Tree) List(rt fdb.ReadTransactor, dir Path, in ListInput) (*ListOutput, error) {
+	if err := t.checkDir("List", dir); err != nil {
+		return nil, err
+	}
+	limit := in.Limit
+	switch {
+	case limit == 0:
+		limit = DefaultListLimit
+	case limit < 0 || limit > MaxListLimit:
+		return nil, &fdyno.ValidationError{Op: "tree.List", Path: "Limit", Reason: "must be between 1 and 1000"}
+	}
+	q := t.listQuery(dir, limit)
+	if in.Cursor != nil {
+		last, err := t.decodeCursor(dir, in.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		q.ExclusiveStartKey = t.listingRow(dir, last)
+	}
+	return readTransact(rt, func(tr fdb.ReadTransaction) (*ListOutput, error) {
+		res, err := t.table.Query(tr, q)
+		if err != nil {
+			return nil, err
+		}
+		out := &ListOutput{Entries: make([]Entry, len(res.Items))}
+		for i, it := range res.Items {
+			out.Entries[i].Name = it[ChildAttribute].S()
+			if why := t.checkComponent(out.Entries[i].Name); why != "" {
+				return nil, corrupt(t.dirKey(dir), "listing row names "+why)
+			}
+		}
+		if !in.NamesOnly {
+			if err := t.kinds(tr, dir, out.Entries); err != nil {
+				return nil, err
+			}
+		}
+		if res.LastEvaluatedKey != nil && len(out.Entries) > 0 {
+			out.Cursor = t.encodeCursor(dir, out.Entries[len(out.Entries)-1].Name)
+		}
+		return out, nil
+	})
+}
+
+// kinds fills in the kinds of entries. The object rows of the page are
+// read together (getRows). A child with no object row is a directory (a
+// listing row always has something beneath it); a child with one needs a
+// one-row read of its own listing to tell, and those reads are issued
+// together (parallel).
+func (t *Tree) kinds(tr fdb.ReadTransaction, dir Path, entries []Entry) error {
+	paths := make([]Path, len(entries))
+	for i, e := range entries {
+		paths[i] = dir.join(e.Name)
+	}
+	rows, err := t.getRows(tr, paths, false)
+	if err != nil {
+		return err
+	}
+	var objects []int
+	for i, row := range rows {
+		switch {
+		case row == nil:
+			entries[i].Kind = KindDirectory
+		case row[t.r].IsZero():
+			entries[i].Kind = KindObject
+			objects = append(objects, i)
+		default:
+			entries[i].Kind = KindLink
+			objects = append(objects, i)
+		}
+	}
+	return parallel(len(objects), func(j int) error {
+		i := objects[j]
+		k, err := t.dirKind(tr, paths[i])
+		entries[i].Kind |= k
+		return err
+	})
+}
+
+// dirKind is KindDirectory if p lists a child.
+func (t *Tree) dirKind(tr fdb.ReadTransaction, p Path) (Kind, error) {
+	sub, err := t.table.Query(tr, t.listQuery(p, 1))
+	if err != nil || len(sub.Items) == 0 {
+		return 0, err
+	}
+	return KindDirectory, nil
+}

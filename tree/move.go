@@ -1,0 +1,84 @@
+package tree
+
+import (
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
+)
+
+// Move moves the object at from and everything under from to the same
+// places under to, in one transaction: afterwards nothing is at or under
+// from (its emptied ancestors are unlisted as Delete does) and to's
+// ancestors list it. Links are moved as they are; their targets are not
+// rewritten.
+//
+// to must be free: an object or anything under to is [ErrExists], to
+// under from a [*PathError], nothing at or under from [ErrNotFound], a
+// subtree past Options.MaxRows or MaxBytes a [*TooLargeError]; then
+// nothing is written. Move reads the source like DeleteTree, so its
+// conflicts follow the rule in the package documentation, plus the
+// destination's object row and listing.
+func (t *Tree) Move(tx fdb.Transactor, from, to Path) error {
+	if err := t.checkPath("Move", from); err != nil {
+		return err
+	}
+	if err := t.checkPath("Move", to); err != nil {
+		return err
+	}
+	if to.hasPrefix(from) {
+		return t.pathError("Move", to, "destination is the source or under it")
+	}
+	_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+		row, err := t.getRow(tr, to, "#c")
+		if err != nil {
+			return struct{}{}, err
+		}
+		busy := row != nil
+		if !busy {
+			if busy, err = t.hasChild(tr, to, ""); err != nil {
+				return struct{}{}, err
+			}
+		}
+		if busy {
+			return struct{}{}, errExists("Move", to)
+		}
+		c := newChange()
+		var puts []fdyno.Item
+		b := t.newBudget("Move", from)
+		obj, err := t.getRow(tr, from, "")
+		if err != nil {
+			return struct{}{}, err
+		}
+		if obj != nil {
+			if err := b.add(obj); err != nil {
+				return struct{}{}, err
+			}
+			c.clearObject(t, from)
+			puts = append(puts, t.movedRow(obj, to))
+		}
+		found := obj != nil
+		err = t.subtree(tr, from, b, true, func(dir Path, name string, o fdyno.Item) {
+			found = true
+			c.clearListing(t, dir, name)
+			dest := to.join(dir[len(from):]...)
+			puts = append(puts, t.listingRow(dest, name))
+			c.touch(t, dest)
+			if o != nil {
+				c.clearObject(t, dir.join(name))
+				puts = append(puts, t.movedRow(o, dest.join(name)))
+			}
+		})
+		if err != nil {
+			return struct{}{}, err
+		}
+		if !found {
+			return struct{}{}, notFound("Move", from)
+		}
+		if err := t.prune(tr, from, c); err != nil {
+			return struct{}{}, err
+		}
+		c.puts = append(c.puts, puts...)
+		c.listPath(t, to)
+		return struct{}{}, t.apply(tr, c)
+	})
+	return err
+}

@@ -1,0 +1,70 @@
+package tree
+
+import (
+	"strings"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
+)
+
+// Put stores it as the object at p, replacing whatever object or link was
+// there, and lists p in each of its ancestors, all in one transaction. It
+// reads nothing, so concurrent Puts never conflict with one another (under
+// one directory or anywhere); two Puts of the same path leave the one that
+// commits last.
+//
+// A bad path is a [*PathError], an item with an attribute named Key or
+// Child or starting with the reserved character an [*ItemError], and an
+// item fdyno refuses (over its size limit, an empty set) fdyno's
+// ValidationError; then nothing is written. tx is the caller's transaction,
+// or a database, which runs (and may retry) a transaction of its own.
+func (t *Tree) Put(tx fdb.Transactor, p Path, it fdyno.Item) error {
+	if err := t.checkPath("Put", p); err != nil {
+		return err
+	}
+	if err := t.checkItem("Put", it); err != nil {
+		return err
+	}
+	row := t.objectRow(p, it)
+	if err := row.Validate(); err != nil {
+		return err
+	}
+	_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+		c := newChange()
+		c.putObject(t, p, row)
+		return struct{}{}, t.apply(tr, c)
+	})
+	return err
+}
+
+// PutLink stores at p a symbolic link to target, replacing whatever object
+// or link was there, as Put does (one transaction, no reads). The target
+// need not exist; Get follows the link when it is read.
+func (t *Tree) PutLink(tx fdb.Transactor, p, target Path) error {
+	if err := t.checkPath("PutLink", p); err != nil {
+		return err
+	}
+	if err := t.checkPath("PutLink", target); err != nil {
+		return err
+	}
+	row := t.linkRow(p, target)
+	_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+		c := newChange()
+		c.putObject(t, p, row)
+		return struct{}{}, t.apply(tr, c)
+	})
+	return err
+}
+
+// checkItem refuses attributes the layout reserves.
+func (t *Tree) checkItem(op string, it fdyno.Item) error {
+	for name := range it {
+		switch {
+		case name == KeyAttribute || name == ChildAttribute:
+			return &ItemError{Op: op, Attribute: name, Reason: "is a key attribute of the tree's table"}
+		case strings.HasPrefix(name, t.r):
+			return &ItemError{Op: op, Attribute: name, Reason: "starts with the reserved character"}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+package tree
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+)
+
+// The network round trips of each operation, as fdblite counts them (read
+// versions, waves of reads in flight together, commits). The budgets come
+// from what each operation must read before it can write: Put reads
+// nothing (its listing rows are written blind), Get one object row per
+// path it visits, List one range and then every child's object row and
+// first listing row together.
+func TestRoundTripBudgets(t *testing.T) {
+	db := fdblitetest.OpenIsolated(t)
+	tr := newTestTree(t, db, Options{})
+	for i := range 20 {
+		if err := tr.Put(db, p(fmt.Sprintf("dir/child%02d", i)), fdyno.Item{"n": fdyno.NInt(int64(i))}); err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Put(db, p(fmt.Sprintf("dirs/sub%02d/x", i)), fdyno.Item{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{"del/a", "del/a/child", "del/b/x", "del/b/y"} {
+		if err := tr.Put(db, p(q), fdyno.Item{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tr.PutLink(db, p("l1"), p("dir/child00")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.PutLink(db, p("l2"), p("l1")); err != nil {
+		t.Fatal(err)
+	}
+	rt := func(rv, waves, commits int64) fdblitetest.RoundTrips {
+		return fdblitetest.RoundTrips{ReadVersions: rv, ReadWaves: waves, Commits: commits}
+	}
+	tests := []struct {
+		name string
+		op   func() error
+		want fdblitetest.RoundTrips
+	}{
+		{"Put 4 deep", func() error { return tr.Put(db, p("a/b/c/d"), fdyno.Item{"v": fdyno.S("x")}) }, rt(1, 0, 1)},
+		{"PutLink", func() error { return tr.PutLink(db, p("a/b/link"), p("a/b/c/d")) }, rt(1, 0, 1)},
+		{"Get", func() error { _, err := tr.Get(db, p("a/b/c/d")); return err }, rt(1, 1, 0)},
+		{"Get through 2 links", func() error { _, err := tr.Get(db, p("l2")); return err }, rt(1, 3, 0)},
+		{"GetLink", func() error { _, err := tr.GetLink(db, p("l2")); return err }, rt(1, 1, 0)},
+		// Delete: its object row; then, per directory it examines, a
+		// snapshot read of the listing and the conflict read (the witness
+		// or the whole listing); per ancestor, first its object row.
+		{"Delete of an object with children", func() error { return tr.Delete(db, p("del/a")) }, rt(1, 3, 1)},
+		{"Delete beside a sibling", func() error { return tr.Delete(db, p("del/b/x")) }, rt(1, 6, 1)},
+		{"List 20 names only", func() error { _, err := tr.List(db, p("dir"), ListInput{NamesOnly: true}); return err }, rt(1, 1, 0)},
+		{"List 20 directories", func() error { _, err := tr.List(db, p("dirs"), ListInput{}); return err }, rt(1, 2, 0)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// Warm the table handle's schema cache, so the count is the
+			// operation's own.
+			if _, err := tr.table.Describe(db); err != nil {
+				t.Fatal(err)
+			}
+			got, err := fdblitetest.CountRoundTrips(db, tc.op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("round trips = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	// The directory reads of object children are issued together from
+	// goroutines, which fdblite counts as a wave each when they do not
+	// overlap: at most one more wave per object child.
+	got, err := fdblitetest.CountRoundTrips(db, func() error { _, err := tr.List(db, p("dir"), ListInput{}); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ReadVersions != 1 || got.Commits != 0 || got.ReadWaves < 3 || got.ReadWaves > 2+20 {
+		t.Errorf("List 20 objects: round trips = %v, want rv=1, 3 to 22 waves, no commit", got)
+	}
+}
