@@ -95,4 +95,3 @@ func TestSDKContinuousBackups(t *testing.T) {
 		t.Errorf("UpdateContinuousBackups of a missing table: %v, want TableNotFoundException", err)
 	}
 }
-
