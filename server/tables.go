@@ -53,7 +53,7 @@ func tableName(c *call, name *string) (string, error) {
 		return "", missing("tableName")
 	}
 	n := *name
-	if err := checkTableNameMember("tableName", n, 1, true); err != nil {
+	if err := checkTableNameMember("tableName", n, true); err != nil {
 		c.table = n
 		return "", err
 	}

@@ -57,11 +57,34 @@ func TestConstraintMessages(t *testing.T) {
 		{"query table pattern", "Query", `{"TableName":"abc!","KeyConditionExpression":"pk = :v","ExpressionAttributeValues":{":v":{"S":"a"}}}`, "ValidationException",
 			"1 validation error detected: Value 'abc!' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"},
 
+		// A name of one or two characters is too short for every
+		// operation, before any table lookup (DynamoDB answers PutItem to
+		// table "xx" with a ValidationException).
+		{"get short name", "GetItem", `{"TableName":"ab","Key":{"pk":{"S":"a"}}}`, "ValidationException",
+			"1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3"},
+		{"put one-character name", "PutItem", `{"TableName":"x","Item":{"pk":{"S":"a"}}}`, "ValidationException",
+			"1 validation error detected: Value 'x' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3"},
+		{"short name reported alone", "PutItem", `{"TableName":"xx","ReturnValues":"INVALID","Item":{}}`, "ValidationException",
+			"1 validation error detected: Value 'xx' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3"},
+		{"short name and pattern", "Query", `{"TableName":"a!","KeyConditionExpression":"pk = :v","ExpressionAttributeValues":{":v":{"S":"a"}}}`, "ValidationException",
+			"2 validation errors detected: Value 'a!' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3; " +
+				"Value 'a!' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"},
+		{"describe short name", "DescribeTable", `{"TableName":"ab"}`, "ValidationException",
+			"1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3"},
+		{"delete short name", "DeleteTable", `{"TableName":"ab"}`, "ValidationException",
+			"1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3"},
+		{"update short name", "UpdateTable", `{"TableName":"ab","BillingMode":"PAY_PER_REQUEST"}`, "ValidationException",
+			"1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3"},
+		{"ttl short name", "DescribeTimeToLive", `{"TableName":"ab"}`, "ValidationException",
+			"1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3"},
+		{"batch get short name", "BatchGetItem", `{"RequestItems":{"ab":{"Keys":[{"pk":{"S":"a"}}]}}}`, "ValidationException",
+			"1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3"},
+		{"transact write short name", "TransactWriteItems", `{"TransactItems":[{"Delete":{"TableName":"ab","Key":{"pk":{"S":"a"}}}}]}`, "ValidationException",
+			"1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3"},
+
 		// Data-plane ResourceNotFoundException names nothing; the control
-		// plane's names the table. A data-plane name of one or two
-		// characters is valid but no table has it.
+		// plane's names the table.
 		{"get missing table", "GetItem", `{"TableName":"Nope","Key":{"pk":{"S":"a"}}}`, "ResourceNotFoundException", "Requested resource not found"},
-		{"get short name", "GetItem", `{"TableName":"ab","Key":{"pk":{"S":"a"}}}`, "ResourceNotFoundException", "Requested resource not found"},
 		{"scan missing table", "Scan", `{"TableName":"Nope"}`, "ResourceNotFoundException", "Requested resource not found"},
 		{"batch get missing table", "BatchGetItem", `{"RequestItems":{"Nope":{"Keys":[{"pk":{"S":"a"}}]}}}`, "ResourceNotFoundException", "Requested resource not found"},
 		{"transact get missing table", "TransactGetItems", `{"TransactItems":[{"Get":{"TableName":"Nope","Key":{"pk":{"S":"a"}}}}]}`, "ResourceNotFoundException", "Requested resource not found"},
