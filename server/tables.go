@@ -104,8 +104,10 @@ type createTableInput struct {
 	// Tags and DeletionProtectionEnabled are stored with the table
 	// (fdyno.TableProperties); SSESpecification, TableClass and the like
 	// are accepted and ignored.
-	Tags                      []fdyno.Tag
+	Tags                      []wireTag
 	DeletionProtectionEnabled bool
+
+	tags []fdyno.Tag // Tags, checked
 }
 
 type createTableOutput struct {
@@ -118,6 +120,11 @@ func (in *createTableInput) prepare(c *call) (string, error) {
 	if err := checkCreateTableMembers(in); err != nil {
 		return "", err
 	}
+	tags, err := checkTagMembers("tags", in.Tags)
+	if err != nil {
+		return "", err
+	}
+	in.tags = tags
 	if _, err := tableName(c, in.TableName); err != nil {
 		return "", err
 	}
@@ -229,7 +236,7 @@ func checkThroughput(pt *provisionedThroughput) error {
 // billing mode and throughputs as given (checkBilling has validated
 // them), deletion protection and tags.
 func createProperties(in *createTableInput) fdyno.TableProperties {
-	p := fdyno.TableProperties{BillingMode: fdyno.BillingModeProvisioned, DeletionProtectionEnabled: in.DeletionProtectionEnabled, Tags: in.Tags}
+	p := fdyno.TableProperties{BillingMode: fdyno.BillingModeProvisioned, DeletionProtectionEnabled: in.DeletionProtectionEnabled, Tags: in.tags}
 	if in.BillingMode == "PAY_PER_REQUEST" {
 		p.BillingMode = fdyno.BillingModePayPerRequest
 		return p
