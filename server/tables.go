@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
@@ -426,8 +427,21 @@ type throughputDescription struct {
 	NumberOfDecreasesToday int64
 }
 
+// billingModeSummary is DynamoDB's BillingModeSummary. A
+// PAY_PER_REQUEST table carries LastUpdateToPayPerRequestDateTime, when
+// it was last set to PAY_PER_REQUEST: its creation, or the UpdateTable
+// that switched it (the API reference: "the time when PAY_PER_REQUEST
+// was last set as the read/write capacity mode").
 type billingModeSummary struct {
-	BillingMode string
+	BillingMode                       string
+	LastUpdateToPayPerRequestDateTime *float64 `json:",omitempty"`
+}
+
+// epochSeconds is t as DynamoDB sends a time: epoch seconds with
+// milliseconds.
+func epochSeconds(t time.Time) *float64 {
+	s := float64(t.UnixMilli()) / 1000
+	return &s
 }
 
 type indexDescription struct {
@@ -460,9 +474,13 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescrip
 		DeletionProtectionEnabled: p.DeletionProtectionEnabled,
 	}
 	if !d.CreationDateTime.IsZero() {
-		// Epoch seconds with milliseconds, as DynamoDB sends them.
-		t := float64(d.CreationDateTime.UnixMilli()) / 1000
-		td.CreationDateTime = &t
+		td.CreationDateTime = epochSeconds(d.CreationDateTime)
+	}
+	switch {
+	case p.LastUpdateToPayPerRequest != nil:
+		td.BillingModeSummary.LastUpdateToPayPerRequestDateTime = epochSeconds(*p.LastUpdateToPayPerRequest)
+	case p.BillingMode != fdyno.BillingModeProvisioned && !d.CreationDateTime.IsZero():
+		td.BillingModeSummary.LastUpdateToPayPerRequestDateTime = td.CreationDateTime
 	}
 	if p.BillingMode == fdyno.BillingModeProvisioned {
 		td.BillingModeSummary.BillingMode = string(p.BillingMode)
