@@ -112,7 +112,21 @@ type TransactWriteInput struct {
 }
 
 // TransactWriteOutput is the result of [TransactWrite].
-type TransactWriteOutput struct{}
+type TransactWriteOutput struct {
+	// ItemSizes holds, per action in request order, the item size
+	// ([Item.Size]) DynamoDB charges the action's write capacity for: the
+	// larger of the item before and after a Put or an Update, the deleted
+	// item of a Delete, the item a ConditionCheck read (0 for none). An
+	// item before the write that the transaction did not need to read (a
+	// Put or Delete without condition on a table without indexes or
+	// stream) is not counted; a Delete then counts its key. Nil when
+	// Replayed.
+	ItemSizes []int
+	// Replayed reports that the request's ClientRequestToken matched a
+	// transaction already committed: nothing was written this time.
+	// DynamoDB charges such a replay read capacity, not write capacity.
+	Replayed bool
+}
 
 // Kinds of transaction actions.
 const (
@@ -364,7 +378,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 			return nil, err
 		}
 		if done {
-			return &TransactWriteOutput{}, nil // a retry of a committed request
+			return &TransactWriteOutput{Replayed: true}, nil // a retry of a committed request
 		}
 	}
 	for i := range fetches {
@@ -395,6 +409,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	// Evaluate every action before the first write.
 	reasons := make([]CancellationReason, len(actions))
 	changes := make([]*itemChange, len(actions))
+	sizes := make([]int, len(actions))
 	canceled := false
 	total := 0
 	for i := range fetches {
@@ -412,6 +427,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 			canceled = true
 			continue
 		}
+		sizes[i] = chargedSize(actions[i], tg, c)
 		if c != nil {
 			changes[i] = c
 			total += writeCost(len(tg.st.keys.itemKey(tg.kv)), len(c.enc), actions[i].t.chunkThreshold)
@@ -436,7 +452,22 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	if tk != nil {
 		tk.record(digest)
 	}
-	return &TransactWriteOutput{}, nil
+	return &TransactWriteOutput{ItemSizes: sizes}, nil
+}
+
+// chargedSize is the item size DynamoDB charges action a for (see
+// TransactWriteOutput.ItemSizes), given its target tg and the change c it
+// makes (nil for none).
+func chargedSize(a txAction, tg target, c *itemChange) int {
+	switch {
+	case c == nil:
+		return tg.old.Size() // a ConditionCheck, or a write with nothing to do
+	case c.oldKnown:
+		return max(c.old.Size(), c.new.Size())
+	case c.new == nil:
+		return a.key.Size() // a Delete of an item it did not read
+	}
+	return c.new.Size()
 }
 
 // evalAction evaluates action a against its target tg: the change it

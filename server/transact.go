@@ -13,7 +13,8 @@ import (
 // CancellationReasons (errors.go); a ClientRequestToken reused for another
 // request answers IdempotentParameterMismatchException. ConsumedCapacity
 // is reported per table, at twice the units of the same reads or writes
-// outside a transaction (transact_capacity.go).
+// outside a transaction, and in read units for a replayed token
+// (transact_capacity.go).
 
 // maxTransactItems is DynamoDB's limit on the actions of one
 // TransactWriteItems or TransactGetItems.
@@ -166,10 +167,14 @@ func (s *Server) transactWriteItems(c *call, in *transactWriteItemsInput, _ *fdy
 	if err := checkTransactWriteSize(req.TransactItems); err != nil {
 		return nil, err
 	}
-	if _, err := fdyno.TransactWrite(s.db, req); err != nil {
+	out, err := fdyno.TransactWrite(s.db, req)
+	if err != nil {
 		return nil, err
 	}
-	return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactWriteUnits(req.TransactItems), false)}, nil
+	if out.Replayed {
+		return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactReplayUnits(req.TransactItems), true)}, nil
+	}
+	return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactWriteUnits(req.TransactItems, out.ItemSizes), false)}, nil
 }
 
 // maxTransactWriteSize is DynamoDB's limit on the aggregate size of the
