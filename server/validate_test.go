@@ -137,3 +137,76 @@ func TestTooManyTransactItems(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaMessages checks CreateTable's and UpdateTable's key schema
+// and projection rules at the wire, in DynamoDB's words: an attribute
+// defined twice ("Attribute Name is duplicated: x", as DynamoDB answers
+// it); an index key attribute that AttributeDefinitions lacks (the key
+// schema's and the definitions' names listed, as DynamoDB lists them); an
+// attribute projected twice; and, in UpdateTable, a new index's key
+// attribute that the request does not define even though the table
+// already does (an LSI's key, the table's sort key: DynamoDB requires the
+// request to define it), or defines with another type ("Attributes cannot
+// be redefined").
+func TestSchemaMessages(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	const lsiTable = `{"TableName":"WithLSI","BillingMode":"PAY_PER_REQUEST",` +
+		`"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],` +
+		`"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"},{"AttributeName":"l","AttributeType":"S"},{"AttributeName":"g","AttributeType":"S"}],` +
+		`"LocalSecondaryIndexes":[{"IndexName":"byL","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"l","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}],` +
+		`"GlobalSecondaryIndexes":[{"IndexName":"byG","KeySchema":[{"AttributeName":"g","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}]}`
+	if status, name, msg := ts.post(t, targetPrefix+"CreateTable", contentType, strings.NewReader(lsiTable)); status != 200 {
+		t.Fatalf("CreateTable: %d %s %s", status, name, msg)
+	}
+	create := func(defs, gsis string) string {
+		return `{"TableName":"Schema","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],` +
+			`"AttributeDefinitions":[` + defs + `]` + gsis + `}`
+	}
+	gsi := func(keys, projection string) string {
+		return `,"GlobalSecondaryIndexes":[{"IndexName":"idx","KeySchema":[` + keys + `],"Projection":` + projection + `}]`
+	}
+	newGSI := func(defs, keys string) string {
+		return `{"TableName":"WithLSI","AttributeDefinitions":[` + defs + `],"GlobalSecondaryIndexUpdates":[{"Create":{"IndexName":"idx2","KeySchema":[` + keys + `],"Projection":{"ProjectionType":"ALL"}}}]}`
+	}
+	const (
+		pkS = `{"AttributeName":"pk","AttributeType":"S"}`
+		gS  = `{"AttributeName":"g","AttributeType":"S"}`
+		gN  = `{"AttributeName":"g","AttributeType":"N"}`
+		lS  = `{"AttributeName":"l","AttributeType":"S"}`
+		xS  = `{"AttributeName":"x","AttributeType":"S"}`
+		hg  = `{"AttributeName":"g","KeyType":"HASH"}`
+		hl  = `{"AttributeName":"l","KeyType":"HASH"}`
+		hx  = `{"AttributeName":"x","KeyType":"HASH"}`
+		rsk = `{"AttributeName":"sk","KeyType":"RANGE"}`
+		all = `{"ProjectionType":"ALL"}`
+	)
+	for _, tc := range []struct {
+		name, op, body, msg string
+	}{
+		{"duplicate definition", "CreateTable", create(pkS+","+pkS, ""), "Attribute Name is duplicated: pk"},
+		{"duplicate definition, another type", "CreateTable", create(pkS+","+gS+","+gN, gsi(hg, all)), "Attribute Name is duplicated: g"},
+		{"gsi key not defined", "CreateTable", create(pkS, gsi(hg, all)),
+			"One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [g], AttributeDefinitions: [pk]"},
+		{"nonkey attribute twice", "CreateTable", create(pkS+","+gS, gsi(hg, `{"ProjectionType":"INCLUDE","NonKeyAttributes":["a","b","a"]}`)),
+			"Cannot have two attributes with the same name"},
+		{"update: LSI key not in the request", "UpdateTable", newGSI(xS, hl),
+			"One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [l], AttributeDefinitions: [x]"},
+		{"update: table sort key not in the request", "UpdateTable", newGSI(xS, hx+","+rsk),
+			"One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [x, sk], AttributeDefinitions: [x]"},
+		{"update: key type redefined", "UpdateTable", newGSI(gN, hg),
+			"One or more parameter values were invalid: Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. " +
+				"Existing schema: Schema:[SchemaElement: key{g:S:HASH}] New schema: Schema:[SchemaElement: key{g:N:HASH}]"},
+		{"update: duplicate definition", "UpdateTable", newGSI(xS+","+xS, hx), "Attribute Name is duplicated: x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, name, msg := ts.post(t, targetPrefix+tc.op, contentType, strings.NewReader(tc.body))
+			if status != 400 || name != "ValidationException" || msg != tc.msg {
+				t.Errorf("got %d %s %q\nwant 400 ValidationException %q", status, name, msg, tc.msg)
+			}
+		})
+	}
+	// The LSI's key, defined in the request, makes a valid new index.
+	if status, name, msg := ts.post(t, targetPrefix+"UpdateTable", contentType, strings.NewReader(newGSI(lS, hl))); status != 200 {
+		t.Errorf("UpdateTable with the LSI key defined: %d %s %s", status, name, msg)
+	}
+}
