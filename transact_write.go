@@ -165,8 +165,8 @@ type txAction struct {
 // (ConditionalCheckFailed, with the old item when the action asked for
 // ALL_OLD; ValidationError for an item that does not fit its table's key
 // schema or index key types, a Put item or an updated item over the size
-// limit, or an update that cannot apply to the stored item; None for the
-// others) and has written nothing. An action whose key or item fails
+// limit, or an update that cannot apply to the stored item, for the first
+// such action only, as DynamoDB stops at the first; None for the others) and has written nothing. An action whose key or item fails
 // validation against its table cancels the transaction before it reads. Writes go through the single write path, so indexes and
 // change records follow.
 //
@@ -235,11 +235,15 @@ func prepareTransactWrite(in TransactWriteInput) ([]txAction, error) {
 		// DynamoDB checks an action's item against its table's schema
 		// when it runs the transaction, so a mismatch is a cancellation
 		// reason, not a request error; the request is otherwise valid.
+		// It stops at the first invalid action: that one has its code,
+		// every other action None, invalid or not.
 		reasons := make([]CancellationReason, len(actions))
+		first := true
 		for i, a := range actions {
 			reasons[i] = CancellationReason{Code: CancellationCodeNone}
-			if a.invalid != nil {
+			if a.invalid != nil && first {
 				reasons[i] = validationReason(a.invalid)
+				first = false
 			}
 		}
 		return nil, &TransactionCanceledError{CancellationReasons: reasons}
@@ -410,6 +414,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	reasons := make([]CancellationReason, len(actions))
 	changes := make([]*itemChange, len(actions))
 	sizes := make([]int, len(actions))
+	invalidSeen := false
 	canceled := false
 	total := 0
 	for i := range fetches {
@@ -422,6 +427,12 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 		if err != nil {
 			return nil, err
 		}
+		if reason.Code == CancellationCodeValidationError && invalidSeen {
+			// Only the first invalid action has its code (as above);
+			// conditions that fail are all reported.
+			reason = CancellationReason{Code: CancellationCodeNone}
+		}
+		invalidSeen = invalidSeen || reason.Code == CancellationCodeValidationError
 		reasons[i] = reason
 		if reason.Code != CancellationCodeNone {
 			canceled = true
