@@ -210,3 +210,41 @@ func TestSchemaMessages(t *testing.T) {
 		t.Errorf("UpdateTable with the LSI key defined: %d %s %s", status, name, msg)
 	}
 }
+
+// TestNumberMessages checks the words of a number DynamoDB refuses, at
+// the wire: text that is not a number ("The parameter cannot be
+// converted to a numeric value: b", without the text when it is empty),
+// more than 38 significant digits, and magnitudes out of range, in an
+// item, a set and an expression value (dynalite's tests, written against
+// DynamoDB, and other implementations' captures pin these words).
+func TestNumberMessages(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	createTable(t, ts.client(testCredentials), "Num", "", "")
+	put := func(v string) string { return `{"TableName":"Num","Item":{"pk":{"S":"a"},"n":` + v + `}}` }
+	update := func(v string) string {
+		return `{"TableName":"Num","Key":{"pk":{"S":"a"}},"UpdateExpression":"SET n = :b","ExpressionAttributeValues":{":b":` + v + `}}`
+	}
+	const syntax = "The parameter cannot be converted to a numeric value"
+	for _, tc := range []struct {
+		name, op, body, msg string
+	}{
+		{"not a number", "PutItem", put(`{"N":"b"}`), syntax + ": b"},
+		{"two points", "PutItem", put(`{"N":"1.2.3"}`), syntax + ": 1.2.3"},
+		{"empty", "PutItem", put(`{"N":""}`), syntax},
+		{"set member", "PutItem", put(`{"NS":["1","b"]}`), syntax + ": b"},
+		{"empty set member", "PutItem", put(`{"NS":["1",""]}`), syntax},
+		{"39 digits", "PutItem", put(`{"N":"123456789012345678901234567890123456789"}`), "Attempting to store more than 38 significant digits in a Number"},
+		{"39 digits negative fraction", "PutItem", put(`{"N":"-1.23456789012345678901234567890123456789"}`), "Attempting to store more than 38 significant digits in a Number"},
+		{"overflow", "PutItem", put(`{"N":"1e126"}`), "Number overflow. Attempting to store a number with magnitude larger than supported range"},
+		{"underflow", "PutItem", put(`{"N":"1e-131"}`), "Number underflow. Attempting to store a number with magnitude smaller than supported range"},
+		{"expression value", "UpdateItem", update(`{"N":"b"}`), "ExpressionAttributeValues contains invalid value: " + syntax + ": b for key :b"},
+		{"empty expression value", "UpdateItem", update(`{"NS":["1",""]}`), "ExpressionAttributeValues contains invalid value: " + syntax + " for key :b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, name, msg := ts.post(t, targetPrefix+tc.op, contentType, strings.NewReader(tc.body))
+			if status != 400 || name != "ValidationException" || msg != tc.msg {
+				t.Errorf("got %d %s %q\nwant 400 ValidationException %q", status, name, msg, tc.msg)
+			}
+		})
+	}
+}
