@@ -130,7 +130,7 @@ func TestSDKTransactWriteAggregateSize(t *testing.T) {
 	}
 	// 12 × ~350 KB ≈ 4.2 MB: over.
 	_, err := c.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{TransactItems: puts("over-", 12)})
-	wantAPIError(t, err, "ValidationException", "4 MB")
+	wantAPIErrorExact(t, err, "ValidationException", "Collection size of items exceeded, which can also be caused by the aggregate size of the items in the transaction exceeding the 4MB limit")
 	out, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: aws.String("Hash"), Key: map[string]types.AttributeValue{"pk": s("over-a")}})
 	if err != nil || out.Item != nil {
 		t.Errorf("GetItem after the refused transaction = %v, %v; want no item", out.Item, err)

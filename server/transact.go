@@ -184,7 +184,7 @@ const maxTransactWriteSize = 4 << 20
 // checkTransactWriteSize applies the 4 MB aggregate limit to the sizes
 // the request states: each Put's item and each other action's key
 // (DynamoDB's item size measure, fdyno.Item.Size). DynamoDB documents the
-// limit, not the message; this one says what was exceeded.
+// limit; the message is the one other implementations report for it.
 func checkTransactWriteSize(items []fdyno.TransactWriteItem) error {
 	total := 0
 	for _, ti := range items {
@@ -200,7 +200,7 @@ func checkTransactWriteSize(items []fdyno.TransactWriteItem) error {
 		}
 	}
 	if total > maxTransactWriteSize {
-		return validation("Transaction request cannot be larger than 4 MB: the aggregate size of its items is " + strconv.Itoa(total) + " bytes")
+		return validation("Collection size of items exceeded, which can also be caused by the aggregate size of the items in the transaction exceeding the 4MB limit")
 	}
 	return nil
 }
