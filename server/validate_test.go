@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -246,5 +247,45 @@ func TestNumberMessages(t *testing.T) {
 				t.Errorf("got %d %s %q\nwant 400 ValidationException %q", status, name, msg, tc.msg)
 			}
 		})
+	}
+}
+
+// TestTimeToLiveMessages checks UpdateTimeToLive's refusals in DynamoDB's
+// words: the attribute name's length constraint (1 to 255, the API
+// reference), checked before the table is looked up; enabling or
+// disabling another attribute than the enabled one ("TimeToLive is
+// active on a different AttributeName", the error DynamoDB is reported
+// to give); enabling twice and disabling a disabled TTL.
+func TestTimeToLiveMessages(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	createTable(t, ts.client(testCredentials), "Ttl", "", "")
+	spec := func(table, attr string, enabled bool) string {
+		return `{"TableName":"` + table + `","TimeToLiveSpecification":{"AttributeName":"` + attr + `","Enabled":` + strconv.FormatBool(enabled) + `}}`
+	}
+	long := strings.Repeat("t", 256)
+	steps := []struct {
+		name, body string
+		errName    string // "" for success
+		msg        string
+	}{
+		{"name too long, before the lookup", spec("Nope", long, true), "ValidationException",
+			"1 validation error detected: Value '" + long + "' at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must have length less than or equal to 255"},
+		{"empty name", spec("Ttl", "", true), "ValidationException",
+			"1 validation error detected: Value '' at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must have length greater than or equal to 1"},
+		{"disable while disabled", spec("Ttl", "exp", false), "ValidationException", "TimeToLive is already disabled"},
+		{"enable", spec("Ttl", "exp", true), "", ""},
+		{"enable again", spec("Ttl", "exp", true), "ValidationException", "TimeToLive is already enabled"},
+		{"enable another attribute", spec("Ttl", "other", true), "ValidationException", "TimeToLive is active on a different AttributeName"},
+		{"disable another attribute", spec("Ttl", "other", false), "ValidationException", "TimeToLive is active on a different AttributeName"},
+		{"disable", spec("Ttl", "exp", false), "", ""},
+	}
+	for _, tc := range steps {
+		status, name, msg := ts.post(t, targetPrefix+"UpdateTimeToLive", contentType, strings.NewReader(tc.body))
+		switch {
+		case tc.errName == "" && status != 200:
+			t.Errorf("%s: got %d %s %q, want success", tc.name, status, name, msg)
+		case tc.errName != "" && (status != 400 || name != tc.errName || msg != tc.msg):
+			t.Errorf("%s: got %d %s %q\nwant 400 %s %q", tc.name, status, name, msg, tc.errName, tc.msg)
+		}
 	}
 }
