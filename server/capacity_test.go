@@ -135,8 +135,9 @@ func TestSDKTransactionCapacity(t *testing.T) {
 // receives, against DynamoDB's developer guide ("DynamoDB read and write
 // operations"): a GetItem is charged for the whole item even with a
 // ProjectionExpression ("requesting a subset of attributes has no impact
-// on the item size calculations"); an UpdateItem for the larger of the
-// item before and after the update, so an item growing past 2 KB costs 3
+// on the item size calculations"), and so are BatchGetItem's and
+// TransactGetItems' reads; an UpdateItem for the larger of the item
+// before and after the update, so an item growing past 2 KB costs 3
 // write units and one shrinking from there costs 3 as well.
 func TestSDKItemCapacity(t *testing.T) {
 	ts := newTestServer(t, Config{})
@@ -175,6 +176,37 @@ func TestSDKItemCapacity(t *testing.T) {
 			}
 		})
 	}
+
+	// BatchGetItem and TransactGetItems with a projection: the whole
+	// item too (2 units strongly, 1 eventually; 4 in a transaction).
+	t.Run("BatchGetItem projected", func(t *testing.T) {
+		for _, consistent := range []bool{true, false} {
+			out, err := c.BatchGetItem(ctx(t), &dynamodb.BatchGetItemInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+				RequestItems: map[string]types.KeysAndAttributes{"ItemCap": {Keys: []map[string]types.AttributeValue{key},
+					ProjectionExpression: aws.String("small"), ConsistentRead: aws.Bool(consistent)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 2.0
+			if !consistent {
+				want = 1
+			}
+			if len(out.Responses["ItemCap"]) != 1 || len(out.Responses["ItemCap"][0]) != 1 || len(out.ConsumedCapacity) != 1 ||
+				aws.ToFloat64(out.ConsumedCapacity[0].CapacityUnits) != want {
+				t.Errorf("consistent %t: Responses %v, ConsumedCapacity %+v; want the projected item, %v units", consistent, out.Responses, out.ConsumedCapacity, want)
+			}
+		}
+	})
+	t.Run("TransactGetItems projected", func(t *testing.T) {
+		out, err := c.TransactGetItems(ctx(t), &dynamodb.TransactGetItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			TransactItems: []types.TransactGetItem{{Get: &types.Get{TableName: aws.String("ItemCap"), Key: key, ProjectionExpression: aws.String("small")}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Responses) != 1 || len(out.Responses[0].Item) != 1 || len(out.ConsumedCapacity) != 1 || aws.ToFloat64(out.ConsumedCapacity[0].CapacityUnits) != 4 {
+			t.Errorf("Responses %v, ConsumedCapacity %+v; want the projected item, 4 units", out.Responses, out.ConsumedCapacity)
+		}
+	})
 
 	// UpdateItem: the larger of before and after, in 1 KB write units.
 	createTable(t, c, "UpdCap", "", "")

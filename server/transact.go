@@ -282,7 +282,7 @@ func (s *Server) transactGetItems(c *call, in *transactGetItemsInput, _ *fdyno.T
 			it := wireItem(r.Item)
 			out.Responses[i].Item = &it
 		}
-		units[req.TransactItems[i].Table.Name()] += transactionalUnits * readUnits(r.Item.Size(), true)
+		units[req.TransactItems[i].Table.Name()] += transactionalUnits * readUnits(r.ItemSize, true)
 	}
 	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, units, true)
 	return out, nil

@@ -21,8 +21,8 @@ import "github.com/fdyno/fdyno"
 // token return the number of read capacity units consumed in reading the
 // item" (the API reference), two per 4 KB of each action's item as the
 // request states it (a Put's item, another action's key: the items the
-// first call wrote are not kept). A TransactGetItems Get counts its item
-// as returned (one unit's worth when absent).
+// first call wrote are not kept). A TransactGetItems Get counts its whole
+// item, whatever its projection (one unit's worth when absent).
 
 // transactionalUnits is the factor of a transactional operation's units.
 const transactionalUnits = 2
