@@ -281,7 +281,7 @@ func TestDeleteIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := tbl.UpdateTable(db, UpdateTableInput{GlobalSecondaryIndexUpdates: []GlobalSecondaryIndexUpdate{{Create: &CreateGlobalSecondaryIndexAction{
+	if _, err := tbl.UpdateTable(db, UpdateTableInput{AttributeDefinitions: []AttributeDefinition{{"h", ScalarAttributeTypeN}}, GlobalSecondaryIndexUpdates: []GlobalSecondaryIndexUpdate{{Create: &CreateGlobalSecondaryIndexAction{
 		IndexName: "byH", KeySchema: []KeySchemaElement{{"h", KeyTypeHash}}, Projection: Projection{ProjectionType: ProjectionTypeKeysOnly}}}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,19 @@ func TestUpdateTableErrors(t *testing.T) {
 		{"name in use by an LSI", create("byL", hashN, projectAll, AttributeDefinition{"n", ScalarAttributeTypeN}), ErrValidation, "Index with name: byL already exists"},
 		{"undefined key", create("byN", hashN, projectAll), ErrValidation, "not defined in AttributeDefinitions"},
 		{"unused definition", create("byN", hashN, projectAll, AttributeDefinition{"n", ScalarAttributeTypeN}, AttributeDefinition{"m", ScalarAttributeTypeN}), ErrValidation, "does not exactly match"},
-		{"type change", create("byN", []KeySchemaElement{{"g", KeyTypeHash}}, projectAll, AttributeDefinition{"g", ScalarAttributeTypeN}), ErrValidation, "Cannot change the type of attribute g"},
+		{"type change", create("byN", []KeySchemaElement{{"g", KeyTypeHash}}, projectAll, AttributeDefinition{"g", ScalarAttributeTypeN}), ErrValidation,
+			"One or more parameter values were invalid: Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. " +
+				"Existing schema: Schema:[SchemaElement: key{g:S:HASH}, SchemaElement: key{h:N:RANGE}] New schema: Schema:[SchemaElement: key{g:N:HASH}]"},
+		// A key attribute the table already defines (here for an LSI, or
+		// the table's own sort key) must still be defined in the request.
+		{"LSI key not redefined", create("byLG", []KeySchemaElement{{"l", KeyTypeHash}}, projectAll), ErrValidation,
+			"One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [l], AttributeDefinitions: []"},
+		{"table key not redefined", create("bySK", []KeySchemaElement{{"l", KeyTypeHash}, {"sk", KeyTypeRange}}, projectAll, AttributeDefinition{"l", ScalarAttributeTypeS}), ErrValidation,
+			"One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [l, sk], AttributeDefinitions: [l]"},
+		{"duplicate definition", create("byN", hashN, projectAll, AttributeDefinition{"n", ScalarAttributeTypeN}, AttributeDefinition{"n", ScalarAttributeTypeN}), ErrValidation,
+			"Attribute Name is duplicated: n"},
+		{"duplicate NonKeyAttributes", create("byN", hashN, Projection{ProjectionType: ProjectionTypeInclude, NonKeyAttributes: []string{"x", "y", "x"}}, AttributeDefinition{"n", ScalarAttributeTypeN}), ErrValidation,
+			"Cannot have two attributes with the same name"},
 		{"bad projection", create("byN", hashN, Projection{ProjectionType: ProjectionTypeKeysOnly, NonKeyAttributes: []string{"x"}}, AttributeDefinition{"n", ScalarAttributeTypeN}), ErrValidation, "NonKeyAttributes is specified"},
 		{"definitions with a delete", UpdateTableInput{AttributeDefinitions: []AttributeDefinition{{"n", ScalarAttributeTypeN}}, GlobalSecondaryIndexUpdates: []GlobalSecondaryIndexUpdate{del("byG")}}, ErrValidation, "only be given with a Create"},
 		{"delete unknown", UpdateTableInput{GlobalSecondaryIndexUpdates: []GlobalSecondaryIndexUpdate{del("nope")}}, ErrResourceNotFound, "Index: nope not found"},

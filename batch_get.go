@@ -45,6 +45,10 @@ type BatchGetOutput struct {
 	// projected, in the order of their keys in the request; keys without
 	// an item are absent.
 	Responses map[*Table][]Item
+	// ItemSizes holds, for every table of the request, the size
+	// ([Item.Size]) of each item of Responses before its projection, in
+	// the same order: DynamoDB charges a read for the whole item.
+	ItemSizes map[*Table][]int
 	// UnprocessedKeys holds the keys not read because the response
 	// reached MaxBatchGetBytes, with their table's projection; nil when
 	// every key was read. Pass it as RequestItems of another BatchGet.
@@ -118,18 +122,20 @@ func BatchGet(rt fdb.ReadTransactor, in BatchGetInput) (*BatchGetOutput, error) 
 		}
 	}
 	return readTransact(rt, func(tr fdb.ReadTransaction) (*BatchGetOutput, error) {
-		items, n, err := readBatch(tr, op, reqs, MaxBatchGetBytes)
+		items, sizes, n, err := readBatch(tr, op, reqs, MaxBatchGetBytes)
 		if err != nil {
 			return nil, err
 		}
-		out := &BatchGetOutput{Responses: make(map[*Table][]Item, len(tables))}
+		out := &BatchGetOutput{Responses: make(map[*Table][]Item, len(tables)), ItemSizes: make(map[*Table][]int, len(tables))}
 		for _, t := range tables {
 			out.Responses[t] = []Item{}
+			out.ItemSizes[t] = []int{}
 		}
 		for i, it := range items[:n] {
 			if it != nil {
 				t := reqs[i].t
 				out.Responses[t] = append(out.Responses[t], it)
+				out.ItemSizes[t] = append(out.ItemSizes[t], sizes[i])
 			}
 		}
 		for _, r := range reqs[n:] {
@@ -149,11 +155,12 @@ func BatchGet(rt fdb.ReadTransactor, in BatchGetInput) (*BatchGetOutput, error) 
 }
 
 // readBatch reads every request in tr and returns the items found (nil
-// for a missing one), projected, in request order. All heads are read at
-// once, then the chunks of all chunked items at once. It reads the first
-// n requests whose items add up to at most maxBytes (always at least
-// one); 0 means no limit.
-func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes int) (items []Item, n int, err error) {
+// for a missing one), projected, in request order, and their sizes
+// before the projection (0 for none). All heads are read at once, then
+// the chunks of all chunked items at once. It reads the first n requests
+// whose items add up to at most maxBytes (always at least one); 0 means
+// no limit.
+func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes int) (items []Item, sizes []int, n int, err error) {
 	// One metadata-version read serves every table: the key is
 	// cluster-wide (table.go).
 	mvf := tr.Snapshot().Get(metadataVersionKey)
@@ -163,7 +170,7 @@ func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes in
 	}
 	for i := range fetches {
 		if err := fetches[i].resolveState(tr); err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 	}
 	total := 0
@@ -171,7 +178,7 @@ func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes in
 	for i := range fetches {
 		f := &fetches[i]
 		if err := f.resolveHead(); err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		total += f.size()
 		if maxBytes > 0 && i > 0 && total > maxBytes {
@@ -182,19 +189,20 @@ func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes in
 	for i := range fetches[:n] {
 		fetches[i].readChunks(tr)
 	}
-	items = make([]Item, n)
+	items, sizes = make([]Item, n), make([]int, n)
 	for i := range fetches[:n] {
 		tg, err := fetches[i].finish()
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		it := tg.old
+		sizes[i] = it.Size()
 		if it != nil && reqs[i].proj != nil {
 			it = reqs[i].proj.apply(it)
 		}
 		items[i] = it
 	}
-	return items, n, nil
+	return items, sizes, n, nil
 }
 
 // itemID identifies an item across tables: its table's directory path

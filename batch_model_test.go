@@ -320,7 +320,7 @@ func (m *batchModel) sendTransactWrite(t *rapid.T, spec *txSpec) {
 	in.ClientRequestToken = spec.token
 	next := maps.Clone(m.items)
 	var want []CancellationReason
-	canceled := false
+	canceled, invalidSeen := false, false
 	for i, k := range spec.keys {
 		a := spec.acts[i]
 		tbl, old := m.table(k), m.items[k.String()]
@@ -351,8 +351,11 @@ func (m *batchModel) sendTransactWrite(t *rapid.T, spec *txSpec) {
 					v, _ := cur.Int64()
 					up["n"] = NInt(v + 1)
 					next[k.String()] = up
-				} else {
+				} else if !invalidSeen {
+					// Only the first invalid action has its code;
+					// later ones are None, as in DynamoDB.
 					reason = CancellationReason{Code: CancellationCodeValidationError}
+					invalidSeen = true
 				}
 			}
 		case 3:

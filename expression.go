@@ -58,6 +58,7 @@ const (
 	reasonFunctionInUpdate   = "The function is not allowed in a update expression; function: "
 	reasonOperandType        = "Incorrect operand type for operator or function; operator or function: "
 	reasonOperandCount       = "Incorrect number of operands for operator or function; operator or function: "
+	reasonPathRequired       = "Operator or function requires a document path; operator or function: "
 	reasonOperandNotDistinct = "The first operand must be distinct from the remaining operands for this operator or function; operator: "
 	reasonTooManyIn          = "The IN operator is provided with too many operands; number of operands: "
 	reasonBetweenTypes       = "The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: "

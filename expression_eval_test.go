@@ -317,6 +317,11 @@ func TestConditionErrors(t *testing.T) {
 		{"compare same operands", "m.k = m.k", "The first operand must be distinct from the remaining operands for this operator or function; operator: =, first operand: [m, k]"},
 		{"attribute_type not a string", "attribute_type(n, :n5)", "Incorrect operand type for operator or function; operator or function: attribute_type, operand type: N"},
 		{"attribute_type bad name", "attribute_type(n, :s_x)", "Invalid attribute type name found; type: x, valid types: { B,NULL,SS,BOOL,L,BS,N,NS,S,M }"},
+		// A value where a path is needed (dynalite's tests, written
+		// against DynamoDB, pin these words).
+		{"attribute_exists of a value", "attribute_exists(:n5) AND n = n", "Operator or function requires a document path; operator or function: attribute_exists"},
+		{"attribute_not_exists of a value", "attribute_not_exists(:s_x)", "Operator or function requires a document path; operator or function: attribute_not_exists"},
+		{"attribute_not_exists of a size", "attribute_not_exists(size(:s_x))", "Operator or function requires a document path; operator or function: attribute_not_exists"},
 		{"operand count", "attribute_exists(n, s)", "Incorrect number of operands for operator or function; operator or function: attribute_exists, number of operands: 2"},
 		{"begins_with number", "begins_with(s, :n5)", "Incorrect operand type for operator or function; operator or function: begins_with, operand type: N"},
 		// Two pairs of parentheses around one operand are redundant.

@@ -744,7 +744,7 @@ func (p *parser) checkConditionFunction(o operand) {
 	switch o.fn {
 	case "attribute_exists", "attribute_not_exists":
 		if p.checkArgs(o, 1) && o.args[0].kind != opPath {
-			p.operandTypeError(o.fn, o.args[0])
+			p.semantic(reasonPathRequired + o.fn)
 		}
 	case "attribute_type":
 		if !p.checkArgs(o, 2) {

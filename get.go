@@ -20,6 +20,11 @@ type GetInput struct {
 type GetOutput struct {
 	// Item is the item, projected if asked, or nil if there is none.
 	Item Item
+	// ItemSize is the size ([Item.Size]) of the whole item read, before
+	// the projection; 0 if there is none. DynamoDB charges a GetItem's
+	// read capacity for it: a projection does not change the item size
+	// that counts.
+	ItemSize int
 }
 
 // Get reads one item. See
@@ -49,10 +54,11 @@ func (t *Table) Get(rt fdb.ReadTransactor, in GetInput) (*GetOutput, error) {
 		if err != nil {
 			return nil, err
 		}
+		size := it.Size()
 		if it != nil && e.proj != nil {
 			it = e.proj.apply(it)
 		}
-		return &GetOutput{Item: it}, nil
+		return &GetOutput{Item: it, ItemSize: size}, nil
 	})
 }
 

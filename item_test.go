@@ -59,10 +59,10 @@ func TestItemValidate(t *testing.T) {
 		{name: "duplicate NS by value", item: Item{"ns": NS("1", "1.0")}, path: "ns", reason: reasonDuplicates},
 		{name: "duplicate NS by exponent", item: Item{"ns": NS("1e3", "1000")}, path: "ns", reason: reasonDuplicates},
 		{name: "duplicate BS", item: Item{"bs": BS([]byte{1}, []byte{1})}, path: "bs", reason: reasonDuplicates},
-		{name: "bad NS member", item: Item{"ns": NS("1", "x")}, path: "ns", reason: reasonNumberSyntax},
+		{name: "bad NS member", item: Item{"ns": NS("1", "x")}, path: "ns", reason: reasonNumberSyntax + ": x"},
 		{name: "bad number in list", item: Item{"l": L(S("a"), N("1E+126"))}, path: "l[1]", reason: reasonNumberOverflow},
 		{name: "zero value", item: Item{"m": M(Item{"k": {}})}, path: "m.k", reason: reasonEmptyValue},
-		{name: "NaN float", item: Item{"f": NFloat(nan())}, path: "f", reason: reasonNumberSyntax},
+		{name: "NaN float", item: Item{"f": NFloat(nan())}, path: "f", reason: reasonNumberSyntax + ": NaN"},
 		// Strings are UTF-8: DynamoDB's wire refuses other bytes, so what
 		// the library stores must be valid UTF-8 to come back unchanged.
 		{name: "UTF-8 S, SS and names", item: Item{"é": S("\u00e9𝄞"), "ss": SS("ü", "\U0010ffff"), "m": M(Item{"ñ": S("x")})}},

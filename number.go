@@ -19,7 +19,7 @@ const (
 
 // Reasons for rejecting a number, in DynamoDB's words.
 const (
-	reasonNumberSyntax    = "A value provided cannot be converted into a number"
+	reasonNumberSyntax    = "The parameter cannot be converted to a numeric value"
 	reasonNumberDigits    = "Attempting to store more than 38 significant digits in a Number"
 	reasonNumberOverflow  = "Number overflow. Attempting to store a number with magnitude larger than supported range"
 	reasonNumberUnderflow = "Number underflow. Attempting to store a number with magnitude smaller than supported range"
@@ -152,7 +152,7 @@ func canonicalNumber(s string) (string, error) {
 	zero, digits, adj, ok := lexNumber(s)
 	switch {
 	case !ok:
-		return "", numberError(reasonNumberSyntax)
+		return "", numberSyntaxError(s)
 	case zero:
 		return "0", nil
 	case digits > MaxNumberDigits:
@@ -166,9 +166,18 @@ func canonicalNumber(s string) (string, error) {
 	if _, _, err := d.SetString(s); err != nil {
 		// lexNumber accepted s, so only an exponent beyond int32 that
 		// leading or trailing zeros brought back into range gets here.
-		return "", numberError(reasonNumberSyntax)
+		return "", numberSyntaxError(s)
 	}
 	return canonicalDecimal(&d)
+}
+
+// numberSyntaxError is DynamoDB's error for text s that is not a number:
+// the reason followed by the text, or the reason alone for empty text.
+func numberSyntaxError(s string) numberError {
+	if s == "" {
+		return numberError(reasonNumberSyntax)
+	}
+	return numberError(reasonNumberSyntax + ": " + s)
 }
 
 // canonicalDecimal checks d against DynamoDB's limits and formats it

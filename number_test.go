@@ -59,6 +59,11 @@ func TestCanonicalNumber(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := canonicalNumber(tc.in)
+			if tc.reason == reasonNumberSyntax && tc.in != "" {
+				// DynamoDB names the text: "The parameter cannot be
+				// converted to a numeric value: 1.2.3".
+				tc.reason += ": " + tc.in
+			}
 			if tc.reason != "" {
 				if err == nil || err.Error() != tc.reason {
 					t.Fatalf("canonicalNumber(%q) = %q, %v; want error %q", tc.in, got, err, tc.reason)

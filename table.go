@@ -788,7 +788,8 @@ func (s *TableSchema) validate() error {
 			return fail("Invalid AttributeType " + strconv.Quote(string(d.AttributeType)) + " for " + d.AttributeName + "; must be S, N or B")
 		}
 		if _, dup := defined[d.AttributeName]; dup {
-			return fail("Duplicate AttributeName in AttributeDefinitions: " + d.AttributeName)
+			// DynamoDB's words, without the usual prefix.
+			return &ValidationError{Op: "CreateTable", Reason: "Attribute Name is duplicated: " + d.AttributeName}
 		}
 		defined[d.AttributeName] = d.AttributeType
 	}
@@ -802,7 +803,7 @@ func (s *TableSchema) validate() error {
 				return err
 			}
 			if _, ok := defined[k.AttributeName]; !ok {
-				return fail("Some index key attributes are not defined in AttributeDefinitions. Keys: [" + k.AttributeName + "]")
+				return undefinedKeys(ks, s.AttributeDefinitions)
 			}
 			used[k.AttributeName] = true
 		}
@@ -836,9 +837,13 @@ func (s *TableSchema) validate() error {
 			if len(p.NonKeyAttributes) == 0 || len(p.NonKeyAttributes) > MaxIndexNonKeyAttributes {
 				return fail("INCLUDE projection of " + name + " needs 1 to 20 NonKeyAttributes")
 			}
-			for _, a := range p.NonKeyAttributes {
+			for i, a := range p.NonKeyAttributes {
 				if err := checkKeyAttrName("NonKeyAttributes", a); err != nil {
 					return err
+				}
+				if slices.Contains(p.NonKeyAttributes[:i], a) {
+					// DynamoDB's words for an attribute projected twice.
+					return &ValidationError{Op: "CreateTable", Reason: "Cannot have two attributes with the same name"}
 				}
 			}
 			total += len(p.NonKeyAttributes)
@@ -889,6 +894,22 @@ func (s *TableSchema) validate() error {
 		}
 	}
 	return nil
+}
+
+// undefinedKeys is DynamoDB's error for a key schema ks naming an
+// attribute that defs does not define: the key schema's and the
+// definitions' attribute names, in request order.
+func undefinedKeys(ks []KeySchemaElement, defs []AttributeDefinition) error {
+	keys := make([]string, len(ks))
+	for i, k := range ks {
+		keys[i] = k.AttributeName
+	}
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.AttributeName
+	}
+	return &ValidationError{Op: "CreateTable", Reason: "One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [" +
+		strings.Join(keys, ", ") + "], AttributeDefinitions: [" + strings.Join(names, ", ") + "]"}
 }
 
 // canonical returns a copy of s with attribute definitions and indexes in

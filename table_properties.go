@@ -70,6 +70,12 @@ type TableProperties struct {
 	// IndexThroughput is the capacity of each global secondary index, by
 	// index name, when PROVISIONED.
 	IndexThroughput map[string]ProvisionedThroughput `json:",omitempty"`
+	// LastUpdateToPayPerRequest is when the billing mode was last set to
+	// PAY_PER_REQUEST by a change of an existing table (DynamoDB's
+	// BillingModeSummary.LastUpdateToPayPerRequestDateTime); nil for a
+	// table that has been PAY_PER_REQUEST since its creation. It stays
+	// as it was while the table is PROVISIONED.
+	LastUpdateToPayPerRequest *time.Time `json:",omitempty"`
 	// DeletionProtectionEnabled makes [DeleteTable] refuse the table.
 	DeletionProtectionEnabled bool `json:",omitempty"`
 	// Tags are the table's tags, in key order, keys unique.

@@ -150,6 +150,8 @@ func TestSchemaValidation(t *testing.T) {
 		{"gsi keys only with attributes", withG(hashOnly, gsi("byG", Projection{ProjectionType: ProjectionTypeKeysOnly, NonKeyAttributes: []string{"a"}})), false},
 		{"gsi short name", withG(hashOnly, gsi("ab", Projection{ProjectionType: ProjectionTypeAll})), false},
 		{"gsi no projection", withG(hashOnly, gsi("byG", Projection{})), false},
+		{"gsi include twice the same attribute", withG(hashOnly, gsi("byG", Projection{ProjectionType: ProjectionTypeInclude, NonKeyAttributes: []string{"a", "a"}})), false},
+		{"duplicate definition", TableSchema{KeySchema: hashOnly.KeySchema, AttributeDefinitions: []AttributeDefinition{{"pk", ScalarAttributeTypeS}, {"pk", ScalarAttributeTypeS}}}, false},
 		{"duplicate index names", withG(hashOnly, gsi("byG", Projection{ProjectionType: ProjectionTypeAll}), gsi("byG", Projection{ProjectionType: ProjectionTypeAll})), false},
 		{"lsi without table range key", TableSchema{
 			KeySchema: hashOnly.KeySchema, AttributeDefinitions: append(slices.Clone(hashOnly.AttributeDefinitions), AttributeDefinition{"l", ScalarAttributeTypeS}),

@@ -28,6 +28,10 @@ type TransactGetInput struct {
 type ItemResponse struct {
 	// Item is the item, projected if asked, or nil if there is none.
 	Item Item
+	// ItemSize is the size ([Item.Size]) of the whole item read, before
+	// the projection; 0 if there is none. DynamoDB charges the read for
+	// it.
+	ItemSize int
 }
 
 // TransactGetOutput is the result of [TransactGet].
@@ -98,13 +102,13 @@ func TransactGet(rt fdb.ReadTransactor, in TransactGetInput) (*TransactGetOutput
 		return nil, &TransactionCanceledError{CancellationReasons: reasons}
 	}
 	return readTransact(rt, func(tr fdb.ReadTransaction) (*TransactGetOutput, error) {
-		items, _, err := readBatch(tr, op, reqs, 0)
+		items, sizes, _, err := readBatch(tr, op, reqs, 0)
 		if err != nil {
 			return nil, err
 		}
 		out := &TransactGetOutput{Responses: make([]ItemResponse, len(items))}
 		for i, it := range items {
-			out.Responses[i].Item = it
+			out.Responses[i] = ItemResponse{Item: it, ItemSize: sizes[i]}
 		}
 		return out, nil
 	})

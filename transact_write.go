@@ -112,7 +112,21 @@ type TransactWriteInput struct {
 }
 
 // TransactWriteOutput is the result of [TransactWrite].
-type TransactWriteOutput struct{}
+type TransactWriteOutput struct {
+	// ItemSizes holds, per action in request order, the item size
+	// ([Item.Size]) DynamoDB charges the action's write capacity for: the
+	// larger of the item before and after a Put or an Update, the deleted
+	// item of a Delete, the item a ConditionCheck read (0 for none). An
+	// item before the write that the transaction did not need to read (a
+	// Put or Delete without condition on a table without indexes or
+	// stream) is not counted; a Delete then counts its key. Nil when
+	// Replayed.
+	ItemSizes []int
+	// Replayed reports that the request's ClientRequestToken matched a
+	// transaction already committed: nothing was written this time.
+	// DynamoDB charges such a replay read capacity, not write capacity.
+	Replayed bool
+}
 
 // Kinds of transaction actions.
 const (
@@ -151,8 +165,8 @@ type txAction struct {
 // (ConditionalCheckFailed, with the old item when the action asked for
 // ALL_OLD; ValidationError for an item that does not fit its table's key
 // schema or index key types, a Put item or an updated item over the size
-// limit, or an update that cannot apply to the stored item; None for the
-// others) and has written nothing. An action whose key or item fails
+// limit, or an update that cannot apply to the stored item, for the first
+// such action only, as DynamoDB stops at the first; None for the others) and has written nothing. An action whose key or item fails
 // validation against its table cancels the transaction before it reads. Writes go through the single write path, so indexes and
 // change records follow.
 //
@@ -221,11 +235,15 @@ func prepareTransactWrite(in TransactWriteInput) ([]txAction, error) {
 		// DynamoDB checks an action's item against its table's schema
 		// when it runs the transaction, so a mismatch is a cancellation
 		// reason, not a request error; the request is otherwise valid.
+		// It stops at the first invalid action: that one has its code,
+		// every other action None, invalid or not.
 		reasons := make([]CancellationReason, len(actions))
+		first := true
 		for i, a := range actions {
 			reasons[i] = CancellationReason{Code: CancellationCodeNone}
-			if a.invalid != nil {
+			if a.invalid != nil && first {
 				reasons[i] = validationReason(a.invalid)
+				first = false
 			}
 		}
 		return nil, &TransactionCanceledError{CancellationReasons: reasons}
@@ -364,7 +382,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 			return nil, err
 		}
 		if done {
-			return &TransactWriteOutput{}, nil // a retry of a committed request
+			return &TransactWriteOutput{Replayed: true}, nil // a retry of a committed request
 		}
 	}
 	for i := range fetches {
@@ -395,6 +413,8 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	// Evaluate every action before the first write.
 	reasons := make([]CancellationReason, len(actions))
 	changes := make([]*itemChange, len(actions))
+	sizes := make([]int, len(actions))
+	invalidSeen := false
 	canceled := false
 	total := 0
 	for i := range fetches {
@@ -407,11 +427,18 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 		if err != nil {
 			return nil, err
 		}
+		if reason.Code == CancellationCodeValidationError && invalidSeen {
+			// Only the first invalid action has its code (as above);
+			// conditions that fail are all reported.
+			reason = CancellationReason{Code: CancellationCodeNone}
+		}
+		invalidSeen = invalidSeen || reason.Code == CancellationCodeValidationError
 		reasons[i] = reason
 		if reason.Code != CancellationCodeNone {
 			canceled = true
 			continue
 		}
+		sizes[i] = chargedSize(actions[i], tg, c)
 		if c != nil {
 			changes[i] = c
 			total += writeCost(len(tg.st.keys.itemKey(tg.kv)), len(c.enc), actions[i].t.chunkThreshold)
@@ -436,7 +463,22 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	if tk != nil {
 		tk.record(digest)
 	}
-	return &TransactWriteOutput{}, nil
+	return &TransactWriteOutput{ItemSizes: sizes}, nil
+}
+
+// chargedSize is the item size DynamoDB charges action a for (see
+// TransactWriteOutput.ItemSizes), given its target tg and the change c it
+// makes (nil for none).
+func chargedSize(a txAction, tg target, c *itemChange) int {
+	switch {
+	case c == nil:
+		return tg.old.Size() // a ConditionCheck, or a write with nothing to do
+	case c.oldKnown:
+		return max(c.old.Size(), c.new.Size())
+	case c.new == nil:
+		return a.key.Size() // a Delete of an item it did not read
+	}
+	return c.new.Size()
 }
 
 // evalAction evaluates action a against its target tg: the change it

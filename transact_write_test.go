@@ -403,3 +403,66 @@ func TestTransactWriteItemValidationCancels(t *testing.T) {
 		t.Errorf("two actions on one item beside an invalid key = %v, want the request's ValidationException", err)
 	}
 }
+
+// When several actions are invalid, DynamoDB stops at the first: only it
+// has its ValidationError code, every other action None, whether the
+// problem is found before the transaction reads (a key that does not fit
+// the schema) or while it evaluates (an update that cannot apply). Failed
+// conditions are all reported, invalid actions or not.
+func TestTransactWriteFirstInvalidOnly(t *testing.T) {
+	db := fdblitetest.Open(t)
+	a, b := twoTables(t, db)
+	mustPut(t, db, a, Item{"pk": S("s1"), "s": S("str")})
+	mustPut(t, db, a, Item{"pk": S("s2"), "s": S("str")})
+	mustPut(t, db, a, Item{"pk": S("held")})
+	put := func(pk string) TransactWriteItem {
+		return TransactWriteItem{Put: &TransactPut{Table: a, Item: Item{"pk": S(pk)}}}
+	}
+	badKey := func(n string) TransactWriteItem { // a number key on a string key
+		return TransactWriteItem{Delete: &TransactDelete{Table: a, Key: Item{"pk": N(n)}}}
+	}
+	noRange := func(pk string) TransactWriteItem { // b's key lacks sk
+		return TransactWriteItem{Delete: &TransactDelete{Table: b, Key: Item{"pk": S(pk)}}}
+	}
+	addToString := func(pk string) TransactWriteItem { // ADD to an S attribute
+		return TransactWriteItem{Update: &TransactUpdate{Table: a, Key: Item{"pk": S(pk)}, UpdateExpression: "ADD s :one", ExpressionAttributeValues: oneValue}}
+	}
+	failing := TransactWriteItem{ConditionCheck: &ConditionCheck{Table: a, Key: Item{"pk": S("held")}, ConditionExpression: "attribute_not_exists(pk)"}}
+	const (
+		none = "None"
+		ve   = "ValidationError"
+		ccf  = "ConditionalCheckFailed"
+	)
+	for _, tc := range []struct {
+		name  string
+		items []TransactWriteItem
+		want  []string
+	}{
+		{"two bad keys", []TransactWriteItem{badKey("1"), badKey("2")}, []string{ve, none}},
+		{"a valid action, then three bad keys", []TransactWriteItem{put("w"), noRange("x"), badKey("3"), noRange("y")}, []string{none, ve, none, none}},
+		{"a bad key beside a failing condition", []TransactWriteItem{failing, badKey("4")}, []string{none, ve}},
+		{"two updates that cannot apply", []TransactWriteItem{addToString("s1"), put("w"), addToString("s2")}, []string{ve, none, none}},
+		{"failing conditions are all reported", []TransactWriteItem{failing, addToString("s1"), addToString("s2")}, []string{ccf, ve, none}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := TransactWrite(db, TransactWriteInput{TransactItems: tc.items})
+			var tce *TransactionCanceledError
+			if !errors.As(err, &tce) {
+				t.Fatalf("TransactWrite = %v, want a *TransactionCanceledError", err)
+			}
+			var got []string
+			for _, r := range tce.CancellationReasons {
+				got = append(got, r.Code)
+				if r.Code == none && r.Message != "" {
+					t.Errorf("a None reason with a message: %+v", r)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("CancellationReasons codes mismatch (-want +got):\n%s", diff)
+			}
+			if got := mustGet(t, db, a, Item{"pk": S("w")}); got != nil {
+				t.Errorf("canceled transaction wrote %v", got)
+			}
+		})
+	}
+}

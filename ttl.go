@@ -300,9 +300,10 @@ type TimeToLiveSpecification struct {
 //
 // Errors, as DynamoDB: [ErrValidation] for an empty or too long
 // AttributeName, enabling a table whose TTL is already enabled ("TimeToLive
-// is already enabled"; disable it first to change the attribute),
-// disabling a table whose TTL is disabled ("TimeToLive is already
-// disabled") or naming another attribute than the enabled one;
+// is already enabled"), disabling a table whose TTL is disabled
+// ("TimeToLive is already disabled"), or enabling or disabling another
+// attribute than the enabled one ("TimeToLive is active on a different
+// AttributeName"; disable it first to change the attribute);
 // [ErrResourceNotFound] if the table was deleted. DynamoDB's limit of one
 // change per hour does not apply. With an fdb.Database, UpdateTimeToLive
 // runs its own transaction, which may be retried.
@@ -322,12 +323,14 @@ func (t *Table) UpdateTimeToLive(tx fdb.Transactor, spec TimeToLiveSpecification
 			return nil, &ValidationError{Op: op, Reason: reason}
 		}
 		switch {
+		case cur != "" && cur != spec.AttributeName:
+			// Enabling or disabling another attribute than the enabled
+			// one: DynamoDB's words.
+			return fail("TimeToLive is active on a different AttributeName")
 		case spec.Enabled && cur != "":
 			return fail("TimeToLive is already enabled")
 		case !spec.Enabled && cur == "":
 			return fail("TimeToLive is already disabled")
-		case !spec.Enabled && cur != spec.AttributeName:
-			return fail("TimeToLive is enabled on attribute " + strconv.Quote(cur) + ", not " + strconv.Quote(spec.AttributeName))
 		case spec.Enabled:
 			s.TimeToLiveAttribute = spec.AttributeName
 		default:

@@ -29,6 +29,10 @@ type UpdateOutput struct {
 	// item before (ALL_OLD) or after (ALL_NEW) the update, or only the
 	// updated paths before (UPDATED_OLD) or after (UPDATED_NEW) it.
 	Attributes Item
+	// ItemSize is the larger of the item's sizes ([Item.Size]) before
+	// and after the update, what DynamoDB charges an UpdateItem's write
+	// capacity for; 0 when the update wrote nothing.
+	ItemSize int
 }
 
 // Update edits an item's attributes, creating the item (from its key) if
@@ -103,7 +107,7 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 		if err := writeItem(tr, t, c); err != nil {
 			return nil, withOp(op, err)
 		}
-		out := &UpdateOutput{}
+		out := &UpdateOutput{ItemSize: max(tg.old.Size(), updated.Size())}
 		switch in.ReturnValues {
 		case ReturnValueAllOld:
 			out.Attributes = tg.old

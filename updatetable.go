@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
@@ -121,7 +122,7 @@ func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescr
 			if st.index(name) != nil {
 				return fail("One or more parameter values were invalid: Index with name: " + name + " already exists")
 			}
-			if s.AttributeDefinitions, err = mergeDefinitions(s.AttributeDefinitions, in.AttributeDefinitions); err != nil {
+			if s.AttributeDefinitions, err = mergeDefinitions(s, in.AttributeDefinitions, u.Create.KeySchema); err != nil {
 				return nil, err
 			}
 			s.GlobalSecondaryIndexes = append(s.GlobalSecondaryIndexes, GlobalSecondaryIndex{
@@ -284,21 +285,73 @@ func withUpdateOp(err error) error {
 	return err
 }
 
-// mergeDefinitions adds the definitions add to have, refusing a type
-// change of a defined attribute.
-func mergeDefinitions(have, add []AttributeDefinition) ([]AttributeDefinition, error) {
-	out := slices.Clone(have)
+// mergeDefinitions adds the definitions add of an UpdateTable request
+// that creates an index keyed on ks to the definitions of s, as DynamoDB
+// merges them: every attribute of ks must be defined in add itself, even
+// one s already defines (a table or LSI key); an attribute of ks may not
+// change type; another definition of add that s already has keeps the
+// type s gives it.
+func mergeDefinitions(s TableSchema, add []AttributeDefinition, ks []KeySchemaElement) ([]AttributeDefinition, error) {
+	const op = "UpdateTable"
+	given := map[string]ScalarAttributeType{}
+	for _, d := range add {
+		if _, dup := given[d.AttributeName]; dup {
+			return nil, &ValidationError{Op: op, Reason: "Attribute Name is duplicated: " + d.AttributeName}
+		}
+		given[d.AttributeName] = d.AttributeType
+	}
+	for _, k := range ks {
+		if _, ok := given[k.AttributeName]; !ok {
+			return nil, withUpdateOp(undefinedKeys(ks, add))
+		}
+	}
+	out := slices.Clone(s.AttributeDefinitions)
 	for _, d := range add {
 		i := slices.IndexFunc(out, func(o AttributeDefinition) bool { return o.AttributeName == d.AttributeName })
 		switch {
 		case i < 0:
 			out = append(out, d)
-		case out[i].AttributeType != d.AttributeType:
-			return nil, &ValidationError{Op: "UpdateTable", Reason: "One or more parameter values were invalid: Cannot change the type of attribute " +
-				d.AttributeName + " from " + string(out[i].AttributeType) + " to " + string(d.AttributeType)}
+		case out[i].AttributeType != d.AttributeType && slices.ContainsFunc(ks, func(k KeySchemaElement) bool { return k.AttributeName == d.AttributeName }):
+			return nil, &ValidationError{Op: op, Reason: "One or more parameter values were invalid: Attributes cannot be redefined. " +
+				"Please check that your attribute has the same type as previously defined. Existing schema: " +
+				schemaString(usingKeySchema(s, d.AttributeName), s.AttributeDefinitions) + " New schema: " + schemaString(ks, add)}
 		}
 	}
 	return out, nil
+}
+
+// usingKeySchema returns the key schema of s's table or index that uses
+// attribute name.
+func usingKeySchema(s TableSchema, name string) []KeySchemaElement {
+	uses := func(ks []KeySchemaElement) bool {
+		return slices.ContainsFunc(ks, func(k KeySchemaElement) bool { return k.AttributeName == name })
+	}
+	for _, ix := range s.GlobalSecondaryIndexes {
+		if uses(ix.KeySchema) {
+			return ix.KeySchema
+		}
+	}
+	for _, ix := range s.LocalSecondaryIndexes {
+		if uses(ix.KeySchema) {
+			return ix.KeySchema
+		}
+	}
+	return s.KeySchema
+}
+
+// schemaString renders key schema ks with the types defs gives its
+// attributes, as DynamoDB's message renders one:
+// "Schema:[SchemaElement: key{xyz:S:HASH}]".
+func schemaString(ks []KeySchemaElement, defs []AttributeDefinition) string {
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		typ := ""
+		if j := slices.IndexFunc(defs, func(d AttributeDefinition) bool { return d.AttributeName == k.AttributeName }); j >= 0 {
+			typ = string(defs[j].AttributeType)
+		}
+		parts[i] = "SchemaElement: key{" + k.AttributeName + ":" + typ + ":" + string(k.KeyType) + "}"
+	}
+	return "Schema:[" + strings.Join(parts, ", ") + "]"
 }
 
 // usedDefinitions returns the attribute definitions of s that a key of

@@ -134,7 +134,11 @@ func (s *Server) batchGetItem(c *call, in *batchGetItemInput, _ *fdyno.Table) (a
 		}
 		out.UnprocessedKeys[n] = w
 	}
-	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, batchGetUnits(in.RequestItems, out.Responses, out.UnprocessedKeys), true)
+	sizes := make(map[string][]int, len(res.ItemSizes))
+	for t, ss := range res.ItemSizes {
+		sizes[reqName[t]] = ss
+	}
+	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, batchGetUnits(in.RequestItems, sizes, out.UnprocessedKeys), true)
 	return out, nil
 }
 

@@ -12,9 +12,10 @@ import (
 // each item is rounded up on its own (4 KB per read unit, 1 KB per write
 // unit), a key that finds no item still costs one read unit, an
 // eventually consistent read costs half, and requests returned
-// unprocessed cost nothing. As for single items (capacity.go), the sizes
-// are the ones the server sees: a read counts the item as returned (after
-// any projection), a delete the size of its key.
+// unprocessed cost nothing. A read counts the whole item, whatever its
+// projection (the library reports the size); as for single items
+// (capacity.go), a write counts the sizes the server sees: a put its
+// item, a delete the size of its key.
 
 // batchCapacity returns the per-table capacity entries for ret, in table
 // name order, or nil unless asked for.
@@ -58,14 +59,15 @@ func writeUnits(size int) float64 {
 }
 
 // batchGetUnits returns the read units per request table name: every
-// requested key not left unprocessed costs readUnits of its item.
-func batchGetUnits(in map[string]keysAndAttributes, found map[string][]wireItem, unprocessed map[string]keysAndAttributes) map[string]float64 {
+// requested key not left unprocessed costs readUnits of its item, whose
+// whole size (before any projection) found lists.
+func batchGetUnits(in map[string]keysAndAttributes, found map[string][]int, unprocessed map[string]keysAndAttributes) map[string]float64 {
 	units := map[string]float64{}
 	for n, ka := range in {
 		missing := len(ka.Keys) - len(found[n]) - len(unprocessed[n].Keys)
 		u := float64(max(missing, 0)) * readUnits(0, ka.ConsistentRead)
-		for _, it := range found[n] {
-			u += readUnits(fdyno.Item(it).Size(), ka.ConsistentRead)
+		for _, size := range found[n] {
+			u += readUnits(size, ka.ConsistentRead)
 		}
 		units[n] = u
 	}

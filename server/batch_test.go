@@ -473,7 +473,7 @@ func TestSDKTimeToLive(t *testing.T) {
 	}
 	_, err = c.UpdateTimeToLive(ctx(t), &dynamodb.UpdateTimeToLiveInput{TableName: tbl,
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("other"), Enabled: aws.Bool(true)}})
-	wantAPIError(t, err, "ValidationException", "already enabled")
+	wantAPIError(t, err, "ValidationException", "TimeToLive is active on a different AttributeName")
 
 	// The server's sweeper deletes the expired item, and only it.
 	testtime.WaitUntil(t, "the sweeper to leave [forever live]", func() bool {

@@ -11,9 +11,13 @@ import (
 // DynamoDB's units, from the item sizes the server sees: a read unit per
 // 4 KB read (halved for eventually consistent reads, which fdyno serves
 // consistently anyway), a write unit per 1 KB written, at least one unit
-// (half a unit for an eventually consistent read). A write counts the
-// larger of the item sizes it sends or returns; where the old item is not
-// returned its size is not known and not counted.
+// (half a unit for an eventually consistent read). A GetItem counts the
+// whole item it read, whatever the projection ("requesting a subset of
+// attributes has no impact on the item size calculations", DynamoDB's
+// developer guide); an UpdateItem the larger of the item before and after
+// the update (the library reports both). A PutItem or DeleteItem counts
+// the larger of the item sizes it sends or returns; where the old item is
+// not returned its size is not known and not counted.
 
 // consumedCapacity is DynamoDB's ConsumedCapacity.
 type consumedCapacity struct {
@@ -71,12 +75,18 @@ func readCapacity(ret, table string, bytes int, consistent bool) *consumedCapaci
 // writeCapacity returns the ConsumedCapacity of writing the largest of
 // items, or nil unless asked for.
 func writeCapacity(ret, table string, items ...fdyno.Item) *consumedCapacity {
-	if ret != "TOTAL" && ret != "INDEXES" {
-		return nil
-	}
 	size := 0
 	for _, it := range items {
 		size = max(size, it.Size())
+	}
+	return writeSizeCapacity(ret, table, size)
+}
+
+// writeSizeCapacity returns the ConsumedCapacity of a write charged for
+// an item of size bytes, or nil unless asked for.
+func writeSizeCapacity(ret, table string, size int) *consumedCapacity {
+	if ret != "TOTAL" && ret != "INDEXES" {
+		return nil
 	}
 	units := math.Max(1, math.Ceil(float64(size)/1024))
 	cc := &consumedCapacity{TableName: table, CapacityUnits: units, WriteCapacityUnits: units}

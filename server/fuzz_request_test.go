@@ -75,8 +75,10 @@ func FuzzRequest(f *testing.F) {
 }
 
 // checkWireAnswer posts body to ts as operation target and fails t unless
-// the answer is a JSON object with status 200, or a 4xx carrying
-// DynamoDB's __type: whatever the bytes, never a 500 or a broken answer.
+// the answer is a JSON object with status 200 (an empty body for the
+// operations whose output has no members, TagResource and UntagResource),
+// or a 4xx carrying DynamoDB's __type: whatever the bytes, never a 500 or
+// a broken answer.
 func checkWireAnswer(t *testing.T, ts *testServer, target string, body []byte) {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(string(body)))
@@ -84,6 +86,10 @@ func checkWireAnswer(t *testing.T, ts *testServer, target string, body []byte) {
 	req.Header.Set("X-Amz-Target", target)
 	rec := httptest.NewRecorder()
 	ts.Server.ServeHTTP(rec, req)
+	if rec.Code == http.StatusOK && rec.Body.Len() == 0 &&
+		(target == targetPrefix+"TagResource" || target == targetPrefix+"UntagResource") {
+		return
+	}
 	var out map[string]any
 	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
 		t.Fatalf("%s %q: status %d, body %q is not a JSON object: %v", target, body, rec.Code, rec.Body, err)

@@ -57,15 +57,20 @@ type writeOutput struct {
 
 // writeResult returns the output of a write on t of the item with key
 // (for PutItem, the item put) that returned attrs: the attributes, and
-// the consumed capacity and item collection metrics w asks for.
-func (s *Server) writeResult(w *writeCommon, t *fdyno.Table, key, attrs fdyno.Item) (any, error) {
+// the consumed capacity and item collection metrics w asks for. The
+// write is charged for charged bytes, or (0) for the larger of key and
+// attrs.
+func (s *Server) writeResult(w *writeCommon, t *fdyno.Table, key, attrs fdyno.Item, charged int) (any, error) {
 	icm, err := s.collectionMetrics(w.ReturnItemCollectionMetrics, t, key)
 	if err != nil {
 		return nil, err
 	}
+	if charged == 0 {
+		charged = max(key.Size(), attrs.Size())
+	}
 	return writeOutput{
 		Attributes:            wireItem(attrs),
-		ConsumedCapacity:      writeCapacity(w.ReturnConsumedCapacity, t.Name(), key, attrs),
+		ConsumedCapacity:      writeSizeCapacity(w.ReturnConsumedCapacity, t.Name(), charged),
 		ItemCollectionMetrics: icm,
 	}, nil
 }
@@ -89,7 +94,7 @@ func (s *Server) putItem(_ *call, in *putItemInput, t *fdyno.Table) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Item), out.Attributes)
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Item), out.Attributes, 0)
 }
 
 type updateItemInput struct {
@@ -124,7 +129,7 @@ func (s *Server) updateItem(_ *call, in *updateItemInput, t *fdyno.Table) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes)
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, out.ItemSize)
 }
 
 type deleteItemInput struct {
@@ -151,7 +156,7 @@ func (s *Server) deleteItem(_ *call, in *deleteItemInput, t *fdyno.Table) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes)
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, 0)
 }
 
 type getItemInput struct {
@@ -207,7 +212,7 @@ func (s *Server) getItem(_ *call, in *getItemInput, t *fdyno.Table) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	res := getItemOutput{ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, t.Name(), out.Item.Size(), in.ConsistentRead)}
+	res := getItemOutput{ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, t.Name(), out.ItemSize, in.ConsistentRead)}
 	if out.Item != nil {
 		it := wireItem(out.Item)
 		res.Item = &it

@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -94,38 +93,5 @@ func TestSDKContinuousBackups(t *testing.T) {
 		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}})
 	if !errors.As(err, &tnf) {
 		t.Errorf("UpdateContinuousBackups of a missing table: %v, want TableNotFoundException", err)
-	}
-}
-
-// TestCORS: a browser's preflight is answered 200 with the asked headers
-// allowed, and an API answer to a request with an Origin allows any
-// origin and exposes the headers the SDK reads.
-func TestCORS(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	req, _ := http.NewRequest(http.MethodOptions, ts.URL, nil)
-	req.Header.Set("Origin", "http://localhost:3000")
-	req.Header.Set("Access-Control-Request-Method", "POST")
-	req.Header.Set("Access-Control-Request-Headers", "content-type,x-amz-target,authorization")
-	resp, err := ts.http.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	h := resp.Header
-	if resp.StatusCode != 200 || h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Access-Control-Allow-Headers") != "content-type,x-amz-target,authorization" ||
-		!strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") || h.Get("Access-Control-Max-Age") == "" {
-		t.Errorf("preflight: %d %v", resp.StatusCode, h)
-	}
-	req, _ = http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{}`))
-	req.Header.Set("Origin", "http://localhost:3000")
-	req.Header.Set("Content-Type", contentType)
-	req.Header.Set("X-Amz-Target", targetPrefix+"ListTables")
-	resp, err = ts.http.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "x-amz-crc32") {
-		t.Errorf("ListTables with an Origin: %d %v", resp.StatusCode, resp.Header)
 	}
 }

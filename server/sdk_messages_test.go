@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/go-cmp/cmp"
 )
 
 // wantAPIErrorExact checks that err is the API error name with exactly
@@ -129,7 +130,7 @@ func TestSDKTransactWriteAggregateSize(t *testing.T) {
 	}
 	// 12 × ~350 KB ≈ 4.2 MB: over.
 	_, err := c.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{TransactItems: puts("over-", 12)})
-	wantAPIError(t, err, "ValidationException", "4 MB")
+	wantAPIErrorExact(t, err, "ValidationException", "Collection size of items exceeded, which can also be caused by the aggregate size of the items in the transaction exceeding the 4MB limit")
 	out, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: aws.String("Hash"), Key: map[string]types.AttributeValue{"pk": s("over-a")}})
 	if err != nil || out.Item != nil {
 		t.Errorf("GetItem after the refused transaction = %v, %v; want no item", out.Item, err)
@@ -160,5 +161,34 @@ func TestSDKCreateTableIndexName(t *testing.T) {
 	var nf *types.ResourceNotFoundException
 	if !errors.As(err, &nf) {
 		t.Errorf("DescribeTable after the refused CreateTable: %v, want ResourceNotFoundException", err)
+	}
+}
+
+// TestSDKTransactWriteFirstInvalidOnly: when several TransactWriteItems
+// actions are invalid, DynamoDB reports the first one's ValidationError
+// and None for every other action, in the reasons and in the message.
+func TestSDKTransactWriteFirstInvalidOnly(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := ts.client(testCredentials)
+	createTable(t, c, "Hash", "", "")
+	bad := func(v string) types.TransactWriteItem { // a number key on a string key
+		return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String("Hash"), Key: map[string]types.AttributeValue{"pk": n(v)}}}
+	}
+	_, err := c.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String("Hash"), Item: map[string]types.AttributeValue{"pk": s("ok")}}}, bad("1"), bad("2"),
+	}})
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		t.Fatalf("TransactWriteItems with two invalid keys: %v, want TransactionCanceledException", err)
+	}
+	if got, want := aws.ToString(tce.Message), "Transaction cancelled, please refer cancellation reasons for specific reasons [None, ValidationError, None]"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+	var codes []string
+	for _, r := range tce.CancellationReasons {
+		codes = append(codes, aws.ToString(r.Code))
+	}
+	if diff := cmp.Diff([]string{"None", "ValidationError", "None"}, codes); diff != "" {
+		t.Errorf("CancellationReasons codes (-want +got):\n%s", diff)
 	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/fdyno/fdyno"
 )
@@ -28,6 +29,8 @@ type settingsChange struct {
 	// created is the index a Create action of the same request adds, with
 	// its throughput.
 	created *createGSIAction
+	// createdAt is the table's creation time (zero if unknown).
+	createdAt time.Time
 }
 
 func (c *settingsChange) any() bool {
@@ -35,8 +38,9 @@ func (c *settingsChange) any() bool {
 }
 
 // apply changes p as the request asks, given the table's indexes, or
-// returns DynamoDB's error for the change.
-func (c *settingsChange) apply(p *fdyno.TableProperties, gsis []string) error {
+// returns DynamoDB's error for the change; a switch to PAY_PER_REQUEST
+// records now as the table's LastUpdateToPayPerRequest.
+func (c *settingsChange) apply(p *fdyno.TableProperties, gsis []string, now time.Time) error {
 	mode := p.BillingMode
 	if mode == "" {
 		mode = fdyno.BillingModePayPerRequest
@@ -58,11 +62,21 @@ func (c *settingsChange) apply(p *fdyno.TableProperties, gsis []string) error {
 		if c.created != nil && c.created.ProvisionedThroughput != nil {
 			return validation("One or more parameter values were invalid: ProvisionedThroughput should not be specified for index: " + c.created.IndexName + " when BillingMode is PAY_PER_REQUEST")
 		}
+		if mode != fdyno.BillingModePayPerRequest {
+			at := now.UTC()
+			p.LastUpdateToPayPerRequest = &at
+		}
 		p.BillingMode, p.ProvisionedThroughput, p.IndexThroughput = fdyno.BillingModePayPerRequest, nil, nil
 		return nil
 	}
 	// PROVISIONED, already or from now on.
 	switching := mode != fdyno.BillingModeProvisioned
+	if switching && p.LastUpdateToPayPerRequest == nil && !c.createdAt.IsZero() {
+		// PAY_PER_REQUEST since its creation: that stays the last time
+		// the table was set to it.
+		at := c.createdAt.UTC()
+		p.LastUpdateToPayPerRequest = &at
+	}
 	if switching && c.ProvisionedThroughput == nil {
 		return validation("One or more parameter values were invalid: ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"regexp"
+	"sync"
 	"testing"
 	"time"
 
@@ -141,5 +142,106 @@ func TestSDKTableSettings(t *testing.T) {
 	if dd.TableStatus != types.TableStatusDeleting || aws.ToString(dd.TableId) != aws.ToString(td.TableId) || aws.ToInt64(dd.ProvisionedThroughput.ReadCapacityUnits) != 5 || dd.KeySchema != nil {
 		t.Errorf("DeleteTable description: %s %q %v KeySchema %v, want DELETING %q, 5 read units, no key schema",
 			dd.TableStatus, aws.ToString(dd.TableId), aws.ToInt64(dd.ProvisionedThroughput.ReadCapacityUnits), dd.KeySchema, aws.ToString(td.TableId))
+	}
+}
+
+// TestBillingModeSummaryLastUpdate checks BillingModeSummary's
+// LastUpdateToPayPerRequestDateTime, "the time when PAY_PER_REQUEST was
+// last set as the read/write capacity mode" (DynamoDB's API reference):
+// a table created PAY_PER_REQUEST carries its creation time, in
+// CreateTable's, DescribeTable's and DeleteTable's answers; a table
+// switched to PAY_PER_REQUEST by UpdateTable carries the time of the
+// switch; a table switched back to PROVISIONED keeps the last time; a
+// table PROVISIONED since its creation has none.
+func TestBillingModeSummaryLastUpdate(t *testing.T) {
+	var mu sync.Mutex
+	clock := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); clock = clock.Add(d) }
+	ts := newTestServer(t, Config{Now: now})
+	c := ts.client(testCredentials)
+	last := func(s *types.BillingModeSummary) (types.BillingMode, *time.Time) {
+		if s == nil {
+			return "", nil
+		}
+		return s.BillingMode, s.LastUpdateToPayPerRequestDateTime
+	}
+	describe := func(name string) *types.TableDescription {
+		t.Helper()
+		d, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Table
+	}
+	type summary struct {
+		Mode types.BillingMode
+		At   *time.Time
+	}
+	check := func(what string, s *types.BillingModeSummary, want summary) {
+		t.Helper()
+		mode, at := last(s)
+		got := summary{mode, at}
+		if got.Mode != want.Mode || (got.At == nil) != (want.At == nil) || got.At != nil && !got.At.Equal(*want.At) {
+			t.Errorf("%s: BillingModeSummary = %v %v, want %v %v", what, got.Mode, got.At, want.Mode, want.At)
+		}
+	}
+
+	// Created PAY_PER_REQUEST: the creation time, in every answer.
+	created, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
+		TableName: aws.String("OnDemand"), BillingMode: types.BillingModePayPerRequest,
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createdAt := aws.ToTime(created.TableDescription.CreationDateTime)
+	if createdAt.IsZero() {
+		t.Fatal("CreateTable answered no CreationDateTime")
+	}
+	check("CreateTable", created.TableDescription.BillingModeSummary, summary{types.BillingModePayPerRequest, &createdAt})
+	check("DescribeTable", describe("OnDemand").BillingModeSummary, summary{types.BillingModePayPerRequest, &createdAt})
+
+	// To PROVISIONED: the last time stays the creation.
+	advance(time.Hour)
+	if _, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("OnDemand"),
+		BillingMode: types.BillingModeProvisioned, ProvisionedThroughput: throughput(1, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	check("after PROVISIONED", describe("OnDemand").BillingModeSummary, summary{types.BillingModeProvisioned, &createdAt})
+
+	// Back to PAY_PER_REQUEST: the time of the switch.
+	advance(time.Hour)
+	switched := clock
+	up, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("OnDemand"), BillingMode: types.BillingModePayPerRequest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("UpdateTable", up.TableDescription.BillingModeSummary, summary{types.BillingModePayPerRequest, &switched})
+	check("after PAY_PER_REQUEST", describe("OnDemand").BillingModeSummary, summary{types.BillingModePayPerRequest, &switched})
+
+	// Another update that leaves the mode as it is keeps the time.
+	advance(time.Hour)
+	if _, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("OnDemand"), DeletionProtectionEnabled: aws.Bool(false)}); err != nil {
+		t.Fatal(err)
+	}
+	check("after another update", describe("OnDemand").BillingModeSummary, summary{types.BillingModePayPerRequest, &switched})
+	del, err := c.DeleteTable(ctx(t), &dynamodb.DeleteTableInput{TableName: aws.String("OnDemand")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("DeleteTable", del.TableDescription.BillingModeSummary, summary{types.BillingModePayPerRequest, &switched})
+
+	// PROVISIONED since creation: no PAY_PER_REQUEST time.
+	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
+		TableName: aws.String("Prov"), ProvisionedThroughput: throughput(1, 1),
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, at := last(describe("Prov").BillingModeSummary); at != nil {
+		t.Errorf("a table PROVISIONED since creation reports LastUpdateToPayPerRequestDateTime %v", at)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
@@ -59,7 +60,7 @@ func tableName(c *call, name *string) (string, error) {
 		return "", missing("tableName")
 	}
 	n := *name
-	if err := checkTableNameMember("tableName", n, 1, true); err != nil {
+	if err := checkTableNameMember("tableName", n, true); err != nil {
 		c.table = n
 		return "", err
 	}
@@ -110,8 +111,10 @@ type createTableInput struct {
 	// Tags and DeletionProtectionEnabled are stored with the table
 	// (fdyno.TableProperties); SSESpecification, TableClass and the like
 	// are accepted and ignored.
-	Tags                      []fdyno.Tag
+	Tags                      []wireTag
 	DeletionProtectionEnabled bool
+
+	tags []fdyno.Tag // Tags, checked
 }
 
 type createTableOutput struct {
@@ -124,6 +127,11 @@ func (in *createTableInput) prepare(c *call) (string, error) {
 	if err := checkCreateTableMembers(in); err != nil {
 		return "", err
 	}
+	tags, err := checkTagMembers("tags", in.Tags)
+	if err != nil {
+		return "", err
+	}
+	in.tags = tags
 	if _, err := tableName(c, in.TableName); err != nil {
 		return "", err
 	}
@@ -235,7 +243,7 @@ func checkThroughput(pt *provisionedThroughput) error {
 // billing mode and throughputs as given (checkBilling has validated
 // them), deletion protection and tags.
 func createProperties(in *createTableInput) fdyno.TableProperties {
-	p := fdyno.TableProperties{BillingMode: fdyno.BillingModeProvisioned, DeletionProtectionEnabled: in.DeletionProtectionEnabled, Tags: in.Tags}
+	p := fdyno.TableProperties{BillingMode: fdyno.BillingModeProvisioned, DeletionProtectionEnabled: in.DeletionProtectionEnabled, Tags: in.tags}
 	if in.BillingMode == "PAY_PER_REQUEST" {
 		p.BillingMode = fdyno.BillingModePayPerRequest
 		return p
@@ -425,8 +433,21 @@ type throughputDescription struct {
 	NumberOfDecreasesToday int64
 }
 
+// billingModeSummary is DynamoDB's BillingModeSummary. A
+// PAY_PER_REQUEST table carries LastUpdateToPayPerRequestDateTime, when
+// it was last set to PAY_PER_REQUEST: its creation, or the UpdateTable
+// that switched it (the API reference: "the time when PAY_PER_REQUEST
+// was last set as the read/write capacity mode").
 type billingModeSummary struct {
-	BillingMode string
+	BillingMode                       string
+	LastUpdateToPayPerRequestDateTime *float64 `json:",omitempty"`
+}
+
+// epochSeconds is t as DynamoDB sends a time: epoch seconds with
+// milliseconds.
+func epochSeconds(t time.Time) *float64 {
+	s := float64(t.UnixMilli()) / 1000
+	return &s
 }
 
 type indexDescription struct {
@@ -459,9 +480,13 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescrip
 		DeletionProtectionEnabled: p.DeletionProtectionEnabled,
 	}
 	if !d.CreationDateTime.IsZero() {
-		// Epoch seconds with milliseconds, as DynamoDB sends them.
-		t := float64(d.CreationDateTime.UnixMilli()) / 1000
-		td.CreationDateTime = &t
+		td.CreationDateTime = epochSeconds(d.CreationDateTime)
+	}
+	switch {
+	case p.LastUpdateToPayPerRequest != nil:
+		td.BillingModeSummary.LastUpdateToPayPerRequestDateTime = epochSeconds(*p.LastUpdateToPayPerRequest)
+	case p.BillingMode != fdyno.BillingModeProvisioned && !d.CreationDateTime.IsZero():
+		td.BillingModeSummary.LastUpdateToPayPerRequestDateTime = td.CreationDateTime
 	}
 	if p.BillingMode == fdyno.BillingModeProvisioned {
 		td.BillingModeSummary.BillingMode = string(p.BillingMode)

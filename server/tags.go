@@ -17,8 +17,11 @@ import (
 //   - not an ARN (no "arn:" prefix): ValidationException;
 //   - another service's ARN, or another account's: AccessDeniedException
 //     (the caller may not act on it);
-//   - a DynamoDB ARN of something other than a table, or of another
-//     region: ValidationException;
+//   - a DynamoDB ARN of something other than a table (an index's, a
+//     stream's) or of a name no table can have: ValidationException
+//     "Invalid TableArn: Invalid ResourceArn provided as input <arn>",
+//     the words DynamoDB uses for a malformed ARN; of another region:
+//     ValidationException;
 //   - a table that does not exist: ResourceNotFoundException, "Requested
 //     resource not found: ResourcArn: <arn> not found" (DynamoDB's
 //     spelling).
@@ -56,17 +59,15 @@ func (s *Server) resourceTable(c *call, arn *string, op string) (*fdyno.Table, e
 		return nil, denied
 	}
 	name, ok := strings.CutPrefix(resource, "table/")
-	if !ok || strings.Contains(name, "/") || !validTableName(name) {
-		return nil, validation("Invalid TableArn: " + a + " is not a DynamoDB table ARN")
+	if !ok || strings.Contains(name, "/") || !validTableName(name) || len(name) < minTableNameLength || len(name) > maxTableNameLength {
+		// An index's or a stream's ARN, or a name no table can have.
+		return nil, validation("Invalid TableArn: Invalid ResourceArn provided as input " + a)
 	}
 	if region != s.region {
 		return nil, validation("Invalid TableArn: " + a + " names the region " + strconv.Quote(region) + ", this endpoint serves " + strconv.Quote(s.region))
 	}
 	c.table = name
 	notFound := &apiError{typ: errResourceNotFound, msg: "Requested resource not found: ResourcArn: " + a + " not found"}
-	if len(name) < minTableNameLength || len(name) > maxTableNameLength {
-		return nil, notFound
-	}
 	t, err := s.table(name)
 	if err != nil {
 		if ae := toAPIError(err); ae.typ == errResourceNotFound {
@@ -77,31 +78,64 @@ func (s *Server) resourceTable(c *call, arn *string, op string) (*fdyno.Table, e
 	return t, nil
 }
 
-// checkTagMembers applies the Tag shape's constraints: keys of 1 to 128
-// characters, values of at most 256.
-func checkTagMembers(field string, tags []fdyno.Tag) error {
+// wireTag is a Tag as a request carries it: DynamoDB's Tag shape
+// requires both members, so an absent one (null) is told from an empty
+// one. An empty Value is a valid tag; an absent Value is not.
+type wireTag struct {
+	Key   *string
+	Value *string
+}
+
+// checkTagMembers applies the Tag shape's constraints, every violation
+// of the list in one message: both members required, keys of 1 to 128
+// characters, values of at most 256. It returns the tags.
+func checkTagMembers(field string, tags []wireTag) ([]fdyno.Tag, error) {
+	if tags == nil {
+		return nil, nil
+	}
 	var v constraints
+	out := make([]fdyno.Tag, len(tags))
 	for i, t := range tags {
 		at := field + "." + strconv.Itoa(i+1) + ".member."
-		switch n := len([]rune(t.Key)); {
-		case n < 1:
-			v.add(at+"key", &t.Key, "Member must have length greater than or equal to 1")
-		case n > fdyno.MaxTagKeyLength:
-			v.add(at+"key", &t.Key, "Member must have length less than or equal to 128")
+		switch {
+		case t.Key == nil:
+			v.add(at+"key", nil, "Member must not be null")
+		case len([]rune(*t.Key)) < 1:
+			v.add(at+"key", t.Key, "Member must have length greater than or equal to 1")
+		case len([]rune(*t.Key)) > fdyno.MaxTagKeyLength:
+			v.add(at+"key", t.Key, "Member must have length less than or equal to 128")
+		default:
+			out[i].Key = *t.Key
 		}
-		if len([]rune(t.Value)) > fdyno.MaxTagValueLength {
-			v.add(at+"value", &t.Value, "Member must have length less than or equal to 256")
+		switch {
+		case t.Value == nil:
+			v.add(at+"value", nil, "Member must not be null")
+		case len([]rune(*t.Value)) > fdyno.MaxTagValueLength:
+			v.add(at+"value", t.Value, "Member must have length less than or equal to 256")
+		default:
+			out[i].Value = *t.Value
 		}
 	}
-	return v.err()
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 type tagResourceInput struct {
 	ResourceArn *string
-	Tags        []fdyno.Tag
+	Tags        []wireTag
+
+	tags []fdyno.Tag // Tags, checked
 }
 
+// emptyOutput is the answer of an operation whose output has no members:
+// as DynamoDB's TagResource and UntagResource, an HTTP 200 with an empty
+// body (not "{}").
 type emptyOutput struct{}
+
+// appendJSON appends nothing: the body is empty.
+func (emptyOutput) appendJSON(dst []byte) []byte { return dst }
 
 // prepare checks the tags; the table, named by ResourceArn, is looked up
 // by resourceTable, which answers for it as DynamoDB does.
@@ -109,7 +143,9 @@ func (in *tagResourceInput) prepare(*call) (string, error) {
 	if in.Tags == nil {
 		return "", missing("tags")
 	}
-	return "", checkTagMembers("tags", in.Tags)
+	tags, err := checkTagMembers("tags", in.Tags)
+	in.tags = tags
+	return "", err
 }
 
 func (s *Server) tagResource(c *call, in *tagResourceInput, _ *fdyno.Table) (any, error) {
@@ -117,7 +153,7 @@ func (s *Server) tagResource(c *call, in *tagResourceInput, _ *fdyno.Table) (any
 	if err != nil {
 		return nil, err
 	}
-	return emptyOutput{}, t.TagResource(s.db, in.Tags)
+	return emptyOutput{}, t.TagResource(s.db, in.tags)
 }
 
 type untagResourceInput struct {

@@ -114,11 +114,14 @@ func TestSDKTags(t *testing.T) {
 
 	// The ARN, checked as DynamoDB checks it.
 	for _, tc := range []struct{ arn, name, msg string }{
-		{"not-a-valid-arn", "ValidationException", "Invalid TableArn"},
+		{"not-a-valid-arn", "ValidationException", "Invalid TableArn: Invalid ResourceArn provided as input not-a-valid-arn"},
 		{"arn:aws:s3:us-east-1:000000000000:table/Tagged", "AccessDeniedException", "not authorized"},
 		{"arn:aws:dynamodb:us-east-1:123456789012:table/Tagged", "AccessDeniedException", "not authorized"},
 		{"arn:aws:dynamodb:eu-west-1:000000000000:table/Tagged", "ValidationException", "region"},
-		{"arn:aws:dynamodb:us-east-1:000000000000:table/Tagged/index/g", "ValidationException", "not a DynamoDB table ARN"},
+		{"arn:aws:dynamodb:us-east-1:000000000000:table/Tagged/index/g", "ValidationException",
+			"Invalid TableArn: Invalid ResourceArn provided as input arn:aws:dynamodb:us-east-1:000000000000:table/Tagged/index/g"},
+		{"arn:aws:dynamodb:us-east-1:000000000000:table/ab", "ValidationException",
+			"Invalid TableArn: Invalid ResourceArn provided as input arn:aws:dynamodb:us-east-1:000000000000:table/ab"},
 		{"arn:aws:dynamodb:us-east-1:000000000000:table/Nope", "ResourceNotFoundException",
 			"Requested resource not found: ResourcArn: arn:aws:dynamodb:us-east-1:000000000000:table/Nope not found"},
 	} {
@@ -220,4 +223,54 @@ func TestTagsModel(t *testing.T) {
 			},
 		})
 	})
+}
+
+// TestTagWireAnswers checks the tagging operations' answers at the wire:
+// TagResource and UntagResource answer HTTP 200 with an empty body (their
+// output has no members; clients such as erlcloud handle DynamoDB's
+// empty answer specially), and a Tag needs both members, Value as well
+// as Key (DynamoDB's Tag shape requires both; an empty Value is a valid
+// tag, an absent one is not), in DynamoDB's constraint words.
+func TestTagWireAnswers(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	createTable(t, ts.client(testCredentials), "Wire", "", "")
+	arn := ts.tableARN("Wire")
+	for _, tc := range []struct {
+		name, op, body string
+	}{
+		{"tag", "TagResource", `{"ResourceArn":"` + arn + `","Tags":[{"Key":"env","Value":""}]}`},
+		{"untag", "UntagResource", `{"ResourceArn":"` + arn + `","TagKeys":["env","absent"]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := rawCall(t, ts, tc.op, tc.body); got != "" {
+				t.Errorf("%s answered %q, want an empty body", tc.op, got)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name, op, body, msg string
+	}{
+		{"tag without value", "TagResource", `{"ResourceArn":"` + arn + `","Tags":[{"Key":"env"}]}`,
+			"1 validation error detected: Value null at 'tags.1.member.value' failed to satisfy constraint: Member must not be null"},
+		{"tag value null", "TagResource", `{"ResourceArn":"` + arn + `","Tags":[{"Key":"a","Value":"b"},{"Key":"env","Value":null}]}`,
+			"1 validation error detected: Value null at 'tags.2.member.value' failed to satisfy constraint: Member must not be null"},
+		{"tag without key or value", "TagResource", `{"ResourceArn":"` + arn + `","Tags":[{}]}`,
+			"2 validation errors detected: Value null at 'tags.1.member.key' failed to satisfy constraint: Member must not be null; " +
+				"Value null at 'tags.1.member.value' failed to satisfy constraint: Member must not be null"},
+		{"create table tag without value", "CreateTable", `{"TableName":"NoValue","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],` +
+			`"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"Tags":[{"Key":"env"}]}`,
+			"1 validation error detected: Value null at 'tags.1.member.value' failed to satisfy constraint: Member must not be null"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, name, msg := ts.post(t, targetPrefix+tc.op, contentType, strings.NewReader(tc.body))
+			if status != 400 || name != "ValidationException" || msg != tc.msg {
+				t.Errorf("got %d %s %q\nwant 400 ValidationException %q", status, name, msg, tc.msg)
+			}
+		})
+	}
+	// Nothing was written by the refused requests.
+	got, err := listAllTags(t, ts.client(testCredentials), arn)
+	if err != nil || len(got) != 0 {
+		t.Errorf("tags after the refused requests: %v, %v; want none", got, err)
+	}
 }

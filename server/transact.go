@@ -13,7 +13,8 @@ import (
 // CancellationReasons (errors.go); a ClientRequestToken reused for another
 // request answers IdempotentParameterMismatchException. ConsumedCapacity
 // is reported per table, at twice the units of the same reads or writes
-// outside a transaction (transact_capacity.go).
+// outside a transaction, and in read units for a replayed token
+// (transact_capacity.go).
 
 // maxTransactItems is DynamoDB's limit on the actions of one
 // TransactWriteItems or TransactGetItems.
@@ -166,10 +167,14 @@ func (s *Server) transactWriteItems(c *call, in *transactWriteItemsInput, _ *fdy
 	if err := checkTransactWriteSize(req.TransactItems); err != nil {
 		return nil, err
 	}
-	if _, err := fdyno.TransactWrite(s.db, req); err != nil {
+	out, err := fdyno.TransactWrite(s.db, req)
+	if err != nil {
 		return nil, err
 	}
-	return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactWriteUnits(req.TransactItems), false)}, nil
+	if out.Replayed {
+		return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactReplayUnits(req.TransactItems), true)}, nil
+	}
+	return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactWriteUnits(req.TransactItems, out.ItemSizes), false)}, nil
 }
 
 // maxTransactWriteSize is DynamoDB's limit on the aggregate size of the
@@ -179,7 +184,7 @@ const maxTransactWriteSize = 4 << 20
 // checkTransactWriteSize applies the 4 MB aggregate limit to the sizes
 // the request states: each Put's item and each other action's key
 // (DynamoDB's item size measure, fdyno.Item.Size). DynamoDB documents the
-// limit, not the message; this one says what was exceeded.
+// limit; the message is the one other implementations report for it.
 func checkTransactWriteSize(items []fdyno.TransactWriteItem) error {
 	total := 0
 	for _, ti := range items {
@@ -195,7 +200,7 @@ func checkTransactWriteSize(items []fdyno.TransactWriteItem) error {
 		}
 	}
 	if total > maxTransactWriteSize {
-		return validation("Transaction request cannot be larger than 4 MB: the aggregate size of its items is " + strconv.Itoa(total) + " bytes")
+		return validation("Collection size of items exceeded, which can also be caused by the aggregate size of the items in the transaction exceeding the 4MB limit")
 	}
 	return nil
 }
@@ -277,7 +282,7 @@ func (s *Server) transactGetItems(c *call, in *transactGetItemsInput, _ *fdyno.T
 			it := wireItem(r.Item)
 			out.Responses[i].Item = &it
 		}
-		units[req.TransactItems[i].Table.Name()] += transactionalUnits * readUnits(r.Item.Size(), true)
+		units[req.TransactItems[i].Table.Name()] += transactionalUnits * readUnits(r.ItemSize, true)
 	}
 	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, units, true)
 	return out, nil

@@ -8,32 +8,71 @@ import "github.com/fdyno/fdyno"
 // cost outside one: two write units per 1 KB of each item written, two
 // read units per 4 KB of each item read (strongly consistent). Each item
 // is rounded up on its own, and the entries are per table, as for
-// batches (batch_capacity.go). As elsewhere, sizes are those the server
-// sees: a Put's item, the key of an Update, Delete or ConditionCheck, a
-// Get's item as returned (one unit's worth when absent).
+// batches (batch_capacity.go).
+//
+// A write action is charged for the item size the library reports
+// (fdyno.TransactWriteOutput.ItemSizes): the larger of the item before
+// and after a Put or Update, the deleted item, and, for a
+// ConditionCheck, which writes nothing, the item it read, in write units
+// too (a check of a 3 KB item costs 6, of a missing item 2, as captured
+// from DynamoDB by other implementations). A request replayed with the
+// ClientRequestToken of a committed one writes nothing and is charged
+// read units: "subsequent TransactWriteItems calls with the same client
+// token return the number of read capacity units consumed in reading the
+// item" (the API reference), two per 4 KB of each action's item as the
+// request states it (a Put's item, another action's key: the items the
+// first call wrote are not kept). A TransactGetItems Get counts its whole
+// item, whatever its projection (one unit's worth when absent).
 
 // transactionalUnits is the factor of a transactional operation's units.
 const transactionalUnits = 2
 
-// transactWriteUnits returns the write units per table of items.
-func transactWriteUnits(items []fdyno.TransactWriteItem) map[string]float64 {
+// transactWriteUnits returns the write units per table of the actions
+// items, which the library charged for sizes.
+func transactWriteUnits(items []fdyno.TransactWriteItem, sizes []int) map[string]float64 {
+	units := map[string]float64{}
+	for i, ti := range items {
+		if t := actionTable(ti); t != nil && i < len(sizes) {
+			units[t.Name()] += transactionalUnits * writeUnits(sizes[i])
+		}
+	}
+	return units
+}
+
+// transactReplayUnits returns the read units per table of replaying the
+// actions items.
+func transactReplayUnits(items []fdyno.TransactWriteItem) map[string]float64 {
 	units := map[string]float64{}
 	for _, ti := range items {
-		var t *fdyno.Table
 		var it fdyno.Item
 		switch {
 		case ti.Put != nil:
-			t, it = ti.Put.Table, ti.Put.Item
+			it = ti.Put.Item
 		case ti.Update != nil:
-			t, it = ti.Update.Table, ti.Update.Key
+			it = ti.Update.Key
 		case ti.Delete != nil:
-			t, it = ti.Delete.Table, ti.Delete.Key
+			it = ti.Delete.Key
 		case ti.ConditionCheck != nil:
-			t, it = ti.ConditionCheck.Table, ti.ConditionCheck.Key
-		default:
-			continue
+			it = ti.ConditionCheck.Key
 		}
-		units[t.Name()] += transactionalUnits * writeUnits(it.Size())
+		if t := actionTable(ti); t != nil {
+			units[t.Name()] += transactionalUnits * readUnits(it.Size(), true)
+		}
 	}
 	return units
+}
+
+// actionTable returns the table of the action ti.
+func actionTable(ti fdyno.TransactWriteItem) *fdyno.Table {
+	switch {
+	case ti.Put != nil:
+		return ti.Put.Table
+	case ti.Update != nil:
+		return ti.Update.Table
+	case ti.Delete != nil:
+		return ti.Delete.Table
+	case ti.ConditionCheck != nil:
+		return ti.ConditionCheck.Table
+	}
+	return nil
 }

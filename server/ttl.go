@@ -1,6 +1,9 @@
 package server
 
 import (
+	"strconv"
+	"unicode/utf8"
+
 	"github.com/fdyno/fdyno"
 )
 
@@ -38,8 +41,21 @@ func (in *updateTimeToLiveInput) prepare(c *call) (string, error) {
 	case spec.Enabled == nil:
 		return "", missing("timeToLiveSpecification.enabled")
 	}
-	return name, nil
+	// The member's constraint (DynamoDB's API reference: 1 to 255
+	// characters), checked before the table is looked up.
+	var v constraints
+	switch n := utf8.RuneCountInString(*spec.AttributeName); {
+	case n < 1:
+		v.add("timeToLiveSpecification.attributeName", spec.AttributeName, "Member must have length greater than or equal to 1")
+	case n > maxTTLAttributeNameLength:
+		v.add("timeToLiveSpecification.attributeName", spec.AttributeName, "Member must have length less than or equal to "+strconv.Itoa(maxTTLAttributeNameLength))
+	}
+	return name, v.err()
 }
+
+// maxTTLAttributeNameLength is the most characters of a TTL attribute
+// name.
+const maxTTLAttributeNameLength = 255
 
 func (s *Server) updateTimeToLive(_ *call, in *updateTimeToLiveInput, t *fdyno.Table) (any, error) {
 	spec := in.TimeToLiveSpecification

@@ -129,9 +129,11 @@ func (s *Server) updateTable(c *call, in *updateTableInput, t *fdyno.Table) (any
 	if change.created != nil {
 		gsis = append(gsis, change.created.IndexName)
 	}
+	now := s.now()
+	change.createdAt = d.CreationDateTime
 	if change.any() {
 		p := d.Properties
-		if err := change.apply(&p, gsis); err != nil {
+		if err := change.apply(&p, gsis, now); err != nil {
 			return nil, err
 		}
 	}
@@ -153,7 +155,7 @@ func (s *Server) updateTable(c *call, in *updateTableInput, t *fdyno.Table) (any
 		}
 	}
 	if change.any() {
-		after, err := t.UpdateProperties(s.db, func(p *fdyno.TableProperties) error { return change.apply(p, gsis) })
+		after, err := t.UpdateProperties(s.db, func(p *fdyno.TableProperties) error { return change.apply(p, gsis, now) })
 		if err != nil {
 			return nil, err
 		}

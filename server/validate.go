@@ -78,8 +78,13 @@ func (v *constraints) err() error {
 }
 
 // checkTableNameMember applies DynamoDB's constraints to a TableName
-// member of at least minLen characters; arnOK admits a table ARN.
-func checkTableNameMember(field, name string, minLen int, arnOK bool) error {
+// member; arnOK admits a table ARN, as every TableName but CreateTable's
+// does. The model of such a member allows 1 to 1024 characters, so an
+// empty one is reported against the minimum of 1; a name of one or two
+// characters, which no table can have, is still refused as too short,
+// before any table lookup (DynamoDB answers a PutItem to table "xx" with
+// a ValidationException, not ResourceNotFoundException).
+func checkTableNameMember(field, name string, arnOK bool) error {
 	var v constraints
 	switch {
 	case arnOK && strings.HasPrefix(name, "arn:"):
@@ -87,8 +92,10 @@ func checkTableNameMember(field, name string, minLen int, arnOK bool) error {
 			v.add(field, &name, "Member must have length less than or equal to "+strconv.Itoa(maxTableARNLength))
 		}
 		return v.err()
-	case len(name) < minLen:
-		v.add(field, &name, "Member must have length greater than or equal to "+strconv.Itoa(minLen))
+	case arnOK && name == "":
+		v.add(field, &name, "Member must have length greater than or equal to 1")
+	case len(name) < minTableNameLength:
+		v.add(field, &name, "Member must have length greater than or equal to "+strconv.Itoa(minTableNameLength))
 	case len(name) > maxTableNameLength:
 		v.add(field, &name, "Member must have length less than or equal to "+strconv.Itoa(maxTableNameLength))
 	}
@@ -157,7 +164,7 @@ func checkCreateTableMembers(in *createTableInput) error {
 	if in.TableName == nil {
 		return validation("The parameter 'TableName' is required but was not present in the request")
 	}
-	if err := checkTableNameMember("tableName", *in.TableName, minTableNameLength, false); err != nil {
+	if err := checkTableNameMember("tableName", *in.TableName, false); err != nil {
 		return err
 	}
 	var v constraints
