@@ -48,7 +48,7 @@ BINDINGS_TESTS := $(BINDINGS) $(BINDINGS)/tuple $(BINDINGS)/subspace
 # libfdb_c.so at run time and Go's cache does not see it change.
 TESTFLAGS ?= -count=1 -timeout 10m
 
-.PHONY: crash-soak durable-conformance private-dir-test
+.PHONY: crash-soak durable-conformance private-dir-test test-boto3
 .PHONY: all demo server run-server bench-server test fmt-check vet go-test bindings-test fdblite-test bench fdblite install-fdblite uninstall-fdblite clean
 
 all: test
@@ -126,3 +126,11 @@ uninstall-fdblite:
 
 clean:
 	$(MAKE) -C fdblite clean
+
+# boto3 (Python's AWS SDK) against the server over TLS: installs Debian's
+# python3-boto3 when it is missing (needs apt and root), then runs the
+# test with its absence a failure. Not part of `test`, which installs
+# nothing.
+test-boto3: fdblite
+	/usr/bin/python3 -c 'import boto3' 2>/dev/null || apt-get install -y python3-boto3
+	FDYNO_REQUIRE_BOTO3=1 $(GO) test -count=1 -run 'TestTLSWithBoto3' ./server

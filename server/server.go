@@ -111,6 +111,10 @@ type Config struct {
 	// trimmer over the tables with a stream (default
 	// DefaultStreamTrimInterval).
 	StreamTrimInterval time.Duration
+	// MaxConcurrentRequests bounds the requests the server runs at once
+	// (default DefaultMaxConcurrentRequests); one more is refused with a
+	// ThrottlingException (limits.go).
+	MaxConcurrentRequests int
 }
 
 // Server is an http.Handler that speaks DynamoDB's JSON protocol.
@@ -135,6 +139,8 @@ type Server struct {
 	bg background // backfills, the TTL sweeper, the stream trimmer (background.go)
 
 	metrics *metrics // what GET /metrics reports (metrics.go)
+
+	inFlight chan struct{} // one token per request in its operation (limits.go)
 }
 
 // operation handles one X-Amz-Target: it decodes body, sets c.table, runs
@@ -205,6 +211,8 @@ func New(cfg Config) (*Server, error) {
 		tables: map[string]*fdyno.Table{},
 
 		iterKey: newIteratorKey(),
+
+		inFlight: make(chan struct{}, cmp.Or(max(cfg.MaxConcurrentRequests, 0), DefaultMaxConcurrentRequests)),
 	}
 	if len(s.root) == 0 {
 		s.root = []string{fdyno.DefaultRoot}
@@ -360,6 +368,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != contentType && mt != "application/json" {
 		return nil, &apiError{typ: errUnknownOperation, msg: "Unsupported Content-Type; use " + contentType}
 	}
+	if err := s.admit(); err != nil {
+		return nil, err
+	}
+	defer s.release()
 	body, err := readBody(w, r)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,8 @@
 //	fdyno-server [--listen 127.0.0.1:8000] [--data-dir DIR | --in-memory | --cluster-file PATH]
 //	             [--auth KEYFILE] [--log-level info]
 //	             [--ttl-sweep=true] [--ttl-sweep-interval 1m] [--ttl-sweep-rate 1000] [--max-backfills 2]
-//	             [--stream-retention 24h]
+//	             [--stream-retention 24h] [--tls-cert CERT --tls-key KEY]
+//	             [--max-concurrent-requests 1024] [--max-requests-per-connection 64] [--max-header-bytes 65536]
 //
 // GET /metrics answers the server's metrics in Prometheus's text format.
 package main
@@ -52,6 +53,11 @@ func run() error {
 		ttlRate     = flag.Float64("ttl-sweep-rate", server.DefaultTTLSweepItemsPerSecond, "most items per second the TTL sweeper examines")
 		backfills   = flag.Int("max-backfills", server.DefaultMaxBackfills, "most global secondary index backfills run at once")
 		retention   = flag.Duration("stream-retention", server.DefaultStreamRetention, "how long stream records are kept before the trimmer removes them; 0 keeps them all")
+		tlsCert     = flag.String("tls-cert", "", "PEM certificate chain: serve HTTPS (with --tls-key) instead of plain HTTP")
+		tlsKey      = flag.String("tls-key", "", "PEM private key of --tls-cert")
+		maxRequests = flag.Int("max-concurrent-requests", server.DefaultMaxConcurrentRequests, "most requests served at once; more are refused with ThrottlingException")
+		perConn     = flag.Int("max-requests-per-connection", server.DefaultMaxRequestsPerConnection, "most requests in flight on one HTTP/2 connection")
+		headerBytes = flag.Int("max-header-bytes", server.DefaultMaxHeaderBytes, "largest request headers, in bytes")
 		t           server.Timeouts
 	)
 	flag.DurationVar(&t.ReadHeader, "read-header-timeout", server.DefaultTimeouts.ReadHeader, "time to read a request's headers")
@@ -67,6 +73,14 @@ func run() error {
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
+	opts := []server.ServeOption{server.WithMaxRequestsPerConnection(*perConn), server.WithMaxHeaderBytes(*headerBytes)}
+	if *tlsCert != "" || *tlsKey != "" {
+		cfg, err := server.LoadTLS(*tlsCert, *tlsKey)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, server.WithTLS(cfg))
+	}
 	var keys map[string]string
 	if *authFile != "" {
 		f, err := os.Open(*authFile)
@@ -96,7 +110,8 @@ func run() error {
 		return openError(err, storage)
 	}
 	cfg := server.Config{DB: db, Keys: keys, Region: *region, Logger: log, TransactionTimeout: *txnTimeout,
-		MaxBackfills: *backfills, TTLSweepInterval: *ttlInterval, TTLSweepItemsPerSecond: *ttlRate}
+		MaxBackfills: *backfills, TTLSweepInterval: *ttlInterval, TTLSweepItemsPerSecond: *ttlRate,
+		MaxConcurrentRequests: *maxRequests}
 	if !*ttlSweep {
 		cfg.TTLSweepInterval = -1
 	}
@@ -116,8 +131,8 @@ func run() error {
 		return err
 	}
 	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("auth", keys != nil),
-		slog.String("storage", storage.Mode), slog.String("data_dir", storage.Dir), slog.String("cluster_file", *clusterFile))
+		slog.Bool("tls", *tlsCert != ""), slog.String("storage", storage.Mode), slog.String("data_dir", storage.Dir), slog.String("cluster_file", *clusterFile))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return server.Serve(ctx, ln, srv, t, log)
+	return server.Serve(ctx, ln, srv, t, log, opts...)
 }
