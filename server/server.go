@@ -79,8 +79,19 @@ type Config struct {
 	// made with one of them (auth.go).
 	Keys map[string]string
 	// Region names the region in the ARNs the server reports (default
-	// "us-east-1"). Requests signed for any region are accepted.
+	// "us-east-1"). Requests signed for any region are accepted. With
+	// PerAccountNamespaces it is the region of the shared namespace and
+	// of unsigned requests (namespace.go).
 	Region string
+	// Namespaces chooses how tables are scoped: SharedNamespace (the zero
+	// value: every client sees the tables under Root, today's layout) or
+	// PerAccountNamespaces (one namespace per account and region, as
+	// DynamoDB). See namespace.go.
+	Namespaces NamespaceMode
+	// Accounts maps access key IDs to the 12-digit AWS account they
+	// belong to (the third column of the key file). A key ID not in it
+	// belongs to the account [AccountOf] derives from it.
+	Accounts map[string]string
 	// Logger receives one record per request (default: slog.Default()).
 	Logger *slog.Logger
 	// Now returns the current time (default time.Now). It is the server's
@@ -126,9 +137,11 @@ type Server struct {
 	root   []string
 	keys   map[string]string
 	region string
-	log    *slog.Logger
-	now    func() time.Time
-	ops    map[string]operation
+	// account is the AWS account of the namespace s serves, in its ARNs.
+	account string
+	log     *slog.Logger
+	now     func() time.Time
+	ops     map[string]operation
 	// iterKey authenticates the shard iterators this server issues
 	// (streams.go).
 	iterKey []byte
@@ -141,6 +154,9 @@ type Server struct {
 	metrics *metrics // what GET /metrics reports (metrics.go)
 
 	inFlight chan struct{} // one token per request in its operation (limits.go)
+
+	bgConfig Config      // the background work's settings (startBackground)
+	spaces   *namespaces // the per-account namespaces, nil when shared (namespace.go)
 }
 
 // operation handles one X-Amz-Target: it decodes body, sets c.table, runs
@@ -156,6 +172,8 @@ type call struct {
 	// ("" for none or several).
 	table string
 	host  string // the request's Host, the endpoint the client reached
+	// account and region name the request's namespace (namespace.go).
+	account, region string
 }
 
 // request is an operation's input struct, as decoded from the body.
@@ -203,12 +221,13 @@ func New(cfg Config) (*Server, error) {
 		timeout = DefaultTransactionTimeout
 	}
 	s := &Server{
-		db:     transactor{db: cfg.DB, timeoutMS: timeout.Milliseconds()},
-		root:   slices.Clone(cfg.Root),
-		region: cfg.Region,
-		log:    cfg.Logger,
-		now:    cfg.Now,
-		tables: map[string]*fdyno.Table{},
+		db:      transactor{db: cfg.DB, timeoutMS: timeout.Milliseconds()},
+		root:    slices.Clone(cfg.Root),
+		region:  cfg.Region,
+		account: accountID,
+		log:     cfg.Logger,
+		now:     cfg.Now,
+		tables:  map[string]*fdyno.Table{},
 
 		iterKey: newIteratorKey(),
 
@@ -277,6 +296,19 @@ func New(cfg Config) (*Server, error) {
 	s.bg.ctx, s.bg.cancel = context.WithCancel(context.Background())
 	s.bg.slots = newBackfillSlots(cfg.MaxBackfills)
 	s.bg.running = map[backfillID]bool{}
+	s.bgConfig = cfg
+	s.startBackground()
+	if err := s.startNamespaces(cfg); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// startBackground starts the background work of s's namespace: resuming
+// its backfills and, unless disabled, its TTL sweeper and stream trimmer.
+func (s *Server) startBackground() {
+	cfg := s.bgConfig
 	s.goBackground(s.resumeBackfills)
 	if cfg.TTLSweepInterval >= 0 {
 		interval, perSecond := cfg.TTLSweepInterval, cfg.TTLSweepItemsPerSecond
@@ -292,7 +324,6 @@ func New(cfg Config) (*Server, error) {
 		retention, interval := cmp.Or(cfg.StreamRetention, DefaultStreamRetention), cmp.Or(cfg.StreamTrimInterval, DefaultStreamTrimInterval)
 		s.goBackground(func(ctx context.Context) { s.trimStreams(ctx, interval, retention) })
 	}
-	return s, nil
 }
 
 // ServeHTTP answers one request. A GET of / is a health check and
@@ -385,7 +416,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 	if !ok {
 		return nil, &apiError{typ: errUnknownOperation, msg: "Unknown operation: " + strconv.Quote(target)}
 	}
-	return op(s, c, body)
+	ns, err := s.namespaceOf(r, c)
+	if err != nil {
+		return nil, err
+	}
+	out, err := op(ns, c, body)
+	if err == nil && ns != s && c.op == "CreateTable" {
+		s.keepNamespace(ns)
+	}
+	return out, err
 }
 
 // readBody reads the request body, at most MaxRequestBodySize bytes.
@@ -449,6 +488,8 @@ func (s *Server) logCall(c *call, id string, status int, latency time.Duration, 
 	}
 	attrs := []slog.Attr{
 		slog.String("op", c.op),
+		slog.String("account", c.account),
+		slog.String("region", c.region),
 		slog.String("table", c.table),
 		slog.Int("status", status),
 		slog.Duration("latency", latency),

@@ -463,7 +463,7 @@ type indexDescription struct {
 }
 
 func (s *Server) tableARN(name string) string {
-	return "arn:aws:dynamodb:" + s.region + ":" + accountID + ":table/" + name
+	return "arn:aws:dynamodb:" + s.region + ":" + s.account + ":table/" + name
 }
 
 func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescription {

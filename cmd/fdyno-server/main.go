@@ -8,7 +8,7 @@
 // Usage:
 //
 //	fdyno-server [--listen 127.0.0.1:8000] [--data-dir DIR | --in-memory | --cluster-file PATH]
-//	             [--auth KEYFILE] [--log-level info]
+//	             [--auth KEYFILE] [--shared-db] [--region us-east-1] [--log-level info]
 //	             [--ttl-sweep=true] [--ttl-sweep-interval 1m] [--ttl-sweep-rate 1000] [--max-backfills 2]
 //	             [--stream-retention 24h] [--tls-cert CERT --tls-key KEY]
 //	             [--max-concurrent-requests 1024] [--max-requests-per-connection 64] [--max-header-bytes 65536]
@@ -44,8 +44,9 @@ func run() error {
 		clusterFile = flag.String("cluster-file", "", "FoundationDB cluster file: use a FoundationDB cluster instead of the embedded fdblite database")
 		dataDir     = flag.String("data-dir", DefaultDataDir, "directory of the embedded database's durable data (created if absent)")
 		inMemory    = flag.Bool("in-memory", false, "keep the embedded database in memory only: every table is gone when the server exits")
-		authFile    = flag.String("auth", "", "file of access keys (`ID SECRET` per line); requests must then be signed with AWS Signature Version 4")
-		region      = flag.String("region", "us-east-1", "region named in table ARNs")
+		authFile    = flag.String("auth", "", "file of access keys (`ID SECRET [ACCOUNT]` per line); requests must then be signed with AWS Signature Version 4")
+		region      = flag.String("region", "us-east-1", "region of the shared namespace (--shared-db) and of unsigned requests")
+		sharedDB    = flag.Bool("shared-db", false, "serve every client one shared set of tables, as before accounts and regions (default: one namespace per account and region)")
 		logLevel    = flag.String("log-level", "info", "log level: debug, info, warn or error")
 		txnTimeout  = flag.Duration("txn-timeout", server.DefaultTransactionTimeout, "bound on a request's FoundationDB transaction, retries included")
 		ttlSweep    = flag.Bool("ttl-sweep", true, "run the Time to Live sweeper, which deletes expired items of tables with TTL enabled")
@@ -81,13 +82,13 @@ func run() error {
 		}
 		opts = append(opts, server.WithTLS(cfg))
 	}
-	var keys map[string]string
+	var keys, accounts map[string]string
 	if *authFile != "" {
 		f, err := os.Open(*authFile)
 		if err != nil {
 			return err
 		}
-		keys, err = server.LoadKeys(f)
+		keys, accounts, err = server.LoadKeyFile(f)
 		f.Close()
 		if err != nil {
 			return err
@@ -111,7 +112,10 @@ func run() error {
 	}
 	cfg := server.Config{DB: db, Keys: keys, Region: *region, Logger: log, TransactionTimeout: *txnTimeout,
 		MaxBackfills: *backfills, TTLSweepInterval: *ttlInterval, TTLSweepItemsPerSecond: *ttlRate,
-		MaxConcurrentRequests: *maxRequests}
+		MaxConcurrentRequests: *maxRequests, Accounts: accounts, Namespaces: server.PerAccountNamespaces}
+	if *sharedDB {
+		cfg.Namespaces = server.SharedNamespace
+	}
 	if !*ttlSweep {
 		cfg.TTLSweepInterval = -1
 	}
@@ -131,7 +135,7 @@ func run() error {
 		return err
 	}
 	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("auth", keys != nil),
-		slog.Bool("tls", *tlsCert != ""), slog.String("storage", storage.Mode), slog.String("data_dir", storage.Dir), slog.String("cluster_file", *clusterFile))
+		slog.Bool("tls", *tlsCert != ""), slog.Bool("shared_db", *sharedDB), slog.String("storage", storage.Mode), slog.String("data_dir", storage.Dir), slog.String("cluster_file", *clusterFile))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return server.Serve(ctx, ln, srv, t, log, opts...)
