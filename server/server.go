@@ -92,6 +92,11 @@ type Config struct {
 	// belong to (the third column of the key file). A key ID not in it
 	// belongs to the account [AccountOf] derives from it.
 	Accounts map[string]string
+	// Policies are the IAM-style identity policies of access key IDs and
+	// accounts (see LoadPolicies). When it is nil every authenticated
+	// request is allowed; otherwise a request needs a policy of its key
+	// or its account that allows it (policy.go). It requires Keys.
+	Policies map[string][]*Policy
 	// Logger receives one record per request (default: slog.Default()).
 	Logger *slog.Logger
 	// Now returns the current time (default time.Now). It is the server's
@@ -157,6 +162,9 @@ type Server struct {
 
 	bgConfig Config      // the background work's settings (startBackground)
 	spaces   *namespaces // the per-account namespaces, nil when shared (namespace.go)
+
+	accounts map[string]string    // Config.Accounts
+	policies map[string][]*Policy // Config.Policies (policy_authz.go)
 }
 
 // operation handles one X-Amz-Target: it decodes body, sets c.table, runs
@@ -254,6 +262,10 @@ func New(cfg Config) (*Server, error) {
 			s.keys[id] = secret
 		}
 	}
+	if cfg.Policies != nil && s.keys == nil {
+		return nil, errors.New("server: policies need access keys (Config.Keys, --auth): unsigned requests have no principal")
+	}
+	s.policies, s.accounts = cfg.Policies, cfg.Accounts
 	s.ops = map[string]operation{
 		targetPrefix + "CreateTable":   handler((*Server).createTable),
 		targetPrefix + "DeleteTable":   handler((*Server).deleteTable),
@@ -418,6 +430,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 	}
 	ns, err := s.namespaceOf(r, c)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.authorize(r, c, ns, body); err != nil {
 		return nil, err
 	}
 	out, err := op(ns, c, body)

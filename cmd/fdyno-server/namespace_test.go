@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -84,5 +85,32 @@ func TestSharedDBMigration(t *testing.T) {
 	}
 	if got := sdkTables(t, sdkClient(addr, "AKIDB", "secret-b", "us-east-1")); len(got) != 0 {
 		t.Errorf("key of another account: lists %v, want none", got)
+	}
+}
+
+// --policies takes a policy file (and needs --auth); one that does not
+// parse stops the server at start, never serving "allow all".
+func TestPoliciesFlag(t *testing.T) {
+	dir := t.TempDir()
+	keys, good, bad := filepath.Join(dir, "keys"), filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
+	os.WriteFile(keys, []byte("AKIDA secret-a 123456789012\n"), 0o600)
+	os.WriteFile(good, []byte(`{"AKIDA":{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:List*","Resource":"*"}}}`), 0o600)
+	os.WriteFile(bad, []byte(`{"AKIDA":{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:*","Resource":"*","Condition":{"DateLessThan":{"aws:CurrentTime":"2030-01-01"}}}}}`), 0o600)
+	_, addr, _ := startServer(t, "--auth", keys, "--policies", good)
+	c := sdkClient(addr, "AKIDA", "secret-a", "us-east-1")
+	if got := sdkTables(t, c); len(got) != 0 {
+		t.Errorf("ListTables = %v", got)
+	}
+	cx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.DescribeTable(cx, &dynamodb.DescribeTableInput{TableName: aws.String("T1")}); err == nil || !strings.Contains(err.Error(), "AccessDeniedException") {
+		t.Errorf("DescribeTable without a policy allowing it: %v", err)
+	}
+	for _, args := range [][]string{{"--auth", keys, "--policies", bad}, {"--policies", good}} {
+		cmd := exec.Command(os.Args[0], append(args, "--in-memory")...)
+		cmd.Env = append(os.Environ(), "FDYNO_SERVER_MAIN=1")
+		if out, err := cmd.CombinedOutput(); err == nil {
+			t.Errorf("fdyno-server %v succeeded: %s", args, out)
+		}
 	}
 }
