@@ -62,8 +62,6 @@ const (
 
 // namespaces are the per-account namespaces of a parent Server.
 type namespaces struct {
-	accounts map[string]string // access key ID → account (Config.Accounts)
-
 	mu   sync.Mutex
 	kept map[nsKey]*Server // namespaces with background work, by account and region
 }
@@ -138,16 +136,15 @@ func credentialScope(h string) (keyID, region string) {
 // a warning names the shared namespace's tables, which only the default
 // account reaches now.
 func (s *Server) startNamespaces(cfg Config) error {
-	if cfg.Namespaces != PerAccountNamespaces {
-		return nil
-	}
-	s.spaces = &namespaces{accounts: map[string]string{}, kept: map[nsKey]*Server{}}
 	for id, a := range cfg.Accounts {
 		if !validAccount(a) {
 			return fmt.Errorf("server: the account of access key ID %s is %q, not 12 digits", id, a)
 		}
-		s.spaces.accounts[id] = a
 	}
+	if cfg.Namespaces != PerAccountNamespaces {
+		return nil
+	}
+	s.spaces = &namespaces{kept: map[nsKey]*Server{}}
 	base := namespacePath(s.root, "", "")
 	base = base[:len(base)-2]
 	found, err := s.db.ReadTransact(func(tr fdb.ReadTransaction) (any, error) {
@@ -215,20 +212,20 @@ func (s *Server) newNamespace(account, region string) *Server {
 // kept (keepNamespace) once a table is created in it.
 func (s *Server) namespaceOf(r *http.Request, c *call) (*Server, error) {
 	c.account, c.region = s.account, s.region
+	keyID, region := credentialScope(r.Header.Get("Authorization"))
 	if s.spaces == nil {
+		if s.keys != nil {
+			c.account = s.accountOfKey(keyID) // the principal's, for logs and metrics
+		}
 		return s, nil
 	}
-	keyID, region := credentialScope(r.Header.Get("Authorization"))
 	if keyID == "" {
 		return s, nil
 	}
 	if !validRegion(region) {
 		return nil, incomplete("Credential should be scoped to a valid region, not '" + truncate(region, maxRegionLength) + "'.")
 	}
-	account, ok := s.spaces.accounts[keyID]
-	if !ok {
-		account = AccountOf(keyID)
-	}
+	account := s.accountOfKey(keyID)
 	c.account, c.region = account, region
 	if account == s.account && region == s.region {
 		return s, nil

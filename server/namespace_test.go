@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -265,5 +266,41 @@ func checkExists(rt *rapid.T, p nsPrincipal, op, name string, exists bool, err e
 	var nf *types.ResourceNotFoundException
 	if exists && err != nil || !exists && !errors.As(err, &nf) {
 		rt.Fatalf("%v %s %s (exists in model %v): %v", p, op, name, exists, err)
+	}
+}
+
+// With access keys, GET /metrics counts requests by account; requests
+// whose signature fails count as unauthenticated.
+func TestMetricsByAccount(t *testing.T) {
+	keys := map[string]string{"AKIDONE": "secret-of-AKIDONE", "AKIDTWO": "secret-of-AKIDTWO"}
+	ts := newTestServer(t, Config{Keys: keys, Accounts: map[string]string{"AKIDONE": "111122223333"}, Namespaces: PerAccountNamespaces})
+	for range 2 {
+		listAll(t, ts.regionClient("AKIDONE", "us-east-1"))
+	}
+	listAll(t, ts.regionClient("AKIDTWO", "eu-west-1"))
+	bad := dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(ts.URL), Region: "us-east-1", Retryer: aws.NopRetryer{},
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "AKIDONE", SecretAccessKey: "wrong"}, nil
+		})})
+	if _, err := bad.ListTables(ctx(t), &dynamodb.ListTablesInput{}); err == nil {
+		t.Fatal("a wrong secret was accepted")
+	}
+	resp, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body strings.Builder
+	if _, err := io.Copy(&body, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`fdyno_account_requests_total{account="111122223333",result="success"} 2`,
+		`fdyno_account_requests_total{account="` + AccountOf("AKIDTWO") + `",result="success"} 1`,
+		`fdyno_account_requests_total{account="unauthenticated",result="InvalidSignatureException"} 1`,
+	} {
+		if !strings.Contains(body.String(), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 }

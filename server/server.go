@@ -163,8 +163,9 @@ type Server struct {
 	bgConfig Config      // the background work's settings (startBackground)
 	spaces   *namespaces // the per-account namespaces, nil when shared (namespace.go)
 
-	accounts map[string]string    // Config.Accounts
-	policies map[string][]*Policy // Config.Policies (policy_authz.go)
+	accounts     map[string]string    // Config.Accounts
+	accountStats *accountMetrics      // requests by account (metrics_account.go)
+	policies     map[string][]*Policy // Config.Policies (policy_authz.go)
 }
 
 // operation handles one X-Amz-Target: it decodes body, sets c.table, runs
@@ -304,6 +305,7 @@ func New(cfg Config) (*Server, error) {
 		streamsTargetPrefix + "GetRecords":       handler((*Server).getRecords),
 	}
 	s.metrics = newMetrics(s.ops)
+	s.accountStats = s.metrics.registerAccounts()
 	s.db.m = s.metrics
 	s.bg.ctx, s.bg.cancel = context.WithCancel(context.Background())
 	s.bg.slots = newBackfillSlots(cfg.MaxBackfills)
@@ -386,6 +388,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 	latency := time.Since(start)
 	s.metrics.request(c.op, ae, latency)
+	s.accountRequest(c, ae)
 	s.logCall(c, id, status, latency, ae, err)
 }
 
