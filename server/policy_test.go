@@ -110,6 +110,11 @@ func TestConditionOperators(t *testing.T) {
 		{"StringEqualsIfExists absent", condition{op: "StringEquals", ifExists: true, values: []string{"a"}}, nil, false, true},
 		{"StringNotEquals other", condition{op: "StringNotEquals", values: []string{"a"}}, []string{"b"}, true, true},
 		{"StringNotEquals same", condition{op: "StringNotEquals", values: []string{"a"}}, []string{"a"}, true, false},
+		// "If the policy condition requires that the key is not matched
+		// ... and the requested key is not present, the condition is true."
+		{"StringNotEquals absent", condition{op: "StringNotEquals", values: []string{"a"}}, nil, false, true},
+		// Several values of a negated operator act as a logical AND.
+		{"StringNotEquals of several", condition{op: "StringNotEquals", values: []string{"a", "b"}}, []string{"b"}, true, false},
 		{"StringLike wildcard", condition{op: "StringLike", values: []string{"user-*"}}, []string{"user-42"}, true, true},
 		{"StringLike ?", condition{op: "StringLike", values: []string{"a?c"}}, []string{"abbc"}, true, false},
 		{"IgnoreCase", condition{op: "StringEqualsIgnoreCase", values: []string{"ALL_ATTRIBUTES"}}, []string{"all_attributes"}, true, true},
