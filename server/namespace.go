@@ -275,6 +275,29 @@ func (s *Server) keepNamespace(ns *Server) {
 	}
 }
 
+// settleNamespace decides the fate of ns after a request ran in it: a
+// kept namespace stays; a transient one is kept when the request created
+// a table in it or started background work there (a backfill), and is
+// otherwise dropped, its context released, so requests to namespaces
+// without tables (any key ID a client makes up, without --auth) hold no
+// memory.
+func (s *Server) settleNamespace(ns *Server, created bool) {
+	s.spaces.mu.Lock()
+	kept := s.spaces.kept[nsKey{ns.account, ns.region}] == ns
+	s.spaces.mu.Unlock()
+	if kept {
+		return
+	}
+	ns.bg.mu.Lock()
+	busy := len(ns.bg.running) > 0
+	ns.bg.mu.Unlock()
+	if created || busy {
+		s.keepNamespace(ns)
+		return
+	}
+	ns.Close()
+}
+
 // closeNamespaces stops the background work of every kept namespace.
 func (s *Server) closeNamespaces() {
 	if s.spaces == nil {

@@ -304,3 +304,36 @@ func TestMetricsByAccount(t *testing.T) {
 		}
 	}
 }
+
+// Requests to namespaces without tables (any key ID a client makes up)
+// keep nothing; creating a table keeps its namespace, with its
+// background work.
+func TestTransientNamespaces(t *testing.T) {
+	ts := newTestServer(t, Config{Namespaces: PerAccountNamespaces})
+	for i := range 20 {
+		listAll(t, ts.regionClient(fmt.Sprintf("AKIDRANDOM%d", i), "us-east-1"))
+	}
+	kept := func() int {
+		ts.spaces.mu.Lock()
+		defer ts.spaces.mu.Unlock()
+		return len(ts.spaces.kept)
+	}
+	if n := kept(); n != 0 {
+		t.Errorf("%d namespaces kept after requests to empty ones", n)
+	}
+	// A dropped namespace releases its context (derived from the
+	// server's, it would otherwise stay registered until Close).
+	ns := ts.newNamespace("111111111111", "us-east-1")
+	ts.settleNamespace(ns, false)
+	if ns.bg.ctx.Err() == nil {
+		t.Error("a dropped namespace's context is not released")
+	}
+	c := ts.regionClient("AKIDMAKER", "us-east-1")
+	createTable(t, c, "Made", "", "")
+	if n := kept(); n != 1 {
+		t.Errorf("%d namespaces kept after CreateTable, want 1", n)
+	}
+	if got := listAll(t, c); !slices.Equal(got, []string{"Made"}) {
+		t.Errorf("ListTables = %v", got)
+	}
+}

@@ -439,8 +439,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 		return nil, err
 	}
 	out, err := op(ns, c, body)
-	if err == nil && ns != s && c.op == "CreateTable" {
-		s.keepNamespace(ns)
+	if ns != s {
+		s.settleNamespace(ns, err == nil && c.op == "CreateTable")
 	}
 	return out, err
 }
