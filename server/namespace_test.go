@@ -181,7 +181,23 @@ func TestNamespaceIsolationModel(t *testing.T) {
 			name := rapid.SampledFrom(names).Draw(rt, "table")
 			tables := model[k]
 			_, exists := tables[name]
-			switch op := rapid.IntRange(0, 5).Draw(rt, "op"); op {
+			switch op := rapid.IntRange(0, 6).Draw(rt, "op"); op {
+			case 6: // another namespace's table by its ARN: never reached
+				q := rapid.SampledFrom(principals).Draw(rt, "other")
+				if ns(q) == k {
+					continue
+				}
+				if _, ok := model[ns(q)][name]; !ok {
+					continue
+				}
+				arn := "arn:aws:dynamodb:" + q.region + ":" + account(q) + ":table/" + name
+				if _, err := c.TagResource(ctx(t), &dynamodb.TagResourceInput{ResourceArn: aws.String(arn),
+					Tags: []types.Tag{{Key: aws.String("k"), Value: aws.String("v")}}}); err == nil {
+					rt.Fatalf("%v tagged %s of %v", p, arn, q)
+				}
+				if _, err := streams[p].DescribeStream(ctx(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn + "/stream/2020-01-01T00:00:00.000")}); err == nil {
+					rt.Fatalf("%v described a stream of %v's table %s", p, q, name)
+				}
 			case 0: // CreateTable, with a stream
 				_, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
 					KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},

@@ -131,7 +131,7 @@ func ParsePolicy(doc []byte) (*Policy, error) {
 	for i, r := range list {
 		st, err := parseStatement(r, p.version)
 		if err != nil {
-			return nil, policyErr("statement %d: %v", i+1, errors.Unwrap(err))
+			return nil, policyErr("statement %d: %s", i+1, strings.TrimPrefix(err.Error(), ErrPolicy.Error()+": "))
 		}
 		p.statements = append(p.statements, st)
 	}
