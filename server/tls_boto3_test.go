@@ -34,9 +34,10 @@ except Exception as e:
 `
 
 // boto3 (Python's AWS SDK) works against the server over HTTPS. It needs
-// a Python 3 with boto3 (Debian's python3-boto3; `make test-boto3`
-// installs it and sets FDYNO_REQUIRE_BOTO3=1, which turns its absence
-// into a failure); otherwise the test is skipped and says so.
+// a Python 3 with boto3 (Debian's python3-boto3). `make test` and `make
+// test-boto3` install it when missing and set FDYNO_REQUIRE_BOTO3=1,
+// which turns its absence into a failure; a bare `go test` without boto3
+// skips the test and says so.
 func TestTLSWithBoto3(t *testing.T) {
 	python := ""
 	for _, p := range []string{"/usr/bin/python3", "python3"} {
