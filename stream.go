@@ -53,10 +53,11 @@ import (
 // conflicts and the writes are blind, so writers never conflict on the key;
 // slot = rv mod StreamShards spreads the key over as many keys as the table
 // has stream shards. This needs snapshot read-your-writes, FoundationDB's
-// default: a caller's transaction must not set snapshot_ryw_disable. A
-// Put, Update or Delete given an fdb.Database runs in a transaction of its
-// own with no other change, so its record takes order 0 and neither reads
-// nor writes the key (itemChange.sole).
+// default: a caller's transaction must not set snapshot_ryw_disable. Every
+// change reads and writes the key, whoever owns its transaction
+// (transactor.go), so no Transactor can make two records of one
+// transaction share an order; the read is started with the item's own
+// (orderPrefetch), so it costs no wave of reads.
 
 // Stream limits.
 const (
@@ -225,14 +226,6 @@ type pendingRecord struct {
 // writeItem reads when the caller did not (needsOld).
 var errOldUnknown = errors.New("fdyno: internal error: change record without the old item")
 
-// ownsTransaction reports whether an operation given tx runs in a
-// transaction of its own (fdyno's retry loop on an fdb.Database), whose
-// only change is the operation's.
-func ownsTransaction(tx fdb.Transactor) bool {
-	_, ok := tx.(fdb.Database)
-	return ok
-}
-
 // prepareRecord returns the change record of c (nil if c changes nothing),
 // with its sequence order taken, having written nothing. enc is the
 // encoding of the new item (nil for a deletion).
@@ -287,9 +280,6 @@ func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte) (*pendingRecord
 			strconv.Itoa(encLen+len(data)) + " > " + strconv.Itoa(maxChangeBytes) + " bytes)"}
 	}
 	p := &pendingRecord{keys: st.keys, shard: st.streamShardOf(keys[st.hash.Name]), data: data, buf: buf}
-	if c.sole {
-		return p, p.pack() // order 0, and no other change to order it against
-	}
 	p.ordered = true
 	rv, err := tr.GetReadVersion().Get()
 	if err != nil {
@@ -323,7 +313,7 @@ type orderPrefetch struct {
 
 // startOrderPrefetches starts, in tr, the read of the order key of every
 // stream table among states, once per key.
-func startOrderPrefetches(tr fdb.Transaction, states []*tableState) (orderPrefetches, error) {
+func startOrderPrefetches(tr fdb.ReadTransaction, states []*tableState) (orderPrefetches, error) {
 	var out orderPrefetches
 	var rv int64
 	for _, st := range states {

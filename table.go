@@ -688,50 +688,6 @@ func sameKeySchema(a, b TableSchema) bool {
 	return na.hash == nb.hash && na.rng == nb.rng
 }
 
-// transact runs f in t's transaction: its own retry loop for an
-// fdb.Database, or the caller's transaction for an fdb.Transaction. It is
-// the only place that type-asserts Transact's result.
-//
-// In its own retry loop every transaction sets FoundationDB's
-// automatic_idempotency option, so a commit that applied but was reported
-// as commit_unknown_result is not applied again by the retry: no ADD
-// counts twice and no change record is written twice (stream.go). A
-// caller's transaction is the caller's to configure.
-func transact[T any](t fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
-	if db, ok := t.(fdb.Database); ok {
-		t = idempotentDB{db}
-	}
-	v, err := t.Transact(func(tr fdb.Transaction) (any, error) { return f(tr) })
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return v.(T), nil
-}
-
-// idempotentDB is an fdb.Database whose transactions set
-// automatic_idempotency.
-type idempotentDB struct{ fdb.Database }
-
-func (d idempotentDB) Transact(f func(fdb.Transaction) (any, error)) (any, error) {
-	return d.Database.Transact(func(tr fdb.Transaction) (any, error) {
-		if err := tr.Options().SetAutomaticIdempotency(); err != nil {
-			return nil, err
-		}
-		return f(tr)
-	})
-}
-
-// readTransact is transact for reads.
-func readTransact[T any](t fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
-	v, err := t.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return f(tr) })
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return v.(T), nil
-}
-
 func joinPath(p []string) string {
 	b := []byte{}
 	for i, s := range p {
