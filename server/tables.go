@@ -497,10 +497,12 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescrip
 	return td
 }
 
-// transact runs f in a transaction of db; it is the only place here that
-// type-asserts Transact's result.
+// transact runs f as fdyno runs its own operations (fdyno.Transact: with
+// automatic idempotency, so a retried CreateTable does not find the table
+// its unknown commit made); it is the only place here that type-asserts
+// Transact's result.
 func transact[T any](db fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
-	v, err := db.Transact(func(tr fdb.Transaction) (any, error) { return f(tr) })
+	v, err := fdyno.Transact(db, func(tr fdb.Transaction) (any, error) { return f(tr) })
 	if err != nil {
 		var zero T
 		return zero, err
