@@ -5,13 +5,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fdyno/fdyno"
 )
 
-// tags.go: TagResource, UntagResource and ListTagsOfResource, through the
-// library's Table.TagResource, UntagResource and ListTags; the tags live
-// in the table's metadata and go with it. The resource is named by its
+// tags.go: TagResource, UntagResource and ListTagsOfResource; the tags
+// live in the table's settings record (table_settings.go) and go with
+// the table. The resource is named by its
 // table ARN, which DynamoDB checks part by part:
 //
 //   - not an ARN (no "arn:" prefix): ValidationException;
@@ -77,19 +79,89 @@ func (s *Server) resourceTable(c *call, arn *string, op string) (*fdyno.Table, e
 	return t, nil
 }
 
+// tag is a key-value pair attached to a table (DynamoDB's Tag).
+type tag struct {
+	Key   string
+	Value string
+}
+
+// Tag limits (DynamoDB's tagging restrictions).
+const (
+	// maxTags is the most tags a table may have.
+	maxTags = 50
+	// maxTagKeyLength and maxTagValueLength bound a tag's key (at least
+	// one character) and value, in Unicode characters.
+	maxTagKeyLength   = 128
+	maxTagValueLength = 256
+	// reservedTagPrefix starts the keys AWS assigns, which users cannot.
+	reservedTagPrefix = "aws:"
+)
+
+// checkTag applies DynamoDB's tagging restrictions to one tag: a key of 1
+// to 128 characters not starting with "aws:", a value of at most 256, both
+// of letters, digits, white space and + - = . _ : / @.
+func checkTag(t tag) error {
+	n := utf8.RuneCountInString(t.Key)
+	switch {
+	case n < 1 || n > maxTagKeyLength:
+		return validation("One or more parameter values were invalid: tag key must be 1 to 128 characters: " + strconv.Quote(t.Key))
+	case utf8.RuneCountInString(t.Value) > maxTagValueLength:
+		return validation("One or more parameter values were invalid: tag value of key " + strconv.Quote(t.Key) + " is longer than 256 characters")
+	case strings.HasPrefix(strings.ToLower(t.Key), reservedTagPrefix):
+		return validation("One or more parameter values were invalid: tag keys starting with 'aws:' are reserved for system use: " + strconv.Quote(t.Key))
+	case !tagText(t.Key) || !tagText(t.Value):
+		return validation("One or more parameter values were invalid: tags may use only letters, digits, white space and + - = . _ : / @: " + strconv.Quote(t.Key))
+	}
+	return nil
+}
+
+func tagText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsSpace(r) && !strings.ContainsRune("+-=._:/@", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeTags returns have with add applied (a key already present takes
+// the new value), in key order, refusing invalid tags and more than
+// maxTags in all.
+func mergeTags(have, add []tag) ([]tag, error) {
+	out := slices.Clone(have)
+	for _, t := range add {
+		if err := checkTag(t); err != nil {
+			return nil, err
+		}
+		i, found := slices.BinarySearchFunc(out, t.Key, func(a tag, k string) int { return strings.Compare(a.Key, k) })
+		if found {
+			out[i].Value = t.Value
+		} else {
+			out = slices.Insert(out, i, t)
+		}
+	}
+	if len(out) > maxTags {
+		return nil, validation("One or more parameter values were invalid: a table can have at most 50 tags, this request would make " + strconv.Itoa(len(out)))
+	}
+	return out, nil
+}
+
 // checkTagMembers applies the Tag shape's constraints: keys of 1 to 128
 // characters, values of at most 256.
-func checkTagMembers(field string, tags []fdyno.Tag) error {
+func checkTagMembers(field string, tags []tag) error {
 	var v constraints
 	for i, t := range tags {
 		at := field + "." + strconv.Itoa(i+1) + ".member."
 		switch n := len([]rune(t.Key)); {
 		case n < 1:
 			v.add(at+"key", &t.Key, "Member must have length greater than or equal to 1")
-		case n > fdyno.MaxTagKeyLength:
+		case n > maxTagKeyLength:
 			v.add(at+"key", &t.Key, "Member must have length less than or equal to 128")
 		}
-		if len([]rune(t.Value)) > fdyno.MaxTagValueLength {
+		if len([]rune(t.Value)) > maxTagValueLength {
 			v.add(at+"value", &t.Value, "Member must have length less than or equal to 256")
 		}
 	}
@@ -98,7 +170,7 @@ func checkTagMembers(field string, tags []fdyno.Tag) error {
 
 type tagResourceInput struct {
 	ResourceArn *string
-	Tags        []fdyno.Tag
+	Tags        []tag
 }
 
 type emptyOutput struct{}
@@ -117,7 +189,17 @@ func (s *Server) tagResource(c *call, in *tagResourceInput, _ *fdyno.Table) (any
 	if err != nil {
 		return nil, err
 	}
-	return emptyOutput{}, t.TagResource(s.db, in.Tags)
+	for _, tg := range in.Tags {
+		if err := checkTag(tg); err != nil {
+			return nil, err
+		}
+	}
+	_, err = updateSettings(s.db, t, func(ts *tableSettings) error {
+		merged, err := mergeTags(ts.Tags, in.Tags)
+		ts.Tags = merged
+		return err
+	})
+	return emptyOutput{}, err
 }
 
 type untagResourceInput struct {
@@ -132,7 +214,7 @@ func (in *untagResourceInput) prepare(*call) (string, error) {
 	}
 	var v constraints
 	for i, k := range in.TagKeys {
-		if n := len([]rune(k)); n < 1 || n > fdyno.MaxTagKeyLength {
+		if n := len([]rune(k)); n < 1 || n > maxTagKeyLength {
 			v.add("tagKeys."+strconv.Itoa(i+1)+".member", &k, "Member must have length between 1 and 128")
 		}
 	}
@@ -144,7 +226,11 @@ func (s *Server) untagResource(c *call, in *untagResourceInput, _ *fdyno.Table) 
 	if err != nil {
 		return nil, err
 	}
-	return emptyOutput{}, t.UntagResource(s.db, in.TagKeys)
+	_, err = updateSettings(s.db, t, func(ts *tableSettings) error {
+		ts.Tags = slices.DeleteFunc(ts.Tags, func(tg tag) bool { return slices.Contains(in.TagKeys, tg.Key) })
+		return nil
+	})
+	return emptyOutput{}, err
 }
 
 type listTagsInput struct {
@@ -153,7 +239,7 @@ type listTagsInput struct {
 }
 
 type listTagsOutput struct {
-	Tags      []fdyno.Tag
+	Tags      []tag
 	NextToken string `json:",omitempty"`
 }
 
@@ -165,19 +251,24 @@ func (s *Server) listTagsOfResource(c *call, in *listTagsInput, _ *fdyno.Table) 
 	if err != nil {
 		return nil, err
 	}
-	tags, err := t.ListTags(s.db)
+	d, err := t.Describe(s.db)
 	if err != nil {
 		return nil, err
 	}
+	ts, err := settingsOf(d)
+	if err != nil {
+		return nil, err
+	}
+	tags := ts.Tags
 	// The NextToken is the base64url encoding of the last key returned;
 	// the next page starts after it, so tags added or removed between
 	// pages are seen or not as they sort, never twice.
 	if in.NextToken != nil {
 		after, err := base64.RawURLEncoding.DecodeString(*in.NextToken)
-		if err != nil || len(after) == 0 || len(after) > 4*fdyno.MaxTagKeyLength {
+		if err != nil || len(after) == 0 || len(after) > 4*maxTagKeyLength {
 			return nil, validation("Invalid NextToken")
 		}
-		i, found := slices.BinarySearchFunc(tags, string(after), func(a fdyno.Tag, k string) int { return strings.Compare(a.Key, k) })
+		i, found := slices.BinarySearchFunc(tags, string(after), func(a tag, k string) int { return strings.Compare(a.Key, k) })
 		if found {
 			i++
 		}
@@ -185,7 +276,7 @@ func (s *Server) listTagsOfResource(c *call, in *listTagsInput, _ *fdyno.Table) 
 	}
 	out := listTagsOutput{Tags: tags}
 	if out.Tags == nil {
-		out.Tags = []fdyno.Tag{}
+		out.Tags = []tag{}
 	}
 	if len(tags) > tagsPageSize {
 		out.Tags = tags[:tagsPageSize]

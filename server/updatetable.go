@@ -130,7 +130,10 @@ func (s *Server) updateTable(c *call, in *updateTableInput, t *fdyno.Table) (any
 		gsis = append(gsis, change.created.IndexName)
 	}
 	if change.any() {
-		p := d.Properties
+		p, err := settingsOf(d)
+		if err != nil {
+			return nil, err
+		}
 		if err := change.apply(&p, gsis); err != nil {
 			return nil, err
 		}
@@ -153,14 +156,15 @@ func (s *Server) updateTable(c *call, in *updateTableInput, t *fdyno.Table) (any
 		}
 	}
 	if change.any() {
-		after, err := t.UpdateProperties(s.db, func(p *fdyno.TableProperties) error { return change.apply(p, gsis) })
+		after, err := updateSettings(s.db, t, func(p *tableSettings) error { return change.apply(p, gsis) })
 		if err != nil {
 			return nil, err
 		}
 		// The answer describes the indexes as of the index change (a
 		// created one CREATING, though its backfill may be done by now),
 		// with the settings as stored.
-		d.Properties = after.Properties
+		d.Settings = after.Settings
 	}
-	return updateTableOutput{TableDescription: s.describe(d, "ACTIVE")}, nil
+	td, err := s.describe(d, "ACTIVE")
+	return updateTableOutput{TableDescription: td}, err
 }
