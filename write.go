@@ -31,7 +31,7 @@ type itemChange struct {
 	byTTL bool
 	// orders are the reads of stream order keys started with the
 	// transaction's item reads (stream.go); nil reads when needed.
-	orders orderPrefetches
+	orders *orderPrefetches
 }
 
 // needsOld reports whether every write must read the old item even when
