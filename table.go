@@ -836,9 +836,11 @@ func (s TableSchema) clone() TableSchema {
 	return c
 }
 
+// sameSchema reports whether a and b store the same: an absent list of
+// indexes or of non-key attributes is an empty one.
 func sameSchema(a, b TableSchema) bool {
-	ja, _ := json.Marshal(a.canonical())
-	jb, _ := json.Marshal(b.canonical())
+	ja, _ := json.Marshal(storeSchema(a.canonical()))
+	jb, _ := json.Marshal(storeSchema(b.canonical()))
 	return bytes.Equal(ja, jb)
 }
 

@@ -353,3 +353,21 @@ func TestExportedTypesHaveNoStorageTags(t *testing.T) {
 		})
 	}
 }
+
+// Open with the schema an existing table has succeeds whether its empty
+// lists are nil or empty, as they store the same.
+func TestOpenSameSchemaEmptyLists(t *testing.T) {
+	db := fdblitetest.OpenIsolated(t)
+	root := testRoot(t, db)
+	s := hashRange
+	s.GlobalSecondaryIndexes = []GlobalSecondaryIndex{{IndexName: "byA", KeySchema: []KeySchemaElement{{"sk", KeyTypeHash}},
+		Projection: Projection{ProjectionType: ProjectionTypeKeysOnly}}}
+	if _, err := Open(db, "Same", root, WithSchema(s)); err != nil {
+		t.Fatal(err)
+	}
+	s.LocalSecondaryIndexes = []LocalSecondaryIndex{}
+	s.GlobalSecondaryIndexes[0].Projection.NonKeyAttributes = []string{}
+	if _, err := Open(db, "Same", root, WithSchema(s)); err != nil {
+		t.Errorf("Open with empty lists for absent ones: %v", err)
+	}
+}

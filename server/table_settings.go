@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
 )
 
@@ -71,7 +72,7 @@ func (ts *tableSettings) encode() ([]byte, error) {
 // updateSettings replaces the settings of table t with f's change of
 // them, in one transaction of db, and returns the table's description
 // after it. f may be called more than once.
-func updateSettings(db fdyno.RetryLoop, t *fdyno.Table, f func(*tableSettings) error) (*fdyno.TableDescription, error) {
+func updateSettings(db fdb.Transactor, t *fdyno.Table, f func(*tableSettings) error) (*fdyno.TableDescription, error) {
 	return t.UpdateSettings(db, func(old []byte) ([]byte, error) {
 		ts, err := settingsOf(&fdyno.TableDescription{TableName: t.Name(), Settings: old})
 		if err != nil {
