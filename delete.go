@@ -60,7 +60,7 @@ func (t *Table) Delete(tx fdb.Transactor, in DeleteInput) (*DeleteOutput, error)
 		if needOld && tg.old == nil {
 			return out, nil // nothing to delete
 		}
-		c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld, sole: ownsTransaction(tx)}
+		c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld, orders: tg.orders}
 		if err := writeItem(tr, t, c); err != nil {
 			return nil, withOp(op, err)
 		}

@@ -130,6 +130,9 @@ type target struct {
 	st  *tableState
 	kv  []byte
 	old Item // nil if absent, or if not read
+	// orders holds the read of the stream order key a write's change
+	// record takes its order from, started with the item's (stream.go).
+	orders *orderPrefetches
 }
 
 // fetch resolves the table's current state in rt and, if needOld, reads
@@ -143,11 +146,20 @@ func (t *Table) fetch(rt fdb.ReadTransaction, op string, st0 *tableState, key It
 	// of any table. Changes to this table's schema are caught instead by
 	// the read conflict writeItem adds on the table's metadata key.
 	f := t.startFetch(rt, rt.Snapshot().Get(metadataVersionKey), op, st0, key, kv, exact, needOld)
+	var orders *orderPrefetches
+	if needOld && st0.hasStream() {
+		var err error
+		if orders, err = startOrderPrefetches(rt, []*tableState{st0}); err != nil {
+			return target{}, err
+		}
+	}
 	if err := f.resolve(rt); err != nil {
 		return target{}, err
 	}
 	f.readChunks(rt)
-	return f.finish()
+	tg, err := f.finish()
+	tg.orders = orders
+	return tg, err
 }
 
 // pendingFetch is a fetch started in a transaction and not yet waited on,

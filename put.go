@@ -75,11 +75,11 @@ func (t *Table) Put(tx fdb.Transactor, in PutInput) (*PutOutput, error) {
 		return nil, err
 	}
 	return transact(tx, func(tr fdb.Transaction) (*PutOutput, error) {
-		return t.put(tr, st0, kv, enc, in, e, ownsTransaction(tx))
+		return t.put(tr, st0, kv, enc, in, e)
 	})
 }
 
-func (t *Table) put(tr fdb.Transaction, st0 *tableState, kv, enc []byte, in PutInput, e exprs, sole bool) (*PutOutput, error) {
+func (t *Table) put(tr fdb.Transaction, st0 *tableState, kv, enc []byte, in PutInput, e exprs) (*PutOutput, error) {
 	const op = "PutItem"
 	allOld := in.ReturnValues == ReturnValueAllOld
 	needOld := e.cond != nil || allOld || st0.needsOld()
@@ -90,7 +90,7 @@ func (t *Table) put(tr fdb.Transaction, st0 *tableState, kv, enc []byte, in PutI
 	if err := checkCondition(e.cond, tg.old, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld, new: in.Item, enc: enc, sole: sole}
+	c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld, new: in.Item, enc: enc, orders: tg.orders}
 	if err := writeItem(tr, t, c); err != nil {
 		return nil, withOp(op, err)
 	}

@@ -103,7 +103,7 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 		if err := checkIndexKeys(op, updated, tg.st); err != nil {
 			return nil, err
 		}
-		c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: true, new: updated, sole: ownsTransaction(tx)}
+		c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: true, new: updated, orders: tg.orders}
 		if err := writeItem(tr, t, c); err != nil {
 			return nil, withOp(op, err)
 		}

@@ -29,13 +29,9 @@ type itemChange struct {
 	// byTTL marks a deletion made by the Time to Live sweeper (ttl.go);
 	// its change record carries DynamoDB's service identity (stream.go).
 	byTTL bool
-	// sole marks the only change of a transaction fdyno runs itself
-	// (ownsTransaction): its change record needs no per-transaction
-	// order (stream.go). The zero value is always safe.
-	sole bool
 	// orders are the reads of stream order keys started with the
 	// transaction's item reads (stream.go); nil reads when needed.
-	orders orderPrefetches
+	orders *orderPrefetches
 }
 
 // needsOld reports whether every write must read the old item even when

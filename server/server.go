@@ -118,7 +118,7 @@ type Config struct {
 // A Server is safe for concurrent use by multiple goroutines: each
 // request runs its own FoundationDB transactions.
 type Server struct {
-	db     transactor
+	db     fdyno.RetryLoop // transactor.go
 	root   []string
 	keys   map[string]string
 	region string
@@ -197,7 +197,6 @@ func New(cfg Config) (*Server, error) {
 		timeout = DefaultTransactionTimeout
 	}
 	s := &Server{
-		db:     transactor{db: cfg.DB, timeoutMS: timeout.Milliseconds()},
 		root:   slices.Clone(cfg.Root),
 		region: cfg.Region,
 		log:    cfg.Logger,
@@ -265,7 +264,7 @@ func New(cfg Config) (*Server, error) {
 		streamsTargetPrefix + "GetRecords":       handler((*Server).getRecords),
 	}
 	s.metrics = newMetrics(s.ops)
-	s.db.m = s.metrics
+	s.db = newTransactor(cfg.DB, timeout, s.metrics)
 	s.bg.ctx, s.bg.cancel = context.WithCancel(context.Background())
 	s.bg.slots = newBackfillSlots(cfg.MaxBackfills)
 	s.bg.running = map[backfillID]bool{}
