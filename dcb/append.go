@@ -1,0 +1,227 @@
+package dcb
+
+import (
+	"fmt"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// AppendCondition makes an append conditional: it fails if the store holds
+// an event matching FailIfEventsMatch at a position after After (any
+// position if After is zero). Typically FailIfEventsMatch is the query the
+// decision was made from and After the last position that read returned
+// (or the position the reader had reached, which may be higher).
+type AppendCondition struct {
+	FailIfEventsMatch Query
+	After             Position
+}
+
+// Appended is the result of an append: the positions its events got,
+// known once its transaction commits.
+type Appended struct {
+	stamp fdb.FutureKey
+	first int
+	n     int
+}
+
+// Positions returns the positions of the appended events, in the order
+// they were given. For an append run in its own transaction (an
+// fdb.Database was passed) they are known at once. For an append joined to
+// a caller's transaction, Positions blocks until that transaction commits,
+// and returns an error wrapping [ErrNotCommitted] if it does not; call it
+// after the commit, outside the transaction's function.
+func (a Appended) Positions() ([]Position, error) {
+	if a.stamp == nil {
+		return nil, fmt.Errorf("%w: no append", ErrNotCommitted)
+	}
+	vs, err := a.stamp.Get()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotCommitted, err)
+	}
+	out := make([]Position, a.n)
+	for i := range out {
+		if out[i], err = positionAt(vs, a.first+i); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Last returns the position of the last appended event; see
+// [Appended.Positions].
+func (a Appended) Last() (Position, error) {
+	ps, err := a.Positions()
+	if err != nil {
+		return Position{}, err
+	}
+	return ps[len(ps)-1], nil
+}
+
+// pendingEvent is a validated event ready to write: its value and the
+// prefixes of its index entries.
+type pendingEvent struct {
+	value   []byte
+	indexes [][]byte
+}
+
+// prepare validates events and builds their values and index prefixes.
+func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
+	if len(events) == 0 {
+		return nil, fmt.Errorf("%w: no events to append", ErrInvalidEvent)
+	}
+	if len(events) > MaxEventsPerTransaction {
+		return nil, fmt.Errorf("%w: %d events > %d per transaction", ErrTooLarge, len(events), MaxEventsPerTransaction)
+	}
+	out := make([]pendingEvent, len(events))
+	total := 0
+	for i, e := range events {
+		tags, err := e.validate(i)
+		if err != nil {
+			return nil, err
+		}
+		if n := encodedLen(e.Type, tags, e.Data); n > MaxEventBytes {
+			return nil, fmt.Errorf("%w: event %d encodes to %d bytes > %d (MaxEventBytes)", ErrTooLarge, i, n, MaxEventBytes)
+		}
+		p := &out[i]
+		p.value = encodeEvent(e.Type, tags, e.Data)
+		p.indexes = append(p.indexes, s.k.typePrefix(e.Type))
+		sub := make([]string, 0, len(tags))
+		for mask := 1; mask < 1<<len(tags); mask++ {
+			sub = sub[:0]
+			for j, t := range tags {
+				if mask&(1<<j) != 0 {
+					sub = append(sub, t)
+				}
+			}
+			p.indexes = append(p.indexes, s.k.tagsPrefix(sub, e.Type, true), s.k.tagsPrefix(sub, "", false))
+		}
+		total += stampedKeyLen(s.k.events) + len(p.value)
+		for _, ix := range p.indexes {
+			if n := stampedKeyLen(ix); n > maxKeyBytes {
+				return nil, fmt.Errorf("%w: event %d: index key of %d bytes > %d", ErrTooLarge, i, n, maxKeyBytes)
+			}
+			total += stampedKeyLen(ix)
+		}
+		if total > MaxAppendBytes {
+			return nil, fmt.Errorf("%w: the events' keys and values exceed %d bytes (MaxAppendBytes) at event %d", ErrTooLarge, MaxAppendBytes, i)
+		}
+	}
+	return out, nil
+}
+
+// Append appends events atomically, if cond (optional) holds, and returns
+// their positions ([Appended.Positions]).
+//
+// The condition is checked inside the append's transaction by reading,
+// from cond.After on, exactly the index ranges that reading
+// cond.FailIfEventsMatch reads, and no other key: two appends conflict
+// only if one writes an entry into a range the other's condition reads,
+// that is, only if one appends an event the other's condition matches.
+// If an event matches, Append returns an [*AppendConditionError] naming the
+// first matching position (errors.Is [ErrAppendConditionFailed]) and
+// writes nothing. Invalid events or a query are refused before the
+// transaction is touched, with errors wrapping [ErrInvalidEvent],
+// [ErrInvalidQuery] or [ErrTooLarge].
+//
+// Given an fdb.Database, Append runs its own transaction with
+// automatic_idempotency, retrying on FoundationDB's retryable errors: a
+// commit that applied but reported commit_unknown_result is not applied
+// twice. Given an fdb.Transaction, it joins the caller's transaction, and
+// its events commit with the caller's other writes or not at all; then
+// the condition sees committed events only, not events appended earlier
+// in the same transaction.
+//
+// The caller's transaction must keep snapshot read-your-writes (the
+// default): several appends in one transaction number their events
+// through a key read at snapshot isolation (keys.go, "o").
+func (s *Store) Append(tr fdb.Transactor, events []Event, cond *AppendCondition) (Appended, error) {
+	evs, err := s.prepare(events)
+	if err != nil {
+		return Appended{}, err
+	}
+	var check plan
+	var after Position
+	if cond != nil {
+		if check, err = s.k.plan(cond.FailIfEventsMatch); err != nil {
+			return Appended{}, err
+		}
+		after = cond.After
+	}
+	_, sole := tr.(fdb.Database)
+	a, err := transact(tr, func(tr fdb.Transaction) (Appended, error) {
+		return s.appendTx(tr, evs, check, after, sole)
+	})
+	if err != nil {
+		return Appended{}, err
+	}
+	if sole {
+		// The transaction committed: make the positions known now.
+		if _, err := a.stamp.Get(); err != nil {
+			return Appended{}, fmt.Errorf("dcb: read the append's versionstamp: %w", err)
+		}
+	}
+	return a, nil
+}
+
+// appendTx is Append's transaction: one wave of reads (the condition's
+// ranges, limit 1 each, and the order key), then the writes. sole says the
+// transaction holds no other append, so its events take orders from 0
+// without reading the order key.
+func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, after Position, sole bool) (Appended, error) {
+	reads := make([]fdb.RangeResult, len(check.prefixes))
+	for i, p := range check.prefixes {
+		reads[i] = tr.GetRange(span(p, after, Position{}), fdb.RangeOptions{Limit: 1, Mode: fdb.StreamingModeWantAll})
+	}
+	var order fdb.FutureByteSlice
+	if !sole {
+		order = tr.Snapshot().Get(s.k.order)
+	}
+	var first Position
+	found := false
+	for i, rr := range reads {
+		kvs, err := rr.GetSliceWithError()
+		if err != nil {
+			return Appended{}, err
+		}
+		if len(kvs) == 0 {
+			continue
+		}
+		p, err := positionOf(kvs[0].Key, check.prefixes[i])
+		if err != nil {
+			return Appended{}, err
+		}
+		if !found || p.Compare(first) < 0 {
+			first, found = p, true
+		}
+	}
+	if found {
+		return Appended{}, &AppendConditionError{Position: first, After: after}
+	}
+	base := 0
+	if !sole {
+		rv, err := tr.GetReadVersion().Get()
+		if err != nil {
+			return Appended{}, err
+		}
+		v, err := order.Get()
+		if err != nil {
+			return Appended{}, err
+		}
+		if orv, next, ok := decodeOrder(v); ok && orv == rv {
+			base = next
+		}
+		if base+len(evs) > MaxEventsPerTransaction {
+			return Appended{}, fmt.Errorf("%w: more than %d events in one transaction", ErrTooLarge, MaxEventsPerTransaction)
+		}
+		tr.Set(s.k.order, encodeOrder(rv, base+len(evs)))
+	}
+	for i, e := range evs {
+		n := uint16(base + i)
+		tr.SetVersionstampedKey(stamped(s.k.events, n), e.value)
+		for _, ix := range e.indexes {
+			tr.SetVersionstampedKey(stamped(ix, n), nil)
+		}
+	}
+	tr.SetVersionstampedValue(s.k.head, headValue())
+	return Appended{stamp: tr.GetVersionstamp(), first: base, n: len(evs)}, nil
+}
