@@ -95,12 +95,13 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 			}
 			p.indexes = append(p.indexes, s.k.tagsPrefix(sub, e.Type, true), s.k.tagsPrefix(sub, "", false))
 		}
-		total += stampedKeyLen(s.k.events) + len(p.value)
+		// Each key, and (at most) each key's write conflict range.
+		total += 3*stampedKeyLen(s.k.events) + len(p.value)
 		for _, ix := range p.indexes {
 			if n := stampedKeyLen(ix); n > maxKeyBytes {
 				return nil, fmt.Errorf("%w: event %d: index key of %d bytes > %d", ErrTooLarge, i, n, maxKeyBytes)
 			}
-			total += stampedKeyLen(ix)
+			total += 3 * stampedKeyLen(ix)
 		}
 		if total > MaxAppendBytes {
 			return nil, fmt.Errorf("%w: the events' keys and values exceed %d bytes (MaxAppendBytes) at event %d", ErrTooLarge, MaxAppendBytes, i)
@@ -197,12 +198,12 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 	if found {
 		return Appended{}, &AppendConditionError{Position: first, After: after}
 	}
+	rv, err := tr.GetReadVersion().Get()
+	if err != nil {
+		return Appended{}, err
+	}
 	base := 0
 	if !sole {
-		rv, err := tr.GetReadVersion().Get()
-		if err != nil {
-			return Appended{}, err
-		}
 		v, err := order.Get()
 		if err != nil {
 			return Appended{}, err
@@ -215,12 +216,31 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 		}
 		tr.Set(s.k.order, encodeOrder(rv, base+len(evs)))
 	}
+	// A versionstamped key adds no write conflict range (its key is not
+	// known before the commit), so each range gets one explicitly: every
+	// position after the read version, which is where the entries land.
+	// This is what makes a concurrent condition reading the range conflict.
+	conflicted := map[string]bool{}
+	conflict := func(prefix []byte) {
+		if conflicted[string(prefix)] {
+			return
+		}
+		conflicted[string(prefix)] = true
+		if err == nil {
+			err = tr.AddWriteConflictRange(laterSpan(prefix, rv))
+		}
+	}
 	for i, e := range evs {
 		n := uint16(base + i)
 		tr.SetVersionstampedKey(stamped(s.k.events, n), e.value)
+		conflict(s.k.events)
 		for _, ix := range e.indexes {
 			tr.SetVersionstampedKey(stamped(ix, n), nil)
+			conflict(ix)
 		}
+	}
+	if err != nil {
+		return Appended{}, err
 	}
 	tr.SetVersionstampedValue(s.k.head, headValue())
 	return Appended{stamp: tr.GetVersionstamp(), first: base, n: len(evs)}, nil

@@ -123,6 +123,15 @@ func span(prefix []byte, after, before Position) fdb.KeyRange {
 	return fdb.KeyRange{Begin: fdb.Key(begin), End: fdb.Key(end)}
 }
 
+// laterSpan is the key range of prefix's entries whose commit version is
+// after rv: every key a transaction with read version rv can write there.
+func laterSpan(prefix []byte, rv int64) fdb.KeyRange {
+	begin := append(append([]byte{}, prefix...), tupleVersionstampCode)
+	begin = binary.BigEndian.AppendUint64(begin, uint64(rv)+1)
+	end := append(append([]byte{}, prefix...), tupleVersionstampCode+1)
+	return fdb.KeyRange{Begin: fdb.Key(begin), End: fdb.Key(end)}
+}
+
 // positionOf returns the position that ends key, an entry of prefix.
 func positionOf(key []byte, prefix []byte) (Position, error) {
 	var p Position
