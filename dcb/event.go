@@ -48,12 +48,16 @@ type Event struct {
 type StoredEvent struct {
 	Position Position
 	Type     string
-	Tags     []string // sorted, distinct
+	Tags     []string // sorted, distinct; nil for none
 	Data     []byte
 }
 
-// normalTags returns tags sorted and without duplicates, in a new slice.
+// normalTags returns tags sorted and without duplicates, in a new slice
+// (nil for none).
 func normalTags(tags []string) []string {
+	if len(tags) == 0 {
+		return nil
+	}
 	out := slices.Clone(tags)
 	slices.Sort(out)
 	return slices.Compact(out)
