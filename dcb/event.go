@@ -97,7 +97,7 @@ func encodedLen(typ string, tags []string, data []byte) int {
 	return n
 }
 
-func uvarintLen(n int) int {
+func uvarintLen[T int | uint64](n T) int {
 	var b [binary.MaxVarintLen64]byte
 	return binary.PutUvarint(b[:], uint64(n))
 }
@@ -124,8 +124,16 @@ func decodeEvent(v []byte) (typ string, tags []string, data []byte, err error) {
 		return "", nil, nil, bad("unknown version")
 	}
 	rest := v[1:]
-	str := func() (string, bool) {
+	// uvarint reads a length in its shortest form (one encoding per value).
+	uvarint := func() (uint64, int) {
 		n, k := binary.Uvarint(rest)
+		if k <= 0 || k != uvarintLen(n) {
+			return 0, -1
+		}
+		return n, k
+	}
+	str := func() (string, bool) {
+		n, k := uvarint()
 		if k <= 0 || n > uint64(len(rest)-k) {
 			return "", false
 		}
@@ -137,7 +145,7 @@ func decodeEvent(v []byte) (typ string, tags []string, data []byte, err error) {
 	if !ok || typ == "" {
 		return "", nil, nil, bad("bad type")
 	}
-	n, k := binary.Uvarint(rest)
+	n, k := uvarint()
 	// Each tag takes at least one byte (its length), which bounds n.
 	if k <= 0 || n > MaxTags || n > uint64(len(rest)-k) {
 		return "", nil, nil, bad("bad tag count")

@@ -1,6 +1,7 @@
 package dcb
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -135,7 +136,7 @@ func laterSpan(prefix []byte, rv int64) fdb.KeyRange {
 // positionOf returns the position that ends key, an entry of prefix.
 func positionOf(key []byte, prefix []byte) (Position, error) {
 	var p Position
-	if len(key) != len(prefix)+indexSuffixLen || key[len(prefix)] != tupleVersionstampCode {
+	if len(key) != len(prefix)+indexSuffixLen || key[len(prefix)] != tupleVersionstampCode || !bytes.HasPrefix(key, prefix) {
 		return p, fmt.Errorf("%w: key %s is not an entry of %s", ErrCorrupt, fdb.Printable(key), fdb.Printable(prefix))
 	}
 	copy(p[:], key[len(prefix)+1:])
