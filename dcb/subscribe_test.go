@@ -89,6 +89,15 @@ func TestSubscribe(t *testing.T) {
 		}
 		break
 	}
+	// The first subscription delivers it too, once.
+	select {
+	case e := <-got:
+		if e.Position != p {
+			t.Errorf("delivered %s, want %s", e.Position, p)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("subscription stalled")
+	}
 	cancel()
 	select {
 	case err := <-end:
