@@ -20,9 +20,15 @@ type AppendCondition struct {
 // known once its transaction commits.
 type Appended struct {
 	stamp fdb.FutureKey
+	known []byte // the versionstamp, when an idempotency record gave it
 	first int
 	n     int
 }
+
+// Repeated reports whether the append was found already applied under its
+// idempotency key ([Store.AppendOnce]): it wrote nothing this time, and
+// its positions are those of the first time.
+func (a Appended) Repeated() bool { return a.known != nil }
 
 // Positions returns the positions of the appended events, in the order
 // they were given. For an append run in its own transaction (an
@@ -31,13 +37,17 @@ type Appended struct {
 // and returns an error wrapping [ErrNotCommitted] if it does not; call it
 // after the commit, outside the transaction's function.
 func (a Appended) Positions() ([]Position, error) {
-	if a.stamp == nil {
-		return nil, fmt.Errorf("%w: no append", ErrNotCommitted)
+	vs := a.known
+	if vs == nil {
+		if a.stamp == nil {
+			return nil, fmt.Errorf("%w: no append", ErrNotCommitted)
+		}
+		var err error
+		if vs, err = a.stamp.Get(); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNotCommitted, err)
+		}
 	}
-	vs, err := a.stamp.Get()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotCommitted, err)
-	}
+	var err error
 	out := make([]Position, a.n)
 	for i := range out {
 		if out[i], err = positionAt(vs, a.first+i); err != nil {
@@ -136,6 +146,12 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 // default): several appends in one transaction number their events
 // through a key read at snapshot isolation (keys.go, "o").
 func (s *Store) Append(tr fdb.Transactor, events []Event, cond *AppendCondition) (Appended, error) {
+	return s.appendWith(tr, nil, events, cond)
+}
+
+// appendWith is Append, and AppendOnce with id: it validates everything,
+// then runs appendTx.
+func (s *Store) appendWith(tr fdb.Transactor, id []byte, events []Event, cond *AppendCondition) (Appended, error) {
 	evs, err := s.prepare(events)
 	if err != nil {
 		return Appended{}, err
@@ -150,12 +166,12 @@ func (s *Store) Append(tr fdb.Transactor, events []Event, cond *AppendCondition)
 	}
 	_, sole := tr.(fdb.Database)
 	a, err := transact(tr, func(tr fdb.Transaction) (Appended, error) {
-		return s.appendTx(tr, evs, check, after, sole)
+		return s.appendTx(tr, evs, check, after, sole, id)
 	})
 	if err != nil {
 		return Appended{}, err
 	}
-	if sole {
+	if sole && a.known == nil {
 		// The transaction committed: make the positions known now.
 		if _, err := a.stamp.Get(); err != nil {
 			return Appended{}, fmt.Errorf("dcb: read the append's versionstamp: %w", err)
@@ -165,10 +181,14 @@ func (s *Store) Append(tr fdb.Transactor, events []Event, cond *AppendCondition)
 }
 
 // appendTx is Append's transaction: one wave of reads (the condition's
-// ranges, limit 1 each, and the order key), then the writes. sole says the
+// ranges, limit 1 each, the order key and the idempotency record), then the writes. sole says the
 // transaction holds no other append, so its events take orders from 0
 // without reading the order key.
-func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, after Position, sole bool) (Appended, error) {
+func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, after Position, sole bool, id []byte) (Appended, error) {
+	var record fdb.FutureByteSlice
+	if id != nil {
+		record = tr.Get(s.k.idempotencyKey(id))
+	}
 	reads := make([]fdb.RangeResult, len(check.prefixes))
 	for i, p := range check.prefixes {
 		reads[i] = tr.GetRange(span(p, after, Position{}), fdb.RangeOptions{Limit: 1, Mode: fdb.StreamingModeWantAll})
@@ -176,6 +196,19 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 	var order fdb.FutureByteSlice
 	if !sole {
 		order = tr.Snapshot().Get(s.k.order)
+	}
+	if record != nil {
+		v, err := record.Get()
+		if err != nil {
+			return Appended{}, err
+		}
+		if v != nil {
+			vs, first, n, err := decodeRecord(v)
+			if err != nil {
+				return Appended{}, err
+			}
+			return Appended{known: vs, first: first, n: n}, nil
+		}
 	}
 	var first Position
 	found := false
@@ -243,5 +276,45 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 		return Appended{}, err
 	}
 	tr.SetVersionstampedValue(s.k.head, headValue())
+	if id != nil {
+		tr.SetVersionstampedValue(s.k.idempotencyKey(id), recordValue(base, len(evs)))
+	}
 	return Appended{stamp: tr.GetVersionstamp(), first: base, n: len(evs)}, nil
+}
+
+// MaxIdempotencyKeyBytes bounds an idempotency key.
+const MaxIdempotencyKeyBytes = 1024
+
+// AppendOnce is [Store.Append] with an idempotency key: the append applies
+// at most once per id. The transaction that applies it records, under id,
+// the positions it gave (in the same commit); an append that finds the
+// record writes nothing, checks no condition, and returns those positions
+// with [Appended.Repeated] true.
+//
+// Use it where a retry cannot know whether an earlier attempt committed: a
+// caller's transaction retried after commit_unknown_result (1021), or a
+// request repeated by a client. (Given an fdb.Database, Append alone is
+// already safe against commit_unknown_result: its transactions set
+// automatic_idempotency.) Without the key, such a retry would append
+// twice, or fail its own condition on the events of its first attempt.
+//
+// The record is read with a conflict range, so two concurrent appends with
+// the same id conflict and one of them applies. Records are kept until
+// [Store.ForgetIdempotencyKey] removes them; id is at most
+// [MaxIdempotencyKeyBytes] bytes.
+func (s *Store) AppendOnce(tr fdb.Transactor, id []byte, events []Event, cond *AppendCondition) (Appended, error) {
+	if len(id) == 0 || len(id) > MaxIdempotencyKeyBytes {
+		return Appended{}, fmt.Errorf("%w: idempotency key of %d bytes (want 1 to %d)", ErrInvalidOptions, len(id), MaxIdempotencyKeyBytes)
+	}
+	return s.appendWith(tr, id, events, cond)
+}
+
+// ForgetIdempotencyKey removes the idempotency record of id: a later
+// AppendOnce with id applies again.
+func (s *Store) ForgetIdempotencyKey(tr fdb.Transactor, id []byte) error {
+	_, err := transact(tr, func(tr fdb.Transaction) (struct{}, error) {
+		tr.Clear(s.k.idempotencyKey(id))
+		return struct{}{}, nil
+	})
+	return err
 }

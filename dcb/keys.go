@@ -195,3 +195,24 @@ func positionAt(vs []byte, n int) (Position, error) {
 	binary.BigEndian.PutUint16(p[10:], uint16(n))
 	return p, nil
 }
+
+// recordValue is the SetVersionstampedValue operand of an idempotency
+// record: the commit's 10-byte versionstamp, then the first event order and
+// the event count (2 bytes each).
+func recordValue(first, n int) []byte {
+	b := make([]byte, 10, 18)
+	b = binary.BigEndian.AppendUint16(b, uint16(first))
+	b = binary.BigEndian.AppendUint16(b, uint16(n))
+	return binary.LittleEndian.AppendUint32(b, 0)
+}
+
+func decodeRecord(v []byte) (vs []byte, first, n int, err error) {
+	if len(v) != 14 {
+		return nil, 0, 0, fmt.Errorf("%w: idempotency record of %d bytes", ErrCorrupt, len(v))
+	}
+	first, n = int(binary.BigEndian.Uint16(v[10:])), int(binary.BigEndian.Uint16(v[12:]))
+	if n == 0 || first+n > MaxEventsPerTransaction {
+		return nil, 0, 0, fmt.Errorf("%w: idempotency record for %d events from %d", ErrCorrupt, n, first)
+	}
+	return v[:10], first, n, nil
+}
