@@ -138,9 +138,11 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 // automatic_idempotency, retrying on FoundationDB's retryable errors: a
 // commit that applied but reported commit_unknown_result is not applied
 // twice. Given an fdb.Transaction, it joins the caller's transaction, and
-// its events commit with the caller's other writes or not at all; then
-// the condition sees committed events only, not events appended earlier
-// in the same transaction.
+// its events commit with the caller's other writes or not at all. A
+// condition cannot read a range that an earlier append of the same
+// transaction wrote into (the entries' keys are not known before the
+// commit): FoundationDB reports accessed_unreadable (1036) and nothing is
+// written; check conditions before appending in such a transaction.
 //
 // The caller's transaction must keep snapshot read-your-writes (the
 // default): several appends in one transaction number their events
