@@ -55,6 +55,34 @@ func BenchmarkAppend(b *testing.B) {
 			}
 		}
 	})
+	b.Run(fmt.Sprintf("raw-versionstamped-sets=%d+conflict-ranges", 1+len(evs[0].indexes)), func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+				if err := tr.Options().SetAutomaticIdempotency(); err != nil {
+					return nil, err
+				}
+				rv, err := tr.GetReadVersion().Get()
+				if err != nil {
+					return nil, err
+				}
+				tr.SetVersionstampedKey(stamped(s.k.events, 0), evs[0].value)
+				if err := tr.AddWriteConflictRange(laterSpan(s.k.events, rv)); err != nil {
+					return nil, err
+				}
+				for _, ix := range evs[0].indexes {
+					tr.SetVersionstampedKey(stamped(ix, 0), nil)
+					if err := tr.AddWriteConflictRange(laterSpan(ix, rv)); err != nil {
+						return nil, err
+					}
+				}
+				return nil, nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("raw-set=1", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
