@@ -71,6 +71,7 @@ func (a Appended) Last() (Position, error) {
 // prefixes of its index entries.
 type pendingEvent struct {
 	value   []byte
+	parts   [][]byte // further parts of a chunked value
 	indexes [][]byte
 }
 
@@ -93,7 +94,7 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 			return nil, fmt.Errorf("%w: event %d encodes to %d bytes > %d (MaxEventBytes)", ErrTooLarge, i, n, MaxEventBytes)
 		}
 		p := &out[i]
-		p.value = encodeEvent(e.Type, tags, e.Data)
+		p.value, p.parts = chunkEvent(encodeEvent(e.Type, tags, e.Data))
 		p.indexes = append(p.indexes, s.k.typePrefix(e.Type))
 		sub := make([]string, 0, len(tags))
 		for mask := 1; mask < 1<<len(tags); mask++ {
@@ -107,6 +108,9 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 		}
 		// Each key, and (at most) each key's write conflict range.
 		total += 3*stampedKeyLen(s.k.events) + len(p.value)
+		for _, part := range p.parts {
+			total += stampedKeyLen(s.k.chunks) + 8 + len(part)
+		}
 		for _, ix := range p.indexes {
 			if n := stampedKeyLen(ix); n > maxKeyBytes {
 				return nil, fmt.Errorf("%w: event %d: index key of %d bytes > %d", ErrTooLarge, i, n, maxKeyBytes)
@@ -268,6 +272,9 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 	for i, e := range evs {
 		n := uint16(base + i)
 		tr.SetVersionstampedKey(stamped(s.k.events, n), e.value)
+		for j, part := range e.parts {
+			tr.SetVersionstampedKey(s.k.stampedPart(n, j+1), part)
+		}
 		conflict(s.k.events)
 		for _, ix := range e.indexes {
 			tr.SetVersionstampedKey(stamped(ix, n), nil)

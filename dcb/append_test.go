@@ -1,7 +1,9 @@
 package dcb
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -256,5 +258,72 @@ func TestRoundTrips(t *testing.T) {
 				t.Errorf("round trips %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// Events over EventPartBytes are stored in parts and read back whole, by
+// every kind of read.
+func TestLargeEvents(t *testing.T) {
+	db, s := newTestStore(t)
+	var evs []Event
+	for i, n := range []int{EventPartBytes - 20, EventPartBytes, EventPartBytes + 1, 3*EventPartBytes + 7, 1 << 20} {
+		data := make([]byte, n)
+		for j := range data {
+			data[j] = byte(j * (i + 1))
+		}
+		evs = append(evs, Event{Type: "Big", Tags: []string{fmt.Sprint("size:", n)}, Data: data})
+	}
+	ps := mustAppend(t, db, s, evs...)
+	var want []StoredEvent
+	for i, e := range evs {
+		want = append(want, stored(e, ps[i]))
+	}
+	for _, q := range []Query{All(), Items(QueryItem{Types: []string{"Big"}})} {
+		got := readAll(t, db, s, q, ReadOptions{})
+		// Compare the data with bytes.Equal: cmp walks a byte slice
+		// element by element, which takes seconds for megabytes.
+		if len(got) != len(want) {
+			t.Fatalf("Read(%v): %d events, want %d", q, len(got), len(want))
+		}
+		for i := range want {
+			if !bytes.Equal(got[i].Data, want[i].Data) {
+				t.Errorf("Read(%v): event %d data differs", q, i)
+			}
+			got[i].Data, want[i].Data = nil, nil
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Read(%v) mismatch (-want +got):\n%s", q, diff)
+		}
+		for i, e := range evs {
+			want[i].Data = e.Data
+		}
+	}
+	got := readAll(t, db, s, Items(QueryItem{Tags: []string{fmt.Sprint("size:", 1<<20)}}), ReadOptions{})
+	if len(got) != 1 || !bytes.Equal(got[0].Data, evs[4].Data) {
+		t.Errorf("tag read of the 1 MiB event: %d events", len(got))
+	}
+	// A chunked event missing a part is corrupt, not a short event.
+	if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		kr := s.k.partsSpan(ps[3])
+		kvs, err := tr.GetRange(kr, fdb.RangeOptions{}).GetSliceWithError()
+		if err != nil {
+			return nil, err
+		}
+		tr.Clear(kvs[1].Key)
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range s.Read(db, All(), ReadOptions{}) {
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			t.Errorf("Read: %v, want ErrCorrupt", err)
+		}
+	}
+	clearEvent(t, db, s, ps[3], evs[3])
+	if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		tr.ClearRange(s.k.partsSpan(ps[3]))
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

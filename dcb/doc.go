@@ -75,10 +75,12 @@
 // (n = 3: 16 keys). [MaxTags] (8) caps n. A conditional append is one
 // read version, one wave of reads and one commit; a read page is one read
 // version and two waves (the index ranges, then the events), one wave for
-// [All]. Event encodings are limited to [MaxEventBytes] (FoundationDB's
-// value limit) and an append's keys and values to [MaxAppendBytes], inside
-// the 10 MB transaction limit; larger requests are refused before the
-// transaction is touched. See docs/dcb.md.
+// [All]; a page holding events larger than [EventPartBytes], which are
+// stored in parts, reads their parts in one more wave. An event's
+// encoding is limited to [MaxEventBytes] and an append's keys and values
+// to [MaxAppendBytes], inside FoundationDB's 10 MB transaction limit;
+// larger requests are refused before the transaction is touched. See
+// docs/dcb.md.
 //
 // # Differences from the DCB specification
 //

@@ -18,8 +18,13 @@ const (
 	MaxTypeBytes = 1024
 	MaxTagBytes  = 1024
 	// MaxEventBytes bounds one event's encoding (type, tags and data plus
-	// a few bytes of framing): FoundationDB's value limit, 100,000 bytes.
-	MaxEventBytes = 100_000
+	// a few bytes of framing). An encoding over [EventPartBytes] is stored
+	// in parts of that size (FoundationDB's value limit is 100,000 bytes),
+	// the first with the event, the others beside it (keys.go, "c").
+	MaxEventBytes = 8_000_000
+	// EventPartBytes is the most bytes of an event's encoding one value
+	// holds.
+	EventPartBytes = 64 * 1024
 	// MaxAppendBytes bounds the keys and values one append writes,
 	// inside FoundationDB's 10,000,000-byte transaction limit (the rest
 	// is left for conflict ranges and the caller's own writes).
@@ -84,7 +89,57 @@ func (e Event) validate(i int) ([]string, error) {
 	return tags, nil
 }
 
-// The event value: a version byte, then the type, the tag count and each
+// An event value is either whole (eventCodecVersion) or the first part of
+// a chunked encoding: eventChunked, the number of parts as a uvarint, then
+// the first EventPartBytes bytes of the whole encoding; parts 1 to n−1 are
+// the values of the event's c/ keys, in order.
+const eventChunked = 2
+
+// chunkEvent splits a whole encoding into the event's value and its
+// further parts (none if it fits one value).
+func chunkEvent(enc []byte) (head []byte, parts [][]byte) {
+	if len(enc) <= EventPartBytes {
+		return enc, nil
+	}
+	n := (len(enc) + EventPartBytes - 1) / EventPartBytes
+	head = binary.AppendUvarint([]byte{eventChunked}, uint64(n))
+	head = append(head, enc[:EventPartBytes]...)
+	for off := EventPartBytes; off < len(enc); off += EventPartBytes {
+		parts = append(parts, enc[off:min(off+EventPartBytes, len(enc))])
+	}
+	return head, parts
+}
+
+// chunkHeader reads a chunked event value: its part count and first part.
+// ok is false for a whole value.
+func chunkHeader(v []byte) (n int, first []byte, ok bool, err error) {
+	if len(v) == 0 || v[0] != eventChunked {
+		return 0, nil, false, nil
+	}
+	c, k := binary.Uvarint(v[1:])
+	if k <= 0 || k != uvarintLen(c) || c < 2 || c > MaxEventBytes/EventPartBytes+1 || len(v)-1-k != EventPartBytes {
+		return 0, nil, false, fmt.Errorf("%w: chunked event value: bad header", ErrCorrupt)
+	}
+	return int(c), v[1+k:], true, nil
+}
+
+// joinParts rebuilds a chunked encoding from its first part and the
+// others: every part but the last is full, the last is not empty.
+func joinParts(n int, first []byte, parts [][]byte) ([]byte, error) {
+	if len(parts) != n-1 {
+		return nil, fmt.Errorf("%w: chunked event of %d parts has %d", ErrCorrupt, n, len(parts)+1)
+	}
+	out := append(make([]byte, 0, EventPartBytes*n), first...)
+	for i, p := range parts {
+		if len(p) == 0 || len(p) > EventPartBytes || i < len(parts)-1 && len(p) != EventPartBytes {
+			return nil, fmt.Errorf("%w: chunked event part %d of %d bytes", ErrCorrupt, i+1, len(p))
+		}
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+// The whole event encoding: a version byte, then the type, the tag count and each
 // tag as uvarint-length-prefixed bytes, then the data to the end.
 const eventCodecVersion = 1
 

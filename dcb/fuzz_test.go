@@ -93,3 +93,39 @@ func FuzzPositionOf(f *testing.F) {
 		}
 	})
 }
+
+// The chunk header and part joining read stored bytes: they never panic,
+// errors wrap ErrCorrupt, and a split encoding joins back to itself.
+func FuzzChunks(f *testing.F) {
+	head, parts := chunkEvent(encodeEvent("T", nil, make([]byte, 2*EventPartBytes+5)))
+	f.Add(head, parts[0], parts[1], 2*EventPartBytes)
+	f.Add([]byte{eventChunked, 3, 1}, []byte{1}, []byte{}, 10)
+	f.Add([]byte{eventChunked, 0x80, 0}, []byte(nil), []byte(nil), 0)
+	f.Fuzz(func(t *testing.T, v, p1, p2 []byte, size int) {
+		n, first, ok, err := chunkHeader(v)
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("chunkHeader error %v does not wrap ErrCorrupt", err)
+		}
+		if ok {
+			if _, err := joinParts(n, first, [][]byte{p1, p2}); err != nil && !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("joinParts error %v does not wrap ErrCorrupt", err)
+			}
+		}
+		size = min(max(size, 0), 4*EventPartBytes)
+		enc := make([]byte, size)
+		for i := range enc {
+			enc[i] = byte(i)
+		}
+		h, ps := chunkEvent(enc)
+		n, first, ok, err = chunkHeader(h)
+		if err != nil || ok != (len(ps) > 0) {
+			t.Fatalf("chunkHeader of a %d-byte encoding: ok %v, err %v", size, ok, err)
+		}
+		if ok {
+			got, err := joinParts(n, first, ps)
+			if err != nil || !bytes.Equal(got, enc) {
+				t.Fatalf("joinParts of a %d-byte encoding: %v", size, err)
+			}
+		}
+	})
+}

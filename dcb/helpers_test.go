@@ -40,11 +40,12 @@ func checkStore(t testing.TB, db fdb.Database, s *Store) {
 				t.Errorf("checkStore: %v", err)
 				continue
 			}
-			typ, tags, _, err := decodeEvent(kv.Value)
+			evs, err := s.decodeEvents(rt, []Position{p}, [][]byte{kv.Value})
 			if err != nil {
 				t.Errorf("checkStore: event %s: %v", p, err)
 				continue
 			}
+			typ, tags := evs[0].Type, evs[0].Tags
 			want[string(s.k.typePrefix(typ))+"\x33"+string(p[:])] = true
 			for mask := 1; mask < 1<<len(tags); mask++ {
 				var sub []string
@@ -55,6 +56,29 @@ func checkStore(t testing.TB, db fdb.Database, s *Store) {
 				}
 				want[string(s.k.tagsPrefix(sub, typ, true))+"\x33"+string(p[:])] = true
 				want[string(s.k.tagsPrefix(sub, "", false))+"\x33"+string(p[:])] = true
+			}
+		}
+		// Parts: exactly those of the chunked events.
+		wantParts := map[Position]int{}
+		for _, kv := range evs {
+			if n, _, ok, _ := chunkHeader(kv.Value); ok {
+				p, _ := positionOf(kv.Key, s.k.events)
+				wantParts[p] = n - 1
+			}
+		}
+		kr, _ := fdb.PrefixRange(s.k.chunks)
+		parts, err := rt.GetRange(kr, fdb.RangeOptions{}).GetSliceWithError()
+		if err != nil {
+			return nil, err
+		}
+		for _, kv := range parts {
+			var p Position
+			copy(p[:], kv.Key[len(s.k.chunks)+1:])
+			wantParts[p]--
+		}
+		for p, n := range wantParts {
+			if n != 0 {
+				t.Errorf("checkStore: event %s: %d parts missing (negative: orphans)", p, n)
 			}
 		}
 		var got []string

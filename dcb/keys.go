@@ -19,6 +19,7 @@ import (
 //	ns/"t"/<type>/<vs>                      → empty (type index)
 //	ns/"g"/<tag1>/…/<tagk>/0/<type>/<vs>    → empty (typed tag-subset index)
 //	ns/"g"/<tag1>/…/<tagk>/1/<vs>           → empty (untyped tag-subset index)
+//	ns/"c"/<vs>/<i>                         → part i (from 1) of an event stored in parts
 //	ns/"i"/<key>                            → idempotency record: the positions of one append
 //
 // <vs> is a tuple versionstamp (code 0x33 and 12 bytes: the commit's 10-byte
@@ -64,6 +65,7 @@ type keys struct {
 	types   []byte // ns/"t"
 	tags    []byte // ns/"g"
 	idemp   []byte // ns/"i"
+	chunks  []byte // ns/"c"
 	typed   []byte // the typed mark, tuple-encoded
 	untyped []byte // the untyped mark, tuple-encoded
 }
@@ -79,6 +81,7 @@ func newKeys(ns []byte) *keys {
 		types:   p(tuple.Tuple{"t"}),
 		tags:    p(tuple.Tuple{"g"}),
 		idemp:   p(tuple.Tuple{"i"}),
+		chunks:  p(tuple.Tuple{"c"}),
 		typed:   tuple.Tuple{markTyped}.Pack(),
 		untyped: tuple.Tuple{markUntyped}.Pack(),
 	}
@@ -160,6 +163,25 @@ func stamped(prefix []byte, n uint16) fdb.Key {
 	b = append(b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
 	b = binary.BigEndian.AppendUint16(b, n)
 	return binary.LittleEndian.AppendUint32(b, uint32(len(prefix)+1))
+}
+
+// stampedPart is the key of part i of the event of order n in the
+// committing transaction, as SetVersionstampedKey takes it.
+func (k *keys) stampedPart(n uint16, i int) fdb.Key {
+	b := make([]byte, 0, len(k.chunks)+indexSuffixLen+16)
+	b = append(append(b, k.chunks...), tupleVersionstampCode)
+	b = append(b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+	b = binary.BigEndian.AppendUint16(b, n)
+	b = append(b, tuple.Tuple{int64(i)}.Pack()...)
+	return binary.LittleEndian.AppendUint32(b, uint32(len(k.chunks)+1))
+}
+
+// partsSpan is the key range of the parts of the event at p.
+func (k *keys) partsSpan(p Position) fdb.KeyRange {
+	b := append(append([]byte{}, k.chunks...), tupleVersionstampCode)
+	b = append(b, p[:]...)
+	kr, _ := fdb.PrefixRange(b)
+	return kr
 }
 
 // stampedKeyLen is the length of prefix's stored entries.

@@ -129,15 +129,53 @@ func (s *Store) readPage(tr fdb.ReadTransaction, pl plan, lo, hi Position, backw
 			vals[i] = v
 		}
 	}
+	out, err := s.decodeEvents(tr, ps, vals)
+	if err != nil {
+		return page{}, err
+	}
+	return page{events: out, more: len(out) == n}, nil
+}
+
+// decodeEvents decodes the event values read at positions ps, reading the
+// further parts of chunked ones in one more wave.
+func (s *Store) decodeEvents(tr fdb.ReadTransaction, ps []Position, vals [][]byte) ([]StoredEvent, error) {
+	var parts map[int]fdb.RangeResult
+	for i, v := range vals {
+		n, _, ok, err := chunkHeader(v)
+		if err != nil {
+			return nil, fmt.Errorf("position %s: %w", ps[i], err)
+		}
+		if ok {
+			if parts == nil {
+				parts = map[int]fdb.RangeResult{}
+			}
+			parts[i] = tr.GetRange(s.k.partsSpan(ps[i]), fdb.RangeOptions{Limit: n, Mode: fdb.StreamingModeWantAll})
+		}
+	}
 	out := make([]StoredEvent, len(ps))
 	for i, p := range ps {
-		typ, tags, data, err := decodeEvent(vals[i])
+		v := vals[i]
+		if rr, ok := parts[i]; ok {
+			kvs, err := rr.GetSliceWithError()
+			if err != nil {
+				return nil, err
+			}
+			n, first, _, _ := chunkHeader(v)
+			rest := make([][]byte, len(kvs))
+			for j, kv := range kvs {
+				rest[j] = kv.Value
+			}
+			if v, err = joinParts(n, first, rest); err != nil {
+				return nil, fmt.Errorf("position %s: %w", p, err)
+			}
+		}
+		typ, tags, data, err := decodeEvent(v)
 		if err != nil {
-			return page{}, fmt.Errorf("position %s: %w", p, err)
+			return nil, fmt.Errorf("position %s: %w", p, err)
 		}
 		out[i] = StoredEvent{Position: p, Type: typ, Tags: tags, Data: data}
 	}
-	return page{events: out, more: len(out) == n}, nil
+	return out, nil
 }
 
 // merge merges the runs (each sorted in the read's direction, each at most
