@@ -253,21 +253,24 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 		if base+len(evs) > MaxEventsPerTransaction {
 			return Appended{}, fmt.Errorf("%w: more than %d events in one transaction", ErrTooLarge, MaxEventsPerTransaction)
 		}
-		tr.Set(s.k.order, encodeOrder(rv, base+len(evs)))
 	}
 	// A versionstamped key adds no write conflict range (its key is not
 	// known before the commit), so each range gets one explicitly: every
 	// position after the read version, which is where the entries land.
 	// This is what makes a concurrent condition reading the range conflict.
+	// They go first: the only step that can fail, before any write.
 	conflicted := map[string]bool{}
-	conflict := func(prefix []byte) {
+	for _, prefix := range append([][]byte{s.k.events}, allIndexes(evs)...) {
 		if conflicted[string(prefix)] {
-			return
+			continue
 		}
 		conflicted[string(prefix)] = true
-		if err == nil {
-			err = tr.AddWriteConflictRange(laterSpan(prefix, rv))
+		if err := tr.AddWriteConflictRange(laterSpan(prefix, rv)); err != nil {
+			return Appended{}, err
 		}
+	}
+	if !sole {
+		tr.Set(s.k.order, encodeOrder(rv, base+len(evs)))
 	}
 	for i, e := range evs {
 		n := uint16(base + i)
@@ -275,20 +278,23 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 		for j, part := range e.parts {
 			tr.SetVersionstampedKey(s.k.stampedPart(n, j+1), part)
 		}
-		conflict(s.k.events)
 		for _, ix := range e.indexes {
 			tr.SetVersionstampedKey(stamped(ix, n), nil)
-			conflict(ix)
 		}
-	}
-	if err != nil {
-		return Appended{}, err
 	}
 	tr.SetVersionstampedValue(s.k.head, headValue())
 	if id != nil {
 		tr.SetVersionstampedValue(s.k.idempotencyKey(id), recordValue(base, len(evs)))
 	}
 	return Appended{stamp: tr.GetVersionstamp(), first: base, n: len(evs)}, nil
+}
+
+func allIndexes(evs []pendingEvent) [][]byte {
+	var out [][]byte
+	for _, e := range evs {
+		out = append(out, e.indexes...)
+	}
+	return out
 }
 
 // MaxIdempotencyKeyBytes bounds an idempotency key.
