@@ -69,6 +69,7 @@ func TestStoreModel(t *testing.T) {
 		}
 		defer checkStore(t, db, s)
 		m := &storeModel{}
+		onces := map[string][]Position{} // idempotency key → positions
 		genPosition := func(rt *rapid.T, label string) Position {
 			switch k := rapid.IntRange(0, 3).Draw(rt, label+"-kind"); {
 			case k == 0 || len(m.events) == 0:
@@ -113,6 +114,44 @@ func TestStoreModel(t *testing.T) {
 					m.events = append(m.events, stored(e, ps[i]))
 				}
 			},
+			"append once": func(rt *rapid.T) {
+				id := rapid.SampledFrom([]string{"k1", "k2", "k3"}).Draw(rt, "id")
+				evs := rapid.SliceOfN(genEvent(), 1, 2).Draw(rt, "events")
+				var cond *AppendCondition
+				if rapid.Bool().Draw(rt, "conditional") {
+					cond = &AppendCondition{FailIfEventsMatch: genQuery().Draw(rt, "query"), After: genPosition(rt, "after")}
+				}
+				a, err := s.AppendOnce(db, []byte(id), evs, cond)
+				if prev, ok := onces[id]; ok {
+					// Already applied: the first positions, nothing written,
+					// no condition checked.
+					ps, perr := a.Positions()
+					if err != nil || perr != nil || !a.Repeated() || !cmp.Equal(ps, prev) {
+						rt.Fatalf("repeated AppendOnce(%s) = %v, %v, %v; want the positions %v", id, ps, err, perr, prev)
+					}
+					return
+				}
+				if cond != nil {
+					if first, ok := m.firstMatch(cond.FailIfEventsMatch, cond.After); ok {
+						var ce *AppendConditionError
+						if !errors.As(err, &ce) || ce.Position != first {
+							rt.Fatalf("AppendOnce = %v, want the condition to fail at %s", err, first)
+						}
+						return
+					}
+				}
+				if err != nil || a.Repeated() {
+					rt.Fatalf("AppendOnce: %v (repeated %v)", err, a.Repeated())
+				}
+				ps, err := a.Positions()
+				if err != nil {
+					rt.Fatal(err)
+				}
+				onces[id] = ps
+				for i, e := range evs {
+					m.events = append(m.events, stored(e, ps[i]))
+				}
+			},
 			"append several in one transaction": func(rt *rapid.T) {
 				batches := rapid.SliceOfN(rapid.SliceOfN(genEvent(), 1, 2), 2, 3).Draw(rt, "batches")
 				var as []Appended
@@ -153,8 +192,27 @@ func TestStoreModel(t *testing.T) {
 				}
 				s2 := *s
 				s2.pageSize = rapid.IntRange(1, 4).Draw(rt, "page")
+				// From a database (a transaction per page), or inside one
+				// transaction, serializable or snapshot.
+				var tr fdb.ReadTransactor = db
 				var got []StoredEvent
-				for e, err := range s2.Read(db, q, o) {
+				switch rapid.IntRange(0, 2).Draw(rt, "transactor") {
+				case 1:
+					t, err := db.CreateTransaction()
+					if err != nil {
+						rt.Fatal(err)
+					}
+					defer t.Cancel()
+					tr = t
+				case 2:
+					t, err := db.CreateTransaction()
+					if err != nil {
+						rt.Fatal(err)
+					}
+					defer t.Cancel()
+					tr = t.Snapshot()
+				}
+				for e, err := range s2.Read(tr, q, o) {
 					if err != nil {
 						rt.Fatal(err)
 					}
