@@ -156,13 +156,14 @@ func BatchGet(rt fdb.ReadTransactor, in BatchGetInput) (*BatchGetOutput, error) 
 func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes int) (items []Item, n int, err error) {
 	// One metadata-version read serves every table: the key is
 	// cluster-wide (table.go).
+	l := loaderOf(tr)
 	mvf := tr.Snapshot().Get(metadataVersionKey)
 	fetches := make([]pendingFetch, len(reqs))
 	for i, r := range reqs {
-		fetches[i] = r.t.startFetch(tr, mvf, op, r.st0, r.key, r.kv, true, true)
+		fetches[i] = r.t.startFetch(l, mvf, op, r.st0, r.key, r.kv, true, true)
 	}
 	for i := range fetches {
-		if err := fetches[i].resolveState(tr); err != nil {
+		if err := fetches[i].resolveState(l); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -180,11 +181,11 @@ func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes in
 		}
 	}
 	for i := range fetches[:n] {
-		fetches[i].readChunks(tr)
+		fetches[i].readChunks(l)
 	}
 	items = make([]Item, n)
 	for i := range fetches[:n] {
-		tg, err := fetches[i].finish()
+		tg, err := fetches[i].finish(l)
 		if err != nil {
 			return nil, 0, err
 		}

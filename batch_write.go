@@ -226,6 +226,7 @@ func fitBatch(reqs []writeRequest) int {
 // any is waited on, and every check is done before the first write.
 func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 	const op = "BatchWriteItem"
+	l := loaderOf(tr)
 	mvf := tr.Snapshot().Get(metadataVersionKey)
 	states := make([]*tableState, len(reqs))
 	for i, r := range reqs {
@@ -237,10 +238,10 @@ func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 	}
 	fetches := make([]pendingFetch, len(reqs))
 	for i, r := range reqs {
-		fetches[i] = r.t.startFetch(tr, mvf, op, r.st0, r.key, r.kv, r.item == nil, r.st0.needsOld())
+		fetches[i] = r.t.startFetch(l, mvf, op, r.st0, r.key, r.kv, r.item == nil, r.st0.needsOld())
 	}
 	for i := range fetches {
-		if err := fetches[i].resolveState(tr); err != nil {
+		if err := fetches[i].resolveState(l); err != nil {
 			return err
 		}
 	}
@@ -254,11 +255,11 @@ func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 		f := &fetches[i]
 		// resolveState restarted the head read if the schema changed
 		// under the request and now needs the old item.
-		f.readChunks(tr)
+		f.readChunks(l)
 	}
 	for i := range fetches {
 		f := &fetches[i]
-		tg, err := f.finish()
+		tg, err := f.finish(l)
 		if err != nil {
 			return err
 		}

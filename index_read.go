@@ -203,17 +203,17 @@ func isIndexRef(v []byte) bool { return len(v) == 1 && v[0] == indexRefMarker }
 type indexEntry struct {
 	rest  []byte // the key after the index prefix: the page position
 	value []byte
-	// base is set when the item is read from the table: the head read,
-	// then the chunks of a chunked item.
+	// base is set when the item is read from the table, through the
+	// item loader.
 	base bool
-	item pageEntry
-	head fdb.FutureByteSlice
+	item itemRead
 }
 
-// readIndex is read for an index plan: it takes entries from it, reads
-// the base items it needs all at once, and applies filter and projection.
+// readIndex is read for an index plan: it takes entries from it, has the
+// item loader read the base items it needs all at once, and applies
+// filter and projection.
 func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
-	ix, keys := p.ix, p.st.keys
+	ix, keys, l := p.ix, p.st.keys, loaderOf(tr)
 	var entries []indexEntry
 	if p.limit > 0 {
 		entries = make([]indexEntry, 0, min(p.limit, 1024))
@@ -238,8 +238,7 @@ func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, erro
 			size = indexInlineMax // at least; the projection was longer
 		}
 		if e.base {
-			e.item.kv = kv
-			e.head = tr.Get(keys.itemKey(kv))
+			e.item = l.get(keys, kv)
 		}
 		entries = append(entries, e)
 		bytesRead += size
@@ -255,20 +254,13 @@ func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, erro
 		if !e.base {
 			continue
 		}
-		head, err := e.head.Get()
-		if err != nil {
+		if err := e.item.wait(); err != nil {
 			return nil, err
 		}
-		if head == nil {
+		if !e.item.found() {
 			return nil, &CorruptError{What: "index entry", Reason: "index " + ix.name + " has an entry for an item that does not exist"}
 		}
-		e.item.value = head
-		if isManifest(head) {
-			if e.item.m, err = decodeManifest(head); err != nil {
-				return nil, err
-			}
-			e.item.chunks = startChunks(tr, keys, e.item.kv, e.item.m)
-		}
+		l.follow(&e.item)
 	}
 	pg := &page{scanned: len(entries)}
 	if !p.count {
@@ -280,17 +272,13 @@ func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, erro
 	}
 	for i := range entries {
 		e := &entries[i]
-		enc := e.value
+		var item Item
+		var err error
 		if e.base {
-			enc = e.item.value
-			if e.item.chunks != nil {
-				var err error
-				if enc, err = joinChunks(e.item.m, e.item.chunks); err != nil {
-					return nil, err
-				}
-			}
+			item, _, err = l.load(&e.item)
+		} else {
+			item, err = l.entry(e.value)
 		}
-		item, err := DecodeItem(enc)
 		if err != nil {
 			return nil, err
 		}

@@ -508,24 +508,16 @@ func (p *readPlan) rangeRead(tr fdb.ReadTransaction) kvIterator {
 	return tr.GetRange(r, fdb.RangeOptions{Limit: p.limit, Reverse: !p.forward, Mode: fdb.StreamingModeWantAll}).Iterator()
 }
 
-// pageEntry is one head read by a page.
-type pageEntry struct {
-	kv     []byte
-	value  []byte
-	chunks []fdb.FutureByteSlice // a chunked item's chunk reads
-	m      manifest
-}
-
-// read takes the page's heads from it, reads the chunks of the chunked
-// ones all at once, and applies the filter and projection.
+// read takes the page's heads from it, has the item loader follow the
+// chunked ones all at once, and applies the filter and projection.
 func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 	if p.ix != nil {
 		return p.readIndex(tr, it)
 	}
-	keys := p.st.keys
-	var entries []pageEntry
+	keys, l := p.st.keys, loaderOf(tr)
+	var entries []itemRead
 	if p.limit > 0 {
-		entries = make([]pageEntry, 0, min(p.limit, 1024))
+		entries = make([]itemRead, 0, min(p.limit, 1024))
 	}
 	bytesRead, more := 0, false
 	for it.Advance() {
@@ -537,16 +529,12 @@ func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 		if err != nil {
 			return nil, err
 		}
-		e := pageEntry{kv: kv, value: kvp.Value}
-		size := len(kvp.Value)
-		if isManifest(kvp.Value) {
-			if e.m, err = decodeManifest(kvp.Value); err != nil {
-				return nil, err
-			}
-			size = e.m.length
+		r, err := l.row(keys, kv, kvp.Value)
+		if err != nil {
+			return nil, err
 		}
-		entries = append(entries, e)
-		bytesRead += size
+		entries = append(entries, r)
+		bytesRead += r.size()
 		if p.limit > 0 && len(entries) == p.limit || bytesRead >= p.pageSize {
 			more = true
 			break
@@ -554,25 +542,14 @@ func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 	}
 	// Start every chunk read of the page before waiting on any.
 	for i := range entries {
-		e := &entries[i]
-		if e.m.count > 0 {
-			e.chunks = startChunks(tr, keys, e.kv, e.m)
-		}
+		l.follow(&entries[i])
 	}
 	pg := &page{scanned: len(entries)}
 	if !p.count {
 		pg.items = make([]Item, 0, len(entries))
 	}
 	for i := range entries {
-		e := &entries[i]
-		enc := e.value
-		if e.chunks != nil {
-			var err error
-			if enc, err = joinChunks(e.m, e.chunks); err != nil {
-				return nil, err
-			}
-		}
-		item, err := DecodeItem(enc)
+		item, _, err := l.load(&entries[i])
 		if err != nil {
 			return nil, err
 		}

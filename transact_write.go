@@ -344,6 +344,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 			return nil, err
 		}
 	}
+	l := loaderOf(tr)
 	mvf := tr.Snapshot().Get(metadataVersionKey)
 	states := make([]*tableState, len(actions))
 	for i, a := range actions {
@@ -356,7 +357,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	fetches := make([]pendingFetch, len(actions))
 	for i, a := range actions {
 		needOld := a.kind == actionCheck || a.kind == actionUpdate || a.e.cond != nil || a.st0.needsOld()
-		fetches[i] = a.t.startFetch(tr, mvf, op, a.st0, a.key, a.kv, a.exact, needOld)
+		fetches[i] = a.t.startFetch(l, mvf, op, a.st0, a.key, a.kv, a.exact, needOld)
 	}
 	if tk != nil {
 		done, err := tk.check(digest)
@@ -368,7 +369,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 		}
 	}
 	for i := range fetches {
-		if err := fetches[i].resolveState(tr); err != nil {
+		if err := fetches[i].resolveState(l); err != nil {
 			return nil, err
 		}
 	}
@@ -383,7 +384,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	seen := map[string]bool{}
 	for i := range fetches {
 		f := &fetches[i]
-		f.readChunks(tr)
+		f.readChunks(l)
 		// Keys were checked distinct when prepared; a table recreated
 		// with another key schema in between could make two equal.
 		id := itemID(f.t, f.tg.kv)
@@ -399,7 +400,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	total := 0
 	for i := range fetches {
 		f := &fetches[i]
-		tg, err := f.finish()
+		tg, err := f.finish(l)
 		if err != nil {
 			return nil, err
 		}

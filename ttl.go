@@ -212,6 +212,7 @@ func (t *Table) sweepChanges(tr fdb.Transaction, start Item, batch int, now time
 	step := sweepStep{scanned: page.ScannedCount, next: page.LastEvaluatedKey}
 	st0 := t.state.Load()
 	cut := newTTLCutoff(st0.schema.TimeToLiveAttribute, now)
+	l := loaderOf(tr)
 	mvf := tr.Snapshot().Get(metadataVersionKey)
 	var fetches []pendingFetch
 	for _, it := range page.Items {
@@ -223,10 +224,10 @@ func (t *Table) sweepChanges(tr fdb.Transaction, start Item, batch int, now time
 		if err != nil {
 			return sweepStep{}, nil, err
 		}
-		fetches = append(fetches, t.startFetch(tr, mvf, op, st0, key, kv, true, true))
+		fetches = append(fetches, t.startFetch(l, mvf, op, st0, key, kv, true, true))
 	}
 	for i := range fetches {
-		if err := fetches[i].resolveState(tr); err != nil {
+		if err := fetches[i].resolveState(l); err != nil {
 			return sweepStep{}, nil, err
 		}
 	}
@@ -234,11 +235,11 @@ func (t *Table) sweepChanges(tr fdb.Transaction, start Item, batch int, now time
 		if err := fetches[i].resolveHead(); err != nil {
 			return sweepStep{}, nil, err
 		}
-		fetches[i].readChunks(tr)
+		fetches[i].readChunks(l)
 	}
 	var changes []itemChange
 	for i := range fetches {
-		tg, err := fetches[i].finish()
+		tg, err := fetches[i].finish(l)
 		if err != nil {
 			return sweepStep{}, nil, err
 		}

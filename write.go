@@ -64,11 +64,10 @@ func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
 	if !c.oldKnown && c.st.needsOld() {
 		// The request did not need the old item and was validated with a
 		// cached schema that did not either: read it now.
-		head, err := tr.Get(c.st.keys.itemKey(c.kv)).Get()
-		if err != nil {
-			return err
-		}
-		if c.old, err = decodeHead(tr, c.st.keys, c.kv, head); err != nil {
+		l := loaderOf(tr)
+		r := l.get(c.st.keys, c.kv)
+		var err error
+		if c.old, _, err = l.load(&r); err != nil {
 			return err
 		}
 		c.oldKnown = true
