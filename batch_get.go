@@ -180,15 +180,12 @@ func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes in
 			break
 		}
 	}
-	for i := range fetches[:n] {
-		fetches[i].readChunks(l)
+	tgs, err := finishAll(l, fetches[:n])
+	if err != nil {
+		return nil, 0, err
 	}
 	items = make([]Item, n)
-	for i := range fetches[:n] {
-		tg, err := fetches[i].finish(l)
-		if err != nil {
-			return nil, 0, err
-		}
+	for i, tg := range tgs {
 		it := tg.old
 		if it != nil && reqs[i].proj != nil {
 			it = reqs[i].proj.apply(it)

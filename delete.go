@@ -45,28 +45,13 @@ func (t *Table) Delete(tx fdb.Transactor, in DeleteInput) (*DeleteOutput, error)
 	if err != nil {
 		return nil, err
 	}
+	a := &writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionDelete, key: in.Key, cond: e.cond,
+		rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
 	return transact(tx, func(tr fdb.Transaction) (*DeleteOutput, error) {
-		allOld := in.ReturnValues == ReturnValueAllOld
-		needOld := e.cond != nil || allOld || st0.needsOld()
-		tg, err := t.fetch(tr, op, st0, in.Key, kv, true, needOld)
+		attrs, err := a.run(tr, ownsTransaction(tx))
 		if err != nil {
 			return nil, err
 		}
-		if err := checkCondition(e.cond, tg.old, in.ReturnValuesOnConditionCheckFailure); err != nil {
-			return nil, err
-		}
-		needOld = needOld || tg.st.needsOld() // fetch read it for an index added since st0
-		out := &DeleteOutput{}
-		if needOld && tg.old == nil {
-			return out, nil // nothing to delete
-		}
-		c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld, sole: ownsTransaction(tx)}
-		if err := writeItem(tr, c, t.maxItemSize, t.chunkThreshold); err != nil {
-			return nil, withOp(op, err)
-		}
-		if allOld {
-			out.Attributes = tg.old
-		}
-		return out, nil
+		return &DeleteOutput{Attributes: attrs}, nil
 	})
 }

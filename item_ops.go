@@ -130,29 +130,19 @@ type target struct {
 	st  *tableState
 	kv  []byte
 	old Item // nil if absent, or if not read
+	// oldKnown says old was read; oldEnc is then its encoding.
+	oldKnown bool
+	oldEnc   []byte
 }
 
-// fetch resolves the table's current state in rt and, if needOld, reads
-// the item with key attributes taken from key (a Key parameter if exact,
-// a whole item otherwise). kv is the packed key under the cached state
-// st0 the request was validated with; the item read is started together
-// with the metadata version read and redone only if the schema changed.
-func (t *Table) fetch(rt fdb.ReadTransaction, op string, st0 *tableState, key Item, kv []byte, exact, needOld bool) (target, error) {
-	// A snapshot read: the metadata version is cluster-wide, and a
-	// conflict on it would abort this transaction for any schema change
-	// of any table. Changes to this table's schema are caught instead by
-	// the read conflict writeItem adds on the table's metadata key.
-	l := loaderOf(rt)
-	f := t.startFetch(l, rt.Snapshot().Get(metadataVersionKey), op, st0, key, kv, exact, needOld)
-	if err := f.resolve(l); err != nil {
-		return target{}, err
-	}
-	return f.finish(l)
-}
-
-// pendingFetch is a fetch started in a transaction and not yet waited on,
-// so that many of them (a batch, a transaction's actions) have all their
-// reads in flight at once: startFetch starts the head read, resolve waits
+// pendingFetch is the read of the item a request works on, started in a
+// transaction and not yet waited on, so that many of them (a batch, a
+// transaction's actions) have all their reads in flight at once. It
+// resolves the table's current state too: the item read is started
+// together with the metadata version read and redone only if the schema
+// changed, after the request was validated again against it (keys of
+// key, a Key parameter if exact, a whole item otherwise; index key types
+// of a whole item; update paths). startFetch starts the head read, resolve waits
 // for the schema and the head, readChunks starts a chunked item's chunk
 // reads, finish waits for those and decodes (the item loader, loader.go,
 // does the reading). A pendingFetch belongs to the transaction it was
@@ -165,12 +155,13 @@ type pendingFetch struct {
 	exact   bool
 	needOld bool
 	mvf     fdb.FutureByteSlice // may be shared by every fetch of a transaction
+	paths   []docPath           // an update's paths, checked again under a new schema
 	r       itemRead            // the item's read, if needOld
 	tg      target
 }
 
-// startFetch starts a fetch (see [Table.fetch]) whose metadata version
-// read mvf was started in l's transaction.
+// startFetch starts a fetch whose metadata version read mvf was started
+// in l's transaction; the item is read if needOld.
 func (t *Table) startFetch(l itemLoader, mvf fdb.FutureByteSlice, op string, st0 *tableState, key Item, kv []byte, exact, needOld bool) pendingFetch {
 	f := pendingFetch{t: t, op: op, st0: st0, key: key, exact: exact, needOld: needOld, mvf: mvf, tg: target{st: st0, kv: kv}}
 	if needOld {
@@ -207,6 +198,9 @@ func (f *pendingFetch) resolveState(l itemLoader) error {
 				return err
 			}
 		}
+		if err := checkKeyNotUpdated(f.op, f.paths, st); err != nil {
+			return err
+		}
 		// An index added since st0 needs the old item too.
 		if f.needOld = f.needOld || st.needsOld(); f.needOld {
 			f.r = l.get(st.keys, f.tg.kv)
@@ -237,9 +231,10 @@ func (f *pendingFetch) finish(l itemLoader) (target, error) {
 		return f.tg, nil
 	}
 	var err error
-	if f.tg.old, _, err = l.load(&f.r); err != nil {
+	if f.tg.old, f.tg.oldEnc, err = l.load(&f.r); err != nil {
 		return target{}, err
 	}
+	f.tg.oldKnown = true
 	return f.tg, nil
 }
 
@@ -252,17 +247,37 @@ func conditionFailed(old Item, r ReturnValuesOnConditionCheckFailure) error {
 	return e
 }
 
-// checkCondition evaluates cond (if any) against old.
-func checkCondition(cond *condition, old Item, r ReturnValuesOnConditionCheckFailure) error {
-	if cond == nil {
-		return nil
+// fetchAll waits for fetches started together: the table states of all,
+// then the heads of all, then the chunks of all, and returns their
+// targets in order.
+func fetchAll(l itemLoader, fetches []pendingFetch) ([]target, error) {
+	for i := range fetches {
+		if err := fetches[i].resolveState(l); err != nil {
+			return nil, err
+		}
 	}
-	ok, err := cond.eval(old)
-	if err != nil {
-		return err
+	for i := range fetches {
+		// resolveState restarted the head read if the schema changed
+		// under the request and now needs the old item.
+		if err := fetches[i].resolveHead(); err != nil {
+			return nil, err
+		}
 	}
-	if !ok {
-		return conditionFailed(old, r)
+	return finishAll(l, fetches)
+}
+
+// finishAll starts the chunk reads of resolved fetches, all of them, then
+// waits for them and returns the targets in order.
+func finishAll(l itemLoader, fetches []pendingFetch) ([]target, error) {
+	for i := range fetches {
+		fetches[i].readChunks(l)
 	}
-	return nil
+	tgs := make([]target, len(fetches))
+	for i := range fetches {
+		var err error
+		if tgs[i], err = fetches[i].finish(l); err != nil {
+			return nil, err
+		}
+	}
+	return tgs, nil
 }

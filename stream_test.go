@@ -315,7 +315,7 @@ func TestStreamTTLIdentity(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return nil, writeItem(tr, itemChange{st: st, kv: kv, old: it, oldKnown: true, byTTL: true}, tbl.maxItemSize, tbl.chunkThreshold)
+		return nil, writeItem(tr, itemChange{st: st, kv: kv, old: it, oldKnown: true, byTTL: true}, tbl.chunkThreshold)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,10 +1,6 @@
 package fdyno
 
-import (
-	"maps"
-
-	"github.com/apple/foundationdb/bindings/go/src/fdb"
-)
+import "github.com/apple/foundationdb/bindings/go/src/fdb"
 
 // UpdateInput is the request of [Table.Update], DynamoDB's UpdateItem.
 // Zero values are the defaults.
@@ -67,54 +63,14 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 			return nil, err
 		}
 	}
+	a := &writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionUpdate, key: in.Key, cond: e.cond, upd: e.upd, paths: paths,
+		rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
 	return transact(tx, func(tr fdb.Transaction) (*UpdateOutput, error) {
-		tg, err := t.fetch(tr, op, st0, in.Key, kv, true, true)
+		attrs, err := a.run(tr, ownsTransaction(tx))
 		if err != nil {
 			return nil, err
 		}
-		if tg.st != st0 {
-			if err := checkKeyNotUpdated(op, paths, tg.st); err != nil {
-				return nil, err
-			}
-		}
-		if err := checkCondition(e.cond, tg.old, in.ReturnValuesOnConditionCheckFailure); err != nil {
-			return nil, err
-		}
-		if tg.old == nil && e.upd != nil && !e.upd.createsItem() {
-			// Only REMOVE and DELETE actions on a missing item: DynamoDB
-			// creates nothing, so there is nothing to write, index or
-			// record in the stream.
-			return &UpdateOutput{}, nil
-		}
-		base := tg.old
-		if base == nil {
-			base = maps.Clone(in.Key)
-		}
-		updated := base
-		if e.upd != nil {
-			if updated, err = e.upd.apply(base); err != nil {
-				return nil, withOp(op, err)
-			}
-		}
-		if err := checkIndexKeys(op, updated, tg.st); err != nil {
-			return nil, err
-		}
-		c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: true, new: updated, sole: ownsTransaction(tx)}
-		if err := writeItem(tr, c, t.maxItemSize, t.chunkThreshold); err != nil {
-			return nil, withOp(op, err)
-		}
-		out := &UpdateOutput{}
-		switch in.ReturnValues {
-		case ReturnValueAllOld:
-			out.Attributes = tg.old
-		case ReturnValueAllNew:
-			out.Attributes = updated
-		case ReturnValueUpdatedOld:
-			out.Attributes = nonEmpty(projectPaths(tg.old, paths))
-		case ReturnValueUpdatedNew:
-			out.Attributes = nonEmpty(projectPaths(updated, paths))
-		}
-		return out, nil
+		return &UpdateOutput{Attributes: attrs}, nil
 	})
 }
 

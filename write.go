@@ -17,14 +17,16 @@ type itemChange struct {
 	kv []byte // packed key values (keys.go)
 	// old is the item before the change, nil if it did not exist. It is
 	// meaningful only if oldKnown: a Put that needs neither a condition
-	// nor return values writes blind (see tableState.needsOld).
+	// nor return values writes blind (see tableState.needsOld). oldEnc,
+	// if not nil, is its encoding as stored.
 	old      Item
+	oldEnc   []byte
 	oldKnown bool
 	// new is the item after the change; nil deletes it.
 	new Item
-	// enc, if not nil, is the encoding of new, already checked against
-	// the size limit (Put encodes before its transaction, once for all
-	// retries).
+	// enc is the encoding of new, made once by encodeNew (decide.go) and
+	// so checked against the size limit; every write of the change uses
+	// it (a Put encodes before its transaction, once for all retries).
 	enc []byte
 	// byTTL marks a deletion made by the Time to Live sweeper (ttl.go);
 	// its change record carries DynamoDB's service identity (stream.go).
@@ -43,9 +45,9 @@ type itemChange struct {
 // cleared) and change records (event name, old image) need it.
 func (st *tableState) needsOld() bool { return st.hasIndexes() || st.hasStream() }
 
-// writeItem applies c in tr. It encodes and checks everything first, so an
-// error leaves tr untouched; maxSize is the handle's item size limit and
-// threshold its chunk threshold.
+// writeItem applies c, as decide (decide.go) made it, in tr. It checks
+// everything first, so an error leaves tr untouched; threshold is the
+// handle's chunk threshold.
 //
 // Steps, in order:
 //
@@ -60,27 +62,21 @@ func (st *tableState) needsOld() bool { return st.hasIndexes() || st.hasStream()
 //  4. index entries: hook below;
 //  5. the partition directory entry (segment.go);
 //  6. change record (stream.go).
-func writeItem(tr fdb.Transaction, c itemChange, maxSize, threshold int) error {
+func writeItem(tr fdb.Transaction, c itemChange, threshold int) error {
 	if !c.oldKnown && c.st.needsOld() {
 		// The request did not need the old item and was validated with a
 		// cached schema that did not either: read it now.
 		l := loaderOf(tr)
 		r := l.get(c.st.keys, c.kv)
 		var err error
-		if c.old, _, err = l.load(&r); err != nil {
+		if c.old, c.oldEnc, err = l.load(&r); err != nil {
 			return err
 		}
 		c.oldKnown = true
 	}
 	enc := c.enc
 	if c.new != nil && enc == nil {
-		if err := checkItemSize(c.new, maxSize); err != nil {
-			return err
-		}
-		var err error
-		if enc, err = EncodeItem(c.new); err != nil {
-			return err
-		}
+		return &CorruptError{What: "write", Reason: "a new item without its encoding"}
 	}
 	// Index entries are computed before the first write (index.go).
 	ixw, err := indexWrites(c, enc)
