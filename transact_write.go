@@ -158,7 +158,7 @@ func TransactWrite(tx fdb.Transactor, in TransactWriteInput) (*TransactWriteOutp
 	}
 	var digest [sha256.Size]byte
 	if in.ClientRequestToken != "" {
-		if digest, err = requestDigest(in); err != nil {
+		if digest, err = requestDigest(in, actions); err != nil {
 			return nil, err
 		}
 	}
@@ -560,8 +560,9 @@ func (c *tokenCheck) record(digest [sha256.Size]byte) {
 // requestDigest returns the SHA-256 of a canonical encoding of the
 // request: each action's kind, table directory, key or item and
 // expressions, with maps in key order. Two requests have the same digest
-// exactly when they ask for the same writes.
-func requestDigest(in TransactWriteInput) ([sha256.Size]byte, error) {
+// exactly when they ask for the same writes. actions are the request's,
+// prepared: a Put's item is hashed in the encoding it was written with.
+func requestDigest(in TransactWriteInput, actions []txAction) ([sha256.Size]byte, error) {
 	h := sha256.New()
 	var buf []byte
 	str := func(s string) {
@@ -569,20 +570,23 @@ func requestDigest(in TransactWriteInput) ([sha256.Size]byte, error) {
 		h.Write(buf)
 		h.Write([]byte(s))
 	}
-	item := func(it Item) error {
-		enc, err := EncodeItem(it)
-		if err != nil {
-			return withOp("TransactWriteItems", err)
+	item := func(it Item, enc []byte) error {
+		if enc == nil {
+			var err error
+			if enc, err = EncodeItem(it); err != nil {
+				return withOp("TransactWriteItems", err)
+			}
 		}
 		str(string(enc))
 		return nil
 	}
+	var keyEnc []byte // the encoding of the current action's key, if made
 	common := func(t *Table, key Item, cond, upd string, names map[string]string, values map[string]Value, rv ReturnValuesOnConditionCheckFailure) error {
 		str(strconv.Itoa(len(t.path)))
 		for _, p := range t.path {
 			str(p)
 		}
-		if err := item(key); err != nil {
+		if err := item(key, keyEnc); err != nil {
 			return err
 		}
 		str(cond)
@@ -593,10 +597,11 @@ func requestDigest(in TransactWriteInput) ([sha256.Size]byte, error) {
 			str(k)
 			str(names[k])
 		}
-		return item(Item(values))
+		return item(Item(values), nil)
 	}
-	for _, ti := range in.TransactItems {
+	for i, ti := range in.TransactItems {
 		var err error
+		keyEnc = actions[i].w.put.enc
 		switch {
 		case ti.ConditionCheck != nil:
 			c := ti.ConditionCheck
