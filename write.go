@@ -6,10 +6,11 @@ import (
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
 
-// write.go is the single write path: every Put, Update and Delete ends in
-// writeItem, which turns the old and new versions of one item into every
-// key the change touches. Indexes and streams plug in here, and only here,
-// so they can never disagree with the base item.
+// write.go is the single write path: every write of an item, as decide
+// (decide.go) judged it, ends in writeItem, which turns the old and new
+// versions of one item into every key the change touches. Indexes and
+// streams plug in here, and only here, so they can never disagree with
+// the base item.
 
 // itemChange is one change to one item.
 type itemChange struct {
