@@ -140,13 +140,15 @@ type target struct {
 // transaction's actions) have all their reads in flight at once. It
 // resolves the table's current state too: the item read is started
 // together with the metadata version read and redone only if the schema
-// changed, after the request was validated again against it (keys of
-// key, a Key parameter if exact, a whole item otherwise; index key types
-// of a whole item; update paths). startFetch starts the head read, resolve waits
-// for the schema and the head, readChunks starts a chunked item's chunk
-// reads, finish waits for those and decodes (the item loader, loader.go,
-// does the reading). A pendingFetch belongs to the transaction it was
-// started in and never outlives it.
+// changed, after the request was validated again against it (the key of
+// key, a Key parameter if exact, a whole item otherwise; a whole item's
+// index key types; an update's paths).
+//
+// startFetch starts the head read, resolve waits for the schema and the
+// head, readChunks starts a chunked item's chunk reads, finish waits for
+// those and decodes; the item loader (loader.go) does the reading. A
+// pendingFetch belongs to the transaction it was started in and never
+// outlives it.
 type pendingFetch struct {
 	t       *Table
 	op      string
