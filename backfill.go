@@ -148,7 +148,7 @@ func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (Backf
 		if err != nil {
 			return BackfillProgress{}, err
 		}
-		r, err := l.row(st.keys, kv, h.Value)
+		r, err := l.row(&st.keys, kv, h.Value)
 		if err != nil {
 			return BackfillProgress{}, err
 		}

@@ -244,7 +244,9 @@ func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 		if err != nil {
 			return err
 		}
-		changes[i] = d.change
+		if d.write {
+			changes[i] = &d.change
+		}
 	}
 	// Checks are done; from here on, only writes.
 	for i, c := range changes {

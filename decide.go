@@ -85,8 +85,9 @@ func (a *writeAction) start(l itemLoader, mvf fdb.FutureByteSlice) pendingFetch 
 
 // decision is what a write action does.
 type decision struct {
-	// change is the write to make; nil writes nothing.
-	change *itemChange
+	// write says whether to write change; if not, nothing is written.
+	write  bool
+	change itemChange
 	// attrs are the attributes ReturnValues asks for, or nil.
 	attrs Item
 }
@@ -118,13 +119,13 @@ func decide(a *writeAction, tg target) (decision, error) {
 			return decision{}, conditionFailed(old, a.rvFail)
 		}
 	}
-	c := &itemChange{st: tg.st, kv: tg.kv, old: old, oldEnc: tg.oldEnc, oldKnown: tg.oldKnown}
+	c := itemChange{st: tg.st, kv: tg.kv, old: old, oldEnc: tg.oldEnc, oldKnown: tg.oldKnown}
 	switch a.kind {
 	case actionCheck:
 		return decision{}, nil
 	case actionPut:
 		c.new, c.enc = a.put.item, a.put.enc
-		return decision{change: c, attrs: returned(a.rv, old, c.new, nil)}, nil
+		return decision{write: true, change: c, attrs: returned(a.rv, old, c.new, nil)}, nil
 	case actionDelete:
 		if !a.expiredAt.IsZero() {
 			if old == nil || !newTTLCutoff(tg.st.schema.TimeToLiveAttribute, a.expiredAt).expired(old) {
@@ -135,7 +136,7 @@ func decide(a *writeAction, tg target) (decision, error) {
 		if tg.oldKnown && old == nil {
 			return decision{}, nil // nothing to delete
 		}
-		return decision{change: c, attrs: returned(a.rv, old, nil, nil)}, nil
+		return decision{write: true, change: c, attrs: returned(a.rv, old, nil, nil)}, nil
 	}
 	if old == nil && a.upd != nil && !a.upd.createsItem() {
 		// Only REMOVE and DELETE actions on a missing item: DynamoDB
@@ -161,7 +162,7 @@ func decide(a *writeAction, tg target) (decision, error) {
 		return decision{}, withOp(a.op, err)
 	}
 	c.new, c.enc = n.item, n.enc
-	return decision{change: c, attrs: returned(a.rv, old, updated, a.paths)}, nil
+	return decision{write: true, change: c, attrs: returned(a.rv, old, updated, a.paths)}, nil
 }
 
 // returned returns the attributes ReturnValues rv asks for, of the item
@@ -198,11 +199,11 @@ func (a *writeAction) run(tr fdb.Transaction, sole bool) (Item, error) {
 		return nil, err
 	}
 	d, err := decide(a, tg)
-	if err != nil || d.change == nil {
+	if err != nil || !d.write {
 		return nil, err
 	}
 	d.change.sole = sole
-	if err := writeItem(tr, *d.change, a.t.chunkThreshold); err != nil {
+	if err := writeItem(tr, d.change, a.t.chunkThreshold); err != nil {
 		return nil, withOp(a.op, err)
 	}
 	return d.attrs, nil

@@ -45,9 +45,10 @@ func (t *Table) Delete(tx fdb.Transactor, in DeleteInput) (*DeleteOutput, error)
 	if err != nil {
 		return nil, err
 	}
-	a := &writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionDelete, key: in.Key, cond: e.cond,
-		rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
 	return transact(tx, func(tr fdb.Transaction) (*DeleteOutput, error) {
+		// Made here, the action stays on the stack.
+		a := writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionDelete, key: in.Key, cond: e.cond,
+			rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
 		attrs, err := a.run(tr, ownsTransaction(tx))
 		if err != nil {
 			return nil, err

@@ -70,7 +70,7 @@ func (t *Table) Get(rt fdb.ReadTransactor, in GetInput) (*GetOutput, error) {
 // schema. This keeps the common case at one FoundationDB read.
 func (t *Table) read(rt fdb.ReadTransaction, op string, st0 *tableState, key Item, kv []byte) (Item, error) {
 	l := loaderOf(rt)
-	r := l.get(st0.keys, kv)
+	r := l.get(&st0.keys, kv)
 	if err := r.wait(); err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (t *Table) read(rt fdb.ReadTransaction, op string, st0 *tableState, key Ite
 		if kv, err = keyOf(op, key, st.hash, st.rng, true); err != nil {
 			return nil, err
 		}
-		r = l.get(st.keys, kv)
+		r = l.get(&st.keys, kv)
 	}
 	it, _, err := l.load(&r)
 	return it, err

@@ -81,7 +81,7 @@ func tableProblems(db fdb.Database, tbl *Table) []string {
 				errorf("item key %s: %v", fdb.Printable(kv.Key), err)
 				continue
 			}
-			r, err := loaderOf(rt).row(st.keys, k, kv.Value)
+			r, err := loaderOf(rt).row(&st.keys, k, kv.Value)
 			var it Item
 			if err == nil {
 				it, _, err = loaderOf(rt).load(&r)

@@ -213,7 +213,7 @@ type indexEntry struct {
 // item loader read the base items it needs all at once, and applies
 // filter and projection.
 func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
-	ix, keys, l := p.ix, p.st.keys, loaderOf(tr)
+	ix, keys, l := p.ix, &p.st.keys, loaderOf(tr)
 	var entries []indexEntry
 	if p.limit > 0 {
 		entries = make([]indexEntry, 0, min(p.limit, 1024))

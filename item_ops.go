@@ -167,7 +167,7 @@ type pendingFetch struct {
 func (t *Table) startFetch(l itemLoader, mvf fdb.FutureByteSlice, op string, st0 *tableState, key Item, kv []byte, exact, needOld bool) pendingFetch {
 	f := pendingFetch{t: t, op: op, st0: st0, key: key, exact: exact, needOld: needOld, mvf: mvf, tg: target{st: st0, kv: kv}}
 	if needOld {
-		f.r = l.get(st0.keys, kv)
+		f.r = l.get(&st0.keys, kv)
 	}
 	return f
 }
@@ -205,7 +205,7 @@ func (f *pendingFetch) resolveState(l itemLoader) error {
 		}
 		// An index added since st0 needs the old item too.
 		if f.needOld = f.needOld || st.needsOld(); f.needOld {
-			f.r = l.get(st.keys, f.tg.kv)
+			f.r = l.get(&st.keys, f.tg.kv)
 		}
 	}
 	f.tg.st = st

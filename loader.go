@@ -36,7 +36,7 @@ func loaderOf(rt fdb.ReadTransaction) itemLoader { return itemLoader{rt: rt} }
 //     manifest, m is the decoded manifest (m.count > 0).
 //  3. chunks, once follow started them, holds m.count reads.
 type itemRead struct {
-	keys   tableKeys
+	keys   *tableKeys // of the table state the read was started under
 	kv     []byte
 	head   fdb.FutureByteSlice
 	value  []byte
@@ -46,13 +46,13 @@ type itemRead struct {
 
 // get starts the point read of the head of the item with packed key
 // values kv.
-func (l itemLoader) get(keys tableKeys, kv []byte) itemRead {
+func (l itemLoader) get(keys *tableKeys, kv []byte) itemRead {
 	return itemRead{keys: keys, kv: kv, head: l.rt.Get(keys.itemKey(kv))}
 }
 
 // row hands the loader the head value of the item with packed key values
 // kv, read by a range read.
-func (l itemLoader) row(keys tableKeys, kv, value []byte) (itemRead, error) {
+func (l itemLoader) row(keys *tableKeys, kv, value []byte) (itemRead, error) {
 	r := itemRead{keys: keys, kv: kv}
 	return r, r.setHead(value)
 }
@@ -97,7 +97,7 @@ func (r *itemRead) size() int {
 // chunked and they were not started yet.
 func (l itemLoader) follow(r *itemRead) {
 	if r.m.count > 0 && r.chunks == nil {
-		r.chunks = startChunks(l.rt, r.keys, r.kv, r.m)
+		r.chunks = startChunks(l.rt, *r.keys, r.kv, r.m)
 	}
 }
 

@@ -71,9 +71,10 @@ func (t *Table) Put(tx fdb.Transactor, in PutInput) (*PutOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionPut, key: in.Item, put: n, cond: e.cond,
-		rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
 	return transact(tx, func(tr fdb.Transaction) (*PutOutput, error) {
+		// Made here, the action stays on the stack.
+		a := writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionPut, key: in.Item, put: n, cond: e.cond,
+			rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
 		attrs, err := a.run(tr, ownsTransaction(tx))
 		if err != nil {
 			return nil, err

@@ -514,7 +514,7 @@ func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 	if p.ix != nil {
 		return p.readIndex(tr, it)
 	}
-	keys, l := p.st.keys, loaderOf(tr)
+	keys, l := &p.st.keys, loaderOf(tr)
 	var entries []itemRead
 	if p.limit > 0 {
 		entries = make([]itemRead, 0, min(p.limit, 1024))

@@ -375,7 +375,8 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 			continue
 		}
 		reasons[i] = CancellationReason{Code: CancellationCodeNone}
-		if c := d.change; c != nil {
+		if d.write {
+			c := &d.change
 			changes[i] = c
 			total += writeCost(len(c.st.keys.itemKey(c.kv)), len(c.enc), a.t.chunkThreshold)
 		}

@@ -241,8 +241,8 @@ func (t *Table) sweepChanges(tr fdb.Transaction, start Item, batch int, now time
 		if err != nil {
 			return sweepStep{}, nil, err
 		}
-		if d.change != nil {
-			changes = append(changes, d.change)
+		if d.write {
+			changes = append(changes, &d.change)
 		}
 	}
 	return step, changes, nil

@@ -63,9 +63,10 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 			return nil, err
 		}
 	}
-	a := &writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionUpdate, key: in.Key, cond: e.cond, upd: e.upd, paths: paths,
-		rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
 	return transact(tx, func(tr fdb.Transaction) (*UpdateOutput, error) {
+		// Made here, the action stays on the stack.
+		a := writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionUpdate, key: in.Key, cond: e.cond, upd: e.upd, paths: paths,
+			rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
 		attrs, err := a.run(tr, ownsTransaction(tx))
 		if err != nil {
 			return nil, err

@@ -68,7 +68,7 @@ func writeItem(tr fdb.Transaction, c itemChange, threshold int) error {
 		// The request did not need the old item and was validated with a
 		// cached schema that did not either: read it now.
 		l := loaderOf(tr)
-		r := l.get(c.st.keys, c.kv)
+		r := l.get(&c.st.keys, c.kv)
 		var err error
 		if c.old, c.oldEnc, err = l.load(&r); err != nil {
 			return err
