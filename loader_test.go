@@ -13,7 +13,8 @@ import (
 // TestLoaderOnlyDecodes is a lint: the item loader (loader.go) is the one
 // place that follows a manifest to its chunks and decodes a stored item.
 // It fails if any other non-test file of the package calls the functions
-// that do either, beyond the exceptions below.
+// that do either, beyond the exceptions below, or reads an item head by
+// its key.
 func TestLoaderOnlyDecodes(t *testing.T) {
 	// watched are the functions that read chunks or decode items.
 	watched := []string{"isManifest", "decodeManifest", "startChunks", "joinChunks", "chunkKey", "DecodeItem"}
@@ -48,12 +49,12 @@ func TestLoaderOnlyDecodes(t *testing.T) {
 			if !ok {
 				return true
 			}
-			var fn string
-			switch e := call.Fun.(type) {
-			case *ast.Ident:
-				fn = e.Name
-			case *ast.SelectorExpr:
-				fn = e.Sel.Name
+			fn := callName(call)
+			// A point read of an item head is the loader's too.
+			if fn == "Get" && len(call.Args) == 1 && name != "loader.go" {
+				if arg, ok := call.Args[0].(*ast.CallExpr); ok && callName(arg) == "itemKey" {
+					t.Errorf("%s reads an item head: only the item loader (loader.go) does", fset.Position(call.Pos()))
+				}
 			}
 			if !slices.Contains(watched, fn) {
 				return true
@@ -73,4 +74,15 @@ func TestLoaderOnlyDecodes(t *testing.T) {
 			t.Errorf("loader.go does not call %s: the lint's list of watched functions is stale", fn)
 		}
 	}
+}
+
+// callName returns the name of the function call calls, or "".
+func callName(call *ast.CallExpr) string {
+	switch e := call.Fun.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return e.Sel.Name
+	}
+	return ""
 }
