@@ -214,38 +214,26 @@ type indexEntry struct {
 // filter and projection.
 func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 	ix, keys, l := p.ix, &p.st.keys, loaderOf(tr)
-	var entries []indexEntry
-	if p.limit > 0 {
-		entries = make([]indexEntry, 0, min(p.limit, 1024))
-	}
-	bytesRead, more := 0, false
-	for it.Advance() {
-		kvp, err := it.Get()
-		if err != nil {
-			return nil, err
-		}
+	entries, more, err := takeRows(p, it, func(kvp fdb.KeyValue) (indexEntry, int, error) {
 		rest, ok := bytes.CutPrefix(kvp.Key, ix.prefix)
 		if !ok {
-			return nil, &CorruptError{What: "key", Reason: "not an entry of index " + ix.name}
+			return indexEntry{}, 0, &CorruptError{What: "key", Reason: "not an entry of index " + ix.name}
 		}
 		_, kv, err := splitTuple(rest, ix.indexKeyCount())
 		if err != nil {
-			return nil, err
+			return indexEntry{}, 0, err
 		}
 		e := indexEntry{rest: rest, value: kvp.Value, base: p.fetchBase || isIndexRef(kvp.Value)}
-		size := len(kvp.Value)
-		if isIndexRef(kvp.Value) {
-			size = indexInlineMax // at least; the projection was longer
-		}
 		if e.base {
 			e.item = l.get(keys, kv)
 		}
-		entries = append(entries, e)
-		bytesRead += size
-		if p.limit > 0 && len(entries) == p.limit || bytesRead >= p.pageSize {
-			more = true
-			break
+		if isIndexRef(kvp.Value) {
+			return e, indexInlineMax, nil // at least; the projection was longer
 		}
+		return e, len(kvp.Value), nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Base heads, then every chunk of the chunked ones, before any wait
 	// on a chunk.
@@ -262,10 +250,7 @@ func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, erro
 		}
 		l.follow(&e.item)
 	}
-	pg := &page{scanned: len(entries)}
-	if !p.count {
-		pg.items = make([]Item, 0, len(entries))
-	}
+	pg := p.newPage(len(entries))
 	var project func(Item) Item
 	if p.fetchBase && !p.allAttrs {
 		project = func(it Item) Item { return ix.project(p.st, it) }

@@ -515,39 +515,22 @@ func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 		return p.readIndex(tr, it)
 	}
 	keys, l := &p.st.keys, loaderOf(tr)
-	var entries []itemRead
-	if p.limit > 0 {
-		entries = make([]itemRead, 0, min(p.limit, 1024))
-	}
-	bytesRead, more := 0, false
-	for it.Advance() {
-		kvp, err := it.Get()
-		if err != nil {
-			return nil, err
-		}
+	entries, more, err := takeRows(p, it, func(kvp fdb.KeyValue) (itemRead, int, error) {
 		kv, err := keys.splitItemKey(kvp.Key)
 		if err != nil {
-			return nil, err
+			return itemRead{}, 0, err
 		}
 		r, err := l.row(keys, kv, kvp.Value)
-		if err != nil {
-			return nil, err
-		}
-		entries = append(entries, r)
-		bytesRead += r.size()
-		if p.limit > 0 && len(entries) == p.limit || bytesRead >= p.pageSize {
-			more = true
-			break
-		}
+		return r, r.size(), err
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Start every chunk read of the page before waiting on any.
 	for i := range entries {
 		l.follow(&entries[i])
 	}
-	pg := &page{scanned: len(entries)}
-	if !p.count {
-		pg.items = make([]Item, 0, len(entries))
-	}
+	pg := p.newPage(len(entries))
 	for i := range entries {
 		item, _, err := l.load(&entries[i])
 		if err != nil {
@@ -563,6 +546,42 @@ func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 		}
 	}
 	return pg, nil
+}
+
+// takeRows takes the rows of a page from it, in order, as take turns
+// each into an entry and gives its size, until the page is full: Limit
+// entries or PageSize bytes, counted before the filter as DynamoDB does.
+// more reports that the page stopped full, so rows may follow.
+func takeRows[E any](p *readPlan, it kvIterator, take func(fdb.KeyValue) (E, int, error)) (entries []E, more bool, err error) {
+	if p.limit > 0 {
+		entries = make([]E, 0, min(p.limit, 1024))
+	}
+	bytesRead := 0
+	for it.Advance() {
+		kvp, err := it.Get()
+		if err != nil {
+			return nil, false, err
+		}
+		e, size, err := take(kvp)
+		if err != nil {
+			return nil, false, err
+		}
+		entries = append(entries, e)
+		bytesRead += size
+		if p.limit > 0 && len(entries) == p.limit || bytesRead >= p.pageSize {
+			return entries, true, nil
+		}
+	}
+	return entries, false, nil
+}
+
+// newPage returns the page that holds n entries read, before add.
+func (p *readPlan) newPage(n int) *page {
+	pg := &page{scanned: n}
+	if !p.count {
+		pg.items = make([]Item, 0, n)
+	}
+	return pg
 }
 
 // add counts item, read from the store, into pg and keeps it unless
