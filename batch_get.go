@@ -162,19 +162,13 @@ func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes in
 	for i, r := range reqs {
 		fetches[i] = r.t.startFetch(l, mvf, op, r.st0, r.key, r.kv, true, true)
 	}
-	for i := range fetches {
-		if err := fetches[i].resolveState(l); err != nil {
-			return nil, 0, err
-		}
+	if err := resolveAll(l, fetches); err != nil {
+		return nil, 0, err
 	}
 	total := 0
 	n = len(reqs)
 	for i := range fetches {
-		f := &fetches[i]
-		if err := f.resolveHead(); err != nil {
-			return nil, 0, err
-		}
-		total += f.size()
+		total += fetches[i].size()
 		if maxBytes > 0 && i > 0 && total > maxBytes {
 			n = i
 			break

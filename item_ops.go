@@ -253,19 +253,28 @@ func conditionFailed(old Item, r ReturnValuesOnConditionCheckFailure) error {
 // then the heads of all, then the chunks of all, and returns their
 // targets in order.
 func fetchAll(l itemLoader, fetches []pendingFetch) ([]target, error) {
+	if err := resolveAll(l, fetches); err != nil {
+		return nil, err
+	}
+	return finishAll(l, fetches)
+}
+
+// resolveAll waits for the table states of fetches started together, then
+// for their heads.
+func resolveAll(l itemLoader, fetches []pendingFetch) error {
 	for i := range fetches {
 		if err := fetches[i].resolveState(l); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for i := range fetches {
 		// resolveState restarted the head read if the schema changed
 		// under the request and now needs the old item.
 		if err := fetches[i].resolveHead(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return finishAll(l, fetches)
+	return nil
 }
 
 // finishAll starts the chunk reads of resolved fetches, all of them, then
