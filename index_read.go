@@ -201,7 +201,6 @@ func isIndexRef(v []byte) bool { return len(v) == 1 && v[0] == indexRefMarker }
 
 // indexEntry is one entry read by an index page.
 type indexEntry struct {
-	rest  []byte // the key after the index prefix: the page position
 	value []byte
 	// base is set when the item is read from the table, through the
 	// item loader.
@@ -214,23 +213,23 @@ type indexEntry struct {
 // filter and projection.
 func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 	ix, keys, l := p.ix, &p.st.keys, loaderOf(tr)
-	entries, more, err := takeRows(p, it, func(kvp fdb.KeyValue) (indexEntry, int, error) {
+	entries, last, err := takeRows(p, it, func(kvp fdb.KeyValue) (indexEntry, []byte, int, error) {
 		rest, ok := bytes.CutPrefix(kvp.Key, ix.prefix)
 		if !ok {
-			return indexEntry{}, 0, &CorruptError{What: "key", Reason: "not an entry of index " + ix.name}
+			return indexEntry{}, nil, 0, &CorruptError{What: "key", Reason: "not an entry of index " + ix.name}
 		}
 		_, kv, err := splitTuple(rest, ix.indexKeyCount())
 		if err != nil {
-			return indexEntry{}, 0, err
+			return indexEntry{}, nil, 0, err
 		}
-		e := indexEntry{rest: rest, value: kvp.Value, base: p.fetchBase || isIndexRef(kvp.Value)}
+		e := indexEntry{value: kvp.Value, base: p.fetchBase || isIndexRef(kvp.Value)}
 		if e.base {
 			e.item = l.get(keys, kv)
 		}
 		if isIndexRef(kvp.Value) {
-			return e, indexInlineMax, nil // at least; the projection was longer
+			return e, rest, indexInlineMax, nil // at least; the projection was longer
 		}
-		return e, len(kvp.Value), nil
+		return e, rest, len(kvp.Value), nil
 	})
 	if err != nil {
 		return nil, err
@@ -274,10 +273,8 @@ func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, erro
 			return nil, err
 		}
 	}
-	if more {
-		if err := p.setLast(pg, entries[len(entries)-1].rest); err != nil {
-			return nil, err
-		}
+	if err := p.setLast(pg, last); err != nil {
+		return nil, err
 	}
 	return pg, nil
 }

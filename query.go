@@ -515,13 +515,13 @@ func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 		return p.readIndex(tr, it)
 	}
 	keys, l := &p.st.keys, loaderOf(tr)
-	entries, more, err := takeRows(p, it, func(kvp fdb.KeyValue) (itemRead, int, error) {
+	entries, last, err := takeRows(p, it, func(kvp fdb.KeyValue) (itemRead, []byte, int, error) {
 		kv, err := keys.splitItemKey(kvp.Key)
 		if err != nil {
-			return itemRead{}, 0, err
+			return itemRead{}, nil, 0, err
 		}
 		r, err := l.row(keys, kv, kvp.Value)
-		return r, r.size(), err
+		return r, kv, r.size(), err
 	})
 	if err != nil {
 		return nil, err
@@ -540,19 +540,18 @@ func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 			return nil, err
 		}
 	}
-	if more {
-		if err := p.setLast(pg, entries[len(entries)-1].kv); err != nil {
-			return nil, err
-		}
+	if err := p.setLast(pg, last); err != nil {
+		return nil, err
 	}
 	return pg, nil
 }
 
 // takeRows takes the rows of a page from it, in order, as take turns
-// each into an entry and gives its size, until the page is full: Limit
-// entries or PageSize bytes, counted before the filter as DynamoDB does.
-// more reports that the page stopped full, so rows may follow.
-func takeRows[E any](p *readPlan, it kvIterator, take func(fdb.KeyValue) (E, int, error)) (entries []E, more bool, err error) {
+// each into an entry and gives its position (the key after the plan's
+// prefix) and size, until the page is full: Limit entries or PageSize
+// bytes, counted before the filter as DynamoDB does. last is the position
+// of the last entry of a full page (rows may follow), nil otherwise.
+func takeRows[E any](p *readPlan, it kvIterator, take func(fdb.KeyValue) (E, []byte, int, error)) (entries []E, last []byte, err error) {
 	if p.limit > 0 {
 		entries = make([]E, 0, min(p.limit, 1024))
 	}
@@ -560,19 +559,19 @@ func takeRows[E any](p *readPlan, it kvIterator, take func(fdb.KeyValue) (E, int
 	for it.Advance() {
 		kvp, err := it.Get()
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
-		e, size, err := take(kvp)
+		e, pos, size, err := take(kvp)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		entries = append(entries, e)
 		bytesRead += size
 		if p.limit > 0 && len(entries) == p.limit || bytesRead >= p.pageSize {
-			return entries, true, nil
+			return entries, pos, nil
 		}
 	}
-	return entries, false, nil
+	return entries, nil, nil
 }
 
 // newPage returns the page that holds n entries read, before add.
@@ -613,9 +612,12 @@ func (p *readPlan) add(pg *page, item Item, project func(Item) Item) error {
 	return nil
 }
 
-// setLast makes the key last (bytes after the plan's prefix) pg's
+// setLast makes the key last (bytes after the plan's prefix), if not nil,
 // LastEvaluatedKey and cursor.
 func (p *readPlan) setLast(pg *page, last []byte) error {
+	if last == nil {
+		return nil
+	}
 	var err error
 	if pg.lastKey, err = p.keyItem(last); err != nil {
 		return err
