@@ -24,13 +24,13 @@ import (
 // has no single-item API; its outcome is checked against the condition's
 // verdict instead.
 func TestWriteDecisionPaths(t *testing.T) {
-	db := fdblitetest.Open(t)
-	root := testRoot(t, db)
 	schema := hashRange.clone()
 	schema.AttributeDefinitions = append(schema.AttributeDefinitions, AttributeDefinition{"g", ScalarAttributeTypeS})
 	schema.GlobalSecondaryIndexes = []GlobalSecondaryIndex{{IndexName: "byG", KeySchema: []KeySchemaElement{{"g", KeyTypeHash}},
 		Projection: Projection{ProjectionType: ProjectionTypeAll}}}
 	schema.StreamViewType = StreamViewTypeNewAndOldImages
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
