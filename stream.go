@@ -268,11 +268,14 @@ func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte, at time.Time) (
 	}
 	// One buffer holds the record behind the part flag of its first part,
 	// so a record of one part is written without another copy.
-	var newEnc []byte
+	var newEnc, oldEnc []byte
 	if newImg != nil {
 		newEnc = enc
 	}
-	buf, err := appendRecord(make([]byte, 1, 64+len(newEnc)), event, c.byTTL, view, at, keys, newImg, newEnc, oldImg)
+	if oldImg != nil && newImg == nil { // a whole old image, not a delta
+		oldEnc = c.oldEnc
+	}
+	buf, err := appendRecord(make([]byte, 1, 64+len(newEnc)+len(oldEnc)), event, c.byTTL, view, at, keys, newImg, newEnc, oldImg, oldEnc)
 	if err != nil {
 		return nil, err
 	}
@@ -442,13 +445,13 @@ var (
 // encoding is never shorter than 2 bytes, so an image's first byte is
 // never 0x01.
 func encodeRecord(event byte, byTTL bool, view StreamViewType, at time.Time, keys, newImg, oldImg Item) ([]byte, error) {
-	return appendRecord(nil, event, byTTL, view, at, keys, newImg, nil, oldImg)
+	return appendRecord(nil, event, byTTL, view, at, keys, newImg, nil, oldImg, nil)
 }
 
-// appendRecord appends the record to b; newEnc, if not nil, is the
-// encoding of newImg, already made.
+// appendRecord appends the record to b; newEnc and oldEnc, if not nil,
+// are the encodings of newImg and oldImg, already made.
 
-func appendRecord(b []byte, event byte, byTTL bool, view StreamViewType, at time.Time, keys, newImg Item, newEnc []byte, oldImg Item) ([]byte, error) {
+func appendRecord(b []byte, event byte, byTTL bool, view StreamViewType, at time.Time, keys, newImg Item, newEnc []byte, oldImg Item, oldEnc []byte) ([]byte, error) {
 	var flags byte
 	if byTTL {
 		flags |= flagTTL
@@ -477,11 +480,12 @@ func appendRecord(b []byte, event byte, byTTL bool, view StreamViewType, at time
 	case newImg != nil:
 		return appendDelta(append(b, imageDelta), oldImg, newImg)
 	}
-	enc, err := EncodeItem(oldImg)
-	if err != nil {
-		return nil, err
+	if oldEnc == nil {
+		if oldEnc, err = EncodeItem(oldImg); err != nil {
+			return nil, err
+		}
 	}
-	return append(binary.AppendUvarint(b, uint64(len(enc))+1), enc...), nil
+	return append(binary.AppendUvarint(b, uint64(len(oldEnc))+1), oldEnc...), nil
 }
 
 // appendDelta appends the old image as a delta against the new one: the
