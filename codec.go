@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // The item codec: how fdyno stores an item's attributes as a FoundationDB
