@@ -57,7 +57,8 @@ type Filter struct {
 // ParseFilter parses expr as a Query's FilterExpression, with its
 // ExpressionAttributeNames and ExpressionAttributeValues, each of which
 // must be used. Errors are *[ValidationError], worded as DynamoDB words a
-// bad FilterExpression.
+// bad FilterExpression. It knows no table, so unlike a Query it does not
+// refuse a filter on a key attribute.
 func ParseFilter(expr string, names map[string]string, values map[string]Value) (*Filter, error) {
 	c, err := newExprContext(names, values)
 	if err != nil {
