@@ -9,7 +9,7 @@ import (
 )
 
 // partiql.go: ExecuteStatement, BatchExecuteStatement and
-// ExecuteTransaction, through fdyno's PartiQL with the server's table
+// ExecuteTransaction, through package partiql with the server's table
 // handles, with DynamoDB's limits at the wire: a statement of 1 to 8192
 // characters, at most 25 statements in a batch and 100 in a transaction.
 // An INSERT of an existing item answers DuplicateItemException.
@@ -74,8 +74,8 @@ func checkReturnOnFailure(r fdyno.ReturnValuesOnConditionCheckFailure) error {
 	return enumError("returnValuesOnConditionCheckFailure", string(r), "ALL_OLD", "NONE")
 }
 
-// partiql returns the server's PartiQL, resolving names to its handles.
-func (s *Server) partiql() *partiql.Executor {
+// executor returns a PartiQL executor that resolves names to the server's handles.
+func (s *Server) executor() *partiql.Executor {
 	return partiql.NewWithTables(s.table)
 }
 
@@ -97,7 +97,7 @@ type executeStatementOutput struct {
 }
 
 // prepare checks the members that come before the statement's parse;
-// the statement names its tables, which the library's PartiQL resolves
+// the statement names its tables, which package partiql resolves
 // (run).
 func (in *executeStatementInput) prepare(*call) (string, error) {
 	if err := checkStatement("statement", in.Statement); err != nil {
@@ -132,7 +132,7 @@ func (s *Server) executeStatement(c *call, in *executeStatementInput, _ *fdyno.T
 		}
 		req.NextToken = *in.NextToken
 	}
-	out, err := s.partiql().ExecuteStatement(s.db, req)
+	out, err := s.executor().ExecuteStatement(s.db, req)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func (s *Server) batchExecuteStatement(_ *call, in *batchExecuteStatementInput, 
 		req.Statements[i] = partiql.BatchStatementRequest{Statement: *st.Statement, Parameters: st.Parameters,
 			ConsistentRead: st.ConsistentRead, ReturnValuesOnConditionCheckFailure: st.ReturnValuesOnConditionCheckFailure}
 	}
-	out, err := s.partiql().BatchExecuteStatement(s.db, req)
+	out, err := s.executor().BatchExecuteStatement(s.db, req)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +272,7 @@ func (s *Server) executeTransaction(_ *call, in *executeTransactionInput, _ *fdy
 		req.TransactStatements[i] = partiql.ParameterizedStatement{Statement: *st.Statement, Parameters: st.Parameters,
 			ReturnValuesOnConditionCheckFailure: st.ReturnValuesOnConditionCheckFailure}
 	}
-	out, err := s.partiql().ExecuteTransaction(s.db, req)
+	out, err := s.executor().ExecuteTransaction(s.db, req)
 	if err != nil {
 		return nil, err
 	}
