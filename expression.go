@@ -3,20 +3,24 @@ package fdyno
 // This file holds what every DynamoDB expression shares: the request's
 // ExpressionAttributeNames and ExpressionAttributeValues (exprContext), the
 // document path (docPath), the limits, the error wording, and
-// ProjectionExpression. The lexer is in expression_lex.go, the parser of
-// conditions and operands in expression_parse.go, condition evaluation in
-// expression_eval.go and UpdateExpression in expression_update.go.
+// ProjectionExpression. The lexer and the reserved words are in package
+// internal/expr, the parser of conditions and operands in
+// expression_parse.go, condition evaluation in expression_eval.go and
+// UpdateExpression in expression_update.go.
 //
 // The grammar is restated from the DynamoDB developer guide's expressions
 // chapter:
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.html
 
 import (
+	"errors"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fdyno/fdyno/internal/expr"
 )
 
 // Expression limits (the DynamoDB service quotas page, "Expression
@@ -84,6 +88,17 @@ const (
 	kindUpdate     = "UpdateExpression"
 	kindProjection = "ProjectionExpression"
 )
+
+// validationFromExpr returns err, an error of package expr, as the
+// *ValidationError users see: DynamoDB's message, reachable with errors.As
+// and errors.Is(err, ErrValidation).
+func validationFromExpr(err error) error {
+	var e *expr.Error
+	if errors.As(err, &e) {
+		return exprError(e.Kind, e.Reason)
+	}
+	return err
+}
 
 // exprError returns the *ValidationError for a rejected expression of the
 // given kind.
@@ -166,7 +181,7 @@ func validPlaceholder(k string, sigil byte) bool {
 		return false
 	}
 	for i := 1; i < len(k); i++ {
-		if !isNameByte(k[i]) {
+		if !expr.IsNameByte(k[i]) {
 			return false
 		}
 	}
@@ -372,8 +387,8 @@ type projection struct {
 
 // parseProjection parses a ProjectionExpression: document paths separated
 // by commas, none overlapping another. Errors are *[ValidationError].
-func parseProjection(c *exprContext, expr string) (*projection, error) {
-	p, err := newParser(c, kindProjection, expr)
+func parseProjection(c *exprContext, src string) (*projection, error) {
+	p, err := newParser(c, kindProjection, src)
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +399,7 @@ func parseProjection(c *exprContext, expr string) (*projection, error) {
 			return nil, err
 		}
 		paths = append(paths, path)
-		if !p.accept(tokComma) {
+		if !p.accept(expr.TokComma) {
 			break
 		}
 	}

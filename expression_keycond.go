@@ -52,8 +52,8 @@ type keyCondition struct {
 // parseKeyCondition parses a KeyConditionExpression for a key with hash
 // attribute hash and sort attribute rng (Name "" if none). Placeholders are
 // resolved in c and marked used. Errors are *[ValidationError].
-func parseKeyCondition(c *exprContext, expr string, hash, rng keyAttr) (*keyCondition, error) {
-	cond, err := parseConditionKind(c, kindKeyCondition, expr)
+func parseKeyCondition(c *exprContext, src string, hash, rng keyAttr) (*keyCondition, error) {
+	cond, err := parseConditionKind(c, kindKeyCondition, src)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package fdyno
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 
@@ -165,31 +164,6 @@ func TestProjectionErrors(t *testing.T) {
 			_, err := parseProjection(nil, tc.expr)
 			checkExprError(t, kindProjection, tc, err)
 		})
-	}
-}
-
-func TestReservedWords(t *testing.T) {
-	words := strings.Fields(reservedWordList)
-	if len(words) != 573 {
-		t.Errorf("%d reserved words, the DynamoDB list has 573", len(words))
-	}
-	if !slices.IsSorted(words) {
-		t.Error("reservedWordList is not in alphabetical order")
-	}
-	for _, w := range words {
-		if len(w) > maxReservedWordLen {
-			t.Errorf("%s is longer than maxReservedWordLen", w)
-		}
-	}
-	for _, w := range []string{"ABORT", "name", "Status", "size", "ZONE", "flattern", "innter", "loged", "ttl", "DATA"} {
-		if !isReservedWord(w) {
-			t.Errorf("isReservedWord(%q) = false", w)
-		}
-	}
-	for _, w := range []string{"pk", "sk", "id", "title", "price", "abortion", "zones", ""} {
-		if isReservedWord(w) {
-			t.Errorf("isReservedWord(%q) = true", w)
-		}
 	}
 }
 

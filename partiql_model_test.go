@@ -8,6 +8,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/expr"
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
@@ -176,7 +177,7 @@ func TestPartiQLSelectModel(t *testing.T) {
 
 func containsWord(s, w string) bool {
 	for i := 0; i+len(w) <= len(s); i++ {
-		if s[i:i+len(w)] == w && (i+len(w) == len(s) || !isNameByte(s[i+len(w)])) {
+		if s[i:i+len(w)] == w && (i+len(w) == len(s) || !expr.IsNameByte(s[i+len(w)])) {
 			return true
 		}
 	}
