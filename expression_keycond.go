@@ -160,10 +160,10 @@ func keyTerm(cd *condition) (name, op string, vals []Value, err error) {
 		if o.kind != opPath {
 			return "", false
 		}
-		if len(o.path) != 1 || o.path[0].isIndex {
+		if len(o.path) != 1 || o.path[0].IsIndex {
 			return "", false
 		}
-		return o.path[0].name, true
+		return o.path[0].Name, true
 	}
 	value := func(o operand) (Value, bool) {
 		return o.value, o.kind == opValue

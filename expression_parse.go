@@ -149,7 +149,7 @@ func (p *parser) parsePath() (docPath, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := docPath{{name: first}}
+	path := docPath{{Name: first}}
 	for {
 		switch p.peek().Kind {
 		case expr.TokDot:
@@ -158,7 +158,7 @@ func (p *parser) parsePath() (docPath, error) {
 			if err != nil {
 				return nil, err
 			}
-			path = append(path, pathElem{name: name})
+			path = append(path, pathElem{Name: name})
 		case expr.TokLBracket:
 			p.next()
 			t := p.peek()
@@ -173,7 +173,7 @@ func (p *parser) parsePath() (docPath, error) {
 			if err := p.expect(expr.TokRBracket); err != nil {
 				return nil, err
 			}
-			path = append(path, pathElem{index: n, isIndex: true})
+			path = append(path, pathElem{Index: n, IsIndex: true})
 		default:
 			if len(path) > maxPathDepth {
 				p.semantic(reasonPathTooDeep + strconv.Itoa(len(path)))
@@ -285,7 +285,7 @@ func (o operand) same(q operand) bool {
 	}
 	switch o.kind {
 	case opPath:
-		return o.path.equal(q.path)
+		return o.path.Equal(q.path)
 	case opValue:
 		return o.token == q.token
 	}
@@ -296,7 +296,7 @@ func (o operand) same(q operand) bool {
 // "[a, b]", a value as its placeholder.
 func (o operand) describe() string {
 	if o.kind == opPath {
-		return o.path.listString()
+		return o.path.ListString()
 	}
 	return o.String()
 }

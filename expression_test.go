@@ -167,19 +167,9 @@ func TestProjectionErrors(t *testing.T) {
 	}
 }
 
-func TestDocPathString(t *testing.T) {
-	p := docPath{{name: "a"}, {name: "b"}, {index: 2, isIndex: true}, {name: "c"}, {index: 0, isIndex: true}}
-	if got, want := p.String(), "a.b[2].c[0]"; got != want {
-		t.Errorf("String() = %q, want %q", got, want)
-	}
-	if got, want := p.listString(), "[a, b, [2], c, [0]]"; got != want {
-		t.Errorf("listString() = %q, want %q", got, want)
-	}
-}
-
 func TestProjectPaths(t *testing.T) {
 	it := Item{"a": N("1"), "m": M(Item{"x": N("2"), "y": N("3")})}
-	got := projectPaths(it, []docPath{{{name: "m"}, {name: "y"}}, {{name: "zz"}}})
+	got := projectPaths(it, []docPath{{{Name: "m"}, {Name: "y"}}, {{Name: "zz"}}})
 	want := Item{"m": M(Item{"y": N("3")})}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("projectPaths() mismatch (-want +got):\n%s", diff)

@@ -381,27 +381,27 @@ func newUpdateTree(actions []updateAction) *updateNode {
 
 // child returns n's child for e, made on first use by action a.
 func (n *updateNode) child(e pathElem, a updateAction) *updateNode {
-	c := n.elems[e.index]
-	if !e.isIndex {
-		c = n.fields[e.name]
+	c := n.elems[e.Index]
+	if !e.IsIndex {
+		c = n.fields[e.Name]
 	}
 	if c != nil {
 		c.removesOnly = c.removesOnly && a.kind == actRemove
 		return c
 	}
 	c = &updateNode{removesOnly: a.kind == actRemove, first: a.path}
-	if e.isIndex {
+	if e.IsIndex {
 		if n.elems == nil {
 			n.elems = make(map[int]*updateNode)
 		}
-		n.elems[e.index] = c
-		n.idx = append(n.idx, e.index)
+		n.elems[e.Index] = c
+		n.idx = append(n.idx, e.Index)
 	} else {
 		if n.fields == nil {
 			n.fields = make(map[string]*updateNode)
 		}
-		n.fields[e.name] = c
-		n.names = append(n.names, e.name)
+		n.fields[e.Name] = c
+		n.names = append(n.names, e.Name)
 	}
 	return c
 }

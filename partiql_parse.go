@@ -484,7 +484,7 @@ func (p *pqParser) path() (docPath, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.pathRest(docPath{{name: n}})
+	return p.pathRest(docPath{{Name: n}})
 }
 
 func (p *pqParser) pathRest(path docPath) (docPath, error) {
@@ -495,7 +495,7 @@ func (p *pqParser) pathRest(path docPath) (docPath, error) {
 			if err != nil {
 				return nil, err
 			}
-			path = append(path, pathElem{name: n})
+			path = append(path, pathElem{Name: n})
 		case p.accept(pqLBracket):
 			t := p.next()
 			switch t.kind {
@@ -504,12 +504,12 @@ func (p *pqParser) pathRest(path docPath) (docPath, error) {
 				if err != nil || i < 0 || i > maxListIndex {
 					return nil, pqSyntaxError("invalid list index " + t.text)
 				}
-				path = append(path, pathElem{index: i, isIndex: true})
+				path = append(path, pathElem{Index: i, IsIndex: true})
 			case pqString:
 				if t.text == "" {
 					return nil, pqSyntaxError("empty attribute name")
 				}
-				path = append(path, pathElem{name: t.text})
+				path = append(path, pathElem{Name: t.text})
 			default:
 				p.i--
 				return nil, p.unexpected()
@@ -924,13 +924,13 @@ func pqPathString(p docPath) string {
 	var b strings.Builder
 	for i, e := range p {
 		switch {
-		case e.isIndex:
-			b.WriteString("[" + strconv.Itoa(e.index) + "]")
+		case e.IsIndex:
+			b.WriteString("[" + strconv.Itoa(e.Index) + "]")
 		default:
 			if i > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(pqQuote(e.name, '"'))
+			b.WriteString(pqQuote(e.Name, '"'))
 		}
 	}
 	return b.String()

@@ -55,13 +55,13 @@ func (b *pqBuilder) path(p docPath) string {
 	var s strings.Builder
 	for i, e := range p {
 		switch {
-		case e.isIndex:
-			s.WriteString("[" + strconv.Itoa(e.index) + "]")
+		case e.IsIndex:
+			s.WriteString("[" + strconv.Itoa(e.Index) + "]")
 		default:
 			if i > 0 {
 				s.WriteByte('.')
 			}
-			s.WriteString(b.name(e.name))
+			s.WriteString(b.name(e.Name))
 		}
 	}
 	return s.String()
@@ -271,7 +271,7 @@ func conjuncts(e *pqExpr) []*pqExpr {
 
 // isAttr reports whether e is the top-level attribute name.
 func isAttr(e *pqExpr, name string) bool {
-	return e.kind == pqePath && len(e.path) == 1 && !e.path[0].isIndex && e.path[0].name == name
+	return e.kind == pqePath && len(e.path) == 1 && !e.path[0].IsIndex && e.path[0].Name == name
 }
 
 // keyEquality returns the constant that e, a conjunct, equates attribute
@@ -517,17 +517,17 @@ func planSelect(s *pqStmt, st *tableState, params []Value) (*pqSelectPlan, error
 		switch {
 		case !pl.query:
 			return nil, &ValidationError{Reason: "Must have WHERE clause in the statement when using ORDER BY clause."}
-		case len(o.path) == 1 && o.path[0].name == hash.Name && !o.path[0].isIndex:
+		case len(o.path) == 1 && o.path[0].Name == hash.Name && !o.path[0].IsIndex:
 			if o.desc {
 				slices.Reverse(pl.partitions)
 			}
-		case len(o.path) == 1 && rng.Name != "" && o.path[0].name == rng.Name && !o.path[0].isIndex:
+		case len(o.path) == 1 && rng.Name != "" && o.path[0].Name == rng.Name && !o.path[0].IsIndex:
 			pl.forward = !o.desc
 		default:
 			return nil, &ValidationError{Reason: "Variable reference " + strconv.Quote(o.path.String()) + " in ORDER BY clause must be a key attribute (ORDER BY position " + strconv.Itoa(i+1) + ")"}
 		}
 	}
-	if len(s.order) > 0 && s.order[0].path[0].name == hash.Name && len(pl.partitions) > 1 {
+	if len(s.order) > 0 && s.order[0].path[0].Name == hash.Name && len(pl.partitions) > 1 {
 		// ORDER BY the partition key: read the partitions in key order.
 		slices.SortStableFunc(pl.partitions, func(a, b Value) int {
 			c, _ := compareScalars(a, b)
@@ -596,7 +596,7 @@ func (b *pqBuilder) updateText(s *pqStmt) (string, error) {
 		v := a.val
 		switch {
 		case v.kind == pqeCall && (v.op == "set_add" || v.op == "set_delete"):
-			if v.args[0].kind != pqePath || !v.args[0].path.equal(a.path) {
+			if v.args[0].kind != pqePath || !v.args[0].path.Equal(a.path) {
 				return "", pqUnsupported(v.op + " must name the attribute it sets")
 			}
 			c, ok, err := b.constant(v.args[1])
@@ -690,10 +690,10 @@ func pqProject(it Item, proj []docPath) Item {
 		if v.IsZero() {
 			continue
 		}
-		name := p[0].name
+		name := p[0].Name
 		for _, e := range p {
-			if !e.isIndex {
-				name = e.name
+			if !e.IsIndex {
+				name = e.Name
 			}
 		}
 		out[name] = v

@@ -1,7 +1,8 @@
 // Package expr holds the parts of DynamoDB's expression languages
 // (ConditionExpression, FilterExpression, KeyConditionExpression,
 // UpdateExpression, ProjectionExpression) that need nothing of fdyno's
-// value model: the lexer and DynamoDB's reserved words. It imports nothing
+// value model: the lexer, DynamoDB's reserved words and document paths
+// (their printing and DynamoDB's overlap rule). It imports nothing
 // of fdyno, so the root package and the PartiQL package can both build on
 // it.
 //
