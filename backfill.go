@@ -138,41 +138,33 @@ func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (Backf
 	if err != nil {
 		return BackfillProgress{}, err
 	}
-	// Take heads up to the byte budget, then start every chunk read.
-	entries := make([]pageEntry, 0, len(heads))
+	// Take heads up to the byte budget; the item loader starts every
+	// chunk read before any is waited on.
+	l := loaderOf(tr)
+	entries := make([]itemRead, 0, len(heads))
 	size, full := 0, len(heads) == batch
 	for _, h := range heads {
 		kv, err := st.keys.splitItemKey(h.Key)
 		if err != nil {
 			return BackfillProgress{}, err
 		}
-		e := pageEntry{kv: kv, value: h.Value}
-		n := len(h.Value)
-		if isManifest(h.Value) {
-			if e.m, err = decodeManifest(h.Value); err != nil {
-				return BackfillProgress{}, err
-			}
-			e.chunks = startChunks(tr, st.keys, kv, e.m)
-			n = e.m.length
+		r, err := l.row(&st.keys, kv, h.Value)
+		if err != nil {
+			return BackfillProgress{}, err
 		}
-		entries = append(entries, e)
-		if size += n; size >= backfillBatchBytes {
+		l.follow(&r)
+		entries = append(entries, r)
+		if size += r.size(); size >= backfillBatchBytes {
 			full = true
 			break
 		}
 	}
-	for _, e := range entries {
-		enc := e.value
-		if e.chunks != nil {
-			if enc, err = joinChunks(e.m, e.chunks); err != nil {
-				return BackfillProgress{}, err
-			}
-		}
-		item, err := DecodeItem(enc)
+	for i := range entries {
+		item, enc, err := l.load(&entries[i])
 		if err != nil {
 			return BackfillProgress{}, err
 		}
-		key, _ := ix.entryKey(item, e.kv) // a too-large key is not indexed
+		key, _ := ix.entryKey(item, entries[i].kv) // a too-large key is not indexed
 		if key == nil {
 			continue
 		}

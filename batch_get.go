@@ -163,38 +163,30 @@ func BatchGet(rt fdb.ReadTransactor, in BatchGetInput) (*BatchGetOutput, error) 
 func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes int) (items []Item, sizes []int, n int, err error) {
 	// One metadata-version read serves every table: the key is
 	// cluster-wide (table.go).
+	l := loaderOf(tr)
 	mvf := tr.Snapshot().Get(metadataVersionKey)
 	fetches := make([]pendingFetch, len(reqs))
 	for i, r := range reqs {
-		fetches[i] = r.t.startFetch(tr, mvf, op, r.st0, r.key, r.kv, true, true)
+		fetches[i] = r.t.startFetch(l, mvf, op, r.st0, r.key, r.kv, true, true)
 	}
-	for i := range fetches {
-		if err := fetches[i].resolveState(tr); err != nil {
-			return nil, nil, 0, err
-		}
+	if err := resolveAll(l, fetches); err != nil {
+		return nil, nil, 0, err
 	}
 	total := 0
 	n = len(reqs)
 	for i := range fetches {
-		f := &fetches[i]
-		if err := f.resolveHead(); err != nil {
-			return nil, nil, 0, err
-		}
-		total += f.size()
+		total += fetches[i].size()
 		if maxBytes > 0 && i > 0 && total > maxBytes {
 			n = i
 			break
 		}
 	}
-	for i := range fetches[:n] {
-		fetches[i].readChunks(tr)
+	tgs, err := finishAll(l, fetches[:n])
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	items, sizes = make([]Item, n), make([]int, n)
-	for i := range fetches[:n] {
-		tg, err := fetches[i].finish()
-		if err != nil {
-			return nil, nil, 0, err
-		}
+	for i, tg := range tgs {
 		it := tg.old
 		sizes[i] = it.Size()
 		if it != nil && reqs[i].proj != nil {

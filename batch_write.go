@@ -59,16 +59,12 @@ type BatchWriteOutput struct {
 	UnprocessedItems map[*Table][]WriteRequest
 }
 
-// writeRequest is one validated request of a batch.
+// writeRequest is one validated request of a batch: an unconditional
+// put or delete.
 type writeRequest struct {
-	t     *Table
-	st0   *tableState
-	key   Item // the Item of a put, the Key of a delete
-	kv    []byte
-	item  Item   // nil for a delete
-	enc   []byte // the put's encoding
-	index int    // position in its table's requests
-	cost  int    // estimated transaction bytes
+	w     writeAction
+	index int // position in its table's requests
+	cost  int // estimated transaction bytes
 }
 
 // BatchWrite puts and deletes items across tables in one FoundationDB
@@ -109,7 +105,8 @@ func BatchWrite(tx fdb.Transactor, in BatchWriteInput) (*BatchWriteOutput, error
 		if out.UnprocessedItems == nil {
 			out.UnprocessedItems = map[*Table][]WriteRequest{}
 		}
-		out.UnprocessedItems[r.t] = append(out.UnprocessedItems[r.t], in.RequestItems[r.t][r.index])
+		t := r.w.t
+		out.UnprocessedItems[t] = append(out.UnprocessedItems[t], in.RequestItems[t][r.index])
 	}
 	return out, nil
 }
@@ -152,7 +149,7 @@ func prepareBatchWrite(in BatchWriteInput) ([]writeRequest, error) {
 		}
 		st0 := t.state.Load()
 		for i, wr := range wrs {
-			r := writeRequest{t: t, st0: st0, index: i}
+			r := writeRequest{w: writeAction{t: t, st0: st0, op: op}, index: i}
 			var err error
 			switch {
 			case (wr.PutRequest == nil) == (wr.DeleteRequest == nil):
@@ -162,31 +159,28 @@ func prepareBatchWrite(in BatchWriteInput) ([]writeRequest, error) {
 				if it == nil {
 					return nil, &ValidationError{Op: op, Reason: "PutRequest.Item is required"}
 				}
-				if r.kv, err = keyOf(op, it, st0.hash, st0.rng, false); err != nil {
+				if r.w.kv, err = keyOf(op, it, st0.hash, st0.rng, false); err != nil {
 					return nil, err
 				}
 				if err := checkIndexKeys(op, it, st0); err != nil {
 					return nil, err
 				}
-				if err := checkItemSize(it, t.maxItemSize); err != nil {
+				if r.w.put, err = encodeNew(it, t.maxItemSize); err != nil {
 					return nil, withOp(op, err)
 				}
-				if r.enc, err = EncodeItem(it); err != nil {
-					return nil, withOp(op, err)
-				}
-				r.key, r.item = it, it
+				r.w.kind, r.w.key = actionPut, it
 			default:
-				if r.kv, err = keyOf(op, wr.DeleteRequest.Key, st0.hash, st0.rng, true); err != nil {
+				if r.w.kv, err = keyOf(op, wr.DeleteRequest.Key, st0.hash, st0.rng, true); err != nil {
 					return nil, err
 				}
-				r.key = wr.DeleteRequest.Key
+				r.w.kind, r.w.key = actionDelete, wr.DeleteRequest.Key
 			}
-			id := itemID(t, r.kv)
+			id := itemID(t, r.w.kv)
 			if seen[id] {
 				return nil, &ValidationError{Op: op, Reason: "Provided list of item keys contains duplicates"}
 			}
 			seen[id] = true
-			r.cost = writeCost(len(st0.keys.itemKey(r.kv)), len(r.enc), t.chunkThreshold)
+			r.cost = writeCost(len(st0.keys.itemKey(r.w.kv)), len(r.w.put.enc), t.chunkThreshold)
 			reqs = append(reqs, r)
 		}
 	}
@@ -221,55 +215,46 @@ func fitBatch(reqs []writeRequest) int {
 	return len(reqs)
 }
 
-// writeBatch writes reqs in tr through writeItem. Every read (of the
-// schema, and of old items when the table needs them) is started before
-// any is waited on, and every check is done before the first write.
+// writeBatch writes reqs in tr through decide and writeItem. Every read
+// (of the schema, and of old items when the table needs them) is started
+// before any is waited on, and every check is done before the first write.
 func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 	const op = "BatchWriteItem"
+	l := loaderOf(tr)
 	mvf := tr.Snapshot().Get(metadataVersionKey)
 	states := make([]*tableState, len(reqs))
 	for i, r := range reqs {
-		states[i] = r.st0
+		states[i] = r.w.st0
 	}
 	orders, err := startOrderPrefetches(tr, states)
 	if err != nil {
 		return err
 	}
 	fetches := make([]pendingFetch, len(reqs))
-	for i, r := range reqs {
-		fetches[i] = r.t.startFetch(tr, mvf, op, r.st0, r.key, r.kv, r.item == nil, r.st0.needsOld())
+	for i := range reqs {
+		fetches[i] = reqs[i].w.start(l, mvf)
 	}
-	for i := range fetches {
-		if err := fetches[i].resolveState(tr); err != nil {
-			return err
-		}
+	tgs, err := fetchAll(l, fetches)
+	if err != nil {
+		return err
 	}
-	for i := range fetches {
-		if err := fetches[i].resolveHead(); err != nil {
-			return err
-		}
-	}
-	changes := make([]itemChange, len(reqs))
-	for i := range fetches {
-		f := &fetches[i]
-		// resolveState restarted the head read if the schema changed
-		// under the request and now needs the old item.
-		f.readChunks(tr)
-	}
-	for i := range fetches {
-		f := &fetches[i]
-		tg, err := f.finish()
+	changes := make([]*itemChange, len(reqs))
+	for i := range reqs {
+		d, err := decide(&reqs[i].w, tgs[i])
 		if err != nil {
 			return err
 		}
-		changes[i] = itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: f.needOld, new: reqs[i].item, enc: reqs[i].enc, orders: orders}
+		if d.write {
+			changes[i] = &d.change
+		}
 	}
 	// Checks are done; from here on, only writes.
 	for i, c := range changes {
-		if c.new == nil && c.oldKnown && c.old == nil {
+		if c == nil {
 			continue // deleting an absent item: nothing to write
 		}
-		if err := writeItem(tr, reqs[i].t, c); err != nil {
+		c.orders = orders
+		if err := writeItem(tr, reqs[i].w.t, *c); err != nil {
 			return withOp(op, err)
 		}
 	}

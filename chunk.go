@@ -103,16 +103,6 @@ func writeChunked(tr fdb.Transaction, keys tableKeys, kv, enc []byte) {
 	tr.Set(keys.itemKey(kv), m.encode())
 }
 
-// readChunked returns the encoding whose manifest is head, reading all its
-// chunks at once.
-func readChunked(rt fdb.ReadTransaction, keys tableKeys, kv, head []byte) ([]byte, error) {
-	m, err := decodeManifest(head)
-	if err != nil {
-		return nil, err
-	}
-	return joinChunks(m, startChunks(rt, keys, kv, m))
-}
-
 // startChunks starts the reads of every chunk of the item whose packed key
 // values are kv and whose manifest is m, all at once; a Query page starts
 // those of all its items before it waits on any.
@@ -143,20 +133,4 @@ func joinChunks(m manifest, futures []fdb.FutureByteSlice) ([]byte, error) {
 		return nil, &CorruptError{What: "chunk", Reason: "checksum mismatch"}
 	}
 	return enc, nil
-}
-
-// decodeHead returns the item whose head value is head (nil if absent),
-// reading its chunks if head is a manifest.
-func decodeHead(rt fdb.ReadTransaction, keys tableKeys, kv, head []byte) (Item, error) {
-	if head == nil {
-		return nil, nil
-	}
-	if isManifest(head) {
-		enc, err := readChunked(rt, keys, kv, head)
-		if err != nil {
-			return nil, err
-		}
-		head = enc
-	}
-	return DecodeItem(head)
 }

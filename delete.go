@@ -46,27 +46,13 @@ func (t *Table) Delete(tx fdb.Transactor, in DeleteInput) (*DeleteOutput, error)
 		return nil, err
 	}
 	return transact(tx, func(tr fdb.Transaction) (*DeleteOutput, error) {
-		allOld := in.ReturnValues == ReturnValueAllOld
-		needOld := e.cond != nil || allOld || st0.needsOld()
-		tg, err := t.fetch(tr, op, st0, in.Key, kv, true, needOld)
+		// Made here, the action stays on the stack.
+		a := writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionDelete, key: in.Key, cond: e.cond,
+			rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
+		d, err := a.run(tr)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkCondition(e.cond, tg.old, in.ReturnValuesOnConditionCheckFailure); err != nil {
-			return nil, err
-		}
-		needOld = needOld || tg.st.needsOld() // fetch read it for an index added since st0
-		out := &DeleteOutput{}
-		if needOld && tg.old == nil {
-			return out, nil // nothing to delete
-		}
-		c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld, sole: ownsTransaction(tx)}
-		if err := writeItem(tr, t, c); err != nil {
-			return nil, withOp(op, err)
-		}
-		if allOld {
-			out.Attributes = tg.old
-		}
-		return out, nil
+		return &DeleteOutput{Attributes: d.attrs}, nil
 	})
 }

@@ -46,10 +46,11 @@
 // # Transactions and retries
 //
 // Writes take an fdb.Transactor and reads an fdb.ReadTransactor. Given an
-// fdb.Database, an operation runs its own transaction and retries it on
-// FoundationDB's retryable errors. Given an fdb.Transaction, it joins the
-// caller's transaction and commits (or rolls back) with the caller's
-// other writes:
+// fdb.Database, or any Transactor that runs functions in transactions of
+// its own (a tracing or metrics wrapper of a database, a [RetryLoop]), an
+// operation runs its own transaction and retries it on FoundationDB's
+// retryable errors. Given an fdb.Transaction, it joins the caller's
+// transaction and commits (or rolls back) with the caller's other writes:
 //
 //	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
 //		if _, err := music.Delete(tr, del); err != nil {
@@ -64,12 +65,14 @@
 // returns an error has written nothing in the transaction. FoundationDB
 // errors are returned wrapped so that errors.As finds the fdb.Error (and
 // Database.Transact retries it); fdyno's DynamoDB-named errors never wrap
-// one. A retried transaction runs its operations again. fdyno's own retry
-// loop (given an fdb.Database) sets FoundationDB's automatic_idempotency
+// one. A retried transaction runs its operations again. Every transaction
+// fdyno runs for an operation sets FoundationDB's automatic_idempotency
 // option, so a commit that applied but reported commit_unknown_result is
-// never applied again; a caller's own transaction should set it too, or an
-// ADD or a conditional create may apply twice (a TransactWrite can carry a
-// ClientRequestToken instead).
+// never applied again; a caller's own transaction keeps the options the
+// caller gave it, and should set that one too, or an ADD or a conditional
+// create may apply twice ([Transact] does it for a function of yours; a
+// TransactWrite can carry a ClientRequestToken instead). The round trips
+// of an operation are the same whoever owns its transaction.
 //
 // # Batches, transactions and TTL
 //

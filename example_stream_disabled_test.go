@@ -36,7 +36,7 @@ func ExampleTable_UpdateTable_disabledStream() {
 		if err != nil {
 			panic(err)
 		}
-		fmt.Println(r.EventName, r.Keys["id"], r.SequenceNumber == d.Properties.DisabledStreams[0].LastSequenceNumber)
+		fmt.Println(r.EventName, r.Keys["id"], r.SequenceNumber == d.DisabledStreams[0].LastSequenceNumber)
 	}
 	fmt.Println(fdyno.DisabledStreamRetention == 24*time.Hour)
 	// Output:

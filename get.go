@@ -75,13 +75,14 @@ func (t *Table) Get(rt fdb.ReadTransactor, in GetInput) (*GetOutput, error) {
 // metadata version (Table.current) and reads again under a reloaded
 // schema. This keeps the common case at one FoundationDB read.
 func (t *Table) read(rt fdb.ReadTransaction, op string, st0 *tableState, key Item, kv []byte) (Item, error) {
-	head, err := rt.Get(st0.keys.itemKey(kv)).Get()
-	if err != nil {
+	l := loaderOf(rt)
+	r := l.get(&st0.keys, kv)
+	if err := r.wait(); err != nil {
 		return nil, err
 	}
-	st := st0
-	if head == nil {
-		if st, err = t.current(rt, rt.Snapshot().Get(metadataVersionKey)); err != nil {
+	if !r.found() {
+		st, err := t.current(rt, rt.Snapshot().Get(metadataVersionKey))
+		if err != nil {
 			return nil, err
 		}
 		if st == st0 {
@@ -90,9 +91,8 @@ func (t *Table) read(rt fdb.ReadTransaction, op string, st0 *tableState, key Ite
 		if kv, err = keyOf(op, key, st.hash, st.rng, true); err != nil {
 			return nil, err
 		}
-		if head, err = rt.Get(st.keys.itemKey(kv)).Get(); err != nil {
-			return nil, err
-		}
+		r = l.get(&st.keys, kv)
 	}
-	return decodeHead(rt, st.keys, kv, head)
+	it, _, err := l.load(&r)
+	return it, err
 }

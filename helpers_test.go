@@ -81,7 +81,11 @@ func tableProblems(db fdb.Database, tbl *Table) []string {
 				errorf("item key %s: %v", fdb.Printable(kv.Key), err)
 				continue
 			}
-			it, err := decodeHead(rt, st.keys, k, kv.Value)
+			r, err := loaderOf(rt).row(&st.keys, k, kv.Value)
+			var it Item
+			if err == nil {
+				it, _, err = loaderOf(rt).load(&r)
+			}
 			if err != nil {
 				if errors.As(err, new(fdb.Error)) {
 					return nil, err // a read failed (maybe injected): ReadTransact retries
@@ -93,9 +97,8 @@ func tableProblems(db fdb.Database, tbl *Table) []string {
 			if got, err := keyOf("check", it, st.hash, st.rng, false); err != nil || !bytes.Equal(got, k) {
 				errorf("item %s holds key %s (%v)", fdb.Printable(kv.Key), fdb.Printable(got), err)
 			}
-			if isManifest(kv.Value) {
-				m, _ := decodeManifest(kv.Value)
-				want[string(k)] = m.count
+			if r.m.count > 0 {
+				want[string(k)] = r.m.count
 			}
 		}
 		got := map[string]int{}

@@ -160,7 +160,7 @@ func (p *readPlan) planIndexRead(sel Select) error {
 	}
 	if p.proj != nil {
 		for _, path := range p.proj.paths {
-			unprojected(path[0].name)
+			unprojected(path[0].Name)
 		}
 		p.allAttrs = p.fetchBase // the projection applies to the item
 	}
@@ -183,7 +183,7 @@ func conditionNames(cd *condition, f func(string)) {
 	var inOperand func(o operand)
 	inOperand = func(o operand) {
 		if o.kind == opPath {
-			f(o.path[0].name)
+			f(o.path[0].Name)
 		}
 		for _, a := range o.args {
 			inOperand(a)
@@ -201,52 +201,38 @@ func isIndexRef(v []byte) bool { return len(v) == 1 && v[0] == indexRefMarker }
 
 // indexEntry is one entry read by an index page.
 type indexEntry struct {
-	rest  []byte // the key after the index prefix: the page position
 	value []byte
-	// base is set when the item is read from the table: the head read,
-	// then the chunks of a chunked item.
+	// base is set when the item is read from the table, through the
+	// item loader.
 	base bool
-	item pageEntry
-	head fdb.FutureByteSlice
+	item itemRead
 }
 
-// readIndex is read for an index plan: it takes entries from it, reads
-// the base items it needs all at once, and applies filter and projection.
+// readIndex is read for an index plan: it takes entries from it, has the
+// item loader read the base items it needs all at once, and applies
+// filter and projection.
 func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
-	ix, keys := p.ix, p.st.keys
-	var entries []indexEntry
-	if p.limit > 0 {
-		entries = make([]indexEntry, 0, min(p.limit, 1024))
-	}
-	bytesRead, more := 0, false
-	for it.Advance() {
-		kvp, err := it.Get()
-		if err != nil {
-			return nil, err
-		}
+	ix, keys, l := p.ix, &p.st.keys, loaderOf(tr)
+	entries, last, err := takeRows(p, it, func(kvp fdb.KeyValue) (indexEntry, []byte, int, error) {
 		rest, ok := bytes.CutPrefix(kvp.Key, ix.prefix)
 		if !ok {
-			return nil, &CorruptError{What: "key", Reason: "not an entry of index " + ix.name}
+			return indexEntry{}, nil, 0, &CorruptError{What: "key", Reason: "not an entry of index " + ix.name}
 		}
 		_, kv, err := splitTuple(rest, ix.indexKeyCount())
 		if err != nil {
-			return nil, err
+			return indexEntry{}, nil, 0, err
 		}
-		e := indexEntry{rest: rest, value: kvp.Value, base: p.fetchBase || isIndexRef(kvp.Value)}
-		size := len(kvp.Value)
-		if isIndexRef(kvp.Value) {
-			size = indexInlineMax // at least; the projection was longer
-		}
+		e := indexEntry{value: kvp.Value, base: p.fetchBase || isIndexRef(kvp.Value)}
 		if e.base {
-			e.item.kv = kv
-			e.head = tr.Get(keys.itemKey(kv))
+			e.item = l.get(keys, kv)
 		}
-		entries = append(entries, e)
-		bytesRead += size
-		if p.limit > 0 && len(entries) == p.limit || bytesRead >= p.pageSize {
-			more = true
-			break
+		if isIndexRef(kvp.Value) {
+			return e, rest, indexInlineMax, nil // at least; the projection was longer
 		}
+		return e, rest, len(kvp.Value), nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Base heads, then every chunk of the chunked ones, before any wait
 	// on a chunk.
@@ -255,42 +241,28 @@ func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, erro
 		if !e.base {
 			continue
 		}
-		head, err := e.head.Get()
-		if err != nil {
+		if err := e.item.wait(); err != nil {
 			return nil, err
 		}
-		if head == nil {
+		if !e.item.found() {
 			return nil, &CorruptError{What: "index entry", Reason: "index " + ix.name + " has an entry for an item that does not exist"}
 		}
-		e.item.value = head
-		if isManifest(head) {
-			if e.item.m, err = decodeManifest(head); err != nil {
-				return nil, err
-			}
-			e.item.chunks = startChunks(tr, keys, e.item.kv, e.item.m)
-		}
+		l.follow(&e.item)
 	}
-	pg := &page{scanned: len(entries)}
-	if !p.count {
-		pg.items = make([]Item, 0, len(entries))
-	}
+	pg := p.newPage(len(entries))
 	var project func(Item) Item
 	if p.fetchBase && !p.allAttrs {
 		project = func(it Item) Item { return ix.project(p.st, it) }
 	}
 	for i := range entries {
 		e := &entries[i]
-		enc := e.value
+		var item Item
+		var err error
 		if e.base {
-			enc = e.item.value
-			if e.item.chunks != nil {
-				var err error
-				if enc, err = joinChunks(e.item.m, e.item.chunks); err != nil {
-					return nil, err
-				}
-			}
+			item, _, err = l.load(&e.item)
+		} else {
+			item, err = l.entry(e.value)
 		}
-		item, err := DecodeItem(enc)
 		if err != nil {
 			return nil, err
 		}
@@ -301,10 +273,8 @@ func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, erro
 			return nil, err
 		}
 	}
-	if more {
-		if err := p.setLast(pg, entries[len(entries)-1].rest); err != nil {
-			return nil, err
-		}
+	if err := p.setLast(pg, last); err != nil {
+		return nil, err
 	}
 	return pg, nil
 }

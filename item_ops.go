@@ -130,32 +130,25 @@ type target struct {
 	st  *tableState
 	kv  []byte
 	old Item // nil if absent, or if not read
+	// oldKnown says old was read; oldEnc is then its encoding.
+	oldKnown bool
+	oldEnc   []byte
 }
 
-// fetch resolves the table's current state in rt and, if needOld, reads
-// the item with key attributes taken from key (a Key parameter if exact,
-// a whole item otherwise). kv is the packed key under the cached state
-// st0 the request was validated with; the item read is started together
-// with the metadata version read and redone only if the schema changed.
-func (t *Table) fetch(rt fdb.ReadTransaction, op string, st0 *tableState, key Item, kv []byte, exact, needOld bool) (target, error) {
-	// A snapshot read: the metadata version is cluster-wide, and a
-	// conflict on it would abort this transaction for any schema change
-	// of any table. Changes to this table's schema are caught instead by
-	// the read conflict writeItem adds on the table's metadata key.
-	f := t.startFetch(rt, rt.Snapshot().Get(metadataVersionKey), op, st0, key, kv, exact, needOld)
-	if err := f.resolve(rt); err != nil {
-		return target{}, err
-	}
-	f.readChunks(rt)
-	return f.finish()
-}
-
-// pendingFetch is a fetch started in a transaction and not yet waited on,
-// so that many of them (a batch, a transaction's actions) have all their
-// reads in flight at once: startFetch starts the head read, resolve waits
-// for the schema and the head, readChunks starts a chunked item's chunk
-// reads, finish waits for those and decodes. A pendingFetch belongs to the
-// transaction it was started in and never outlives it.
+// pendingFetch is the read of the item a request works on, started in a
+// transaction and not yet waited on, so that many of them (a batch, a
+// transaction's actions) have all their reads in flight at once. It
+// resolves the table's current state too: the item read is started
+// together with the metadata version read and redone only if the schema
+// changed, after the request was validated again against it (the key of
+// key, a Key parameter if exact, a whole item otherwise; a whole item's
+// index key types; an update's paths).
+//
+// startFetch starts the head read, resolve waits for the schema and the
+// head, readChunks starts a chunked item's chunk reads, finish waits for
+// those and decodes; the item loader (loader.go) does the reading. A
+// pendingFetch belongs to the transaction it was started in and never
+// outlives it.
 type pendingFetch struct {
 	t       *Table
 	op      string
@@ -164,26 +157,24 @@ type pendingFetch struct {
 	exact   bool
 	needOld bool
 	mvf     fdb.FutureByteSlice // may be shared by every fetch of a transaction
-	head    fdb.FutureByteSlice
+	paths   []docPath           // an update's paths, checked again under a new schema
+	r       itemRead            // the item's read, if needOld
 	tg      target
-	value   []byte                // the head, once resolved
-	m       manifest              // a chunked item's manifest
-	chunks  []fdb.FutureByteSlice // its chunk reads
 }
 
-// startFetch starts a fetch (see [Table.fetch]) whose metadata version
-// read mvf was started in rt.
-func (t *Table) startFetch(rt fdb.ReadTransaction, mvf fdb.FutureByteSlice, op string, st0 *tableState, key Item, kv []byte, exact, needOld bool) pendingFetch {
+// startFetch starts a fetch whose metadata version read mvf was started
+// in l's transaction; the item is read if needOld.
+func (t *Table) startFetch(l itemLoader, mvf fdb.FutureByteSlice, op string, st0 *tableState, key Item, kv []byte, exact, needOld bool) pendingFetch {
 	f := pendingFetch{t: t, op: op, st0: st0, key: key, exact: exact, needOld: needOld, mvf: mvf, tg: target{st: st0, kv: kv}}
 	if needOld {
-		f.head = rt.Get(st0.keys.itemKey(kv))
+		f.r = l.get(&st0.keys, kv)
 	}
 	return f
 }
 
 // resolve waits for the table's state and the item head.
-func (f *pendingFetch) resolve(rt fdb.ReadTransaction) error {
-	if err := f.resolveState(rt); err != nil {
+func (f *pendingFetch) resolve(l itemLoader) error {
+	if err := f.resolveState(l); err != nil {
 		return err
 	}
 	return f.resolveHead()
@@ -194,8 +185,8 @@ func (f *pendingFetch) resolve(rt fdb.ReadTransaction) error {
 // the head read under the new keys. A batch resolves the state of every
 // fetch before it waits on any head, so that restarted reads are in
 // flight together too.
-func (f *pendingFetch) resolveState(rt fdb.ReadTransaction) error {
-	st, err := f.t.current(rt, f.mvf)
+func (f *pendingFetch) resolveState(l itemLoader) error {
+	st, err := f.t.current(l.rt, f.mvf)
 	if err != nil {
 		return err
 	}
@@ -209,9 +200,12 @@ func (f *pendingFetch) resolveState(rt fdb.ReadTransaction) error {
 				return err
 			}
 		}
+		if err := checkKeyNotUpdated(f.op, f.paths, st); err != nil {
+			return err
+		}
 		// An index added since st0 needs the old item too.
 		if f.needOld = f.needOld || st.needsOld(); f.needOld {
-			f.head = rt.Get(st.keys.itemKey(f.tg.kv))
+			f.r = l.get(&st.keys, f.tg.kv)
 		}
 	}
 	f.tg.st = st
@@ -223,50 +217,26 @@ func (f *pendingFetch) resolveHead() error {
 	if !f.needOld {
 		return nil
 	}
-	var err error
-	if f.value, err = f.head.Get(); err != nil {
-		return err
-	}
-	if isManifest(f.value) {
-		if f.m, err = decodeManifest(f.value); err != nil {
-			return err
-		}
-	}
-	return nil
+	return f.r.wait()
 }
 
 // size returns the encoded size of the resolved item, 0 if absent.
-func (f *pendingFetch) size() int {
-	if f.m.count > 0 {
-		return f.m.length
-	}
-	return len(f.value)
-}
+func (f *pendingFetch) size() int { return f.r.size() }
 
 // readChunks starts the chunk reads of a resolved chunked item.
-func (f *pendingFetch) readChunks(rt fdb.ReadTransaction) {
-	if f.m.count > 0 && f.chunks == nil {
-		f.chunks = startChunks(rt, f.tg.st.keys, f.tg.kv, f.m)
-	}
-}
+func (f *pendingFetch) readChunks(l itemLoader) { l.follow(&f.r) }
 
 // finish waits for the chunk reads readChunks started and decodes the
 // item.
-func (f *pendingFetch) finish() (target, error) {
-	if f.value == nil {
+func (f *pendingFetch) finish(l itemLoader) (target, error) {
+	if !f.needOld {
 		return f.tg, nil
 	}
-	enc := f.value
-	if f.chunks != nil {
-		var err error
-		if enc, err = joinChunks(f.m, f.chunks); err != nil {
-			return target{}, err
-		}
-	}
 	var err error
-	if f.tg.old, err = DecodeItem(enc); err != nil {
+	if f.tg.old, f.tg.oldEnc, err = l.load(&f.r); err != nil {
 		return target{}, err
 	}
+	f.tg.oldKnown = true
 	return f.tg, nil
 }
 
@@ -279,17 +249,46 @@ func conditionFailed(old Item, r ReturnValuesOnConditionCheckFailure) error {
 	return e
 }
 
-// checkCondition evaluates cond (if any) against old.
-func checkCondition(cond *condition, old Item, r ReturnValuesOnConditionCheckFailure) error {
-	if cond == nil {
-		return nil
+// fetchAll waits for fetches started together: the table states of all,
+// then the heads of all, then the chunks of all, and returns their
+// targets in order.
+func fetchAll(l itemLoader, fetches []pendingFetch) ([]target, error) {
+	if err := resolveAll(l, fetches); err != nil {
+		return nil, err
 	}
-	ok, err := cond.eval(old)
-	if err != nil {
-		return err
+	return finishAll(l, fetches)
+}
+
+// resolveAll waits for the table states of fetches started together, then
+// for their heads.
+func resolveAll(l itemLoader, fetches []pendingFetch) error {
+	for i := range fetches {
+		if err := fetches[i].resolveState(l); err != nil {
+			return err
+		}
 	}
-	if !ok {
-		return conditionFailed(old, r)
+	for i := range fetches {
+		// resolveState restarted the head read if the schema changed
+		// under the request and now needs the old item.
+		if err := fetches[i].resolveHead(); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// finishAll starts the chunk reads of resolved fetches, all of them, then
+// waits for them and returns the targets in order.
+func finishAll(l itemLoader, fetches []pendingFetch) ([]target, error) {
+	for i := range fetches {
+		fetches[i].readChunks(l)
+	}
+	tgs := make([]target, len(fetches))
+	for i := range fetches {
+		var err error
+		if tgs[i], err = fetches[i].finish(l); err != nil {
+			return nil, err
+		}
+	}
+	return tgs, nil
 }

@@ -57,7 +57,7 @@ import (
 // applications or tenants can share a cluster without seeing each other's
 // tables; each table is the directory root/<table>, and inside it:
 //
-//	("m",)                      the table's schema, JSON (tableMeta)
+//	("m",)                      the table's metadata, JSON (table_meta.go)
 //	("i", <hash>[, <range>])    the item head: the encoded item, or a chunk
 //	                            manifest (chunk.go) when the item is large
 //	("c", <hash>[, <range>], n) chunk n (an int64 tuple element) of a large item

@@ -61,12 +61,9 @@ func (t *Table) Put(tx fdb.Transactor, in PutInput) (*PutOutput, error) {
 	if err := checkIndexKeys(op, in.Item, st0); err != nil {
 		return nil, err
 	}
-	if err := checkItemSize(in.Item, t.maxItemSize); err != nil {
-		return nil, withOp(op, err)
-	}
 	// Encoding validates the item (Item.Validate's rules) and is done once,
 	// outside the transaction's retry loop.
-	enc, err := EncodeItem(in.Item)
+	n, err := encodeNew(in.Item, t.maxItemSize)
 	if err != nil {
 		return nil, withOp(op, err)
 	}
@@ -75,28 +72,13 @@ func (t *Table) Put(tx fdb.Transactor, in PutInput) (*PutOutput, error) {
 		return nil, err
 	}
 	return transact(tx, func(tr fdb.Transaction) (*PutOutput, error) {
-		return t.put(tr, st0, kv, enc, in, e, ownsTransaction(tx))
+		// Made here, the action stays on the stack.
+		a := writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionPut, key: in.Item, put: n, cond: e.cond,
+			rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
+		d, err := a.run(tr)
+		if err != nil {
+			return nil, err
+		}
+		return &PutOutput{Attributes: d.attrs}, nil
 	})
-}
-
-func (t *Table) put(tr fdb.Transaction, st0 *tableState, kv, enc []byte, in PutInput, e exprs, sole bool) (*PutOutput, error) {
-	const op = "PutItem"
-	allOld := in.ReturnValues == ReturnValueAllOld
-	needOld := e.cond != nil || allOld || st0.needsOld()
-	tg, err := t.fetch(tr, op, st0, in.Item, kv, false, needOld)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkCondition(e.cond, tg.old, in.ReturnValuesOnConditionCheckFailure); err != nil {
-		return nil, err
-	}
-	c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: needOld, new: in.Item, enc: enc, sole: sole}
-	if err := writeItem(tr, t, c); err != nil {
-		return nil, withOp(op, err)
-	}
-	out := &PutOutput{}
-	if allOld {
-		out.Attributes = tg.old
-	}
-	return out, nil
 }

@@ -396,8 +396,8 @@ func keyAttrIn(cd *condition, hash, rng keyAttr) string {
 	}
 	var inOperand func(o operand) string
 	inOperand = func(o operand) string {
-		if o.kind == opPath && (o.path[0].name == hash.Name || rng.Name != "" && o.path[0].name == rng.Name) {
-			return o.path[0].name
+		if o.kind == opPath && (o.path[0].Name == hash.Name || rng.Name != "" && o.path[0].Name == rng.Name) {
+			return o.path[0].Name
 		}
 		for _, a := range o.args {
 			if n := inOperand(a); n != "" {
@@ -508,71 +508,31 @@ func (p *readPlan) rangeRead(tr fdb.ReadTransaction) kvIterator {
 	return tr.GetRange(r, fdb.RangeOptions{Limit: p.limit, Reverse: !p.forward, Mode: fdb.StreamingModeWantAll}).Iterator()
 }
 
-// pageEntry is one head read by a page.
-type pageEntry struct {
-	kv     []byte
-	value  []byte
-	chunks []fdb.FutureByteSlice // a chunked item's chunk reads
-	m      manifest
-}
-
-// read takes the page's heads from it, reads the chunks of the chunked
-// ones all at once, and applies the filter and projection.
+// read takes the page's heads from it, has the item loader follow the
+// chunked ones all at once, and applies the filter and projection.
 func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 	if p.ix != nil {
 		return p.readIndex(tr, it)
 	}
-	keys := p.st.keys
-	var entries []pageEntry
-	if p.limit > 0 {
-		entries = make([]pageEntry, 0, min(p.limit, 1024))
-	}
-	bytesRead, more := 0, false
-	for it.Advance() {
-		kvp, err := it.Get()
-		if err != nil {
-			return nil, err
-		}
+	keys, l := &p.st.keys, loaderOf(tr)
+	entries, last, err := takeRows(p, it, func(kvp fdb.KeyValue) (itemRead, []byte, int, error) {
 		kv, err := keys.splitItemKey(kvp.Key)
 		if err != nil {
-			return nil, err
+			return itemRead{}, nil, 0, err
 		}
-		e := pageEntry{kv: kv, value: kvp.Value}
-		size := len(kvp.Value)
-		if isManifest(kvp.Value) {
-			if e.m, err = decodeManifest(kvp.Value); err != nil {
-				return nil, err
-			}
-			size = e.m.length
-		}
-		entries = append(entries, e)
-		bytesRead += size
-		if p.limit > 0 && len(entries) == p.limit || bytesRead >= p.pageSize {
-			more = true
-			break
-		}
+		r, err := l.row(keys, kv, kvp.Value)
+		return r, kv, r.size(), err
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Start every chunk read of the page before waiting on any.
 	for i := range entries {
-		e := &entries[i]
-		if e.m.count > 0 {
-			e.chunks = startChunks(tr, keys, e.kv, e.m)
-		}
+		l.follow(&entries[i])
 	}
-	pg := &page{scanned: len(entries)}
-	if !p.count {
-		pg.items = make([]Item, 0, len(entries))
-	}
+	pg := p.newPage(len(entries))
 	for i := range entries {
-		e := &entries[i]
-		enc := e.value
-		if e.chunks != nil {
-			var err error
-			if enc, err = joinChunks(e.m, e.chunks); err != nil {
-				return nil, err
-			}
-		}
-		item, err := DecodeItem(enc)
+		item, _, err := l.load(&entries[i])
 		if err != nil {
 			return nil, err
 		}
@@ -580,12 +540,47 @@ func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 			return nil, err
 		}
 	}
-	if more {
-		if err := p.setLast(pg, entries[len(entries)-1].kv); err != nil {
-			return nil, err
-		}
+	if err := p.setLast(pg, last); err != nil {
+		return nil, err
 	}
 	return pg, nil
+}
+
+// takeRows takes the rows of a page from it, in order, as take turns
+// each into an entry and gives its position (the key after the plan's
+// prefix) and size, until the page is full: Limit entries or PageSize
+// bytes, counted before the filter as DynamoDB does. last is the position
+// of the last entry of a full page (rows may follow), nil otherwise.
+func takeRows[E any](p *readPlan, it kvIterator, take func(fdb.KeyValue) (E, []byte, int, error)) (entries []E, last []byte, err error) {
+	if p.limit > 0 {
+		entries = make([]E, 0, min(p.limit, 1024))
+	}
+	bytesRead := 0
+	for it.Advance() {
+		kvp, err := it.Get()
+		if err != nil {
+			return nil, nil, err
+		}
+		e, pos, size, err := take(kvp)
+		if err != nil {
+			return nil, nil, err
+		}
+		entries = append(entries, e)
+		bytesRead += size
+		if p.limit > 0 && len(entries) == p.limit || bytesRead >= p.pageSize {
+			return entries, pos, nil
+		}
+	}
+	return entries, nil, nil
+}
+
+// newPage returns the page that holds n entries read, before add.
+func (p *readPlan) newPage(n int) *page {
+	pg := &page{scanned: n}
+	if !p.count {
+		pg.items = make([]Item, 0, n)
+	}
+	return pg
 }
 
 // add counts item, read from the store, into pg and keeps it unless
@@ -617,9 +612,12 @@ func (p *readPlan) add(pg *page, item Item, project func(Item) Item) error {
 	return nil
 }
 
-// setLast makes the key last (bytes after the plan's prefix) pg's
+// setLast makes the key last (bytes after the plan's prefix), if not nil,
 // LastEvaluatedKey and cursor.
 func (p *readPlan) setLast(pg *page, last []byte) error {
+	if last == nil {
+		return nil
+	}
 	var err error
 	if pg.lastKey, err = p.keyItem(last); err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -390,11 +389,9 @@ func TestSegmentsOfFormat1Table(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		meta, err := json.Marshal(tableMeta{FormatVersion: firstFormatVersion, TableName: tbl.name, Schema: st.schema, CursorKey: st.cursorKey})
-		if err != nil {
+		if err := putMeta(tr, st.keys, &tableMeta{format: firstFormatVersion, name: tbl.name, schema: st.schema, cursorKey: st.cursorKey}); err != nil {
 			return nil, err
 		}
-		tr.Set(st.keys.meta, meta)
 		bumpMetadataVersion(tr)
 		return nil, nil
 	})

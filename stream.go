@@ -53,10 +53,11 @@ import (
 // conflicts and the writes are blind, so writers never conflict on the key;
 // slot = rv mod StreamShards spreads the key over as many keys as the table
 // has stream shards. This needs snapshot read-your-writes, FoundationDB's
-// default: a caller's transaction must not set snapshot_ryw_disable. A
-// Put, Update or Delete given an fdb.Database runs in a transaction of its
-// own with no other change, so its record takes order 0 and neither reads
-// nor writes the key (itemChange.sole).
+// default: a caller's transaction must not set snapshot_ryw_disable. Every
+// change reads and writes the key, whoever owns its transaction
+// (transactor.go), so no Transactor can make two records of one
+// transaction share an order; the read is started with the item's own
+// (orderPrefetch), so it costs no wave of reads.
 
 // Stream limits.
 const (
@@ -217,21 +218,14 @@ type pendingRecord struct {
 	buf   []byte // a free byte, then data
 	parts []fdb.KeyValue
 	// ordered is set when the record took its order from the write-order
-	// key, which it then updates.
-	ordered bool
+	// key orderKey, which it then updates.
+	ordered  bool
+	orderKey fdb.Key
 }
 
 // errOldUnknown reports a bug: a change record needs the old item, which
 // writeItem reads when the caller did not (needsOld).
 var errOldUnknown = errors.New("fdyno: internal error: change record without the old item")
-
-// ownsTransaction reports whether an operation given tx runs in a
-// transaction of its own (fdyno's retry loop on an fdb.Database), whose
-// only change is the operation's.
-func ownsTransaction(tx fdb.Transactor) bool {
-	_, ok := tx.(fdb.Database)
-	return ok
-}
 
 // prepareRecord returns the change record of c (nil if c changes nothing),
 // with its sequence order taken, having written nothing. enc is the
@@ -274,11 +268,14 @@ func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte, at time.Time) (
 	}
 	// One buffer holds the record behind the part flag of its first part,
 	// so a record of one part is written without another copy.
-	var newEnc []byte
+	var newEnc, oldEnc []byte
 	if newImg != nil {
 		newEnc = enc
 	}
-	buf, err := appendRecord(make([]byte, 1, 64+len(newEnc)), event, c.byTTL, view, at, keys, newImg, newEnc, oldImg)
+	if oldImg != nil && newImg == nil { // a whole old image, not a delta
+		oldEnc = c.oldEnc
+	}
+	buf, err := appendRecord(make([]byte, 1, 64+len(newEnc)+len(oldEnc)), event, c.byTTL, view, at, keys, newImg, newEnc, oldImg, oldEnc)
 	if err != nil {
 		return nil, err
 	}
@@ -288,16 +285,14 @@ func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte, at time.Time) (
 			strconv.Itoa(encLen+len(data)) + " > " + strconv.Itoa(maxChangeBytes) + " bytes)"}
 	}
 	p := &pendingRecord{keys: st.keys, shard: st.streamShardOf(keys[st.hash.Name]), data: data, buf: buf}
-	if c.sole {
-		return p, p.pack() // order 0, and no other change to order it against
-	}
 	p.ordered = true
-	rv, err := tr.GetReadVersion().Get()
+	rv, err := c.orders.readVersion(tr)
 	if err != nil {
 		return nil, err
 	}
 	p.slot, p.rv = int(uint64(rv)%uint64(st.streamShards())), rv
-	last, err := c.orders.read(tr, st.keys.streamOrderKey(p.slot))
+	p.orderKey = st.keys.streamOrderKey(p.slot)
+	last, err := c.orders.read(tr, p.orderKey)
 	if err != nil {
 		return nil, err
 	}
@@ -324,38 +319,51 @@ type orderPrefetch struct {
 
 // startOrderPrefetches starts, in tr, the read of the order key of every
 // stream table among states, once per key.
-func startOrderPrefetches(tr fdb.Transaction, states []*tableState) (orderPrefetches, error) {
-	var out orderPrefetches
-	var rv int64
+func startOrderPrefetches(tr fdb.ReadTransaction, states []*tableState) (*orderPrefetches, error) {
+	var out *orderPrefetches
 	for _, st := range states {
 		if !st.hasStream() {
 			continue
 		}
 		if out == nil {
-			var err error
 			// The read version only: it arrives with the reads' own.
-			if rv, err = tr.GetReadVersion().Get(); err != nil {
+			rv, err := tr.GetReadVersion().Get()
+			if err != nil {
 				return nil, err
 			}
-			out = orderPrefetches{}
+			out = &orderPrefetches{rv: rv, keys: make(map[string]*orderPrefetch, 1)}
 		}
-		key := st.keys.streamOrderKey(int(uint64(rv) % uint64(st.streamShards())))
-		if out[string(key)] == nil {
-			out[string(key)] = &orderPrefetch{f: tr.Snapshot().Get(key)}
+		key := st.keys.streamOrderKey(int(uint64(out.rv) % uint64(st.streamShards())))
+		if out.keys[string(key)] == nil {
+			out.keys[string(key)] = &orderPrefetch{f: tr.Snapshot().Get(key)}
 		}
 	}
 	return out, nil
 }
 
-// orderPrefetches are a transaction's order-key prefetches by key.
-type orderPrefetches map[string]*orderPrefetch
+// orderPrefetches are a transaction's order-key prefetches by key, and
+// its read version, which chose the keys.
+type orderPrefetches struct {
+	rv   int64
+	keys map[string]*orderPrefetch
+}
+
+// readVersion returns tr's read version, known to m if it is not nil.
+func (m *orderPrefetches) readVersion(tr fdb.Transaction) (int64, error) {
+	if m != nil {
+		return m.rv, nil
+	}
+	return tr.GetReadVersion().Get()
+}
 
 // read returns the value of the order key key: the prefetched one if key
 // was prefetched and no record took it yet, else read now.
-func (m orderPrefetches) read(tr fdb.Transaction, key fdb.Key) ([]byte, error) {
-	if o := m[string(key)]; o != nil && !o.used {
-		o.used = true
-		return o.f.Get()
+func (m *orderPrefetches) read(tr fdb.Transaction, key fdb.Key) ([]byte, error) {
+	if m != nil {
+		if o := m.keys[string(key)]; o != nil && !o.used {
+			o.used = true
+			return o.f.Get()
+		}
 	}
 	return tr.Snapshot().Get(key).Get()
 }
@@ -400,7 +408,7 @@ func (p *pendingRecord) write(tr fdb.Transaction) {
 		var order [10]byte
 		binary.BigEndian.PutUint64(order[:], uint64(p.rv))
 		binary.BigEndian.PutUint16(order[8:], p.order)
-		tr.Set(p.keys.streamOrderKey(p.slot), order[:])
+		tr.Set(p.orderKey, order[:])
 	}
 	tr.Add(p.keys.streamMarkerKey(p.shard), one64)
 }
@@ -437,13 +445,13 @@ var (
 // encoding is never shorter than 2 bytes, so an image's first byte is
 // never 0x01.
 func encodeRecord(event byte, byTTL bool, view StreamViewType, at time.Time, keys, newImg, oldImg Item) ([]byte, error) {
-	return appendRecord(nil, event, byTTL, view, at, keys, newImg, nil, oldImg)
+	return appendRecord(nil, event, byTTL, view, at, keys, newImg, nil, oldImg, nil)
 }
 
-// appendRecord appends the record to b; newEnc, if not nil, is the
-// encoding of newImg, already made.
+// appendRecord appends the record to b; newEnc and oldEnc, if not nil,
+// are the encodings of newImg and oldImg, already made.
 
-func appendRecord(b []byte, event byte, byTTL bool, view StreamViewType, at time.Time, keys, newImg Item, newEnc []byte, oldImg Item) ([]byte, error) {
+func appendRecord(b []byte, event byte, byTTL bool, view StreamViewType, at time.Time, keys, newImg Item, newEnc []byte, oldImg Item, oldEnc []byte) ([]byte, error) {
 	var flags byte
 	if byTTL {
 		flags |= flagTTL
@@ -472,11 +480,12 @@ func appendRecord(b []byte, event byte, byTTL bool, view StreamViewType, at time
 	case newImg != nil:
 		return appendDelta(append(b, imageDelta), oldImg, newImg)
 	}
-	enc, err := EncodeItem(oldImg)
-	if err != nil {
-		return nil, err
+	if oldEnc == nil {
+		if oldEnc, err = EncodeItem(oldImg); err != nil {
+			return nil, err
+		}
 	}
-	return append(binary.AppendUvarint(b, uint64(len(enc))+1), enc...), nil
+	return append(binary.AppendUvarint(b, uint64(len(oldEnc))+1), oldEnc...), nil
 }
 
 // appendDelta appends the old image as a delta against the new one: the

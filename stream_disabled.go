@@ -1,7 +1,6 @@
 package fdyno
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -11,7 +10,7 @@ import (
 // readable for 24 hours: its records stay, its shard is closed at its
 // last record. fdyno keeps one stream per table, which records nothing
 // while disabled; the disabling transaction notes, in the table's
-// properties (TableProperties.DisabledStreams), the stream's label, its
+// metadata (TableDescription.DisabledStreams), the stream's label, its
 // view type, the time and the sequence number of its last record. For
 // DisabledStreamRetention after that time the stream operations (GetRecords,
 // Records, Tail, TrimStream, consumers) read a disabled stream as an enabled
@@ -35,10 +34,10 @@ func (t *Table) markStreamEnd(tr fdb.Transaction, st *tableState) error {
 		return err
 	}
 	now := t.now()
-	ds := DisabledStream{StreamLabel: meta.Properties.StreamLabel, StreamStartAfter: meta.Properties.StreamStartAfter,
+	ds := DisabledStream{StreamLabel: meta.streamLabel, StreamStartAfter: meta.streamStartAfter,
 		StreamViewType: st.schema.StreamViewType, DisabledAt: now.UTC()}
-	if ds.StreamLabel == "" && !meta.CreationDateTime.IsZero() {
-		ds.StreamLabel = meta.CreationDateTime.UTC().Format(StreamLabelLayout)
+	if ds.StreamLabel == "" && !meta.created.IsZero() {
+		ds.StreamLabel = meta.created.UTC().Format(StreamLabelLayout)
 	}
 	if len(kvs) == 1 {
 		seq, _, err := st.keys.splitStreamKey(0, kvs[0].Key)
@@ -48,18 +47,13 @@ func (t *Table) markStreamEnd(tr fdb.Transaction, st *tableState) error {
 		ds.LastSequenceNumber = seq.String()
 	}
 	var kept []DisabledStream
-	for _, d := range meta.Properties.DisabledStreams {
+	for _, d := range meta.disabledStreams {
 		if disabledStreamReadable(d, now) {
 			kept = append(kept, d)
 		}
 	}
-	meta.Properties.DisabledStreams = append(kept, ds)
-	raw, err := json.Marshal(meta)
-	if err != nil {
-		return err
-	}
-	tr.Set(st.keys.meta, raw)
-	return nil
+	meta.disabledStreams = append(kept, ds)
+	return putMeta(tr, st.keys, meta)
 }
 
 // readableDisabled reports whether the table in state st, whose stream is
@@ -70,7 +64,7 @@ func (t *Table) readableDisabled(rt fdb.ReadTransaction, st *tableState) (bool, 
 	if err != nil {
 		return false, err
 	}
-	ds := meta.Properties.DisabledStreams
+	ds := meta.disabledStreams
 	return len(ds) > 0 && disabledStreamReadable(ds[len(ds)-1], t.now()), nil
 }
 

@@ -33,7 +33,7 @@ func TestDisabledStreamReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustPut(t, db, tbl, Item{"pk": S("c"), "sk": N("1")}) // not recorded
-	ds := d.Properties.DisabledStreams
+	ds := d.DisabledStreams
 	want := DisabledStream{StreamLabel: d.CreationDateTime.UTC().Format(StreamLabelLayout), StreamViewType: StreamViewTypeKeysOnly,
 		DisabledAt: clock.Now().UTC(), LastSequenceNumber: recs[1].SequenceNumber}
 	if len(ds) != 1 || ds[0] != want {
@@ -128,7 +128,7 @@ func TestDisabledStreamsKept(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return d.Properties.DisabledStreams
+		return d.DisabledStreams
 	}
 	if ds := disable(); len(ds) != 1 || ds[0].LastSequenceNumber != "" || ds[0].StreamViewType != StreamViewTypeNewImage {
 		t.Fatalf("first disabling of an empty stream: %+v", ds)
@@ -138,7 +138,7 @@ func TestDisabledStreamsKept(t *testing.T) {
 	mustPut(t, db, tbl, Item{"pk": S("a"), "sk": N("1")})
 	recs := readStream(t, db, tbl)
 	ds := disable()
-	want := DisabledStream{StreamLabel: e.Properties.StreamLabel, StreamStartAfter: e.Properties.StreamStartAfter,
+	want := DisabledStream{StreamLabel: e.StreamLabel, StreamStartAfter: e.StreamStartAfter,
 		StreamViewType: StreamViewTypeKeysOnly, DisabledAt: clock.Now().UTC(), LastSequenceNumber: recs[0].SequenceNumber}
 	if len(ds) != 2 || ds[1] != want {
 		t.Fatalf("second disabling: %+v, want 2 with last %+v", ds, want)

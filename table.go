@@ -102,7 +102,7 @@ type AttributeDefinition struct {
 // Projection says which attributes an index copies from the table.
 type Projection struct {
 	ProjectionType   ProjectionType
-	NonKeyAttributes []string `json:",omitempty"`
+	NonKeyAttributes []string
 }
 
 // LocalSecondaryIndex is an index with the table's partition key and
@@ -126,14 +126,14 @@ type GlobalSecondaryIndex struct {
 type TableSchema struct {
 	KeySchema              []KeySchemaElement
 	AttributeDefinitions   []AttributeDefinition
-	LocalSecondaryIndexes  []LocalSecondaryIndex  `json:",omitempty"`
-	GlobalSecondaryIndexes []GlobalSecondaryIndex `json:",omitempty"`
-	StreamViewType         StreamViewType         `json:",omitempty"`
-	TimeToLiveAttribute    string                 `json:",omitempty"`
+	LocalSecondaryIndexes  []LocalSecondaryIndex
+	GlobalSecondaryIndexes []GlobalSecondaryIndex
+	StreamViewType         StreamViewType
+	TimeToLiveAttribute    string
 	// StreamShards splits the stream into this many ordered ranges by the
 	// items' hash keys (stream.go), 1 to MaxStreamShards; zero means 1. It
 	// needs a StreamViewType.
-	StreamShards int `json:",omitempty"`
+	StreamShards int
 }
 
 // TableDescription is what DescribeTable returns.
@@ -144,15 +144,27 @@ type TableDescription struct {
 	Directory []string
 	// GlobalSecondaryIndexDescriptions holds the status of each GSI, in
 	// name order (index.go).
-	GlobalSecondaryIndexDescriptions []GlobalSecondaryIndexDescription `json:",omitempty"`
+	GlobalSecondaryIndexDescriptions []GlobalSecondaryIndexDescription
 	// TableID is a UUID made when the table was created, and
 	// CreationDateTime the time of its creation; both are empty for a
 	// table created by a version of fdyno that did not keep them.
 	TableID          string
 	CreationDateTime time.Time
-	// Properties are the table's billing settings, deletion protection
-	// and tags (table_properties.go).
-	Properties TableProperties
+	// StreamLabel and StreamStartAfter identify the latest enabling of
+	// the table's stream by UpdateTable, as DynamoDB's StreamLabel: the
+	// time it was enabled (UTC, StreamLabelLayout), and a sequence number
+	// that every record written since follows (DynamoDB starts a new
+	// stream at each enabling). Both are empty for a stream enabled at
+	// creation and never re-enabled.
+	StreamLabel      string
+	StreamStartAfter string
+	// DisabledStreams are the streams UpdateTable disabled within
+	// [DisabledStreamRetention] of the latest disabling, oldest first:
+	// DynamoDB keeps a disabled stream readable for 24 hours.
+	DisabledStreams []DisabledStream
+	// Settings is the table's settings record ([WithSettings]), nil if it
+	// has none.
+	Settings []byte
 }
 
 // Option configures [Open], [ListTables] and [DeleteTable].
@@ -161,7 +173,7 @@ type Option func(*options)
 type options struct {
 	root           []string
 	schema         *TableSchema
-	properties     *TableProperties // WithProperties (table_properties.go)
+	settings       []byte // WithSettings (table_properties.go)
 	maxItemSize    int
 	chunkThreshold int
 	clock          func() time.Time // WithClock (ttl.go); nil is time.Now
@@ -258,34 +270,6 @@ type indexKeyAttr struct {
 	index string
 }
 
-// tableMeta is the JSON stored at ("m",).
-type tableMeta struct {
-	FormatVersion int
-	TableName     string
-	Schema        TableSchema
-	// Building names the GSIs being backfilled (CREATING, backfill.go).
-	Building []string `json:",omitempty"`
-	// CursorKey is the table's secret for authenticating cursors
-	// (cursor.go), random, made when the table is created.
-	CursorKey []byte `json:",omitempty"`
-	// TableID (a random UUID) and CreationDateTime identify this table
-	// among all tables that had its name (table_properties.go); tables
-	// created before they were kept have neither.
-	TableID          string    `json:",omitempty"`
-	CreationDateTime time.Time `json:",omitzero"`
-	// Properties are the settings other than the schema
-	// (table_properties.go).
-	Properties TableProperties `json:",omitzero"`
-}
-
-// metaFormatVersion is the format of tables Open creates. Format 1 tables
-// (made before the partition directory existed) are read and written as
-// before; their parallel Scan segments split the key bytes (segment.go).
-const (
-	metaFormatVersion  = 2
-	firstFormatVersion = 1
-)
-
 // Open returns a handle on table name, creating it first when
 // [WithSchema] is given and the table does not exist. Creating a table
 // and bumping FoundationDB's metadata version happen in t's transaction.
@@ -316,17 +300,14 @@ func Open(t fdb.Transactor, name string, opts ...Option) (*Table, error) {
 		if err := o.schema.validate(); err != nil {
 			return nil, err
 		}
-		want = &tableMeta{FormatVersion: metaFormatVersion, TableName: name, Schema: o.schema.canonical()}
-		if o.properties != nil {
-			if err := o.properties.validate("CreateTable"); err != nil {
-				return nil, err
-			}
-			want.Properties = *o.properties
+		if err := checkSettings("CreateTable", o.settings); err != nil {
+			return nil, err
 		}
+		want = &tableMeta{format: metaFormatVersion, name: name, schema: o.schema.canonical(), settings: o.settings}
 	}
 	tbl := &Table{name: name, path: tablePath(o.root, name), maxItemSize: o.maxItemSize, chunkThreshold: o.chunkThreshold, clock: o.clock}
 	if want != nil {
-		want.CreationDateTime = tbl.now().UTC()
+		want.created = tbl.now().UTC()
 	}
 	st, err := transact(t, func(tr fdb.Transaction) (*tableState, error) {
 		return tbl.openTx(tr, want)
@@ -345,7 +326,7 @@ func (t *Table) openTx(tr fdb.Transaction, want *tableMeta) (*tableState, error)
 	}
 	st, err := t.load(tr, mv)
 	if err == nil {
-		if want != nil && !sameSchema(st.schema, want.Schema) {
+		if want != nil && !sameSchema(st.schema, want.schema) {
 			return nil, &TableError{Table: t.name, Err: ErrResourceInUse,
 				Reason: "Table already exists with a different schema: " + t.name}
 		}
@@ -359,24 +340,22 @@ func (t *Table) openTx(tr fdb.Transaction, want *tableMeta) (*tableState, error)
 		return nil, allocationError(err)
 	}
 	created := *want
-	if created.CursorKey, err = newCursorKey(); err != nil {
+	if created.cursorKey, err = newCursorKey(); err != nil {
 		return nil, err
 	}
-	if created.TableID, err = newTableID(); err != nil {
-		return nil, err
-	}
-	meta, err := json.Marshal(created)
-	if err != nil {
+	if created.tableID, err = newTableID(); err != nil {
 		return nil, err
 	}
 	keys := newTableKeys(dir)
-	tr.Set(keys.meta, meta)
+	if err := putMeta(tr, keys, &created); err != nil {
+		return nil, err
+	}
 	bumpMetadataVersion(tr)
 	// The metadata version changes at commit and cannot be read again in
 	// this transaction, so the state is marked for reloading.
-	st = newTableState(nil, keys, want.Schema)
-	st.cursorKey = created.CursorKey
-	st.format = created.FormatVersion
+	st = newTableState(nil, keys, want.schema)
+	st.cursorKey = created.cursorKey
+	st.format = created.format
 	return st, nil
 }
 
@@ -455,10 +434,10 @@ func (t *Table) load(rt fdb.ReadTransaction, mv []byte) (*tableState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := newTableState(mv, keys, meta.Schema)
-	st.markBuilding(meta.Building)
-	st.cursorKey = meta.CursorKey
-	st.format = meta.FormatVersion
+	st := newTableState(mv, keys, meta.schema)
+	st.markBuilding(meta.building)
+	st.cursorKey = meta.cursorKey
+	st.format = meta.format
 	return st, nil
 }
 
@@ -551,30 +530,9 @@ func (t *Table) Describe(rt fdb.ReadTransactor) (*TableDescription, error) {
 // metadata meta.
 func (t *Table) description(st *tableState, meta *tableMeta, gsis []GlobalSecondaryIndexDescription) *TableDescription {
 	return &TableDescription{TableName: t.name, TableSchema: st.schema.clone(), Directory: slices.Clone(t.path),
-		GlobalSecondaryIndexDescriptions: gsis, TableID: meta.TableID, CreationDateTime: meta.CreationDateTime,
-		Properties: meta.Properties.clone()}
-}
-
-// readMeta reads and decodes the table's metadata.
-func readMeta(rt fdb.ReadTransaction, keys tableKeys, name string) (*tableMeta, error) {
-	raw, err := rt.Get(keys.meta).Get()
-	if err != nil {
-		return nil, err
-	}
-	if raw == nil {
-		return nil, tableNotFound(name)
-	}
-	return decodeMeta(raw, name)
-}
-
-// decodeMeta decodes the metadata of table name, of any format this
-// version reads.
-func decodeMeta(raw []byte, name string) (*tableMeta, error) {
-	var meta tableMeta
-	if err := json.Unmarshal(raw, &meta); err != nil || meta.FormatVersion < firstFormatVersion || meta.FormatVersion > metaFormatVersion {
-		return nil, &CorruptError{What: "table metadata", Reason: "cannot decode the schema of " + name}
-	}
-	return &meta, nil
+		GlobalSecondaryIndexDescriptions: gsis, TableID: meta.tableID, CreationDateTime: meta.created,
+		StreamLabel: meta.streamLabel, StreamStartAfter: meta.streamStartAfter, DisabledStreams: slices.Clone(meta.disabledStreams),
+		Settings: slices.Clone(meta.settings)}
 }
 
 // loadMeta reads the table's state and metadata in tr, for a change of
@@ -612,8 +570,7 @@ func ListTables(rt fdb.ReadTransactor, opts ...Option) ([]string, error) {
 // index entries, change records) and bumps the metadata version, so the
 // next operation through any handle fails with [ErrResourceNotFound].
 //
-// Errors: [ErrValidation] for a bad name or a table with deletion protection
-// ([TableProperties]); [ErrResourceNotFound] if there
+// Errors: [ErrValidation] for a bad name; [ErrResourceNotFound] if there
 // is no such table. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteTable.html.
 func DeleteTable(t fdb.Transactor, name string, opts ...Option) error {
@@ -626,13 +583,8 @@ func DeleteTable(t fdb.Transactor, name string, opts ...Option) error {
 	}
 	tbl := &Table{name: name, path: tablePath(o.root, name)}
 	_, err = transact(t, func(tr fdb.Transaction) (struct{}, error) {
-		_, meta, err := tbl.loadMeta(tr)
-		if err != nil {
+		if _, _, err := tbl.loadMeta(tr); err != nil {
 			return struct{}{}, err
-		}
-		if meta.Properties.DeletionProtectionEnabled {
-			return struct{}{}, &ValidationError{Op: "DeleteTable",
-				Reason: "Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first."}
 		}
 		if _, err := directory.Root().Remove(tr, tbl.path); err != nil {
 			return struct{}{}, err
@@ -663,12 +615,11 @@ func (t *Table) replaceSchema(tr fdb.Transaction, s TableSchema, building ...str
 		// Readers merge the shards the schema names: fewer would hide records.
 		return &ValidationError{Op: "UpdateTable", Reason: "StreamShards cannot decrease"}
 	}
-	meta, err := json.Marshal(tableMeta{FormatVersion: st.format, TableName: t.name, Schema: s.canonical(), Building: building, CursorKey: st.cursorKey,
-		TableID: old.TableID, CreationDateTime: old.CreationDateTime, Properties: old.Properties})
-	if err != nil {
+	meta := *old
+	meta.schema, meta.building = s.canonical(), building
+	if err := putMeta(tr, st.keys, &meta); err != nil {
 		return err
 	}
-	tr.Set(st.keys.meta, meta)
 	bumpMetadataVersion(tr)
 	return nil
 }
@@ -684,50 +635,6 @@ func sameKeySchema(a, b TableSchema) bool {
 	}
 	na, nb := newTableState(nil, tableKeys{}, a), newTableState(nil, tableKeys{}, b)
 	return na.hash == nb.hash && na.rng == nb.rng
-}
-
-// transact runs f in t's transaction: its own retry loop for an
-// fdb.Database, or the caller's transaction for an fdb.Transaction. It is
-// the only place that type-asserts Transact's result.
-//
-// In its own retry loop every transaction sets FoundationDB's
-// automatic_idempotency option, so a commit that applied but was reported
-// as commit_unknown_result is not applied again by the retry: no ADD
-// counts twice and no change record is written twice (stream.go). A
-// caller's transaction is the caller's to configure.
-func transact[T any](t fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
-	if db, ok := t.(fdb.Database); ok {
-		t = idempotentDB{db}
-	}
-	v, err := t.Transact(func(tr fdb.Transaction) (any, error) { return f(tr) })
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return v.(T), nil
-}
-
-// idempotentDB is an fdb.Database whose transactions set
-// automatic_idempotency.
-type idempotentDB struct{ fdb.Database }
-
-func (d idempotentDB) Transact(f func(fdb.Transaction) (any, error)) (any, error) {
-	return d.Database.Transact(func(tr fdb.Transaction) (any, error) {
-		if err := tr.Options().SetAutomaticIdempotency(); err != nil {
-			return nil, err
-		}
-		return f(tr)
-	})
-}
-
-// readTransact is transact for reads.
-func readTransact[T any](t fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
-	v, err := t.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return f(tr) })
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return v.(T), nil
 }
 
 func joinPath(p []string) string {
@@ -948,9 +855,11 @@ func (s TableSchema) clone() TableSchema {
 	return c
 }
 
+// sameSchema reports whether a and b store the same: an absent list of
+// indexes or of non-key attributes is an empty one.
 func sameSchema(a, b TableSchema) bool {
-	ja, _ := json.Marshal(a.canonical())
-	jb, _ := json.Marshal(b.canonical())
+	ja, _ := json.Marshal(storeSchema(a.canonical()))
+	jb, _ := json.Marshal(storeSchema(b.canonical()))
 	return bytes.Equal(ja, jb)
 }
 

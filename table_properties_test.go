@@ -1,89 +1,26 @@
 package fdyno
 
 import (
+	"bytes"
 	"errors"
-	"fmt"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
-	"github.com/google/go-cmp/cmp"
 )
 
-func TestCheckTag(t *testing.T) {
-	for _, tc := range []struct {
-		tag Tag
-		ok  bool
-	}{
-		{Tag{"env", "prod"}, true},
-		{Tag{"a b:c/d=e+f-g.h_i@j", ""}, true},
-		{Tag{"ключ", "значение"}, true},
-		{Tag{strings.Repeat("k", MaxTagKeyLength), strings.Repeat("v", MaxTagValueLength)}, true},
-		{Tag{strings.Repeat("é", MaxTagKeyLength), ""}, true}, // characters, not bytes
-		{Tag{"", "v"}, false},
-		{Tag{strings.Repeat("k", MaxTagKeyLength+1), "v"}, false},
-		{Tag{"k", strings.Repeat("v", MaxTagValueLength+1)}, false},
-		{Tag{"aws:cost", "v"}, false},
-		{Tag{"AWS:cost", "v"}, false},
-		{Tag{"a*b", "v"}, false},
-		{Tag{"k", "v!"}, false},
-		{Tag{"k\xff", "v"}, false},
-	} {
-		err := checkTag("TagResource", tc.tag)
-		if (err == nil) != tc.ok {
-			t.Errorf("checkTag(%q) = %v, want ok %v", tc.tag, err, tc.ok)
-		}
-		if err != nil && !errors.Is(err, ErrValidation) {
-			t.Errorf("checkTag(%q) = %v, not a validation error", tc.tag, err)
-		}
-	}
-}
-
-func TestMergeTags(t *testing.T) {
-	have := []Tag{{"a", "1"}, {"c", "3"}}
-	got, err := mergeTags(have, []Tag{{"b", "2"}, {"a", "x"}, {"b", "y"}}, "TagResource")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]Tag{{"a", "x"}, {"b", "y"}, {"c", "3"}}, got); diff != "" {
-		t.Errorf("mergeTags (-want +got):\n%s", diff)
-	}
-	if have[0].Value != "1" {
-		t.Errorf("mergeTags changed its input: %v", have)
-	}
-	var fifty []Tag
-	for i := range MaxTags {
-		fifty = append(fifty, Tag{fmt.Sprintf("k%02d", i), ""})
-	}
-	if _, err := mergeTags(nil, fifty, "TagResource"); err != nil {
-		t.Errorf("50 tags: %v", err)
-	}
-	if _, err := mergeTags(fifty, []Tag{{"one-more", ""}}, "TagResource"); !errors.Is(err, ErrValidation) {
-		t.Errorf("51 tags: %v, want ErrValidation", err)
-	}
-	if _, err := mergeTags(fifty, []Tag{{"k00", "replaced"}}, "TagResource"); err != nil {
-		t.Errorf("replacing a value at 50 tags: %v", err)
-	}
-}
-
-// TestTableProperties checks what a table keeps beside its schema: a
-// TableID (a version 4 UUID, stable, new for a new table of the same
-// name), its CreationDateTime, its properties kept through a schema
-// change, and deletion protection, which makes DeleteTable refuse the
-// table until it is turned off.
-func TestTableProperties(t *testing.T) {
+// TestTableIdentityAndSettings checks what a table keeps beside its
+// schema: a TableID (a version 4 UUID, stable, new for a new table of the
+// same name), its CreationDateTime, and its settings record, stored as
+// given, kept through schema and stream changes, replaced only by
+// UpdateSettings, gone with the table.
+func TestTableIdentityAndSettings(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
 	root := testRoot(t, db)
 	clock := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	props := TableProperties{
-		BillingMode:               BillingModeProvisioned,
-		ProvisionedThroughput:     &ProvisionedThroughput{ReadCapacityUnits: 5, WriteCapacityUnits: 6},
-		DeletionProtectionEnabled: true,
-		Tags:                      []Tag{{"b", "2"}, {"a", "1"}},
-	}
-	tbl, err := Open(db, "Props", root, WithSchema(hashOnly), WithProperties(props), WithClock(func() time.Time { return clock }))
+	settings := []byte("\x00opaque \xff bytes")
+	tbl, err := Open(db, "Props", root, WithSchema(hashOnly), WithSettings(settings), WithClock(func() time.Time { return clock }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,13 +34,11 @@ func TestTableProperties(t *testing.T) {
 	if !d.CreationDateTime.Equal(clock) {
 		t.Errorf("CreationDateTime %v, want %v", d.CreationDateTime, clock)
 	}
-	want := props
-	want.Tags = []Tag{{"a", "1"}, {"b", "2"}} // in key order
-	if diff := cmp.Diff(want, d.Properties); diff != "" {
-		t.Errorf("Properties (-want +got):\n%s", diff)
+	if !bytes.Equal(d.Settings, settings) {
+		t.Errorf("Settings %q, want %q", d.Settings, settings)
 	}
 
-	// A schema change keeps identity and properties.
+	// A schema change keeps identity and settings.
 	if _, err := tbl.UpdateTable(db, UpdateTableInput{StreamSpecification: &StreamSpecification{StreamEnabled: true, StreamViewType: StreamViewTypeKeysOnly}}); err != nil {
 		t.Fatal(err)
 	}
@@ -111,58 +46,54 @@ func TestTableProperties(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Enabling the stream records its label (the table's clock) and start;
-	// the rest is unchanged.
-	if d2.Properties.StreamLabel != clock.UTC().Format(StreamLabelLayout) || d2.Properties.StreamStartAfter == "" {
-		t.Errorf("after enabling the stream: StreamLabel %q, StreamStartAfter %q", d2.Properties.StreamLabel, d2.Properties.StreamStartAfter)
+	// Enabling the stream records its label (the table's clock) and start.
+	if d2.StreamLabel != clock.UTC().Format(StreamLabelLayout) || d2.StreamStartAfter == "" {
+		t.Errorf("after enabling the stream: StreamLabel %q, StreamStartAfter %q", d2.StreamLabel, d2.StreamStartAfter)
 	}
-	d2.Properties.StreamLabel, d2.Properties.StreamStartAfter = "", ""
-	if d2.TableID != d.TableID || !d2.CreationDateTime.Equal(d.CreationDateTime) || !cmp.Equal(d2.Properties, d.Properties) {
-		t.Errorf("after UpdateTable: %q %v %+v, want %q %v %+v", d2.TableID, d2.CreationDateTime, d2.Properties, d.TableID, d.CreationDateTime, d.Properties)
+	if d2.TableID != d.TableID || !d2.CreationDateTime.Equal(d.CreationDateTime) || !bytes.Equal(d2.Settings, settings) {
+		t.Errorf("after UpdateTable: %q %v %q, want %q %v %q", d2.TableID, d2.CreationDateTime, d2.Settings, d.TableID, d.CreationDateTime, settings)
 	}
 
-	// Deletion protection.
-	err = DeleteTable(db, "Props", root)
-	var ve *ValidationError
-	if !errors.As(err, &ve) || !strings.Contains(ve.Reason, "protected against deletion") {
-		t.Fatalf("DeleteTable of a protected table: %v, want a ValidationError", err)
+	// UpdateSettings sees the record and replaces it; an error from f or
+	// a record over the limit changes nothing.
+	d3, err := tbl.UpdateSettings(db, func(old []byte) ([]byte, error) {
+		if !bytes.Equal(old, settings) {
+			t.Errorf("UpdateSettings got %q, want %q", old, settings)
+		}
+		return []byte("next"), nil
+	})
+	if err != nil || string(d3.Settings) != "next" {
+		t.Fatalf("UpdateSettings: %q, %v", d3.Settings, err)
 	}
-	if _, err := tbl.Describe(db); err != nil {
-		t.Fatalf("the protected table is gone: %v", err)
+	mine := errors.New("refused")
+	if _, err := tbl.UpdateSettings(db, func([]byte) ([]byte, error) { return []byte("lost"), mine }); err != mine {
+		t.Errorf("UpdateSettings with f failing: %v, want f's error", err)
 	}
-	if _, err := tbl.UpdateProperties(db, func(p *TableProperties) error { p.DeletionProtectionEnabled = false; return nil }); err != nil {
-		t.Fatal(err)
+	_, err = tbl.UpdateSettings(db, func([]byte) ([]byte, error) { return make([]byte, MaxSettingsSize+1), nil })
+	if !errors.Is(err, ErrValidation) {
+		t.Errorf("UpdateSettings over MaxSettingsSize: %v, want ErrValidation", err)
 	}
+	if d, _ := tbl.Describe(db); string(d.Settings) != "next" {
+		t.Errorf("refused changes stored %q", d.Settings)
+	}
+
+	// The library enforces nothing the settings hold: DeleteTable deletes.
 	if err := DeleteTable(db, "Props", root); err != nil {
-		t.Fatalf("DeleteTable without protection: %v", err)
+		t.Fatalf("DeleteTable: %v", err)
 	}
-
-	// A new table of the name is another table.
+	// A new table of the name is another table, without settings.
 	tbl, err = Open(db, "Props", root, WithSchema(hashOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d3, err := tbl.Describe(db)
+	d4, err := tbl.Describe(db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d3.TableID == d.TableID || d3.TableID == "" {
-		t.Errorf("recreated table's TableID %q, want a new one (old %q)", d3.TableID, d.TableID)
+	if d4.TableID == d.TableID || d4.TableID == "" || d4.Settings != nil {
+		t.Errorf("recreated table: TableID %q (old %q), settings %q; want a new ID and none", d4.TableID, d.TableID, d4.Settings)
 	}
-	if len(d3.Properties.Tags) != 0 || d3.Properties.DeletionProtectionEnabled {
-		t.Errorf("recreated table has the old properties: %+v", d3.Properties)
+	if _, err := Open(db, "Big", root, WithSchema(hashOnly), WithSettings(make([]byte, MaxSettingsSize+1))); !errors.Is(err, ErrValidation) {
+		t.Errorf("Open with settings over MaxSettingsSize: %v, want ErrValidation", err)
 	}
-
-	// An invalid change is refused and changes nothing.
-	_, err = tbl.UpdateProperties(db, func(p *TableProperties) error {
-		p.Tags = append(p.Tags, Tag{"aws:x", "y"})
-		return nil
-	})
-	if !errors.Is(err, ErrValidation) {
-		t.Errorf("UpdateProperties with a reserved tag: %v, want ErrValidation", err)
-	}
-	if tags, _ := tbl.ListTags(db); len(tags) != 0 {
-		t.Errorf("refused change stored tags %v", tags)
-	}
-
 }

@@ -128,26 +128,9 @@ type TransactWriteOutput struct {
 	Replayed bool
 }
 
-// Kinds of transaction actions.
-const (
-	actionCheck = iota + 1
-	actionPut
-	actionUpdate
-	actionDelete
-)
-
 // txAction is one validated action of a TransactWrite.
 type txAction struct {
-	kind  int
-	t     *Table
-	st0   *tableState
-	key   Item // the Key, or the Put's Item
-	kv    []byte
-	exact bool
-	e     exprs
-	paths []docPath // the update's paths
-	enc   []byte    // the put's encoding
-	rv    ReturnValuesOnConditionCheckFailure
+	w writeAction
 	// invalid is why the action's item fails validation against its
 	// table, or nil.
 	invalid error
@@ -189,7 +172,7 @@ func TransactWrite(tx fdb.Transactor, in TransactWriteInput) (*TransactWriteOutp
 	}
 	var digest [sha256.Size]byte
 	if in.ClientRequestToken != "" {
-		if digest, err = requestDigest(in); err != nil {
+		if digest, err = requestDigest(in, actions); err != nil {
 			return nil, err
 		}
 	}
@@ -225,7 +208,7 @@ func prepareTransactWrite(in TransactWriteInput) ([]txAction, error) {
 			invalid = true
 			continue
 		}
-		id := itemID(a.t, a.kv)
+		id := itemID(a.w.t, a.w.kv)
 		if seen[id] {
 			return fail("Transaction request cannot include multiple operations on one item")
 		}
@@ -278,36 +261,35 @@ func prepareAction(op string, ti TransactWriteItem) (txAction, error) {
 		return fail("TransactItems can only contain one of Check, Put, Update or Delete")
 	}
 	var (
-		a         txAction
+		a         writeAction
 		names     map[string]string
 		values    map[string]Value
 		cond, upd string
-		key       Item
 		needCond  bool
 	)
 	switch {
 	case ti.ConditionCheck != nil:
 		c := ti.ConditionCheck
-		a = txAction{kind: actionCheck, t: c.Table, exact: true, rv: c.ReturnValuesOnConditionCheckFailure}
-		key, cond, names, values, needCond = c.Key, c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues, true
+		a = writeAction{kind: actionCheck, t: c.Table, key: c.Key, rvFail: c.ReturnValuesOnConditionCheckFailure}
+		cond, names, values, needCond = c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues, true
 	case ti.Put != nil:
 		p := ti.Put
-		a = txAction{kind: actionPut, t: p.Table, rv: p.ReturnValuesOnConditionCheckFailure}
-		key, cond, names, values = p.Item, p.ConditionExpression, p.ExpressionAttributeNames, p.ExpressionAttributeValues
-		if key == nil {
+		a = writeAction{kind: actionPut, t: p.Table, key: p.Item, rvFail: p.ReturnValuesOnConditionCheckFailure}
+		cond, names, values = p.ConditionExpression, p.ExpressionAttributeNames, p.ExpressionAttributeValues
+		if a.key == nil {
 			return fail("Item is required")
 		}
 	case ti.Update != nil:
 		u := ti.Update
-		a = txAction{kind: actionUpdate, t: u.Table, exact: true, rv: u.ReturnValuesOnConditionCheckFailure}
-		key, cond, upd, names, values = u.Key, u.ConditionExpression, u.UpdateExpression, u.ExpressionAttributeNames, u.ExpressionAttributeValues
+		a = writeAction{kind: actionUpdate, t: u.Table, key: u.Key, rvFail: u.ReturnValuesOnConditionCheckFailure}
+		cond, upd, names, values = u.ConditionExpression, u.UpdateExpression, u.ExpressionAttributeNames, u.ExpressionAttributeValues
 		if upd == "" {
 			return fail("1 validation error detected: Value null at 'transactItems.update.updateExpression' failed to satisfy constraint: Member must not be null")
 		}
 	default:
 		d := ti.Delete
-		a = txAction{kind: actionDelete, t: d.Table, exact: true, rv: d.ReturnValuesOnConditionCheckFailure}
-		key, cond, names, values = d.Key, d.ConditionExpression, d.ExpressionAttributeNames, d.ExpressionAttributeValues
+		a = writeAction{kind: actionDelete, t: d.Table, key: d.Key, rvFail: d.ReturnValuesOnConditionCheckFailure}
+		cond, names, values = d.ConditionExpression, d.ExpressionAttributeNames, d.ExpressionAttributeValues
 	}
 	if a.t == nil {
 		return fail("the action has no Table")
@@ -315,41 +297,40 @@ func prepareAction(op string, ti TransactWriteItem) (txAction, error) {
 	if needCond && cond == "" {
 		return fail("1 validation error detected: Value null at 'transactItems.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null")
 	}
-	if err := checkReturnOnFailure(op, a.rv); err != nil {
+	if err := checkReturnOnFailure(op, a.rvFail); err != nil {
 		return txAction{}, err
 	}
-	a.st0 = a.t.state.Load()
-	a.key = key
-	var err error
-	if a.e, err = prepareExprs(op, names, values, cond, upd, ""); err != nil {
+	a.op, a.st0 = op, a.t.state.Load()
+	e, err := prepareExprs(op, names, values, cond, upd, "")
+	if err != nil {
 		return txAction{}, err
 	}
+	a.cond, a.upd = e.cond, e.upd
 	// Checks of the item against its table (key schema, index key types,
-	// size) make a.invalid, a cancellation reason.
-	if a.kv, err = keyOf(op, key, a.st0.hash, a.st0.rng, a.exact); err != nil {
-		a.invalid = err
-		return a, nil
+	// size) make invalid, a cancellation reason.
+	if a.kv, err = keyOf(op, a.key, a.st0.hash, a.st0.rng, a.kind != actionPut); err != nil {
+		return txAction{w: a, invalid: err}, nil
 	}
 	switch a.kind {
 	case actionPut:
-		if err := checkIndexKeys(op, key, a.st0); err != nil {
-			a.invalid = err
-			return a, nil
+		if err := checkIndexKeys(op, a.key, a.st0); err != nil {
+			return txAction{w: a, invalid: err}, nil
 		}
-		if err := checkItemSize(key, a.t.maxItemSize); err != nil {
-			a.invalid = withOp(op, err)
-			return a, nil
+		if err := checkItemSize(a.key, a.t.maxItemSize); err != nil {
+			return txAction{w: a, invalid: withOp(op, err)}, nil
 		}
-		if a.enc, err = EncodeItem(key); err != nil {
+		enc, err := EncodeItem(a.key)
+		if err != nil {
 			return txAction{}, withOp(op, err)
 		}
+		a.put = encodedItem{item: a.key, enc: enc}
 	case actionUpdate:
-		a.paths = a.e.upd.paths()
+		a.paths = a.upd.paths()
 		if err := checkKeyNotUpdated(op, a.paths, a.st0); err != nil {
 			return txAction{}, err
 		}
 	}
-	return a, nil
+	return txAction{w: a}, nil
 }
 
 // transactWrite runs the prepared actions in tr.
@@ -358,23 +339,23 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	var tk *tokenCheck
 	if token != "" {
 		var err error
-		if tk, err = startTokenCheck(tr, actions[0].t, actions[0].st0, token); err != nil {
+		if tk, err = startTokenCheck(tr, actions[0].w.t, actions[0].w.st0, token); err != nil {
 			return nil, err
 		}
 	}
+	l := loaderOf(tr)
 	mvf := tr.Snapshot().Get(metadataVersionKey)
 	states := make([]*tableState, len(actions))
-	for i, a := range actions {
-		states[i] = a.st0
+	for i := range actions {
+		states[i] = actions[i].w.st0
 	}
 	orders, err := startOrderPrefetches(tr, states)
 	if err != nil {
 		return nil, err
 	}
 	fetches := make([]pendingFetch, len(actions))
-	for i, a := range actions {
-		needOld := a.kind == actionCheck || a.kind == actionUpdate || a.e.cond != nil || a.st0.needsOld()
-		fetches[i] = a.t.startFetch(tr, mvf, op, a.st0, a.key, a.kv, a.exact, needOld)
+	for i := range actions {
+		fetches[i] = actions[i].w.start(l, mvf)
 	}
 	if tk != nil {
 		done, err := tk.check(digest)
@@ -385,63 +366,50 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 			return &TransactWriteOutput{Replayed: true}, nil // a retry of a committed request
 		}
 	}
-	for i := range fetches {
-		if err := fetches[i].resolveState(tr); err != nil {
-			return nil, err
-		}
-	}
-	for i := range fetches {
-		f := &fetches[i]
-		// resolveState restarted the head read if the schema changed
-		// under the request and now needs the old item.
-		if err := f.resolveHead(); err != nil {
-			return nil, err
-		}
+	tgs, err := fetchAll(l, fetches)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
-	for i := range fetches {
-		f := &fetches[i]
-		f.readChunks(tr)
+	for i, tg := range tgs {
 		// Keys were checked distinct when prepared; a table recreated
 		// with another key schema in between could make two equal.
-		id := itemID(f.t, f.tg.kv)
+		id := itemID(actions[i].w.t, tg.kv)
 		if seen[id] {
 			return nil, &ValidationError{Op: op, Reason: "Transaction request cannot include multiple operations on one item"}
 		}
 		seen[id] = true
 	}
-	// Evaluate every action before the first write.
+	// Decide every action before the first write.
 	reasons := make([]CancellationReason, len(actions))
 	changes := make([]*itemChange, len(actions))
 	sizes := make([]int, len(actions))
 	invalidSeen := false
 	canceled := false
 	total := 0
-	for i := range fetches {
-		f := &fetches[i]
-		tg, err := f.finish()
+	for i := range actions {
+		a := &actions[i].w
+		d, err := decide(a, tgs[i])
 		if err != nil {
-			return nil, err
-		}
-		c, reason, err := evalAction(op, actions[i], tg, f.needOld)
-		if err != nil {
-			return nil, err
-		}
-		if reason.Code == CancellationCodeValidationError && invalidSeen {
-			// Only the first invalid action has its code (as above);
-			// conditions that fail are all reported.
-			reason = CancellationReason{Code: CancellationCodeNone}
-		}
-		invalidSeen = invalidSeen || reason.Code == CancellationCodeValidationError
-		reasons[i] = reason
-		if reason.Code != CancellationCodeNone {
-			canceled = true
+			reason := cancellationReason(err)
+			if reason.Code == CancellationCodeValidationError && invalidSeen {
+				// Only the first invalid action has its code (as above);
+				// conditions that fail are all reported.
+				reason = CancellationReason{Code: CancellationCodeNone}
+			}
+			invalidSeen = invalidSeen || reason.Code == CancellationCodeValidationError
+			reasons[i], canceled = reason, true
 			continue
 		}
-		sizes[i] = chargedSize(actions[i], tg, c)
+		reasons[i] = CancellationReason{Code: CancellationCodeNone}
+		var c *itemChange
+		if d.write {
+			c = &d.change
+		}
+		sizes[i] = chargedSize(actions[i], tgs[i], c)
 		if c != nil {
 			changes[i] = c
-			total += writeCost(len(tg.st.keys.itemKey(tg.kv)), len(c.enc), actions[i].t.chunkThreshold)
+			total += writeCost(len(c.st.keys.itemKey(c.kv)), len(c.enc), a.t.chunkThreshold)
 		}
 	}
 	if canceled {
@@ -456,7 +424,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 			continue
 		}
 		c.orders = orders
-		if err := writeItem(tr, actions[i].t, *c); err != nil {
+		if err := writeItem(tr, actions[i].w.t, *c); err != nil {
 			return nil, withOp(op, err)
 		}
 	}
@@ -476,70 +444,20 @@ func chargedSize(a txAction, tg target, c *itemChange) int {
 	case c.oldKnown:
 		return max(c.old.Size(), c.new.Size())
 	case c.new == nil:
-		return a.key.Size() // a Delete of an item it did not read
+		return a.w.key.Size() // a Delete of an item it did not read
 	}
 	return c.new.Size()
 }
 
-// evalAction evaluates action a against its target tg: the change it
-// makes (nil for none) or the reason it cancels the transaction. err is
-// reserved for failures that are not a cancellation reason.
-func evalAction(op string, a txAction, tg target, oldKnown bool) (*itemChange, CancellationReason, error) {
-	none := CancellationReason{Code: CancellationCodeNone}
-	invalid := func(err error) (*itemChange, CancellationReason, error) {
-		return nil, validationReason(err), nil
+// cancellationReason is the reason an action that decide refused with
+// err cancels a TransactWrite: ConditionalCheckFailed, with the item if
+// the action asked for it, or ValidationError.
+func cancellationReason(err error) CancellationReason {
+	var ccf *ConditionalCheckFailedError
+	if errors.As(err, &ccf) {
+		return CancellationReason{Code: CancellationCodeConditionalCheckFailed, Message: "The conditional request failed", Item: ccf.Item}
 	}
-	if a.e.cond != nil {
-		ok, err := a.e.cond.eval(tg.old)
-		if err != nil {
-			return invalid(err)
-		}
-		if !ok {
-			r := CancellationReason{Code: CancellationCodeConditionalCheckFailed, Message: "The conditional request failed"}
-			if a.rv == ReturnValuesOnConditionCheckFailureAllOld {
-				r.Item = tg.old
-			}
-			return nil, r, nil
-		}
-	}
-	switch a.kind {
-	case actionCheck:
-		return nil, none, nil
-	case actionPut:
-		return &itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: oldKnown, new: a.key, enc: a.enc}, none, nil
-	case actionDelete:
-		if oldKnown && tg.old == nil {
-			return nil, none, nil // nothing to delete
-		}
-		return &itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: oldKnown}, none, nil
-	}
-	if tg.st != a.st0 {
-		if err := checkKeyNotUpdated(op, a.paths, tg.st); err != nil {
-			return nil, none, err
-		}
-	}
-	if tg.old == nil && !a.e.upd.createsItem() {
-		return nil, none, nil // REMOVE and DELETE create nothing
-	}
-	base := tg.old
-	if base == nil {
-		base = maps.Clone(a.key)
-	}
-	updated, err := a.e.upd.apply(base, tg.old != nil)
-	if err != nil {
-		return invalid(err)
-	}
-	if err := checkIndexKeys(op, updated, tg.st); err != nil {
-		return invalid(err)
-	}
-	if err := checkItemSize(updated, a.t.maxItemSize); err != nil {
-		return invalid(err)
-	}
-	enc, err := EncodeItem(updated)
-	if err != nil {
-		return invalid(err)
-	}
-	return &itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: true, new: updated, enc: enc}, none, nil
+	return validationReason(err)
 }
 
 // tokenCheck is the ClientRequestToken record of a TransactWrite, read in
@@ -689,8 +607,9 @@ func (c *tokenCheck) record(digest [sha256.Size]byte) {
 // requestDigest returns the SHA-256 of a canonical encoding of the
 // request: each action's kind, table directory, key or item and
 // expressions, with maps in key order. Two requests have the same digest
-// exactly when they ask for the same writes.
-func requestDigest(in TransactWriteInput) ([sha256.Size]byte, error) {
+// exactly when they ask for the same writes. actions are the request's,
+// prepared: a Put's item is hashed in the encoding it was written with.
+func requestDigest(in TransactWriteInput, actions []txAction) ([sha256.Size]byte, error) {
 	h := sha256.New()
 	var buf []byte
 	str := func(s string) {
@@ -698,20 +617,23 @@ func requestDigest(in TransactWriteInput) ([sha256.Size]byte, error) {
 		h.Write(buf)
 		h.Write([]byte(s))
 	}
-	item := func(it Item) error {
-		enc, err := EncodeItem(it)
-		if err != nil {
-			return withOp("TransactWriteItems", err)
+	item := func(it Item, enc []byte) error {
+		if enc == nil {
+			var err error
+			if enc, err = EncodeItem(it); err != nil {
+				return withOp("TransactWriteItems", err)
+			}
 		}
 		str(string(enc))
 		return nil
 	}
+	var keyEnc []byte // the encoding of the current action's key, if made
 	common := func(t *Table, key Item, cond, upd string, names map[string]string, values map[string]Value, rv ReturnValuesOnConditionCheckFailure) error {
 		str(strconv.Itoa(len(t.path)))
 		for _, p := range t.path {
 			str(p)
 		}
-		if err := item(key); err != nil {
+		if err := item(key, keyEnc); err != nil {
 			return err
 		}
 		str(cond)
@@ -722,10 +644,11 @@ func requestDigest(in TransactWriteInput) ([sha256.Size]byte, error) {
 			str(k)
 			str(names[k])
 		}
-		return item(Item(values))
+		return item(Item(values), nil)
 	}
-	for _, ti := range in.TransactItems {
+	for i, ti := range in.TransactItems {
 		var err error
+		keyEnc = actions[i].w.put.enc
 		switch {
 		case ti.ConditionCheck != nil:
 			c := ti.ConditionCheck

@@ -199,7 +199,7 @@ func (t *Table) sweepBatch(tr fdb.Transaction, start Item, batch int, now time.T
 	}
 	// Checks are done; from here on, only writes.
 	for _, c := range changes {
-		if err := writeItem(tr, t, c); err != nil {
+		if err := writeItem(tr, t, *c); err != nil {
 			return sweepStep{}, withOp("SweepExpired", err)
 		}
 		step.deleted++
@@ -208,8 +208,9 @@ func (t *Table) sweepBatch(tr fdb.Transaction, start Item, batch int, now time.T
 }
 
 // sweepChanges reads one batch for sweepBatch and returns the deletions
-// to make, each marked byTTL.
-func (t *Table) sweepChanges(tr fdb.Transaction, start Item, batch int, now time.Time) (sweepStep, []itemChange, error) {
+// to make, each a Time to Live deletion (decide.go) of an item that has
+// still expired.
+func (t *Table) sweepChanges(tr fdb.Transaction, start Item, batch int, now time.Time) (sweepStep, []*itemChange, error) {
 	const op = "SweepExpired"
 	page, err := t.Scan(tr.Snapshot(), ScanInput{Limit: batch, PageSize: sweepPageBytes, ExclusiveStartKey: start})
 	if err != nil {
@@ -218,8 +219,9 @@ func (t *Table) sweepChanges(tr fdb.Transaction, start Item, batch int, now time
 	step := sweepStep{scanned: page.ScannedCount, next: page.LastEvaluatedKey}
 	st0 := t.state.Load()
 	cut := newTTLCutoff(st0.schema.TimeToLiveAttribute, now)
+	l := loaderOf(tr)
 	mvf := tr.Snapshot().Get(metadataVersionKey)
-	var fetches []pendingFetch
+	var actions []writeAction
 	for _, it := range page.Items {
 		if !cut.expired(it) {
 			continue
@@ -229,29 +231,25 @@ func (t *Table) sweepChanges(tr fdb.Transaction, start Item, batch int, now time
 		if err != nil {
 			return sweepStep{}, nil, err
 		}
-		fetches = append(fetches, t.startFetch(tr, mvf, op, st0, key, kv, true, true))
+		actions = append(actions, writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionDelete, key: key, expiredAt: now})
 	}
-	for i := range fetches {
-		if err := fetches[i].resolveState(tr); err != nil {
-			return sweepStep{}, nil, err
-		}
+	fetches := make([]pendingFetch, len(actions))
+	for i := range actions {
+		fetches[i] = actions[i].start(l, mvf)
 	}
-	for i := range fetches {
-		if err := fetches[i].resolveHead(); err != nil {
-			return sweepStep{}, nil, err
-		}
-		fetches[i].readChunks(tr)
+	tgs, err := fetchAll(l, fetches)
+	if err != nil {
+		return sweepStep{}, nil, err
 	}
-	var changes []itemChange
-	for i := range fetches {
-		tg, err := fetches[i].finish()
+	var changes []*itemChange
+	for i := range actions {
+		d, err := decide(&actions[i], tgs[i])
 		if err != nil {
 			return sweepStep{}, nil, err
 		}
-		if tg.old == nil || !newTTLCutoff(tg.st.schema.TimeToLiveAttribute, now).expired(tg.old) {
-			continue // deleted or rewritten since the scan
+		if d.write {
+			changes = append(changes, &d.change)
 		}
-		changes = append(changes, itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: true, byTTL: true})
 	}
 	return step, changes, nil
 }

@@ -1,10 +1,6 @@
 package fdyno
 
-import (
-	"maps"
-
-	"github.com/apple/foundationdb/bindings/go/src/fdb"
-)
+import "github.com/apple/foundationdb/bindings/go/src/fdb"
 
 // UpdateInput is the request of [Table.Update], DynamoDB's UpdateItem.
 // Zero values are the defaults.
@@ -72,51 +68,18 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 		}
 	}
 	return transact(tx, func(tr fdb.Transaction) (*UpdateOutput, error) {
-		tg, err := t.fetch(tr, op, st0, in.Key, kv, true, true)
+		// Made here, the action stays on the stack.
+		a := writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionUpdate, key: in.Key, cond: e.cond, upd: e.upd, paths: paths,
+			rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
+		d, err := a.run(tr)
 		if err != nil {
 			return nil, err
 		}
-		if tg.st != st0 {
-			if err := checkKeyNotUpdated(op, paths, tg.st); err != nil {
-				return nil, err
-			}
-		}
-		if err := checkCondition(e.cond, tg.old, in.ReturnValuesOnConditionCheckFailure); err != nil {
-			return nil, err
-		}
-		if tg.old == nil && e.upd != nil && !e.upd.createsItem() {
-			// Only REMOVE and DELETE actions on a missing item: DynamoDB
-			// creates nothing, so there is nothing to write, index or
-			// record in the stream.
-			return &UpdateOutput{}, nil
-		}
-		base := tg.old
-		if base == nil {
-			base = maps.Clone(in.Key)
-		}
-		updated := base
-		if e.upd != nil {
-			if updated, err = e.upd.apply(base, tg.old != nil); err != nil {
-				return nil, withOp(op, err)
-			}
-		}
-		if err := checkIndexKeys(op, updated, tg.st); err != nil {
-			return nil, err
-		}
-		c := itemChange{st: tg.st, kv: tg.kv, old: tg.old, oldKnown: true, new: updated, sole: ownsTransaction(tx)}
-		if err := writeItem(tr, t, c); err != nil {
-			return nil, withOp(op, err)
-		}
-		out := &UpdateOutput{ItemSize: max(tg.old.Size(), updated.Size())}
-		switch in.ReturnValues {
-		case ReturnValueAllOld:
-			out.Attributes = tg.old
-		case ReturnValueAllNew:
-			out.Attributes = updated
-		case ReturnValueUpdatedOld:
-			out.Attributes = nonEmpty(projectPaths(tg.old, paths))
-		case ReturnValueUpdatedNew:
-			out.Attributes = nonEmpty(projectPaths(updated, paths))
+		out := &UpdateOutput{Attributes: d.attrs}
+		if d.write {
+			// The larger of the item before and after (DynamoDB's write
+			// capacity of an update).
+			out.ItemSize = max(d.change.old.Size(), d.change.new.Size())
 		}
 		return out, nil
 	})
@@ -126,7 +89,7 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 // attribute, as DynamoDB does even when the value would not change.
 func checkKeyNotUpdated(op string, paths []docPath, st *tableState) error {
 	for _, p := range paths {
-		if name := p[0].name; name == st.hash.Name || name == st.rng.Name && st.rng.Name != "" {
+		if name := p[0].Name; name == st.hash.Name || name == st.rng.Name && st.rng.Name != "" {
 			return &ValidationError{Op: op, Path: name, Reason: "One or more parameter values were invalid: Cannot update attribute " + name + ". This attribute is part of the key"}
 		}
 	}

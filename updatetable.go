@@ -2,7 +2,6 @@ package fdyno
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -265,14 +264,9 @@ func (t *Table) markStreamStart(tr fdb.Transaction, keys tableKeys) error {
 	for i := 8; i < len(start); i++ {
 		start[i] = 0xff
 	}
-	meta.Properties.StreamLabel = t.now().UTC().Format(StreamLabelLayout)
-	meta.Properties.StreamStartAfter = start.String()
-	raw, err := json.Marshal(meta)
-	if err != nil {
-		return err
-	}
-	tr.Set(keys.meta, raw)
-	return nil
+	meta.streamLabel = t.now().UTC().Format(StreamLabelLayout)
+	meta.streamStartAfter = start.String()
+	return putMeta(tr, keys, meta)
 }
 
 // withUpdateOp names UpdateTable as the operation of a schema validation

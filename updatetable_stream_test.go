@@ -112,11 +112,11 @@ func TestUpdateTableStreamRecords(t *testing.T) {
 	// The enabling is labelled with its time and marks a sequence number
 	// between the records before it and those after (DynamoDB's new
 	// stream at each enabling).
-	if _, err := time.Parse(StreamLabelLayout, re.Properties.StreamLabel); err != nil || len(re.Properties.StreamStartAfter) != seqDigits {
-		t.Fatalf("re-enabled stream: label %q (%v), start %q", re.Properties.StreamLabel, err, re.Properties.StreamStartAfter)
+	if _, err := time.Parse(StreamLabelLayout, re.StreamLabel); err != nil || len(re.StreamStartAfter) != seqDigits {
+		t.Fatalf("re-enabled stream: label %q (%v), start %q", re.StreamLabel, err, re.StreamStartAfter)
 	}
-	if recs := readStream(t, db, h1); len(recs) != 2 || !(recs[0].SequenceNumber <= re.Properties.StreamStartAfter && re.Properties.StreamStartAfter < recs[1].SequenceNumber) {
-		t.Errorf("StreamStartAfter %s does not separate the records %v", re.Properties.StreamStartAfter, recs)
+	if recs := readStream(t, db, h1); len(recs) != 2 || !(recs[0].SequenceNumber <= re.StreamStartAfter && re.StreamStartAfter < recs[1].SequenceNumber) {
+		t.Errorf("StreamStartAfter %s does not separate the records %v", re.StreamStartAfter, recs)
 	}
 	want := []StreamRecord{
 		{TableName: "Strm", EventName: EventNameModify, Keys: key, NewImage: v("1"), OldImage: v("0"), StreamViewType: StreamViewTypeNewAndOldImages},
@@ -289,7 +289,7 @@ func TestUpdateTableStreamUnderFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	var lasts, wantLasts []string
-	for _, ds := range d.Properties.DisabledStreams {
+	for _, ds := range d.DisabledStreams {
 		lasts = append(lasts, ds.LastSequenceNumber)
 	}
 	for _, r := range recs {

@@ -6,10 +6,11 @@ import (
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
 
-// write.go is the single write path: every Put, Update and Delete ends in
-// writeItem, which turns the old and new versions of one item into every
-// key the change touches. Indexes and streams plug in here, and only here,
-// so they can never disagree with the base item.
+// write.go is the single write path: every write of an item, as decide
+// (decide.go) judged it, ends in writeItem, which turns the old and new
+// versions of one item into every key the change touches. Indexes and
+// streams plug in here, and only here, so they can never disagree with
+// the base item.
 
 // itemChange is one change to one item.
 type itemChange struct {
@@ -17,25 +18,23 @@ type itemChange struct {
 	kv []byte // packed key values (keys.go)
 	// old is the item before the change, nil if it did not exist. It is
 	// meaningful only if oldKnown: a Put that needs neither a condition
-	// nor return values writes blind (see tableState.needsOld).
+	// nor return values writes blind (see tableState.needsOld). oldEnc,
+	// if not nil, is its encoding as stored.
 	old      Item
+	oldEnc   []byte
 	oldKnown bool
 	// new is the item after the change; nil deletes it.
 	new Item
-	// enc, if not nil, is the encoding of new, already checked against
-	// the size limit (Put encodes before its transaction, once for all
-	// retries).
+	// enc is the encoding of new, made once by encodeNew (decide.go) and
+	// so checked against the size limit; every write of the change uses
+	// it (a Put encodes before its transaction, once for all retries).
 	enc []byte
 	// byTTL marks a deletion made by the Time to Live sweeper (ttl.go);
 	// its change record carries DynamoDB's service identity (stream.go).
 	byTTL bool
-	// sole marks the only change of a transaction fdyno runs itself
-	// (ownsTransaction): its change record needs no per-transaction
-	// order (stream.go). The zero value is always safe.
-	sole bool
 	// orders are the reads of stream order keys started with the
 	// transaction's item reads (stream.go); nil reads when needed.
-	orders orderPrefetches
+	orders *orderPrefetches
 }
 
 // needsOld reports whether every write must read the old item even when
@@ -43,9 +42,9 @@ type itemChange struct {
 // cleared) and change records (event name, old image) need it.
 func (st *tableState) needsOld() bool { return st.hasIndexes() || st.hasStream() }
 
-// writeItem applies c in tr for the handle t, whose item size limit,
-// chunk threshold and clock (the change record's time) it uses. It encodes
-// and checks everything first, so an error leaves tr untouched.
+// writeItem applies c, as decide (decide.go) made it, in tr for the
+// handle t, whose chunk threshold and clock (the change record's time) it
+// uses. It checks everything first, so an error leaves tr untouched.
 //
 // Steps, in order:
 //
@@ -64,24 +63,17 @@ func writeItem(tr fdb.Transaction, t *Table, c itemChange) error {
 	if !c.oldKnown && c.st.needsOld() {
 		// The request did not need the old item and was validated with a
 		// cached schema that did not either: read it now.
-		head, err := tr.Get(c.st.keys.itemKey(c.kv)).Get()
-		if err != nil {
-			return err
-		}
-		if c.old, err = decodeHead(tr, c.st.keys, c.kv, head); err != nil {
+		l := loaderOf(tr)
+		r := l.get(&c.st.keys, c.kv)
+		var err error
+		if c.old, c.oldEnc, err = l.load(&r); err != nil {
 			return err
 		}
 		c.oldKnown = true
 	}
 	enc := c.enc
 	if c.new != nil && enc == nil {
-		if err := checkItemSize(c.new, t.maxItemSize); err != nil {
-			return err
-		}
-		var err error
-		if enc, err = EncodeItem(c.new); err != nil {
-			return err
-		}
+		return &CorruptError{What: "write", Reason: "a new item without its encoding"}
 	}
 	// Index entries are computed before the first write (index.go).
 	ixw, err := indexWrites(c, enc)

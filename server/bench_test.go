@@ -34,7 +34,7 @@ func benchSetup(b *testing.B) (*testServer, *dynamodb.Client, *fdyno.Table, fdb.
 	if err != nil {
 		b.Fatal(err)
 	}
-	return ts, c, tbl, ts.db.db
+	return ts, c, tbl, ts.db.DB
 }
 
 func benchItem(pk string) map[string]types.AttributeValue {

@@ -11,14 +11,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/google/go-cmp/cmp"
 )
 
 // Under injected FoundationDB faults (reads too old, commits not
 // committed, commits that applied but report commit_unknown_result), the
 // server's writes are neither lost nor doubled: acknowledged ADDs sum
 // exactly, and each conditional create succeeds exactly once. This rests
-// on the server's automatic_idempotency (transactor.go).
+// on fdyno's automatic_idempotency (transactor.go).
 func TestWritesUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
 	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 11, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.15}); err != nil {
@@ -165,5 +167,78 @@ func TestBatchesAndBackfillUnderFaults(t *testing.T) {
 		ExpressionAttributeValues: map[string]types.AttributeValue{":a": s("all")}, Select: types.SelectCount})
 	if err != nil || out.Count != rounds*5 {
 		t.Errorf("index built under faults: Count %d, %v; want %d", out.Count, err, rounds*5)
+	}
+}
+
+// With every commit reporting commit_unknown_result after it applied, a
+// table with a stream is created once and each write applies once, with
+// one change record: the transactions the server runs, its own and
+// fdyno's, set automatic_idempotency (transactor.go), so FoundationDB
+// tells the retry the commit applied. Without it, each request would
+// apply three times and fail (the retry limit is 2).
+func TestStreamedWritesIdempotent(t *testing.T) {
+	db := fdblitetest.OpenIsolated(t)
+	if err := db.Options().SetTransactionRetryLimit(2); err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
+	c := ts.client(testCredentials)
+	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 5, CommitUnknownResult: 1}); err != nil {
+		t.Fatal(err)
+	}
+	tbl := aws.String("Once")
+	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{TableName: tbl, BillingMode: types.BillingModePayPerRequest,
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+	}); err != nil {
+		t.Fatalf("CreateTable: %v", err)
+	}
+	key := map[string]types.AttributeValue{"pk": s("counter")}
+	for range 3 {
+		if _, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: tbl, Key: key, UpdateExpression: aws.String("ADD n :one"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":one": n("1")}}); err != nil {
+			t.Fatalf("UpdateItem: %v", err)
+		}
+	}
+	if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: tbl, Item: map[string]types.AttributeValue{"pk": s("new")},
+		ConditionExpression: aws.String("attribute_not_exists(pk)")}); err != nil {
+		t.Fatalf("conditional PutItem: %v", err)
+	}
+	if _, err := c.DeleteItem(ctx(t), &dynamodb.DeleteItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s("new")}}); err != nil {
+		t.Fatalf("DeleteItem: %v", err)
+	}
+	st, err := fdblitetest.ReadStats(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fdblitetest.ClearFaults(db); err != nil {
+		t.Fatal(err)
+	}
+	if st.Injected.CommitUnknownResult < 5 {
+		t.Fatalf("fdblite injected %d commit_unknown_result, want one per write (5 or more)", st.Injected.CommitUnknownResult)
+	}
+	got, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: tbl, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := got.Item["n"].(*types.AttributeValueMemberN).Value; v != "3" {
+		t.Errorf("counter = %s after 3 ADDs, want 3", v)
+	}
+	lib, err := ts.table("Once")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := lib.GetRecords(db, fdyno.GetRecordsInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	for _, r := range recs.Records {
+		events = append(events, string(r.EventName)+" "+r.Keys["pk"].S())
+	}
+	want := []string{"INSERT counter", "MODIFY counter", "MODIFY counter", "INSERT new", "REMOVE new"}
+	if diff := cmp.Diff(want, events); diff != "" {
+		t.Errorf("change records mismatch (-want +got):\n%s", diff)
 	}
 }

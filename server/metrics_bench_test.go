@@ -40,8 +40,9 @@ func BenchmarkMetrics(b *testing.B) {
 	})
 	get := func() string { return `{"TableName":"Bench","Key":{"pk":{"S":"k"}}}` }
 	b.Run("handler-GetItem/no-metrics", func(b *testing.B) {
-		ts.metrics, ts.db.m = nil, nil
-		defer func() { ts.metrics, ts.db.m = m, m }()
+		db := ts.db
+		ts.metrics, ts.db = nil, newTransactor(db.DB, DefaultTransactionTimeout, nil)
+		defer func() { ts.metrics, ts.db = m, db }()
 		benchHandler(b, ts, "GetItem", get)
 	})
 	b.Run("handler-GetItem/metrics", func(b *testing.B) {

@@ -125,7 +125,7 @@ func TestSDKNamespaces(t *testing.T) {
 func TestNamespacesAfterRestart(t *testing.T) {
 	ts := newTestServer(t, Config{Namespaces: PerAccountNamespaces})
 	createTable(t, ts.regionClient("AKIDONE", "ap-south-1"), "Kept", "", "")
-	ts2 := newTestServer(t, Config{DB: ts.db.db, Namespaces: PerAccountNamespaces})
+	ts2 := newTestServer(t, Config{DB: ts.db.DB, Namespaces: PerAccountNamespaces})
 	if got := listAll(t, ts2.regionClient("AKIDONE", "ap-south-1")); !slices.Equal(got, []string{"Kept"}) {
 		t.Errorf("after restart: ListTables = %v", got)
 	}
@@ -137,7 +137,7 @@ func TestNamespacesAfterRestart(t *testing.T) {
 	}
 	// The shared namespace is another directory: the per-account table
 	// is not in it.
-	shared := newTestServer(t, Config{DB: ts.db.db})
+	shared := newTestServer(t, Config{DB: ts.db.DB})
 	if got := listAll(t, shared.client(testCredentials)); len(got) != 0 {
 		t.Errorf("shared namespace lists %v", got)
 	}

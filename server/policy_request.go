@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/partiql"
 )
 
 // policy_request.go names what each request needs from the policies: the
@@ -173,7 +174,7 @@ func (s *Server) authzChecks(op string, body []byte) ([]authzCheck, error) {
 			if st == nil {
 				continue
 			}
-			info, err := fdyno.ParseStatement(*st)
+			info, err := partiql.ParseStatement(*st)
 			if err != nil {
 				continue // the operation answers the parse error; it reaches no table
 			}

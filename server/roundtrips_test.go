@@ -21,6 +21,20 @@ func TestRoundTripBudgets(t *testing.T) {
 	ts := newTestServer(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
 	c := ts.client(testCredentials)
 	createTable(t, c, "Budget", "sk", types.ScalarAttributeTypeN)
+	// A table with a stream: every write reads the old item and records
+	// the change, in one wave (fdyno owns the server's transactions as it
+	// owns an fdb.Database's: transactor.go).
+	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{TableName: aws.String("BudgetStream"), BillingMode: types.BillingModePayPerRequest,
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	streamed := aws.String("BudgetStream")
+	if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: streamed, Item: map[string]types.AttributeValue{"pk": s("warm")}}); err != nil {
+		t.Fatal(err)
+	}
 	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
 	key := func(sk string) map[string]types.AttributeValue {
@@ -86,6 +100,19 @@ func TestRoundTripBudgets(t *testing.T) {
 				"Budget": {Keys: []map[string]types.AttributeValue{key("1"), key("2"), key("9")}}}})
 			return err
 		}, rt(1, 1, 0)},
+		{"PutItem with a stream", func() error {
+			_, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: streamed, Item: map[string]types.AttributeValue{"pk": s("p"), "a": s("v")}})
+			return err
+		}, rt(1, 1, 1)},
+		{"UpdateItem with a stream", func() error {
+			_, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: streamed, Key: map[string]types.AttributeValue{"pk": s("p")},
+				UpdateExpression: aws.String("ADD n :one"), ExpressionAttributeValues: map[string]types.AttributeValue{":one": n("1")}})
+			return err
+		}, rt(1, 1, 1)},
+		{"DeleteItem with a stream", func() error {
+			_, err := c.DeleteItem(ctx(t), &dynamodb.DeleteItemInput{TableName: streamed, Key: map[string]types.AttributeValue{"pk": s("p")}})
+			return err
+		}, rt(1, 1, 1)},
 		{"TransactWriteItems", func() error {
 			_, err := c.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 				{Put: &types.Put{TableName: table, Item: item("4")}},

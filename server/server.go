@@ -138,7 +138,7 @@ type Config struct {
 // A Server is safe for concurrent use by multiple goroutines: each
 // request runs its own FoundationDB transactions.
 type Server struct {
-	db     transactor
+	db     fdyno.RetryLoop // transactor.go
 	root   []string
 	keys   map[string]string
 	region string
@@ -230,7 +230,6 @@ func New(cfg Config) (*Server, error) {
 		timeout = DefaultTransactionTimeout
 	}
 	s := &Server{
-		db:      transactor{db: cfg.DB, timeoutMS: timeout.Milliseconds()},
 		root:    slices.Clone(cfg.Root),
 		region:  cfg.Region,
 		account: accountID,
@@ -306,7 +305,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.metrics = newMetrics(s.ops)
 	s.accountStats = s.metrics.registerAccounts()
-	s.db.m = s.metrics
+	s.db = newTransactor(cfg.DB, timeout, s.metrics)
 	s.bg.ctx, s.bg.cancel = context.WithCancel(context.Background())
 	s.bg.slots = newBackfillSlots(cfg.MaxBackfills)
 	s.bg.running = map[backfillID]bool{}

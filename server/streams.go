@@ -32,11 +32,11 @@ import (
 // fdyno kept creation times has a fixed label). As in DynamoDB, enabling
 // a stream again starts a new stream, with a new label and ARN, whose
 // records are those written since (the library records where it began,
-// TableProperties.StreamStartAfter). As in DynamoDB, a disabled stream
+// TableDescription.StreamStartAfter). As in DynamoDB, a disabled stream
 // stays listed and readable under its own ARN for 24 hours after the
 // disabling (the server's clock), DISABLED, its shard closed: it has an
 // EndingSequenceNumber (the last record's sequence number, which the
-// library notes when it disables the stream, TableProperties.
+// library notes when it disables the stream, TableDescription.
 // DisabledStreams), and GetRecords at its end returns no
 // NextShardIterator. Later, its ARN answers ResourceNotFoundException.
 //
@@ -92,8 +92,8 @@ func newIteratorKey() []byte {
 // that change, its records those written since (the library's stream
 // keeps the earlier records, which this stream does not show).
 func streamOf(d *fdyno.TableDescription) (label, after string) {
-	if p := d.Properties; p.StreamLabel != "" {
-		return p.StreamLabel, p.StreamStartAfter
+	if d.StreamLabel != "" {
+		return d.StreamLabel, d.StreamStartAfter
 	}
 	if d.CreationDateTime.IsZero() {
 		return streamLabel, ""
@@ -120,7 +120,7 @@ type streamInfo struct {
 // current one if the stream is enabled.
 func streamsOf(d *fdyno.TableDescription, now time.Time) []streamInfo {
 	var out []streamInfo
-	for _, ds := range d.Properties.DisabledStreams {
+	for _, ds := range d.DisabledStreams {
 		if now.Sub(ds.DisabledAt) >= fdyno.DisabledStreamRetention {
 			continue
 		}

@@ -77,7 +77,7 @@ func BenchmarkGetRecords(b *testing.B) {
 	b.Run("library", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			out, err := tbl.GetRecords(ts.db.db, fdyno.GetRecordsInput{})
+			out, err := tbl.GetRecords(ts.db.DB, fdyno.GetRecordsInput{})
 			if err != nil || len(out.Records) != n {
 				b.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func BenchmarkGetRecords(b *testing.B) {
 	})
 	b.Run("raw-fdb", func(b *testing.B) {
 		b.ReportAllocs()
-		db := ts.db.db
+		db := ts.db.DB
 		v := []byte(strings.Repeat("x", benchPayload))
 		if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
 			for i := range n {

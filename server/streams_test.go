@@ -426,7 +426,7 @@ func TestSDKStreamsTTLAndTrim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tbl.SweepExpiredOnce(context.Background(), ts.db.db, fdyno.SweepOptions{}); err != nil {
+	if _, err := tbl.SweepExpiredOnce(context.Background(), ts.db.DB, fdyno.SweepOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	arn := ts.streamARN("Expiring")
@@ -446,7 +446,7 @@ func TestSDKStreamsTTLAndTrim(t *testing.T) {
 	}
 
 	// Trim all but the last two records.
-	if _, err := tbl.TrimStream(context.Background(), ts.db.db, fdyno.TrimStreamInput{KeepLast: 2}); err != nil {
+	if _, err := tbl.TrimStream(context.Background(), ts.db.DB, fdyno.TrimStreamInput{KeepLast: 2}); err != nil {
 		t.Fatal(err)
 	}
 	first := aws.ToString(recs[0].Dynamodb.SequenceNumber)

@@ -1,18 +1,96 @@
 package server
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
 )
 
-// table_settings.go: UpdateTable's changes of billing mode, provisioned
-// throughput (the table's and each global secondary index's) and
-// deletion protection, applied to the table's stored properties with
-// DynamoDB's rules. fdyno has no capacity: the values are kept and
-// reported, never enforced.
+// table_settings.go: what the server keeps for a table beyond what the
+// library acts on (tableSettings: billing mode, provisioned throughput,
+// deletion protection, tags), stored as the table's settings record
+// (fdyno.WithSettings, Table.UpdateSettings), and UpdateTable's changes
+// of them, applied with DynamoDB's rules. fdyno has no capacity: the
+// values are kept and reported, never enforced. Deletion protection is:
+// DeleteTable checks it in the transaction that deletes the table.
+
+// The billing modes.
+const (
+	billingProvisioned   = "PROVISIONED"
+	billingPayPerRequest = "PAY_PER_REQUEST"
+)
+
+// tableSettings is the settings record, JSON. Tables written before the
+// record existed kept these fields among the library's table properties,
+// under these names; the library hands them over as the record, so the
+// names never change.
+type tableSettings struct {
+	// BillingMode is PROVISIONED or PAY_PER_REQUEST; empty reads as
+	// PAY_PER_REQUEST.
+	BillingMode string `json:",omitempty"`
+	// ProvisionedThroughput is the table's capacity when PROVISIONED.
+	ProvisionedThroughput *provisioned `json:",omitempty"`
+	// IndexThroughput is the capacity of each global secondary index, by
+	// index name, when PROVISIONED.
+	IndexThroughput map[string]provisioned `json:",omitempty"`
+	// LastUpdateToPayPerRequest is when the billing mode was last set to
+	// PAY_PER_REQUEST by a change of an existing table (DynamoDB's
+	// BillingModeSummary.LastUpdateToPayPerRequestDateTime); nil for a
+	// table that has been PAY_PER_REQUEST since its creation. It stays
+	// as it was while the table is PROVISIONED.
+	LastUpdateToPayPerRequest *time.Time `json:",omitempty"`
+	// DeletionProtectionEnabled makes DeleteTable refuse the table.
+	DeletionProtectionEnabled bool `json:",omitempty"`
+	// Tags are the table's tags, in key order, keys unique (tags.go).
+	Tags []tag `json:",omitempty"`
+}
+
+// provisioned is a capacity in DynamoDB's units.
+type provisioned struct {
+	ReadCapacityUnits  int64
+	WriteCapacityUnits int64
+}
+
+// settingsOf decodes the settings record of the table described by d; a
+// table without one has the zero settings.
+func settingsOf(d *fdyno.TableDescription) (tableSettings, error) {
+	var ts tableSettings
+	if len(d.Settings) == 0 {
+		return ts, nil
+	}
+	if err := json.Unmarshal(d.Settings, &ts); err != nil {
+		return ts, &fdyno.CorruptError{What: "table settings", Reason: "cannot decode the settings of " + d.TableName}
+	}
+	return ts, nil
+}
+
+// encode returns the settings record of ts; the zero settings are none.
+func (ts *tableSettings) encode() ([]byte, error) {
+	if ts.BillingMode == "" && ts.ProvisionedThroughput == nil && ts.IndexThroughput == nil && ts.LastUpdateToPayPerRequest == nil && !ts.DeletionProtectionEnabled && len(ts.Tags) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(ts)
+}
+
+// updateSettings replaces the settings of table t with f's change of
+// them, in one transaction of db, and returns the table's description
+// after it. f may be called more than once.
+func updateSettings(db fdb.Transactor, t *fdyno.Table, f func(*tableSettings) error) (*fdyno.TableDescription, error) {
+	return t.UpdateSettings(db, func(old []byte) ([]byte, error) {
+		ts, err := settingsOf(&fdyno.TableDescription{TableName: t.Name(), Settings: old})
+		if err != nil {
+			return nil, err
+		}
+		if err := f(&ts); err != nil {
+			return nil, err
+		}
+		return ts.encode()
+	})
+}
 
 // gsiThroughputUpdate is the Update action of GlobalSecondaryIndexUpdates.
 type gsiThroughputUpdate struct {
@@ -40,19 +118,19 @@ func (c *settingsChange) any() bool {
 // apply changes p as the request asks, given the table's indexes, or
 // returns DynamoDB's error for the change; a switch to PAY_PER_REQUEST
 // records now as the table's LastUpdateToPayPerRequest.
-func (c *settingsChange) apply(p *fdyno.TableProperties, gsis []string, now time.Time) error {
+func (c *settingsChange) apply(p *tableSettings, gsis []string, now time.Time) error {
 	mode := p.BillingMode
 	if mode == "" {
-		mode = fdyno.BillingModePayPerRequest
+		mode = billingPayPerRequest
 	}
 	next := mode
 	if c.BillingMode != "" {
-		next = fdyno.BillingMode(c.BillingMode)
+		next = c.BillingMode
 	}
 	if c.DeletionProtectionEnabled != nil {
 		p.DeletionProtectionEnabled = *c.DeletionProtectionEnabled
 	}
-	if next == fdyno.BillingModePayPerRequest {
+	if next == billingPayPerRequest {
 		if c.ProvisionedThroughput != nil {
 			return validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
 		}
@@ -62,15 +140,15 @@ func (c *settingsChange) apply(p *fdyno.TableProperties, gsis []string, now time
 		if c.created != nil && c.created.ProvisionedThroughput != nil {
 			return validation("One or more parameter values were invalid: ProvisionedThroughput should not be specified for index: " + c.created.IndexName + " when BillingMode is PAY_PER_REQUEST")
 		}
-		if mode != fdyno.BillingModePayPerRequest {
+		if mode != billingPayPerRequest {
 			at := now.UTC()
 			p.LastUpdateToPayPerRequest = &at
 		}
-		p.BillingMode, p.ProvisionedThroughput, p.IndexThroughput = fdyno.BillingModePayPerRequest, nil, nil
+		p.BillingMode, p.ProvisionedThroughput, p.IndexThroughput = billingPayPerRequest, nil, nil
 		return nil
 	}
 	// PROVISIONED, already or from now on.
-	switching := mode != fdyno.BillingModeProvisioned
+	switching := mode != billingProvisioned
 	if switching && p.LastUpdateToPayPerRequest == nil && !c.createdAt.IsZero() {
 		// PAY_PER_REQUEST since its creation: that stays the last time
 		// the table was set to it.
@@ -95,8 +173,8 @@ func (c *settingsChange) apply(p *fdyno.TableProperties, gsis []string, now time
 		}
 		p.ProvisionedThroughput = want
 	}
-	p.BillingMode = fdyno.BillingModeProvisioned
-	index := map[string]fdyno.ProvisionedThroughput{}
+	p.BillingMode = billingProvisioned
+	index := map[string]provisioned{}
 	if !switching {
 		for k, v := range p.IndexThroughput {
 			index[k] = v

@@ -109,12 +109,12 @@ type createTableInput struct {
 	ProvisionedThroughput  *provisionedThroughput
 	StreamSpecification    *streamSpecification
 	// Tags and DeletionProtectionEnabled are stored with the table
-	// (fdyno.TableProperties); SSESpecification, TableClass and the like
-	// are accepted and ignored.
+	// (tableSettings); SSESpecification, TableClass and the like are
+	// accepted and ignored.
 	Tags                      []wireTag
 	DeletionProtectionEnabled bool
 
-	tags []fdyno.Tag // Tags, checked
+	tags []tag // Tags, checked
 }
 
 type createTableOutput struct {
@@ -166,6 +166,10 @@ func (s *Server) createTable(c *call, in *createTableInput, _ *fdyno.Table) (any
 			schema.StreamViewType = fdyno.StreamViewType(ss.StreamViewType)
 		}
 	}
+	settings, err := createSettings(in)
+	if err != nil {
+		return nil, err
+	}
 	// The existence check and the creation are one transaction, so two
 	// concurrent CreateTables of one name cannot both succeed.
 	t, err := transact(s.db, func(tr fdb.Transaction) (*fdyno.Table, error) {
@@ -175,7 +179,7 @@ func (s *Server) createTable(c *call, in *createTableInput, _ *fdyno.Table) (any
 			}
 			return nil, err
 		}
-		return fdyno.Open(tr, name, s.tableOptions(fdyno.WithSchema(schema), fdyno.WithProperties(createProperties(in)))...)
+		return fdyno.Open(tr, name, s.tableOptions(fdyno.WithSchema(schema), fdyno.WithSettings(settings))...)
 	})
 	if err != nil {
 		return nil, err
@@ -184,7 +188,8 @@ func (s *Server) createTable(c *call, in *createTableInput, _ *fdyno.Table) (any
 	if err != nil {
 		return nil, err
 	}
-	return createTableOutput{TableDescription: s.describe(d, "ACTIVE")}, nil
+	td, err := s.describe(d, "ACTIVE")
+	return createTableOutput{TableDescription: td}, err
 }
 
 // checkBilling applies DynamoDB's rules for BillingMode and
@@ -239,31 +244,35 @@ func checkThroughput(pt *provisionedThroughput) error {
 	return nil
 }
 
-// createProperties returns the properties CreateTable stores: the
+// createSettings returns the settings record CreateTable stores: the
 // billing mode and throughputs as given (checkBilling has validated
-// them), deletion protection and tags.
-func createProperties(in *createTableInput) fdyno.TableProperties {
-	p := fdyno.TableProperties{BillingMode: fdyno.BillingModeProvisioned, DeletionProtectionEnabled: in.DeletionProtectionEnabled, Tags: in.tags}
-	if in.BillingMode == "PAY_PER_REQUEST" {
-		p.BillingMode = fdyno.BillingModePayPerRequest
-		return p
+// them), deletion protection and tags (checked here).
+func createSettings(in *createTableInput) ([]byte, error) {
+	tags, err := mergeTags(nil, in.tags)
+	if err != nil {
+		return nil, err
 	}
-	p.ProvisionedThroughput = in.ProvisionedThroughput.units()
-	for _, g := range in.GlobalSecondaryIndexes {
-		if p.IndexThroughput == nil {
-			p.IndexThroughput = map[string]fdyno.ProvisionedThroughput{}
+	p := tableSettings{BillingMode: billingProvisioned, DeletionProtectionEnabled: in.DeletionProtectionEnabled, Tags: tags}
+	if in.BillingMode == billingPayPerRequest {
+		p.BillingMode = billingPayPerRequest
+	} else {
+		p.ProvisionedThroughput = in.ProvisionedThroughput.units()
+		for _, g := range in.GlobalSecondaryIndexes {
+			if p.IndexThroughput == nil {
+				p.IndexThroughput = map[string]provisioned{}
+			}
+			p.IndexThroughput[g.IndexName] = *g.ProvisionedThroughput.units()
 		}
-		p.IndexThroughput[g.IndexName] = *g.ProvisionedThroughput.units()
 	}
-	return p
+	return p.encode()
 }
 
-// units returns pt as the library's, or nil.
-func (pt *provisionedThroughput) units() *fdyno.ProvisionedThroughput {
+// units returns pt as stored, or nil.
+func (pt *provisionedThroughput) units() *provisioned {
 	if pt == nil || pt.ReadCapacityUnits == nil || pt.WriteCapacityUnits == nil {
 		return nil
 	}
-	return &fdyno.ProvisionedThroughput{ReadCapacityUnits: *pt.ReadCapacityUnits, WriteCapacityUnits: *pt.WriteCapacityUnits}
+	return &provisioned{ReadCapacityUnits: *pt.ReadCapacityUnits, WriteCapacityUnits: *pt.WriteCapacityUnits}
 }
 
 type tableNameInput struct {
@@ -302,20 +311,21 @@ type deletedTableDescription struct {
 	BillingModeSummary    *billingModeSummary `json:",omitempty"`
 }
 
-func (s *Server) deleted(d *fdyno.TableDescription) deletedTableDescription {
-	td := s.describe(d, "DELETING")
+func (s *Server) deleted(d *fdyno.TableDescription) (deletedTableDescription, error) {
+	td, err := s.describe(d, "DELETING")
 	out := deletedTableDescription{TableName: td.TableName, TableArn: td.TableArn, TableId: td.TableId, TableStatus: td.TableStatus,
 		ProvisionedThroughput: td.ProvisionedThroughput}
-	if td.BillingModeSummary.BillingMode == string(fdyno.BillingModePayPerRequest) {
+	if td.BillingModeSummary.BillingMode == billingPayPerRequest {
 		out.BillingModeSummary = &td.BillingModeSummary
 	}
-	return out
+	return out, err
 }
 
 func (s *Server) deleteTable(c *call, _ *deleteTableInput, _ *fdyno.Table) (any, error) {
 	name := c.table
-	// The description returned is the table's as it was deleted: both are
-	// in one transaction.
+	// The description returned is the table's as it was deleted, and
+	// deletion protection is checked as the table is deleted: all in one
+	// transaction.
 	d, err := transact(s.db, func(tr fdb.Transaction) (*fdyno.TableDescription, error) {
 		t, err := fdyno.Open(tr, name, s.tableOptions()...)
 		if err != nil {
@@ -325,6 +335,13 @@ func (s *Server) deleteTable(c *call, _ *deleteTableInput, _ *fdyno.Table) (any,
 		if err != nil {
 			return nil, err
 		}
+		ts, err := settingsOf(d)
+		if err != nil {
+			return nil, err
+		}
+		if ts.DeletionProtectionEnabled {
+			return nil, validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+		}
 		return d, fdyno.DeleteTable(tr, name, fdyno.WithRoot(s.root...))
 	})
 	if err != nil {
@@ -333,7 +350,8 @@ func (s *Server) deleteTable(c *call, _ *deleteTableInput, _ *fdyno.Table) (any,
 	s.mu.Lock()
 	delete(s.tables, name)
 	s.mu.Unlock()
-	return deleteTableOutput{TableDescription: s.deleted(d)}, nil
+	td, err := s.deleted(d)
+	return deleteTableOutput{TableDescription: td}, err
 }
 
 type describeTableOutput struct {
@@ -345,7 +363,8 @@ func (s *Server) describeTable(_ *call, _ *tableNameInput, t *fdyno.Table) (any,
 	if err != nil {
 		return nil, err
 	}
-	return describeTableOutput{Table: s.describe(d, "ACTIVE")}, nil
+	td, err := s.describe(d, "ACTIVE")
+	return describeTableOutput{Table: td}, err
 }
 
 type listTablesInput struct {
@@ -456,19 +475,32 @@ type indexDescription struct {
 	IndexStatus           string `json:",omitempty"`
 	Backfilling           *bool  `json:",omitempty"`
 	KeySchema             []fdyno.KeySchemaElement
-	Projection            fdyno.Projection
+	Projection            projection
 	ItemCount             int64
 	IndexSizeBytes        int64
 	ProvisionedThroughput *throughputDescription `json:",omitempty"`
+}
+
+// projection is an index's Projection as DynamoDB sends it.
+type projection struct {
+	ProjectionType   fdyno.ProjectionType
+	NonKeyAttributes []string `json:",omitempty"`
+}
+
+func projectionOf(p fdyno.Projection) projection {
+	return projection{ProjectionType: p.ProjectionType, NonKeyAttributes: p.NonKeyAttributes}
 }
 
 func (s *Server) tableARN(name string) string {
 	return "arn:aws:dynamodb:" + s.region + ":" + s.account + ":table/" + name
 }
 
-func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescription {
+func (s *Server) describe(d *fdyno.TableDescription, status string) (tableDescription, error) {
 	arn := s.tableARN(d.TableName)
-	p := d.Properties
+	p, err := settingsOf(d)
+	if err != nil {
+		return tableDescription{}, err
+	}
 	td := tableDescription{
 		TableName:                 d.TableName,
 		TableArn:                  arn,
@@ -485,26 +517,26 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescrip
 	switch {
 	case p.LastUpdateToPayPerRequest != nil:
 		td.BillingModeSummary.LastUpdateToPayPerRequestDateTime = epochSeconds(*p.LastUpdateToPayPerRequest)
-	case p.BillingMode != fdyno.BillingModeProvisioned && !d.CreationDateTime.IsZero():
+	case p.BillingMode != billingProvisioned && !d.CreationDateTime.IsZero():
 		td.BillingModeSummary.LastUpdateToPayPerRequestDateTime = td.CreationDateTime
 	}
-	if p.BillingMode == fdyno.BillingModeProvisioned {
-		td.BillingModeSummary.BillingMode = string(p.BillingMode)
+	if p.BillingMode == billingProvisioned {
+		td.BillingModeSummary.BillingMode = p.BillingMode
 		if pt := p.ProvisionedThroughput; pt != nil {
 			td.ProvisionedThroughput.ReadCapacityUnits, td.ProvisionedThroughput.WriteCapacityUnits = pt.ReadCapacityUnits, pt.WriteCapacityUnits
 		}
 	}
 	for _, ix := range d.LocalSecondaryIndexes {
 		td.LocalSecondaryIndexes = append(td.LocalSecondaryIndexes, indexDescription{
-			IndexName: ix.IndexName, IndexArn: arn + "/index/" + ix.IndexName, KeySchema: ix.KeySchema, Projection: ix.Projection,
+			IndexName: ix.IndexName, IndexArn: arn + "/index/" + ix.IndexName, KeySchema: ix.KeySchema, Projection: projectionOf(ix.Projection),
 		})
 	}
 	for _, ix := range d.GlobalSecondaryIndexes {
 		desc := indexDescription{
 			IndexName: ix.IndexName, IndexArn: arn + "/index/" + ix.IndexName, IndexStatus: "ACTIVE",
-			KeySchema: ix.KeySchema, Projection: ix.Projection, ProvisionedThroughput: &throughputDescription{},
+			KeySchema: ix.KeySchema, Projection: projectionOf(ix.Projection), ProvisionedThroughput: &throughputDescription{},
 		}
-		if pt, ok := p.IndexThroughput[ix.IndexName]; ok && p.BillingMode == fdyno.BillingModeProvisioned {
+		if pt, ok := p.IndexThroughput[ix.IndexName]; ok && p.BillingMode == billingProvisioned {
 			desc.ProvisionedThroughput.ReadCapacityUnits, desc.ProvisionedThroughput.WriteCapacityUnits = pt.ReadCapacityUnits, pt.WriteCapacityUnits
 		}
 		// The library's status: CREATING while the backfill runs.
@@ -525,13 +557,15 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) tableDescrip
 		label, _ := streamOf(d)
 		td.LatestStreamArn, td.LatestStreamLabel = s.streamARNOf(d), label
 	}
-	return td
+	return td, nil
 }
 
-// transact runs f in a transaction of db; it is the only place here that
-// type-asserts Transact's result.
+// transact runs f as fdyno runs its own operations (fdyno.Transact: with
+// automatic idempotency, so a retried CreateTable does not find the table
+// its unknown commit made); it is the only place here that type-asserts
+// Transact's result.
 func transact[T any](db fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
-	v, err := db.Transact(func(tr fdb.Transaction) (any, error) { return f(tr) })
+	v, err := fdyno.Transact(db, func(tr fdb.Transaction) (any, error) { return f(tr) })
 	if err != nil {
 		var zero T
 		return zero, err

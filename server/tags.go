@@ -5,13 +5,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fdyno/fdyno"
 )
 
-// tags.go: TagResource, UntagResource and ListTagsOfResource, through the
-// library's Table.TagResource, UntagResource and ListTags; the tags live
-// in the table's metadata and go with it. The resource is named by its
+// tags.go: TagResource, UntagResource and ListTagsOfResource; the tags
+// live in the table's settings record (table_settings.go) and go with
+// the table. The resource is named by its
 // table ARN, which DynamoDB checks part by part:
 //
 //   - not an ARN (no "arn:" prefix): ValidationException;
@@ -78,6 +80,76 @@ func (s *Server) resourceTable(c *call, arn *string, op string) (*fdyno.Table, e
 	return t, nil
 }
 
+// tag is a key-value pair attached to a table (DynamoDB's Tag).
+type tag struct {
+	Key   string
+	Value string
+}
+
+// Tag limits (DynamoDB's tagging restrictions).
+const (
+	// maxTags is the most tags a table may have.
+	maxTags = 50
+	// maxTagKeyLength and maxTagValueLength bound a tag's key (at least
+	// one character) and value, in Unicode characters.
+	maxTagKeyLength   = 128
+	maxTagValueLength = 256
+	// reservedTagPrefix starts the keys AWS assigns, which users cannot.
+	reservedTagPrefix = "aws:"
+)
+
+// checkTag applies DynamoDB's tagging restrictions to one tag: a key of 1
+// to 128 characters not starting with "aws:", a value of at most 256, both
+// of letters, digits, white space and + - = . _ : / @.
+func checkTag(t tag) error {
+	n := utf8.RuneCountInString(t.Key)
+	switch {
+	case n < 1 || n > maxTagKeyLength:
+		return validation("One or more parameter values were invalid: tag key must be 1 to 128 characters: " + strconv.Quote(t.Key))
+	case utf8.RuneCountInString(t.Value) > maxTagValueLength:
+		return validation("One or more parameter values were invalid: tag value of key " + strconv.Quote(t.Key) + " is longer than 256 characters")
+	case strings.HasPrefix(strings.ToLower(t.Key), reservedTagPrefix):
+		return validation("One or more parameter values were invalid: tag keys starting with 'aws:' are reserved for system use: " + strconv.Quote(t.Key))
+	case !tagText(t.Key) || !tagText(t.Value):
+		return validation("One or more parameter values were invalid: tags may use only letters, digits, white space and + - = . _ : / @: " + strconv.Quote(t.Key))
+	}
+	return nil
+}
+
+func tagText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsSpace(r) && !strings.ContainsRune("+-=._:/@", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeTags returns have with add applied (a key already present takes
+// the new value), in key order, refusing invalid tags and more than
+// maxTags in all.
+func mergeTags(have, add []tag) ([]tag, error) {
+	out := slices.Clone(have)
+	for _, t := range add {
+		if err := checkTag(t); err != nil {
+			return nil, err
+		}
+		i, found := slices.BinarySearchFunc(out, t.Key, func(a tag, k string) int { return strings.Compare(a.Key, k) })
+		if found {
+			out[i].Value = t.Value
+		} else {
+			out = slices.Insert(out, i, t)
+		}
+	}
+	if len(out) > maxTags {
+		return nil, validation("One or more parameter values were invalid: a table can have at most 50 tags, this request would make " + strconv.Itoa(len(out)))
+	}
+	return out, nil
+}
+
 // wireTag is a Tag as a request carries it: DynamoDB's Tag shape
 // requires both members, so an absent one (null) is told from an empty
 // one. An empty Value is a valid tag; an absent Value is not.
@@ -89,12 +161,12 @@ type wireTag struct {
 // checkTagMembers applies the Tag shape's constraints, every violation
 // of the list in one message: both members required, keys of 1 to 128
 // characters, values of at most 256. It returns the tags.
-func checkTagMembers(field string, tags []wireTag) ([]fdyno.Tag, error) {
+func checkTagMembers(field string, tags []wireTag) ([]tag, error) {
 	if tags == nil {
 		return nil, nil
 	}
 	var v constraints
-	out := make([]fdyno.Tag, len(tags))
+	out := make([]tag, len(tags))
 	for i, t := range tags {
 		at := field + "." + strconv.Itoa(i+1) + ".member."
 		switch {
@@ -102,7 +174,7 @@ func checkTagMembers(field string, tags []wireTag) ([]fdyno.Tag, error) {
 			v.add(at+"key", nil, "Member must not be null")
 		case len([]rune(*t.Key)) < 1:
 			v.add(at+"key", t.Key, "Member must have length greater than or equal to 1")
-		case len([]rune(*t.Key)) > fdyno.MaxTagKeyLength:
+		case len([]rune(*t.Key)) > maxTagKeyLength:
 			v.add(at+"key", t.Key, "Member must have length less than or equal to 128")
 		default:
 			out[i].Key = *t.Key
@@ -110,7 +182,7 @@ func checkTagMembers(field string, tags []wireTag) ([]fdyno.Tag, error) {
 		switch {
 		case t.Value == nil:
 			v.add(at+"value", nil, "Member must not be null")
-		case len([]rune(*t.Value)) > fdyno.MaxTagValueLength:
+		case len([]rune(*t.Value)) > maxTagValueLength:
 			v.add(at+"value", t.Value, "Member must have length less than or equal to 256")
 		default:
 			out[i].Value = *t.Value
@@ -126,7 +198,7 @@ type tagResourceInput struct {
 	ResourceArn *string
 	Tags        []wireTag
 
-	tags []fdyno.Tag // Tags, checked
+	tags []tag // Tags, checked
 }
 
 // emptyOutput is the answer of an operation whose output has no members:
@@ -153,7 +225,17 @@ func (s *Server) tagResource(c *call, in *tagResourceInput, _ *fdyno.Table) (any
 	if err != nil {
 		return nil, err
 	}
-	return emptyOutput{}, t.TagResource(s.db, in.tags)
+	for _, tg := range in.tags {
+		if err := checkTag(tg); err != nil {
+			return nil, err
+		}
+	}
+	_, err = updateSettings(s.db, t, func(ts *tableSettings) error {
+		merged, err := mergeTags(ts.Tags, in.tags)
+		ts.Tags = merged
+		return err
+	})
+	return emptyOutput{}, err
 }
 
 type untagResourceInput struct {
@@ -168,7 +250,7 @@ func (in *untagResourceInput) prepare(*call) (string, error) {
 	}
 	var v constraints
 	for i, k := range in.TagKeys {
-		if n := len([]rune(k)); n < 1 || n > fdyno.MaxTagKeyLength {
+		if n := len([]rune(k)); n < 1 || n > maxTagKeyLength {
 			v.add("tagKeys."+strconv.Itoa(i+1)+".member", &k, "Member must have length between 1 and 128")
 		}
 	}
@@ -180,7 +262,11 @@ func (s *Server) untagResource(c *call, in *untagResourceInput, _ *fdyno.Table) 
 	if err != nil {
 		return nil, err
 	}
-	return emptyOutput{}, t.UntagResource(s.db, in.TagKeys)
+	_, err = updateSettings(s.db, t, func(ts *tableSettings) error {
+		ts.Tags = slices.DeleteFunc(ts.Tags, func(tg tag) bool { return slices.Contains(in.TagKeys, tg.Key) })
+		return nil
+	})
+	return emptyOutput{}, err
 }
 
 type listTagsInput struct {
@@ -189,7 +275,7 @@ type listTagsInput struct {
 }
 
 type listTagsOutput struct {
-	Tags      []fdyno.Tag
+	Tags      []tag
 	NextToken string `json:",omitempty"`
 }
 
@@ -201,19 +287,24 @@ func (s *Server) listTagsOfResource(c *call, in *listTagsInput, _ *fdyno.Table) 
 	if err != nil {
 		return nil, err
 	}
-	tags, err := t.ListTags(s.db)
+	d, err := t.Describe(s.db)
 	if err != nil {
 		return nil, err
 	}
+	ts, err := settingsOf(d)
+	if err != nil {
+		return nil, err
+	}
+	tags := ts.Tags
 	// The NextToken is the base64url encoding of the last key returned;
 	// the next page starts after it, so tags added or removed between
 	// pages are seen or not as they sort, never twice.
 	if in.NextToken != nil {
 		after, err := base64.RawURLEncoding.DecodeString(*in.NextToken)
-		if err != nil || len(after) == 0 || len(after) > 4*fdyno.MaxTagKeyLength {
+		if err != nil || len(after) == 0 || len(after) > 4*maxTagKeyLength {
 			return nil, validation("Invalid NextToken")
 		}
-		i, found := slices.BinarySearchFunc(tags, string(after), func(a fdyno.Tag, k string) int { return strings.Compare(a.Key, k) })
+		i, found := slices.BinarySearchFunc(tags, string(after), func(a tag, k string) int { return strings.Compare(a.Key, k) })
 		if found {
 			i++
 		}
@@ -221,7 +312,7 @@ func (s *Server) listTagsOfResource(c *call, in *listTagsInput, _ *fdyno.Table) 
 	}
 	out := listTagsOutput{Tags: tags}
 	if out.Tags == nil {
-		out.Tags = []fdyno.Tag{}
+		out.Tags = []tag{}
 	}
 	if len(tags) > tagsPageSize {
 		out.Tags = tags[:tagsPageSize]

@@ -274,3 +274,62 @@ func TestTagWireAnswers(t *testing.T) {
 		t.Errorf("tags after the refused requests: %v, %v; want none", got, err)
 	}
 }
+
+// checkTag applies DynamoDB's tagging restrictions (the TagResource API
+// reference and the tagging restrictions of the developer guide).
+func TestCheckTag(t *testing.T) {
+	for _, tc := range []struct {
+		tag tag
+		ok  bool
+	}{
+		{tag{"env", "prod"}, true},
+		{tag{"a b:c/d=e+f-g.h_i@j", ""}, true},
+		{tag{"ключ", "значение"}, true},
+		{tag{strings.Repeat("k", maxTagKeyLength), strings.Repeat("v", maxTagValueLength)}, true},
+		{tag{strings.Repeat("é", maxTagKeyLength), ""}, true}, // characters, not bytes
+		{tag{"", "v"}, false},
+		{tag{strings.Repeat("k", maxTagKeyLength+1), "v"}, false},
+		{tag{"k", strings.Repeat("v", maxTagValueLength+1)}, false},
+		{tag{"aws:cost", "v"}, false},
+		{tag{"AWS:cost", "v"}, false},
+		{tag{"a*b", "v"}, false},
+		{tag{"k", "v!"}, false},
+		{tag{"k\xff", "v"}, false},
+	} {
+		err := checkTag(tc.tag)
+		if (err == nil) != tc.ok {
+			t.Errorf("checkTag(%q) = %v, want ok %v", tc.tag, err, tc.ok)
+		}
+		var ae *apiError
+		if err != nil && (!errors.As(err, &ae) || ae.typ != errValidation) {
+			t.Errorf("checkTag(%q) = %v, not a ValidationException", tc.tag, err)
+		}
+	}
+}
+
+func TestMergeTags(t *testing.T) {
+	have := []tag{{"a", "1"}, {"c", "3"}}
+	got, err := mergeTags(have, []tag{{"b", "2"}, {"a", "x"}, {"b", "y"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]tag{{"a", "x"}, {"b", "y"}, {"c", "3"}}, got); diff != "" {
+		t.Errorf("mergeTags (-want +got):\n%s", diff)
+	}
+	if have[0].Value != "1" {
+		t.Errorf("mergeTags changed its input: %v", have)
+	}
+	var fifty []tag
+	for i := range maxTags {
+		fifty = append(fifty, tag{fmt.Sprintf("k%02d", i), ""})
+	}
+	if _, err := mergeTags(nil, fifty); err != nil {
+		t.Errorf("50 tags: %v", err)
+	}
+	if _, err := mergeTags(fifty, []tag{{"one-more", ""}}); err == nil {
+		t.Errorf("51 tags accepted")
+	}
+	if _, err := mergeTags(fifty, []tag{{"k00", "replaced"}}); err != nil {
+		t.Errorf("replacing a value at 50 tags: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
 )
 
@@ -10,7 +11,8 @@ import (
 // indexed the items written before it, then ACTIVE, as DescribeTable
 // shows. BillingMode, ProvisionedThroughput (also per index, the Update
 // action) and DeletionProtectionEnabled change the table's stored
-// settings (table_settings.go). A
+// settings (table_settings.go), in the transaction of the index or
+// stream change. A
 // StreamSpecification enables or disables the table's stream at once
 // (the library's rules; streams.go serves the stream).
 
@@ -114,8 +116,8 @@ func (in *updateTableInput) prepare(c *call) (string, error) {
 func (s *Server) updateTable(c *call, in *updateTableInput, t *fdyno.Table) (any, error) {
 	name, change, up, deleted, ss := c.table, &in.change, in.up, in.deleted, in.StreamSpecification
 	// The settings are checked against the table before anything
-	// changes; they are stored after the index or stream change, in a
-	// transaction of their own, with the indexes the table then has.
+	// changes; they are stored with the index or stream change, in its
+	// transaction, with the indexes the table then has.
 	d, err := t.Describe(s.db)
 	if err != nil {
 		return nil, err
@@ -132,18 +134,36 @@ func (s *Server) updateTable(c *call, in *updateTableInput, t *fdyno.Table) (any
 	now := s.now()
 	change.createdAt = d.CreationDateTime
 	if change.any() {
-		p := d.Properties
+		p, err := settingsOf(d)
+		if err != nil {
+			return nil, err
+		}
 		if err := change.apply(&p, gsis, now); err != nil {
 			return nil, err
 		}
 	}
-	switch {
-	case ss != nil:
-		d, err = t.UpdateTable(s.db, fdyno.UpdateTableInput{StreamSpecification: &fdyno.StreamSpecification{
-			StreamEnabled: *ss.StreamEnabled, StreamViewType: fdyno.StreamViewType(ss.StreamViewType)}})
-	case up.GlobalSecondaryIndexUpdates != nil:
-		d, err = t.UpdateTable(s.db, up)
-	}
+	d, err = transact(s.db, func(tr fdb.Transaction) (*fdyno.TableDescription, error) {
+		d := d
+		var err error
+		switch {
+		case ss != nil:
+			d, err = t.UpdateTable(tr, fdyno.UpdateTableInput{StreamSpecification: &fdyno.StreamSpecification{
+				StreamEnabled: *ss.StreamEnabled, StreamViewType: fdyno.StreamViewType(ss.StreamViewType)}})
+		case up.GlobalSecondaryIndexUpdates != nil:
+			d, err = t.UpdateTable(tr, up)
+		}
+		if err != nil || !change.any() {
+			return d, err
+		}
+		after, err := updateSettings(tr, t, func(p *tableSettings) error { return change.apply(p, gsis, now) })
+		if err != nil {
+			return nil, err
+		}
+		// The answer describes the indexes as of the index change (a
+		// created one CREATING), with the settings as stored.
+		d.Settings = after.Settings
+		return d, nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -154,15 +174,6 @@ func (s *Server) updateTable(c *call, in *updateTableInput, t *fdyno.Table) (any
 			}
 		}
 	}
-	if change.any() {
-		after, err := t.UpdateProperties(s.db, func(p *fdyno.TableProperties) error { return change.apply(p, gsis, now) })
-		if err != nil {
-			return nil, err
-		}
-		// The answer describes the indexes as of the index change (a
-		// created one CREATING, though its backfill may be done by now),
-		// with the settings as stored.
-		d.Properties = after.Properties
-	}
-	return updateTableOutput{TableDescription: s.describe(d, "ACTIVE")}, nil
+	td, err := s.describe(d, "ACTIVE")
+	return updateTableOutput{TableDescription: td}, err
 }

@@ -157,8 +157,8 @@ void Transaction::AbandonPendingLocked(int code) {
   auto db = db_;
   for (auto& w : watches_) DeferLocked([db, w, code] { db->CompleteWatch(w, code); });
   watches_.clear();
-  if (versionstamp_) DeferLocked([f = versionstamp_, code] { f->SetError(code); });
-  versionstamp_.reset();
+  for (auto& f : versionstamps_) DeferLocked([f, code] { f->SetError(code); });
+  versionstamps_.clear();
 }
 
 void Transaction::ResetLocked(bool for_retry) {
@@ -975,8 +975,10 @@ FuturePtr Transaction::Watch(std::string_view key) {
 FuturePtr Transaction::GetVersionstamp() {
   Lock lock(this);
   if (int err = ReadErrorLocked()) return Future::Error(err);
-  if (!versionstamp_) versionstamp_ = std::make_shared<Future>();
-  return versionstamp_;
+  // Each call gets a future of its own, as from FoundationDB: releasing or
+  // destroying one must not touch another.
+  versionstamps_.push_back(std::make_shared<Future>());
+  return versionstamps_.back();
 }
 
 // Commit checks and applies the transaction. Once commit is called every
@@ -1021,16 +1023,16 @@ FuturePtr Transaction::CommitLocked(bool* sent) {
   auto fail = [&](int code) {
     for (auto& w : watches_) DeferLocked([db = db_, w, code] { db->CompleteWatch(w, code); });
     watches_.clear();
-    if (versionstamp_) {
-      commit_replies_.push_back([f = versionstamp_] { f->SetError(kTransactionInvalidVersion); });
+    for (auto& f : versionstamps_) {
+      commit_replies_.push_back([f] { f->SetError(kTransactionInvalidVersion); });
     }
-    versionstamp_.reset();
+    versionstamps_.clear();
     return Future::Error(code);
   };
   if (mutations_.empty() && write_conflicts_.empty()) {
     // Read-only: nothing to check or apply.
-    if (versionstamp_) DeferLocked([f = versionstamp_] { f->SetError(kNoCommitVersion); });
-    versionstamp_.reset();
+    for (auto& f : versionstamps_) DeferLocked([f] { f->SetError(kNoCommitVersion); });
+    versionstamps_.clear();
     for (auto& w : watches_) db_->ArmWatch(w, &deferred_work_);
     watches_.clear();
     return Future::Void();
@@ -1048,13 +1050,13 @@ FuturePtr Transaction::CommitLocked(bool* sent) {
   CommitResult r = db_->Commit(req, &deferred_work_);
   if (r.error != 0 && r.version < 0) return fail(r.error);
   committed_version_ = r.version;
-  if (versionstamp_) {
+  if (!versionstamps_.empty()) {
     std::string stamp(10, '\0');
     WriteVersionstamp(&stamp, 0, r.version, r.batch);
-    commit_replies_.push_back([f = versionstamp_, stamp = std::move(stamp)]() mutable {
-      f->SetKey(std::move(stamp));
+    commit_replies_.push_back([fs = std::move(versionstamps_), stamp = std::move(stamp)] {
+      for (auto& f : fs) f->SetKey(stamp);
     });
-    versionstamp_.reset();
+    versionstamps_.clear();
   }
   if (r.error != 0) {
     // Applied, but reported as unknown: watches learn the same.

@@ -222,7 +222,7 @@ class Transaction {
   std::optional<std::string> special_latency_;  // GUARDED_BY(mu_): pending config
   TxnRoundTrips rt_;                   // GUARDED_BY(mu_)
   std::vector<std::shared_ptr<struct Watch>> watches_;  // GUARDED_BY(mu_)
-  FuturePtr versionstamp_;             // GUARDED_BY(mu_)
+  std::vector<FuturePtr> versionstamps_;  // GUARDED_BY(mu_); one per get_versionstamp call
   Deferred deferred_work_;             // GUARDED_BY(mu_): run by ~Lock
   Deferred commit_replies_;            // GUARDED_BY(mu_): run with the commit's reply
   int64_t size_ = 0;                   // GUARDED_BY(mu_)

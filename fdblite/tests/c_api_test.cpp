@@ -414,6 +414,33 @@ TEST("fdb_transaction_get_versionstamp and SET_VERSIONSTAMPED_KEY") {
   fdb_database_destroy(db);
 }
 
+TEST("fdb_transaction_get_versionstamp twice: independent futures") {
+  FDBDatabase* db = Db();
+  std::string p = Prefix("stamp2");
+  Txn t(db);
+  t.Set(p, "v");
+  FDBFuture* a = fdb_transaction_get_versionstamp(t.get());
+  Fut b(fdb_transaction_get_versionstamp(t.get()));
+  Fut c(fdb_transaction_get_versionstamp(t.get()));
+  // Destroying one pending future cancels that one only.
+  fdb_future_destroy(a);
+  EXPECT_EQ(t.Commit(), 0);
+  EXPECT_EQ(b.Wait(), 0);
+  EXPECT_EQ(c.Wait(), 0);
+  const uint8_t* kb;
+  int nb;
+  EXPECT_EQ(fdb_future_get_key(b.get(), &kb, &nb), 0);
+  std::string sb(reinterpret_cast<const char*>(kb), nb);
+  // Releasing one future's memory leaves the other readable.
+  fdb_future_release_memory(b.get());
+  const uint8_t* kc;
+  int nc;
+  EXPECT_EQ(fdb_future_get_key(c.get(), &kc, &nc), 0);
+  EXPECT_EQ(nc, 10);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(kc), nc), sb);
+  fdb_database_destroy(db);
+}
+
 TEST("bad input returns FoundationDB error codes, never crashes") {
   FDBDatabase* db = Db();
   {

@@ -1,0 +1,121 @@
+package dcb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// A subscription delivers the matching events, stored and new, in order
+// and exactly once, to a slow consumer too, and stops with ctx.
+func TestSubscribe(t *testing.T) {
+	db, s := newTestStore(t, WithPageSize(3))
+	q := Items(QueryItem{Tags: []string{"course:c1"}})
+	mustAppend(t, db, s, courseEvents...) // 3 of them match
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan StoredEvent)
+	end := make(chan error, 1)
+	go func() {
+		for e, err := range s.Subscribe(ctx, db, q, Position{}) {
+			if err != nil {
+				end <- err
+				return
+			}
+			got <- e
+		}
+		end <- nil
+	}()
+	var want []StoredEvent
+	for _, e := range readAll(t, db, s, q, ReadOptions{}) {
+		want = append(want, e)
+	}
+	const batches = 10
+	go func() {
+		for i := range batches {
+			evs := []Event{
+				{Type: "StudentSubscribed", Tags: []string{"course:c1", fmt.Sprintf("student:s%d", i)}},
+				{Type: "StudentSubscribed", Tags: []string{"course:c2"}}, // does not match
+				{Type: "CourseRenamed", Tags: []string{"course:c1"}, Data: []byte{byte(i)}},
+			}
+			if _, err := s.Append(db, evs, nil); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	var seen []StoredEvent
+	for len(seen) < 3+2*batches {
+		select {
+		case e := <-got:
+			seen = append(seen, e)
+			if len(seen)%4 == 0 {
+				time.Sleep(5 * time.Millisecond) // a slow consumer
+			}
+		case err := <-end:
+			t.Fatalf("subscription ended early: %v", err)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("subscription stalled after %d events", len(seen))
+		}
+	}
+	want = readAll(t, db, s, q, ReadOptions{})
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("subscription mismatch (-read +subscribed):\n%s", diff)
+	}
+	// Idle, caught up: it waits on its watch and makes no round trip.
+	time.Sleep(20 * time.Millisecond)
+	rt, err := fdblitetest.CountRoundTrips(db, func() error { time.Sleep(100 * time.Millisecond); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Total() != 0 {
+		t.Errorf("an idle subscription made round trips: %s", rt)
+	}
+	// Resumed from the last delivered position, it delivers only what is new.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	p := mustAppend(t, db, s, Event{Type: "CourseRenamed", Tags: []string{"course:c1"}})[0]
+	for e, err := range s.Subscribe(ctx2, db, q, seen[len(seen)-1].Position) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Position != p {
+			t.Errorf("resumed subscription delivered %s, want %s", e.Position, p)
+		}
+		break
+	}
+	// The first subscription delivers it too, once.
+	select {
+	case e := <-got:
+		if e.Position != p {
+			t.Errorf("delivered %s, want %s", e.Position, p)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("subscription stalled")
+	}
+	cancel()
+	select {
+	case err := <-end:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("subscription ended with %v, want context.Canceled", err)
+		}
+	case e := <-got:
+		t.Errorf("delivered %s twice", e.Position)
+	case <-time.After(10 * time.Second):
+		t.Fatal("subscription did not stop on cancel")
+	}
+}
+
+func TestSubscribeInvalid(t *testing.T) {
+	db, s := newTestStore(t)
+	for _, err := range s.Subscribe(context.Background(), db, Query{}, Position{}) {
+		if !errors.Is(err, ErrInvalidQuery) {
+			t.Errorf("Subscribe(Query{}) = %v, want ErrInvalidQuery", err)
+		}
+	}
+}

@@ -1,0 +1,747 @@
+package partiql
+
+import (
+	"bytes"
+	"github.com/fdyno/fdyno"
+
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// plan.go turns a parsed PartiQL statement, with its parameters
+// bound, into the DynamoDB requests that run it: a SELECT becomes Query
+// requests (one per partition the WHERE pins) or a Scan; an INSERT a Put
+// with attribute_not_exists on the partition key; an UPDATE an Update
+// whose ConditionExpression requires the item; a DELETE a Delete; an
+// EXISTS a ConditionCheck. WHERE conditions and SET/REMOVE actions are
+// written as DynamoDB expressions, with every name and value behind a
+// placeholder, so that they are parsed and evaluated by the one
+// expression evaluator (package fdyno's) that every other operation uses,
+// and writes go through the one write path.
+
+// pqBuilder writes expression text for one request, collecting its
+// ExpressionAttributeNames and ExpressionAttributeValues.
+type pqBuilder struct {
+	params []fdyno.Value
+	names  map[string]string // #placeholder -> name
+	nameOf map[string]string // name -> #placeholder
+	values map[string]fdyno.Value
+}
+
+func newPQBuilder(params []fdyno.Value) *pqBuilder {
+	return &pqBuilder{params: params}
+}
+
+func (b *pqBuilder) name(n string) string {
+	if ph, ok := b.nameOf[n]; ok {
+		return ph
+	}
+	if b.names == nil {
+		b.names, b.nameOf = map[string]string{}, map[string]string{}
+	}
+	ph := "#n" + strconv.Itoa(len(b.names))
+	b.names[ph], b.nameOf[n] = n, ph
+	return ph
+}
+
+func (b *pqBuilder) value(v fdyno.Value) string {
+	if b.values == nil {
+		b.values = map[string]fdyno.Value{}
+	}
+	ph := ":v" + strconv.Itoa(len(b.values))
+	b.values[ph] = v
+	return ph
+}
+
+func (b *pqBuilder) path(p docPath) string {
+	var s strings.Builder
+	for i, e := range p {
+		switch {
+		case e.isIndex:
+			s.WriteString("[" + strconv.Itoa(e.index) + "]")
+		default:
+			if i > 0 {
+				s.WriteByte('.')
+			}
+			s.WriteString(b.name(e.name))
+		}
+	}
+	return s.String()
+}
+
+// pqUnsupported is the error of a construct DynamoDB's PartiQL accepts
+// in the grammar but not where it was written.
+func pqUnsupported(what string) error {
+	return &fdyno.ValidationError{Reason: "Unsupported operation: " + what}
+}
+
+// constant returns the value of e if it is a constant (a literal, a
+// parameter, or a tuple, list or set of constants); ok is false if it is
+// not.
+func (b *pqBuilder) constant(e *pqExpr) (v fdyno.Value, ok bool, err error) {
+	switch e.kind {
+	case pqeLit:
+		return e.val, true, nil
+	case pqeParam:
+		if e.param >= len(b.params) {
+			return fdyno.Value{}, false, pqParamCountError()
+		}
+		return b.params[e.param], true, nil
+	case pqeTuple:
+		m := make(fdyno.Item, len(e.args))
+		for i, a := range e.args {
+			v, ok, err := b.constant(a)
+			if err != nil {
+				return fdyno.Value{}, false, err
+			}
+			if !ok {
+				return fdyno.Value{}, false, pqUnsupported("a tuple may hold only literals and parameters")
+			}
+			m[e.keys[i]] = v
+		}
+		return fdyno.M(m), true, nil
+	case pqeList:
+		l := make([]fdyno.Value, len(e.args))
+		for i, a := range e.args {
+			v, ok, err := b.constant(a)
+			if err != nil {
+				return fdyno.Value{}, false, err
+			}
+			if !ok {
+				return fdyno.Value{}, false, pqUnsupported("a list may hold only literals and parameters")
+			}
+			l[i] = v
+		}
+		return fdyno.L(l...), true, nil
+	case pqeBag:
+		return b.set(e)
+	}
+	return fdyno.Value{}, false, nil
+}
+
+// set returns the set value of a <<...>> of strings, numbers or binaries.
+func (b *pqBuilder) set(e *pqExpr) (fdyno.Value, bool, error) {
+	if len(e.args) == 0 {
+		return fdyno.Value{}, false, &fdyno.ValidationError{Reason: "One or more parameter values were invalid: An empty set is not allowed"}
+	}
+	var typ fdyno.Type
+	members := make([]string, 0, len(e.args))
+	var bins [][]byte
+	for _, a := range e.args {
+		v, ok, err := b.constant(a)
+		if err != nil {
+			return fdyno.Value{}, false, err
+		}
+		if !ok || typ != 0 && v.Type() != typ || v.Type() != fdyno.TypeS && v.Type() != fdyno.TypeN && v.Type() != fdyno.TypeB {
+			return fdyno.Value{}, false, pqUnsupported("a set holds strings, numbers or binaries of one type")
+		}
+		typ = v.Type()
+		switch typ {
+		case fdyno.TypeS:
+			members = append(members, v.S())
+		case fdyno.TypeN:
+			members = append(members, v.N())
+		case fdyno.TypeB:
+			bins = append(bins, v.B())
+		}
+	}
+	switch typ {
+	case fdyno.TypeS:
+		return fdyno.SS(members...), true, nil
+	case fdyno.TypeN:
+		return fdyno.NS(members...), true, nil
+	}
+	return fdyno.BS(bins...), true, nil
+}
+
+func pqParamCountError() error {
+	return &fdyno.ValidationError{Reason: "Number of parameters in request and statement don't match."}
+}
+
+// operand writes a condition operand: a path, a constant or size(path).
+func (b *pqBuilder) operand(e *pqExpr) (string, error) {
+	if e.kind == pqePath {
+		return b.path(e.path), nil
+	}
+	if e.kind == pqeCall && e.op == "size" {
+		if e.args[0].kind != pqePath {
+			return "", pqUnsupported("size takes a document path")
+		}
+		return "size(" + b.path(e.args[0].path) + ")", nil
+	}
+	v, ok, err := b.constant(e)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", pqUnsupported("expression " + e.String() + " as an operand")
+	}
+	return b.value(v), nil
+}
+
+// cond writes a WHERE condition as a ConditionExpression. Each compound
+// operand is parenthesized once, so the text never has the redundant
+// parentheses DynamoDB's parser refuses.
+func (b *pqBuilder) cond(e *pqExpr) (string, error) {
+	wrap := func(a *pqExpr) (string, error) {
+		s, err := b.cond(a)
+		if err != nil {
+			return "", err
+		}
+		if a.kind == pqeAnd || a.kind == pqeOr || a.kind == pqeNot {
+			return "(" + s + ")", nil
+		}
+		return s, nil
+	}
+	switch e.kind {
+	case pqeAnd, pqeOr:
+		l, err := wrap(e.args[0])
+		if err != nil {
+			return "", err
+		}
+		r, err := wrap(e.args[1])
+		if err != nil {
+			return "", err
+		}
+		op := " AND "
+		if e.kind == pqeOr {
+			op = " OR "
+		}
+		return l + op + r, nil
+	case pqeNot:
+		s, err := wrap(e.args[0])
+		if err != nil {
+			return "", err
+		}
+		return "NOT " + s, nil
+	case pqeCmp, pqeBetween, pqeIn:
+		ops := make([]string, len(e.args))
+		for i, a := range e.args {
+			s, err := b.operand(a)
+			if err != nil {
+				return "", err
+			}
+			ops[i] = s
+		}
+		switch e.kind {
+		case pqeCmp:
+			return ops[0] + " " + e.op + " " + ops[1], nil
+		case pqeBetween:
+			return ops[0] + " BETWEEN " + ops[1] + " AND " + ops[2], nil
+		}
+		if len(ops)-1 > maxInOperands {
+			return "", &fdyno.ValidationError{Reason: reasonTooManyIn + strconv.Itoa(len(ops)-1)}
+		}
+		return ops[0] + " IN (" + strings.Join(ops[1:], ", ") + ")", nil
+	case pqeMissing, pqeNull:
+		if e.args[0].kind != pqePath {
+			return "", pqUnsupported("IS MISSING and IS NULL take a document path")
+		}
+		p := b.path(e.args[0].path)
+		if e.kind == pqeMissing {
+			return "attribute_not_exists(" + p + ")", nil
+		}
+		// In PartiQL, MISSING IS NULL too.
+		return "(attribute_type(" + p + ", " + b.value(fdyno.S("NULL")) + ") OR attribute_not_exists(" + p + "))", nil
+	case pqeCall:
+		switch e.op {
+		case "begins_with", "contains", "attribute_type":
+			if e.args[0].kind != pqePath {
+				return "", pqUnsupported(e.op + " takes a document path first")
+			}
+			p := b.path(e.args[0].path)
+			o, err := b.operand(e.args[1])
+			if err != nil {
+				return "", err
+			}
+			return e.op + "(" + p + ", " + o + ")", nil
+		}
+	}
+	return "", pqUnsupported("expression " + e.String() + " as a condition")
+}
+
+// conjuncts returns the operands of the top-level ANDs of e.
+func conjuncts(e *pqExpr) []*pqExpr {
+	if e == nil {
+		return nil
+	}
+	if e.kind == pqeAnd {
+		return append(conjuncts(e.args[0]), conjuncts(e.args[1])...)
+	}
+	return []*pqExpr{e}
+}
+
+// isAttr reports whether e is the top-level attribute name.
+func isAttr(e *pqExpr, name string) bool {
+	return e.kind == pqePath && len(e.path) == 1 && !e.path[0].isIndex && e.path[0].name == name
+}
+
+// keyEquality returns the constant that e, a conjunct, equates attribute
+// name to ("name = c" or "c = name").
+func (b *pqBuilder) keyEquality(e *pqExpr, name string) (fdyno.Value, bool, error) {
+	if e.kind != pqeCmp || e.op != "=" {
+		return fdyno.Value{}, false, nil
+	}
+	for i := range 2 {
+		if isAttr(e.args[i], name) {
+			v, ok, err := b.constant(e.args[1-i])
+			if err != nil || ok {
+				return v, ok, err
+			}
+		}
+	}
+	return fdyno.Value{}, false, nil
+}
+
+// partitionValues returns the partition key values a conjunct pins: one
+// for "pk = c", several for "pk IN [c, ...]" or "pk = c OR pk = d ...".
+func (b *pqBuilder) partitionValues(e *pqExpr, name string) ([]fdyno.Value, bool, error) {
+	switch e.kind {
+	case pqeCmp:
+		v, ok, err := b.keyEquality(e, name)
+		if !ok || err != nil {
+			return nil, false, err
+		}
+		return []fdyno.Value{v}, true, nil
+	case pqeIn:
+		if !isAttr(e.args[0], name) {
+			return nil, false, nil
+		}
+		vs := make([]fdyno.Value, 0, len(e.args)-1)
+		for _, a := range e.args[1:] {
+			v, ok, err := b.constant(a)
+			if !ok || err != nil {
+				return nil, false, err
+			}
+			vs = append(vs, v)
+		}
+		return vs, true, nil
+	case pqeOr:
+		l, ok, err := b.partitionValues(e.args[0], name)
+		if !ok || err != nil {
+			return nil, false, err
+		}
+		r, ok, err := b.partitionValues(e.args[1], name)
+		if !ok || err != nil {
+			return nil, false, err
+		}
+		return append(l, r...), true, nil
+	}
+	return nil, false, nil
+}
+
+// sortKeyCondition returns the key condition text of a conjunct that
+// conditions sort key rng in a way a Query's range read can apply: a
+// comparison other than <> with a constant of the key's type, BETWEEN
+// two such constants, or begins_with on an S or B key.
+func (b *pqBuilder) sortKeyCondition(e *pqExpr, rng keyAttr) (string, bool, error) {
+	konst := func(a *pqExpr) (fdyno.Value, bool, error) {
+		v, ok, err := b.constant(a)
+		if !ok || err != nil || v.Type() != rng.Type {
+			return fdyno.Value{}, false, err
+		}
+		return v, true, nil
+	}
+	switch e.kind {
+	case pqeCmp:
+		if e.op == "<>" {
+			return "", false, nil
+		}
+		for i := range 2 {
+			if !isAttr(e.args[i], rng.Name) {
+				continue
+			}
+			c, ok, err := konst(e.args[1-i])
+			if !ok || err != nil {
+				return "", false, err
+			}
+			op := e.op
+			if i == 1 {
+				op = flipped[op]
+			}
+			return b.name(rng.Name) + " " + op + " " + b.value(c), true, nil
+		}
+	case pqeBetween:
+		if !isAttr(e.args[0], rng.Name) {
+			return "", false, nil
+		}
+		lo, ok, err := konst(e.args[1])
+		if !ok || err != nil {
+			return "", false, err
+		}
+		hi, ok, err := konst(e.args[2])
+		if !ok || err != nil {
+			return "", false, err
+		}
+		return b.name(rng.Name) + " BETWEEN " + b.value(lo) + " AND " + b.value(hi), true, nil
+	case pqeCall:
+		if e.op != "begins_with" || !isAttr(e.args[0], rng.Name) || rng.Type == fdyno.TypeN {
+			return "", false, nil
+		}
+		c, ok, err := konst(e.args[1])
+		if !ok || err != nil {
+			return "", false, err
+		}
+		return "begins_with(" + b.name(rng.Name) + ", " + b.value(c) + ")", true, nil
+	}
+	return "", false, nil
+}
+
+// residual writes the conjuncts not consumed as one condition, or "".
+func (b *pqBuilder) residual(cs []*pqExpr, used []bool) (string, error) {
+	var parts []string
+	for i, c := range cs {
+		if used != nil && used[i] {
+			continue
+		}
+		s, err := b.cond(c)
+		if err != nil {
+			return "", err
+		}
+		if c.kind == pqeOr || c.kind == pqeNot || c.kind == pqeAnd {
+			s = "(" + s + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " AND "), nil
+}
+
+// maxINPartitions is the most partition key values an IN (or an OR of
+// equalities) may list (the developer guide's PartiQL operators page: 50
+// hash attribute values).
+const maxINPartitions = 50
+
+// pqSelectPlan is how a SELECT reads: Queries of the listed partitions
+// (in the order written, duplicates dropped), or a Scan.
+type pqSelectPlan struct {
+	index string
+	// query: one Query per partition value, with KeyConditionExpression
+	// "#hash = :p" plus sortCond (if any).
+	query      bool
+	hash       keyAttr
+	hashPH     string // the partition key's placeholder in keyNames
+	partitions []fdyno.Value
+	keyNames   map[string]string
+	keyValues  map[string]fdyno.Value
+	sortCond   string
+	forward    bool
+	// getKey, when the WHERE pins the table's full primary key, is the
+	// key of the one item the Query can return: it is read with a point
+	// read, as GetItem does.
+	getKey fdyno.Item
+	// filter is the rest of the WHERE clause, applied to every item read
+	// by the evaluator, after Limit (as a FilterExpression is).
+	filter       string
+	filterNames  map[string]string
+	filterValues map[string]fdyno.Value
+	proj         []docPath
+}
+
+// planSelect plans a SELECT against table t: a Query when the
+// WHERE pins the partition key of the table (or of the index) by
+// equality or IN, else a Scan, as DynamoDB decides.
+func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan, error) {
+	hash, rng, ok := keyAttrs(t, s.index)
+	if !ok {
+		return nil, &fdyno.ValidationError{Reason: "The table does not have the specified index: " + s.index}
+	}
+	pl := &pqSelectPlan{index: s.index, hash: hash, proj: s.proj, forward: true}
+	kb, fb := newPQBuilder(params), newPQBuilder(params)
+	cs := conjuncts(s.where)
+	used := make([]bool, len(cs))
+	for i, c := range cs {
+		vs, ok, err := kb.partitionValues(c, hash.Name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if len(vs) > maxINPartitions {
+				return nil, &fdyno.ValidationError{Reason: "The IN operator on a partition key takes at most " + strconv.Itoa(maxINPartitions) + " values; number of values: " + strconv.Itoa(len(vs))}
+			}
+			pl.query, used[i] = true, true
+			for _, v := range vs {
+				if v.Type() == hash.Type && !slices.ContainsFunc(pl.partitions, v.Equal) {
+					pl.partitions = append(pl.partitions, v)
+				}
+			}
+			break
+		}
+	}
+	if pl.query && len(pl.partitions) == 1 && s.index == "" {
+		// The full primary key: one point read, as GetItem.
+		if rng.Name == "" {
+			pl.getKey = fdyno.Item{hash.Name: pl.partitions[0]}
+		}
+		for i, c := range cs {
+			if used[i] || rng.Name == "" {
+				continue
+			}
+			v, ok, err := kb.keyEquality(c, rng.Name)
+			if err != nil {
+				return nil, err
+			}
+			if ok && v.Type() == rng.Type {
+				pl.getKey, used[i] = fdyno.Item{hash.Name: pl.partitions[0], rng.Name: v}, true
+				break
+			}
+		}
+	}
+	if pl.query && rng.Name != "" && pl.getKey == nil {
+		for i, c := range cs {
+			if used[i] {
+				continue
+			}
+			sc, ok, err := kb.sortKeyCondition(c, rng)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				pl.sortCond, used[i] = sc, true
+				break
+			}
+		}
+	}
+	if !pl.query {
+		used = nil
+	}
+	filter, err := fb.residual(cs, used)
+	if err != nil {
+		return nil, err
+	}
+	pl.filter, pl.filterNames, pl.filterValues = filter, fb.names, fb.values
+	pl.hashPH = kb.name(hash.Name)
+	pl.keyNames, pl.keyValues = kb.names, kb.values
+	for i, o := range s.order {
+		switch {
+		case !pl.query:
+			return nil, &fdyno.ValidationError{Reason: "Must have WHERE clause in the statement when using ORDER BY clause."}
+		case len(o.path) == 1 && o.path[0].name == hash.Name && !o.path[0].isIndex:
+			if o.desc {
+				slices.Reverse(pl.partitions)
+			}
+		case len(o.path) == 1 && rng.Name != "" && o.path[0].name == rng.Name && !o.path[0].isIndex:
+			pl.forward = !o.desc
+		default:
+			return nil, &fdyno.ValidationError{Reason: "Variable reference " + strconv.Quote(o.path.String()) + " in ORDER BY clause must be a key attribute (ORDER BY position " + strconv.Itoa(i+1) + ")"}
+		}
+	}
+	if len(s.order) > 0 && s.order[0].path[0].name == hash.Name && len(pl.partitions) > 1 {
+		// ORDER BY the partition key: read the partitions in key order.
+		slices.SortStableFunc(pl.partitions, func(a, b fdyno.Value) int {
+			c := compareKeys(a, b)
+			if s.order[0].desc {
+				return -c
+			}
+			return c
+		})
+	}
+	return pl, nil
+}
+
+// pqKeyPlan is the item an UPDATE, DELETE or EXISTS names: the full key
+// its WHERE equates, and the rest of the WHERE as a condition.
+type pqKeyPlan struct {
+	key  fdyno.Item
+	cond string // the rest, "" if none
+	b    *pqBuilder
+}
+
+// planKey finds equalities on every key attribute among the WHERE's
+// conjuncts.
+func planKey(where *pqExpr, t *fdyno.Table, params []fdyno.Value) (*pqKeyPlan, error) {
+	hash, rng, _ := keyAttrs(t, "")
+	b := newPQBuilder(params)
+	cs := conjuncts(where)
+	used := make([]bool, len(cs))
+	key := fdyno.Item{}
+	for _, a := range []keyAttr{hash, rng} {
+		if a.Name == "" {
+			continue
+		}
+		found := false
+		for i, c := range cs {
+			if used[i] {
+				continue
+			}
+			v, ok, err := b.keyEquality(c, a.Name)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				key[a.Name], used[i], found = v, true, true
+				break
+			}
+		}
+		if !found {
+			return nil, &fdyno.ValidationError{Reason: "Where clause does not contain a mandatory equality on all key attributes"}
+		}
+	}
+	cond, err := b.residual(cs, used)
+	if err != nil {
+		return nil, err
+	}
+	return &pqKeyPlan{key: key, cond: cond, b: b}, nil
+}
+
+// pqUpdateText writes an UPDATE's SET and REMOVE actions as an
+// UpdateExpression: SET path = value, where value is a constant, a path,
+// a sum or difference of them, or list_append; SET path =
+// set_add(path, set) and set_delete(path, set) become ADD and DELETE
+// actions.
+func (b *pqBuilder) updateText(s *pqStmt) (string, error) {
+	var set, add, del, rem []string
+	for _, a := range s.sets {
+		p := b.path(a.path)
+		v := a.val
+		switch {
+		case v.kind == pqeCall && (v.op == "set_add" || v.op == "set_delete"):
+			if v.args[0].kind != pqePath || !v.args[0].path.equal(a.path) {
+				return "", pqUnsupported(v.op + " must name the attribute it sets")
+			}
+			c, ok, err := b.constant(v.args[1])
+			if err != nil {
+				return "", err
+			}
+			if !ok {
+				return "", pqUnsupported(v.op + " takes a set")
+			}
+			if v.op == "set_add" {
+				add = append(add, p+" "+b.value(c))
+			} else {
+				del = append(del, p+" "+b.value(c))
+			}
+		default:
+			t, err := b.setValue(v)
+			if err != nil {
+				return "", err
+			}
+			set = append(set, p+" = "+t)
+		}
+	}
+	for _, r := range s.removes {
+		rem = append(rem, b.path(r))
+	}
+	var out []string
+	for _, c := range []struct {
+		kw   string
+		acts []string
+	}{{"SET", set}, {"REMOVE", rem}, {"ADD", add}, {"DELETE", del}} {
+		if len(c.acts) > 0 {
+			out = append(out, c.kw+" "+strings.Join(c.acts, ", "))
+		}
+	}
+	return strings.Join(out, " "), nil
+}
+
+// setValue writes the value of a SET action.
+func (b *pqBuilder) setValue(e *pqExpr) (string, error) {
+	term := func(a *pqExpr) (string, error) {
+		if a.kind == pqePath {
+			return b.path(a.path), nil
+		}
+		c, ok, err := b.constant(a)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", pqUnsupported("expression " + a.String() + " in SET")
+		}
+		return b.value(c), nil
+	}
+	switch {
+	case e.kind == pqeAdd || e.kind == pqeSub:
+		l, err := term(e.args[0])
+		if err != nil {
+			return "", err
+		}
+		r, err := term(e.args[1])
+		if err != nil {
+			return "", err
+		}
+		if e.kind == pqeAdd {
+			return l + " + " + r, nil
+		}
+		return l + " - " + r, nil
+	case e.kind == pqeCall && e.op == "list_append":
+		l, err := term(e.args[0])
+		if err != nil {
+			return "", err
+		}
+		r, err := term(e.args[1])
+		if err != nil {
+			return "", err
+		}
+		return "list_append(" + l + ", " + r + ")", nil
+	}
+	return term(e)
+}
+
+// pqProject returns the attributes of it that a SELECT's projection
+// names, each under the last name of its path, as DynamoDB returns them
+// ("SELECT a.b" gives {"b": ...}).
+func pqProject(it fdyno.Item, proj []docPath) fdyno.Item {
+	if proj == nil {
+		return it
+	}
+	out := make(fdyno.Item, len(proj))
+	for _, p := range proj {
+		v := lookupPath(it, p)
+		if v.IsZero() {
+			continue
+		}
+		name := p[0].name
+		for _, e := range p {
+			if !e.isIndex {
+				name = e.name
+			}
+		}
+		out[name] = v
+	}
+	return out
+}
+
+// keyAttr is a key attribute: its name and type.
+type keyAttr struct {
+	Name string
+	Type fdyno.Type
+}
+
+// keyAttrs returns the partition and sort key of t (index "") or of its
+// index; rng.Name is "" when there is no sort key, and ok is false when
+// there is no such index.
+func keyAttrs(t *fdyno.Table, index string) (hash, rng keyAttr, ok bool) {
+	h, r, ok := t.KeyAttributes(index)
+	return keyAttrOf(h), keyAttrOf(r), ok
+}
+
+func keyAttrOf(d fdyno.AttributeDefinition) keyAttr {
+	return keyAttr{Name: d.AttributeName, Type: scalarTypes[d.AttributeType]}
+}
+
+var scalarTypes = map[fdyno.ScalarAttributeType]fdyno.Type{fdyno.ScalarAttributeTypeS: fdyno.TypeS,
+	fdyno.ScalarAttributeTypeN: fdyno.TypeN, fdyno.ScalarAttributeTypeB: fdyno.TypeB}
+
+// flipped is the comparison of "c op name" written as "name op c".
+var flipped = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+// compareKeys orders two key values of one type (S, N or B) as DynamoDB
+// orders keys: strings and binaries by their bytes, numbers by value.
+func compareKeys(a, b fdyno.Value) int {
+	if a.Type() == fdyno.TypeN && b.Type() == fdyno.TypeN {
+		x, errA := a.Decimal()
+		y, errB := b.Decimal()
+		if errA != nil || errB != nil {
+			return 0
+		}
+		return x.Cmp(y)
+	}
+	return bytes.Compare(keyBytes(a), keyBytes(b))
+}
+
+func keyBytes(v fdyno.Value) []byte {
+	if v.Type() == fdyno.TypeS {
+		return []byte(v.S())
+	}
+	return v.B()
+}

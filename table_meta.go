@@ -1,0 +1,270 @@
+package fdyno
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// table_meta.go: the table's metadata, stored at ("m",) (keys.go), and
+// its stored format, kept apart from the exported API: the stored types
+// below are unexported and carry the JSON field names every version has
+// written, so renaming an exported field changes nothing stored. Every
+// version's format is in testdata/meta/, and every later version must
+// decode each of them (table_meta_test.go).
+//
+// Invariants:
+//
+//  1. encodeMeta and decodeMeta are the only encoder and decoder of the
+//     metadata; putMeta is the only writer of the metadata key.
+//  2. decodeMeta(encodeMeta(m)) == m for every metadata m of this version.
+//  3. A table's format (FormatVersion) never changes after its creation:
+//     it says how its items are laid out (segment.go), not how the
+//     metadata is encoded. Fields added since are optional.
+//  4. The settings record is opaque here: the library stores and returns
+//     it and never reads it. Tables written before it existed kept their
+//     server's settings (billing, throughput, deletion protection, tags)
+//     among the stored properties; decodeMeta returns those fields, as a
+//     JSON object, as the settings record, and the next write stores them
+//     as one.
+
+// tableMeta is a table's metadata as the code uses it.
+type tableMeta struct {
+	format    int // the table's format (invariant 3)
+	name      string
+	schema    TableSchema
+	building  []string // the GSIs being backfilled (CREATING, backfill.go)
+	cursorKey []byte   // the secret of the table's cursors (cursor.go)
+	// tableID (a random UUID) and created identify this table among all
+	// tables that had its name; tables created before they were kept have
+	// neither.
+	tableID string
+	created time.Time
+	// streamLabel and streamStartAfter identify the latest enabling of
+	// the stream by UpdateTable (updatetable.go); disabledStreams are the
+	// streams disabled less than DisabledStreamRetention ago
+	// (stream_disabled.go).
+	streamLabel      string
+	streamStartAfter string
+	disabledStreams  []DisabledStream
+	// settings is the settings record of the table's server (invariant 4).
+	settings []byte
+}
+
+// metaFormatVersion is the format of tables Open creates. Format 1 tables
+// (made before the partition directory existed) are read and written as
+// before; their parallel Scan segments split the key bytes (segment.go).
+const (
+	metaFormatVersion  = 2
+	firstFormatVersion = 1
+)
+
+// storedMeta is the JSON stored at ("m",).
+type storedMeta struct {
+	FormatVersion    int
+	TableName        string
+	Schema           storedSchema
+	Building         []string         `json:",omitempty"`
+	CursorKey        []byte           `json:",omitempty"`
+	TableID          string           `json:",omitempty"`
+	CreationDateTime time.Time        `json:",omitzero"`
+	Properties       storedProperties `json:",omitzero"`
+	// Settings is the settings record (invariant 4).
+	Settings []byte `json:",omitempty"`
+}
+
+// storedSchema is a TableSchema as stored.
+type storedSchema struct {
+	KeySchema              []storedKey
+	AttributeDefinitions   []storedAttr
+	LocalSecondaryIndexes  []storedIndex `json:",omitempty"`
+	GlobalSecondaryIndexes []storedIndex `json:",omitempty"`
+	StreamViewType         string        `json:",omitempty"`
+	TimeToLiveAttribute    string        `json:",omitempty"`
+	StreamShards           int           `json:",omitempty"`
+}
+
+type storedKey struct {
+	AttributeName string
+	KeyType       string
+}
+
+type storedAttr struct {
+	AttributeName string
+	AttributeType string
+}
+
+type storedIndex struct {
+	IndexName  string
+	KeySchema  []storedKey
+	Projection storedProjection
+}
+
+type storedProjection struct {
+	ProjectionType   string
+	NonKeyAttributes []string `json:",omitempty"`
+}
+
+// storedProperties are the stream's labels as stored. The fields of the
+// legacy settings (invariant 4) are read by decodeMeta from the raw
+// object, never written here.
+type storedProperties struct {
+	StreamLabel      string                 `json:",omitempty"`
+	StreamStartAfter string                 `json:",omitempty"`
+	DisabledStreams  []storedDisabledStream `json:",omitempty"`
+}
+
+type storedDisabledStream struct {
+	StreamLabel        string `json:",omitempty"`
+	StreamStartAfter   string `json:",omitempty"`
+	StreamViewType     string
+	DisabledAt         time.Time
+	LastSequenceNumber string `json:",omitempty"`
+}
+
+// encodeMeta returns the stored form of m.
+func encodeMeta(m *tableMeta) ([]byte, error) {
+	s := storedMeta{FormatVersion: m.format, TableName: m.name, Schema: storeSchema(m.schema), Building: m.building,
+		CursorKey: m.cursorKey, TableID: m.tableID, CreationDateTime: m.created, Settings: m.settings,
+		Properties: storedProperties{StreamLabel: m.streamLabel, StreamStartAfter: m.streamStartAfter}}
+	for _, d := range m.disabledStreams {
+		s.Properties.DisabledStreams = append(s.Properties.DisabledStreams, storedDisabledStream{StreamLabel: d.StreamLabel,
+			StreamStartAfter: d.StreamStartAfter, StreamViewType: string(d.StreamViewType), DisabledAt: d.DisabledAt, LastSequenceNumber: d.LastSequenceNumber})
+	}
+	return json.Marshal(s)
+}
+
+// decodeMeta decodes the metadata of table name, of any format this
+// version reads. Errors: a *[CorruptError] for anything else.
+func decodeMeta(raw []byte, name string) (*tableMeta, error) {
+	corrupt := &CorruptError{What: "table metadata", Reason: "cannot decode the schema of " + name}
+	var s storedMeta
+	if err := json.Unmarshal(raw, &s); err != nil || s.FormatVersion < firstFormatVersion || s.FormatVersion > metaFormatVersion {
+		return nil, corrupt
+	}
+	m := &tableMeta{format: s.FormatVersion, name: s.TableName, schema: loadSchema(s.Schema), building: s.Building,
+		cursorKey: s.CursorKey, tableID: s.TableID, created: s.CreationDateTime, settings: s.Settings,
+		streamLabel: s.Properties.StreamLabel, streamStartAfter: s.Properties.StreamStartAfter}
+	for _, d := range s.Properties.DisabledStreams {
+		m.disabledStreams = append(m.disabledStreams, DisabledStream{StreamLabel: d.StreamLabel, StreamStartAfter: d.StreamStartAfter,
+			StreamViewType: StreamViewType(d.StreamViewType), DisabledAt: d.DisabledAt, LastSequenceNumber: d.LastSequenceNumber})
+	}
+	if m.settings == nil {
+		legacy, err := legacySettings(raw)
+		if err != nil {
+			return nil, corrupt
+		}
+		m.settings = legacy
+	}
+	return m, nil
+}
+
+// legacySettings returns the settings a table written before the
+// settings record kept among its properties, as a JSON object of those
+// fields, or nil if it kept none (invariant 4).
+func legacySettings(raw []byte) ([]byte, error) {
+	var outer struct{ Properties map[string]json.RawMessage }
+	if err := json.Unmarshal(raw, &outer); err != nil {
+		return nil, err
+	}
+	for _, own := range []string{"StreamLabel", "StreamStartAfter", "DisabledStreams"} {
+		delete(outer.Properties, own)
+	}
+	if len(outer.Properties) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(outer.Properties)
+}
+
+func storeSchema(s TableSchema) storedSchema {
+	out := storedSchema{KeySchema: storeKeys(s.KeySchema), StreamViewType: string(s.StreamViewType),
+		TimeToLiveAttribute: s.TimeToLiveAttribute, StreamShards: s.StreamShards}
+	if s.AttributeDefinitions != nil {
+		out.AttributeDefinitions = []storedAttr{}
+	}
+	for _, d := range s.AttributeDefinitions {
+		out.AttributeDefinitions = append(out.AttributeDefinitions, storedAttr{d.AttributeName, string(d.AttributeType)})
+	}
+	for _, ix := range s.LocalSecondaryIndexes {
+		out.LocalSecondaryIndexes = append(out.LocalSecondaryIndexes, storeIndex(ix.IndexName, ix.KeySchema, ix.Projection))
+	}
+	for _, ix := range s.GlobalSecondaryIndexes {
+		out.GlobalSecondaryIndexes = append(out.GlobalSecondaryIndexes, storeIndex(ix.IndexName, ix.KeySchema, ix.Projection))
+	}
+	return out
+}
+
+func storeKeys(ks []KeySchemaElement) []storedKey {
+	if ks == nil {
+		return nil
+	}
+	out := make([]storedKey, 0, len(ks))
+	for _, k := range ks {
+		out = append(out, storedKey{k.AttributeName, string(k.KeyType)})
+	}
+	return out
+}
+
+func storeIndex(name string, ks []KeySchemaElement, p Projection) storedIndex {
+	return storedIndex{IndexName: name, KeySchema: storeKeys(ks),
+		Projection: storedProjection{ProjectionType: string(p.ProjectionType), NonKeyAttributes: p.NonKeyAttributes}}
+}
+
+func loadSchema(s storedSchema) TableSchema {
+	out := TableSchema{KeySchema: loadKeys(s.KeySchema), StreamViewType: StreamViewType(s.StreamViewType),
+		TimeToLiveAttribute: s.TimeToLiveAttribute, StreamShards: s.StreamShards}
+	if s.AttributeDefinitions != nil {
+		out.AttributeDefinitions = []AttributeDefinition{}
+	}
+	for _, d := range s.AttributeDefinitions {
+		out.AttributeDefinitions = append(out.AttributeDefinitions, AttributeDefinition{d.AttributeName, ScalarAttributeType(d.AttributeType)})
+	}
+	for _, ix := range s.LocalSecondaryIndexes {
+		out.LocalSecondaryIndexes = append(out.LocalSecondaryIndexes, LocalSecondaryIndex{IndexName: ix.IndexName,
+			KeySchema: loadKeys(ix.KeySchema), Projection: loadProjection(ix.Projection)})
+	}
+	for _, ix := range s.GlobalSecondaryIndexes {
+		out.GlobalSecondaryIndexes = append(out.GlobalSecondaryIndexes, GlobalSecondaryIndex{IndexName: ix.IndexName,
+			KeySchema: loadKeys(ix.KeySchema), Projection: loadProjection(ix.Projection)})
+	}
+	return out
+}
+
+func loadKeys(ks []storedKey) []KeySchemaElement {
+	if ks == nil {
+		return nil
+	}
+	out := make([]KeySchemaElement, 0, len(ks))
+	for _, k := range ks {
+		out = append(out, KeySchemaElement{k.AttributeName, KeyType(k.KeyType)})
+	}
+	return out
+}
+
+func loadProjection(p storedProjection) Projection {
+	return Projection{ProjectionType: ProjectionType(p.ProjectionType), NonKeyAttributes: p.NonKeyAttributes}
+}
+
+// readMeta reads and decodes the table's metadata.
+func readMeta(rt fdb.ReadTransaction, keys tableKeys, name string) (*tableMeta, error) {
+	raw, err := rt.Get(keys.meta).Get()
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, tableNotFound(name)
+	}
+	return decodeMeta(raw, name)
+}
+
+// putMeta stores m as the table's metadata in tr. It writes nothing on
+// error.
+func putMeta(tr fdb.Transaction, keys tableKeys, m *tableMeta) error {
+	raw, err := encodeMeta(m)
+	if err != nil {
+		return err
+	}
+	tr.Set(keys.meta, raw)
+	return nil
+}
