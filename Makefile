@@ -48,7 +48,7 @@ BINDINGS_TESTS := $(BINDINGS) $(BINDINGS)/tuple $(BINDINGS)/subspace
 # libfdb_c.so at run time and Go's cache does not see it change.
 TESTFLAGS ?= -count=1 -timeout 10m
 
-.PHONY: crash-soak durable-conformance private-dir-test
+.PHONY: crash-soak durable-conformance private-dir-test test-boto3 boto3
 .PHONY: all demo server run-server bench-server test fmt-check vet go-test bindings-test fdblite-test bench fdblite install-fdblite uninstall-fdblite clean
 
 all: test
@@ -74,7 +74,14 @@ bench-server: fdblite
 	$(GO) build -o build/fdyno-server ./cmd/fdyno-server
 	$(GO) run ./cmd/fdyno-bench --fdyno-server build/fdyno-server --dynalite build/dynalite/node_modules/dynalite/cli.js $(BENCHSERVERFLAGS)
 
-test: fdblite fmt-check vet go-test bindings-test fdblite-test durable-conformance private-dir-test
+test: boto3 fdblite fmt-check vet go-test bindings-test fdblite-test durable-conformance private-dir-test
+
+# `make test` runs the boto3-over-TLS test (server/tls_boto3_test.go) and
+# requires it: it installs Debian's python3-boto3 when /usr/bin/python3
+# cannot import boto3, and fails rather than skip when it still cannot.
+test: export FDYNO_REQUIRE_BOTO3 = 1
+boto3:
+	@/usr/bin/python3 -c 'import boto3' 2>/dev/null || apt-get install -y python3-boto3
 
 # The tests that run a child as another user (fdblite's permission tests,
 # as root), once more with libfdb_c.so reachable only through a directory
@@ -126,3 +133,8 @@ uninstall-fdblite:
 
 clean:
 	$(MAKE) -C fdblite clean
+
+# boto3 (Python's AWS SDK) against the server over TLS alone, boto3
+# installed first as for `test`.
+test-boto3: boto3 fdblite
+	FDYNO_REQUIRE_BOTO3=1 $(GO) test -count=1 -run 'TestTLSWithBoto3' ./server

@@ -304,11 +304,20 @@ func hexSHA256(b []byte) string {
 }
 
 // LoadKeys reads an access key file: one key per line, an access key ID
-// and its secret access key separated by white space; blank lines and
-// lines starting with '#' are skipped. Errors name the line, never a
+// and its secret access key separated by white space, and optionally the
+// 12-digit account the key belongs to (see [LoadKeyFile]); blank lines
+// and lines starting with '#' are skipped. Errors name the line, never a
 // secret.
 func LoadKeys(r io.Reader) (map[string]string, error) {
-	keys := map[string]string{}
+	keys, _, err := LoadKeyFile(r)
+	return keys, err
+}
+
+// LoadKeyFile reads an access key file as [LoadKeys] does, and returns
+// also the accounts of the keys whose line names one (for
+// Config.Accounts).
+func LoadKeyFile(r io.Reader) (keys, accounts map[string]string, err error) {
+	keys, accounts = map[string]string{}, map[string]string{}
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -316,19 +325,25 @@ func LoadKeys(r io.Reader) (map[string]string, error) {
 			continue
 		}
 		f := strings.Fields(line)
-		if len(f) != 2 {
-			return nil, errors.New("server: access key file line " + strconv.Itoa(n) + ": want an access key ID and a secret access key")
+		if len(f) != 2 && len(f) != 3 {
+			return nil, nil, errors.New("server: access key file line " + strconv.Itoa(n) + ": want an access key ID, a secret access key and optionally an account")
 		}
 		if _, dup := keys[f[0]]; dup {
-			return nil, errors.New("server: access key file line " + strconv.Itoa(n) + ": access key ID " + f[0] + " given twice")
+			return nil, nil, errors.New("server: access key file line " + strconv.Itoa(n) + ": access key ID " + f[0] + " given twice")
 		}
 		keys[f[0]] = f[1]
+		if len(f) == 3 {
+			if !validAccount(f[2]) {
+				return nil, nil, errors.New("server: access key file line " + strconv.Itoa(n) + ": the account must be 12 digits")
+			}
+			accounts[f[0]] = f[2]
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(keys) == 0 {
-		return nil, errors.New("server: the access key file has no keys")
+		return nil, nil, errors.New("server: the access key file has no keys")
 	}
-	return keys, nil
+	return keys, accounts, nil
 }

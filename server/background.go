@@ -81,6 +81,7 @@ func (s *Server) Close() error {
 	s.bg.cancel() // under mu: no goroutine starts after it (goBackground)
 	s.bg.mu.Unlock()
 	s.bg.wg.Wait()
+	s.closeNamespaces()
 	return nil
 }
 

@@ -79,8 +79,24 @@ type Config struct {
 	// made with one of them (auth.go).
 	Keys map[string]string
 	// Region names the region in the ARNs the server reports (default
-	// "us-east-1"). Requests signed for any region are accepted.
+	// "us-east-1"). Requests signed for any region are accepted. With
+	// PerAccountNamespaces it is the region of the shared namespace and
+	// of unsigned requests (namespace.go).
 	Region string
+	// Namespaces chooses how tables are scoped: SharedNamespace (the zero
+	// value: every client sees the tables under Root, today's layout) or
+	// PerAccountNamespaces (one namespace per account and region, as
+	// DynamoDB). See namespace.go.
+	Namespaces NamespaceMode
+	// Accounts maps access key IDs to the 12-digit AWS account they
+	// belong to (the third column of the key file). A key ID not in it
+	// belongs to the account [AccountOf] derives from it.
+	Accounts map[string]string
+	// Policies are the IAM-style identity policies of access key IDs and
+	// accounts (see LoadPolicies). When it is nil every authenticated
+	// request is allowed; otherwise a request needs a policy of its key
+	// or its account that allows it (policy.go). It requires Keys.
+	Policies map[string][]*Policy
 	// Logger receives one record per request (default: slog.Default()).
 	Logger *slog.Logger
 	// Now returns the current time (default time.Now). It is the server's
@@ -111,6 +127,10 @@ type Config struct {
 	// trimmer over the tables with a stream (default
 	// DefaultStreamTrimInterval).
 	StreamTrimInterval time.Duration
+	// MaxConcurrentRequests bounds the requests the server runs at once
+	// (default DefaultMaxConcurrentRequests); one more is refused with a
+	// ThrottlingException (limits.go).
+	MaxConcurrentRequests int
 }
 
 // Server is an http.Handler that speaks DynamoDB's JSON protocol.
@@ -122,9 +142,11 @@ type Server struct {
 	root   []string
 	keys   map[string]string
 	region string
-	log    *slog.Logger
-	now    func() time.Time
-	ops    map[string]operation
+	// account is the AWS account of the namespace s serves, in its ARNs.
+	account string
+	log     *slog.Logger
+	now     func() time.Time
+	ops     map[string]operation
 	// iterKey authenticates the shard iterators this server issues
 	// (streams.go).
 	iterKey []byte
@@ -135,6 +157,15 @@ type Server struct {
 	bg background // backfills, the TTL sweeper, the stream trimmer (background.go)
 
 	metrics *metrics // what GET /metrics reports (metrics.go)
+
+	inFlight chan struct{} // one token per request in its operation (limits.go)
+
+	bgConfig Config      // the background work's settings (startBackground)
+	spaces   *namespaces // the per-account namespaces, nil when shared (namespace.go)
+
+	accounts     map[string]string    // Config.Accounts
+	accountStats *accountMetrics      // requests by account (metrics_account.go)
+	policies     map[string][]*Policy // Config.Policies (policy_authz.go)
 }
 
 // operation handles one X-Amz-Target: it decodes body, sets c.table, runs
@@ -150,6 +181,8 @@ type call struct {
 	// ("" for none or several).
 	table string
 	host  string // the request's Host, the endpoint the client reached
+	// account and region name the request's namespace (namespace.go).
+	account, region string
 }
 
 // request is an operation's input struct, as decoded from the body.
@@ -197,13 +230,16 @@ func New(cfg Config) (*Server, error) {
 		timeout = DefaultTransactionTimeout
 	}
 	s := &Server{
-		root:   slices.Clone(cfg.Root),
-		region: cfg.Region,
-		log:    cfg.Logger,
-		now:    cfg.Now,
-		tables: map[string]*fdyno.Table{},
+		root:    slices.Clone(cfg.Root),
+		region:  cfg.Region,
+		account: accountID,
+		log:     cfg.Logger,
+		now:     cfg.Now,
+		tables:  map[string]*fdyno.Table{},
 
 		iterKey: newIteratorKey(),
+
+		inFlight: make(chan struct{}, cmp.Or(max(cfg.MaxConcurrentRequests, 0), DefaultMaxConcurrentRequests)),
 	}
 	if len(s.root) == 0 {
 		s.root = []string{fdyno.DefaultRoot}
@@ -226,6 +262,10 @@ func New(cfg Config) (*Server, error) {
 			s.keys[id] = secret
 		}
 	}
+	if cfg.Policies != nil && s.keys == nil {
+		return nil, errors.New("server: policies need access keys (Config.Keys, --auth): unsigned requests have no principal")
+	}
+	s.policies, s.accounts = cfg.Policies, cfg.Accounts
 	s.ops = map[string]operation{
 		targetPrefix + "CreateTable":   handler((*Server).createTable),
 		targetPrefix + "DeleteTable":   handler((*Server).deleteTable),
@@ -264,10 +304,24 @@ func New(cfg Config) (*Server, error) {
 		streamsTargetPrefix + "GetRecords":       handler((*Server).getRecords),
 	}
 	s.metrics = newMetrics(s.ops)
+	s.accountStats = s.metrics.registerAccounts()
 	s.db = newTransactor(cfg.DB, timeout, s.metrics)
 	s.bg.ctx, s.bg.cancel = context.WithCancel(context.Background())
 	s.bg.slots = newBackfillSlots(cfg.MaxBackfills)
 	s.bg.running = map[backfillID]bool{}
+	s.bgConfig = cfg
+	s.startBackground()
+	if err := s.startNamespaces(cfg); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// startBackground starts the background work of s's namespace: resuming
+// its backfills and, unless disabled, its TTL sweeper and stream trimmer.
+func (s *Server) startBackground() {
+	cfg := s.bgConfig
 	s.goBackground(s.resumeBackfills)
 	if cfg.TTLSweepInterval >= 0 {
 		interval, perSecond := cfg.TTLSweepInterval, cfg.TTLSweepItemsPerSecond
@@ -283,7 +337,6 @@ func New(cfg Config) (*Server, error) {
 		retention, interval := cmp.Or(cfg.StreamRetention, DefaultStreamRetention), cmp.Or(cfg.StreamTrimInterval, DefaultStreamTrimInterval)
 		s.goBackground(func(ctx context.Context) { s.trimStreams(ctx, interval, retention) })
 	}
-	return s, nil
 }
 
 // ServeHTTP answers one request. A GET of / is a health check and
@@ -334,6 +387,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 	latency := time.Since(start)
 	s.metrics.request(c.op, ae, latency)
+	s.accountRequest(c, ae)
 	s.logCall(c, id, status, latency, ae, err)
 }
 
@@ -359,6 +413,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != contentType && mt != "application/json" {
 		return nil, &apiError{typ: errUnknownOperation, msg: "Unsupported Content-Type; use " + contentType}
 	}
+	if err := s.admit(); err != nil {
+		return nil, err
+	}
+	defer s.release()
 	body, err := readBody(w, r)
 	if err != nil {
 		return nil, err
@@ -372,7 +430,18 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 	if !ok {
 		return nil, &apiError{typ: errUnknownOperation, msg: "Unknown operation: " + strconv.Quote(target)}
 	}
-	return op(s, c, body)
+	ns, err := s.namespaceOf(r, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorize(r, c, ns, body); err != nil {
+		return nil, err
+	}
+	out, err := op(ns, c, body)
+	if ns != s {
+		s.settleNamespace(ns, err == nil && c.op == "CreateTable")
+	}
+	return out, err
 }
 
 // readBody reads the request body, at most MaxRequestBodySize bytes.
@@ -436,6 +505,8 @@ func (s *Server) logCall(c *call, id string, status int, latency time.Duration, 
 	}
 	attrs := []slog.Attr{
 		slog.String("op", c.op),
+		slog.String("account", c.account),
+		slog.String("region", c.region),
 		slog.String("table", c.table),
 		slog.Int("status", status),
 		slog.Duration("latency", latency),

@@ -183,7 +183,7 @@ func (s *Server) streamTable(c *call, arn *string) (*fdyno.Table, *fdyno.TableDe
 		return nil, nil, streamInfo{}, validation("Invalid StreamArn")
 	}
 	notFound := &apiError{typ: errResourceNotFound, msg: "Requested resource not found: Stream: " + *arn + " not found"}
-	rest, ok := strings.CutPrefix(*arn, "arn:aws:dynamodb:"+s.region+":000000000000:table/")
+	rest, ok := strings.CutPrefix(*arn, "arn:aws:dynamodb:"+s.region+":"+s.account+":table/")
 	if !ok {
 		return nil, nil, streamInfo{}, notFound
 	}

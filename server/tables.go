@@ -492,7 +492,7 @@ func projectionOf(p fdyno.Projection) projection {
 }
 
 func (s *Server) tableARN(name string) string {
-	return "arn:aws:dynamodb:" + s.region + ":" + accountID + ":table/" + name
+	return "arn:aws:dynamodb:" + s.region + ":" + s.account + ":table/" + name
 }
 
 func (s *Server) describe(d *fdyno.TableDescription, status string) (tableDescription, error) {

@@ -31,7 +31,7 @@ import (
 // ListTagsOfResource returns at most tagsPageSize tags per call, in key
 // order, and a NextToken to continue.
 
-// accountID is the AWS account of the ARNs the server reports.
+// accountID is the AWS account of the shared namespace (namespace.go).
 const accountID = "000000000000"
 
 // tagsPageSize is the most tags one ListTagsOfResource returns.
@@ -57,7 +57,7 @@ func (s *Server) resourceTable(c *call, arn *string, op string) (*fdyno.Table, e
 	}
 	service, region, account, resource := parts[2], parts[3], parts[4], parts[5]
 	denied := &apiError{typ: errAccessDenied, msg: "User is not authorized to perform: dynamodb:" + op + " on resource: " + a}
-	if service != "dynamodb" || account != accountID {
+	if service != "dynamodb" || account != s.account {
 		return nil, denied
 	}
 	name, ok := strings.CutPrefix(resource, "table/")

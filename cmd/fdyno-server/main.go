@@ -8,9 +8,10 @@
 // Usage:
 //
 //	fdyno-server [--listen 127.0.0.1:8000] [--data-dir DIR | --in-memory | --cluster-file PATH]
-//	             [--auth KEYFILE] [--log-level info]
+//	             [--auth KEYFILE [--policies POLICYFILE]] [--shared-db] [--region us-east-1] [--log-level info]
 //	             [--ttl-sweep=true] [--ttl-sweep-interval 1m] [--ttl-sweep-rate 1000] [--max-backfills 2]
-//	             [--stream-retention 24h]
+//	             [--stream-retention 24h] [--tls-cert CERT --tls-key KEY]
+//	             [--max-concurrent-requests 1024] [--max-requests-per-connection 64] [--max-header-bytes 65536]
 //
 // GET /metrics answers the server's metrics in Prometheus's text format.
 package main
@@ -43,8 +44,10 @@ func run() error {
 		clusterFile = flag.String("cluster-file", "", "FoundationDB cluster file: use a FoundationDB cluster instead of the embedded fdblite database")
 		dataDir     = flag.String("data-dir", DefaultDataDir, "directory of the embedded database's durable data (created if absent)")
 		inMemory    = flag.Bool("in-memory", false, "keep the embedded database in memory only: every table is gone when the server exits")
-		authFile    = flag.String("auth", "", "file of access keys (`ID SECRET` per line); requests must then be signed with AWS Signature Version 4")
-		region      = flag.String("region", "us-east-1", "region named in table ARNs")
+		authFile    = flag.String("auth", "", "file of access keys (`ID SECRET [ACCOUNT]` per line); requests must then be signed with AWS Signature Version 4")
+		region      = flag.String("region", "us-east-1", "region of the shared namespace (--shared-db) and of unsigned requests")
+		policyFile  = flag.String("policies", "", "JSON file of IAM-style policies by access key ID or account (needs --auth); a request no policy allows is refused")
+		sharedDB    = flag.Bool("shared-db", false, "serve every client one shared set of tables, as before accounts and regions (default: one namespace per account and region)")
 		logLevel    = flag.String("log-level", "info", "log level: debug, info, warn or error")
 		txnTimeout  = flag.Duration("txn-timeout", server.DefaultTransactionTimeout, "bound on a request's FoundationDB transaction, retries included")
 		ttlSweep    = flag.Bool("ttl-sweep", true, "run the Time to Live sweeper, which deletes expired items of tables with TTL enabled")
@@ -52,6 +55,11 @@ func run() error {
 		ttlRate     = flag.Float64("ttl-sweep-rate", server.DefaultTTLSweepItemsPerSecond, "most items per second the TTL sweeper examines")
 		backfills   = flag.Int("max-backfills", server.DefaultMaxBackfills, "most global secondary index backfills run at once")
 		retention   = flag.Duration("stream-retention", server.DefaultStreamRetention, "how long stream records are kept before the trimmer removes them; 0 keeps them all")
+		tlsCert     = flag.String("tls-cert", "", "PEM certificate chain: serve HTTPS (with --tls-key) instead of plain HTTP")
+		tlsKey      = flag.String("tls-key", "", "PEM private key of --tls-cert")
+		maxRequests = flag.Int("max-concurrent-requests", server.DefaultMaxConcurrentRequests, "most requests served at once; more are refused with ThrottlingException")
+		perConn     = flag.Int("max-requests-per-connection", server.DefaultMaxRequestsPerConnection, "most requests in flight on one HTTP/2 connection")
+		headerBytes = flag.Int("max-header-bytes", server.DefaultMaxHeaderBytes, "largest request headers, in bytes")
 		t           server.Timeouts
 	)
 	flag.DurationVar(&t.ReadHeader, "read-header-timeout", server.DefaultTimeouts.ReadHeader, "time to read a request's headers")
@@ -67,16 +75,39 @@ func run() error {
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	var keys map[string]string
+	opts := []server.ServeOption{server.WithMaxRequestsPerConnection(*perConn), server.WithMaxHeaderBytes(*headerBytes)}
+	if *tlsCert != "" || *tlsKey != "" {
+		cfg, err := server.LoadTLS(*tlsCert, *tlsKey)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, server.WithTLS(cfg))
+	}
+	var keys, accounts map[string]string
 	if *authFile != "" {
 		f, err := os.Open(*authFile)
 		if err != nil {
 			return err
 		}
-		keys, err = server.LoadKeys(f)
+		keys, accounts, err = server.LoadKeyFile(f)
 		f.Close()
 		if err != nil {
 			return err
+		}
+	}
+	var policies map[string][]*server.Policy
+	if *policyFile != "" {
+		if keys == nil {
+			return fmt.Errorf("--policies needs --auth: unsigned requests have no principal")
+		}
+		f, err := os.Open(*policyFile)
+		if err != nil {
+			return err
+		}
+		policies, err = server.LoadPolicies(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("--policies %s: %w", *policyFile, err)
 		}
 	}
 	if err := fdb.APIVersion(730); err != nil {
@@ -96,7 +127,11 @@ func run() error {
 		return openError(err, storage)
 	}
 	cfg := server.Config{DB: db, Keys: keys, Region: *region, Logger: log, TransactionTimeout: *txnTimeout,
-		MaxBackfills: *backfills, TTLSweepInterval: *ttlInterval, TTLSweepItemsPerSecond: *ttlRate}
+		MaxBackfills: *backfills, TTLSweepInterval: *ttlInterval, TTLSweepItemsPerSecond: *ttlRate,
+		MaxConcurrentRequests: *maxRequests, Accounts: accounts, Policies: policies, Namespaces: server.PerAccountNamespaces}
+	if *sharedDB {
+		cfg.Namespaces = server.SharedNamespace
+	}
 	if !*ttlSweep {
 		cfg.TTLSweepInterval = -1
 	}
@@ -116,8 +151,8 @@ func run() error {
 		return err
 	}
 	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.Bool("auth", keys != nil),
-		slog.String("storage", storage.Mode), slog.String("data_dir", storage.Dir), slog.String("cluster_file", *clusterFile))
+		slog.Bool("tls", *tlsCert != ""), slog.Bool("shared_db", *sharedDB), slog.String("storage", storage.Mode), slog.String("data_dir", storage.Dir), slog.String("cluster_file", *clusterFile))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return server.Serve(ctx, ln, srv, t, log)
+	return server.Serve(ctx, ln, srv, t, log, opts...)
 }

@@ -46,18 +46,26 @@ func startServer(t *testing.T, args ...string) (*exec.Cmd, string, <-chan string
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	r := bufio.NewReader(stderr)
-	line, err := r.ReadString('\n')
-	if err != nil {
-		t.Fatalf("no first log line: %v", err)
-	}
-	var rec struct{ Msg, Addr string }
-	if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.Msg != "listening" {
-		t.Fatalf("first log line %q: %v", line, err)
+	// Warnings at start-up (see namespace.go) come before "listening".
+	var before strings.Builder
+	var rec struct{ Msg, Level, Addr string }
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no \"listening\" log line: %v\n%s", err, before.String())
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.Msg != "listening" && rec.Level != "WARN" {
+			t.Fatalf("log line %q before \"listening\": %v", line, err)
+		}
+		if rec.Msg == "listening" {
+			break
+		}
+		before.WriteString(line)
 	}
 	rest := make(chan string, 1)
 	go func() {
 		b, _ := io.ReadAll(r)
-		rest <- string(b)
+		rest <- before.String() + string(b)
 	}()
 	return cmd, rec.Addr, rest
 }
