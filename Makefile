@@ -81,7 +81,10 @@ test: boto3 fdblite fmt-check vet go-test bindings-test fdblite-test durable-con
 # cannot import boto3, and fails rather than skip when it still cannot.
 test: export FDYNO_REQUIRE_BOTO3 = 1
 boto3:
-	@/usr/bin/python3 -c 'import boto3' 2>/dev/null || apt-get install -y python3-boto3
+	@/usr/bin/python3 -c 'import boto3' 2>/dev/null || { \
+	echo "installing Debian's python3-boto3 for the boto3-over-TLS test"; \
+	export DEBIAN_FRONTEND=noninteractive; sudo=; [ "$$(id -u)" = 0 ] || sudo="sudo -E"; \
+	$$sudo apt-get install -y -qq python3-boto3 || { $$sudo apt-get update -qq && $$sudo apt-get install -y -qq python3-boto3; }; }
 
 # The tests that run a child as another user (fdblite's permission tests,
 # as root), once more with libfdb_c.so reachable only through a directory
