@@ -362,3 +362,11 @@ func (st *tableState) describeIndexes(rt fdb.ReadTransaction) ([]GlobalSecondary
 	}
 	return out, nil
 }
+
+// indexKeyCount returns the number of key values of the index.
+func (ix *indexDef) indexKeyCount() int {
+	if ix.rng.Name == "" {
+		return 1
+	}
+	return 2
+}

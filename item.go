@@ -716,3 +716,14 @@ func (v Value) Size() int {
 	}
 	return 0
 }
+
+// Item size limits.
+const (
+	// DefaultMaxItemSize is DynamoDB's item size limit, 400 KB, as
+	// measured by [Item.Size].
+	DefaultMaxItemSize = 400 * 1024
+	// MaxItemSizeLimit is the largest item size [WithMaxItemSize] accepts.
+	// It keeps an item, its old version's deletion and its chunk keys well
+	// inside FoundationDB's 10 MB transaction limit.
+	MaxItemSizeLimit = 4 << 20
+)

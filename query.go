@@ -519,10 +519,6 @@ func keyConditionRange(h Value, op string, a, b Value, hasRange bool, after func
 	return lo, hi, err
 }
 
-func inRange(k, lo, hi []byte) bool {
-	return string(k) >= string(lo) && string(k) < string(hi)
-}
-
 // runPlan reads plan p0, made against state st0, in tr: the range read
 // starts together with the metadata-version read and is redone with a
 // plan rebuilt by rebuild only if the table's state changed (or p0 is
@@ -684,20 +680,4 @@ func (p *readPlan) setLast(pg *page, last []byte) error {
 	}
 	pg.cursor = encodeCursor(p.fp, last)
 	return nil
-}
-
-// keyItem returns the item of key attributes whose packed values are kv.
-func keyItem(st *tableState, kv []byte) (Item, error) {
-	if st.rng.Name == "" {
-		vs, err := unpackKeyValues(kv, st.hash.Type)
-		if err != nil {
-			return nil, err
-		}
-		return Item{st.hash.Name: vs[0]}, nil
-	}
-	vs, err := unpackKeyValues(kv, st.hash.Type, st.rng.Type)
-	if err != nil {
-		return nil, err
-	}
-	return Item{st.hash.Name: vs[0], st.rng.Name: vs[1]}, nil
 }

@@ -34,17 +34,6 @@ const (
 	MaxTotalNonKeyAttributes = 100
 )
 
-// Item size limits.
-const (
-	// DefaultMaxItemSize is DynamoDB's item size limit, 400 KB, as
-	// measured by [Item.Size].
-	DefaultMaxItemSize = 400 * 1024
-	// MaxItemSizeLimit is the largest item size [WithMaxItemSize] accepts.
-	// It keeps an item, its old version's deletion and its chunk keys well
-	// inside FoundationDB's 10 MB transaction limit.
-	MaxItemSizeLimit = 4 << 20
-)
-
 // KeyType is the role of a key attribute: HASH (partition key) or RANGE
 // (sort key).
 type KeyType string
@@ -871,4 +860,14 @@ func cmpString(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// tokenRootCache is the token keys of a table's root directory, as
+// opened while the table's cached state was st: opening a directory costs
+// a read per path element, one after another, so TransactWrite opens the
+// root once per metadata version (like the table's own directory) and
+// reads the token in the wave of the item reads.
+type tokenRootCache struct {
+	st   *tableState
+	keys tokenKeys
 }
