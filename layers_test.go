@@ -52,12 +52,13 @@ const maxUpwardArrows = 0
 // declares.
 type fileRef struct{ from, to string }
 
-// fileReferences type-checks the package's non-test files and returns, for
-// every pair of distinct files, the names the first uses that the second
-// declares (package-level names, methods and struct fields).
-func fileReferences(t *testing.T) (files []string, refs map[fileRef][]string) {
+// fileReferences type-checks the non-test files of the package in dir and
+// returns their names and, for every pair of distinct files, the names
+// the first uses that the second declares (package-level names, methods
+// and struct fields).
+func fileReferences(t *testing.T, dir string) (files []string, refs map[fileRef][]string) {
 	t.Helper()
-	names, err := filepath.Glob("*.go")
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func fileReferences(t *testing.T) (files []string, refs map[fileRef][]string) {
 			t.Fatal(err)
 		}
 		parsed = append(parsed, f)
-		files = append(files, name)
+		files = append(files, filepath.Base(name))
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
 			imports[p] = true
@@ -90,8 +91,8 @@ func fileReferences(t *testing.T) (files []string, refs map[fileRef][]string) {
 		if obj.Pkg() != pkg || !obj.Pos().IsValid() {
 			continue
 		}
-		from := fset.Position(id.Pos()).Filename
-		to := fset.Position(obj.Pos()).Filename
+		from := filepath.Base(fset.Position(id.Pos()).Filename)
+		to := filepath.Base(fset.Position(obj.Pos()).Filename)
 		if from == to {
 			continue
 		}
@@ -142,16 +143,13 @@ func exportDataImporter(t *testing.T, fset *gotoken.FileSet, imports map[string]
 // there are more than maxUpwardArrows or a file has no layer. With -v it
 // lists them.
 func TestLayers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("type-checks the package")
-	}
 	layerOf := map[string]int{}
 	for i, l := range packageLayers {
 		for _, f := range l.files {
 			layerOf[f] = i
 		}
 	}
-	files, refs := fileReferences(t)
+	files, refs := fileReferences(t, ".")
 	for _, f := range files {
 		if _, ok := layerOf[f]; !ok {
 			t.Errorf("%s has no layer in packageLayers", f)
@@ -173,5 +171,27 @@ func TestLayers(t *testing.T) {
 	t.Logf("%d file-to-file arrows, %d of them running back up the layers", len(refs), len(up))
 	if len(up) > maxUpwardArrows {
 		t.Errorf("%d arrows run back up the layers, want at most %d", len(up), maxUpwardArrows)
+	}
+}
+
+// TestFileReferences checks the measure on testdata/layers, whose low.go
+// reaches up to high.go through a method, a struct field and a
+// package-level name, and whose high.go uses low.go.
+func TestFileReferences(t *testing.T) {
+	files, refs := fileReferences(t, filepath.Join("testdata", "layers"))
+	if want := []string{"high.go", "low.go"}; !slices.Equal(files, want) {
+		t.Errorf("files = %v, want %v", files, want)
+	}
+	want := map[fileRef][]string{
+		{"low.go", "high.go"}: {"Greeting", "limit", "name", "upper"},
+		{"high.go", "low.go"}: {"base", "lower"},
+	}
+	if len(refs) != len(want) {
+		t.Errorf("refs = %v, want %v", refs, want)
+	}
+	for r, names := range want {
+		if !slices.Equal(refs[r], names) {
+			t.Errorf("%s → %s uses %v, want %v", r.from, r.to, refs[r], names)
+		}
 	}
 }
