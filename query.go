@@ -251,7 +251,7 @@ type readPlan struct {
 	ix                  *indexDef
 	fetchBase, allAttrs bool
 	// seg, if not nil, makes the plan one hash segment of a parallel
-	// Scan (segment.go): it reads the partitions of seg's buckets, and
+	// Scan (segment_read.go): it reads the partitions of seg's buckets, and
 	// lo, hi span the whole table.
 	seg *hashSegment
 }
