@@ -1,8 +1,6 @@
 package fdyno
 
 import (
-	"errors"
-
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
 
@@ -94,15 +92,6 @@ func prepareExprs(op string, names map[string]string, values map[string]Value, c
 		err = c.checkAllUsed()
 	}
 	return e, withOp(op, err)
-}
-
-// withOp sets the Op of a *ValidationError that has none.
-func withOp(op string, err error) error {
-	var ve *ValidationError
-	if errors.As(err, &ve) && ve.Op == "" {
-		ve.Op = op
-	}
-	return err
 }
 
 // checkIndexKeys checks that the attributes of it that are index keys

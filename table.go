@@ -670,6 +670,10 @@ func checkKeyAttrName(field, name string) error {
 	return nil
 }
 
+// MaxStreamShards is the most stream shards a table may have
+// (TableSchema.StreamShards; stream.go).
+const MaxStreamShards = 256
+
 // validate applies CreateTable's rules to s.
 func (s *TableSchema) validate() error {
 	fail := func(reason string) error {
