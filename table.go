@@ -132,7 +132,7 @@ type TableDescription struct {
 	// Directory is the table's directory-layer path.
 	Directory []string
 	// GlobalSecondaryIndexDescriptions holds the status of each GSI, in
-	// name order (index.go).
+	// name order (index_def.go).
 	GlobalSecondaryIndexDescriptions []GlobalSecondaryIndexDescription
 	// TableID is a UUID made when the table was created, and
 	// CreationDateTime the time of its creation; both are empty for a
@@ -244,7 +244,7 @@ type tableState struct {
 	// indexKeys maps each non-key attribute that is an index key to its
 	// declared type and the first index using it, for write validation.
 	indexKeys map[string]indexKeyAttr
-	// indexes are the table's LSIs and GSIs (index.go).
+	// indexes are the table's LSIs and GSIs (index_def.go).
 	indexes []*indexDef
 	// cursorKey authenticates the table's cursors (cursor.go).
 	cursorKey []byte
