@@ -32,7 +32,7 @@ var (
 	// been trimmed (stream_trim.go).
 	ErrTrimmedDataAccess = errors.New("fdyno: TrimmedDataAccessException")
 	// ErrDuplicateItem is DynamoDB's DuplicateItemException: a PartiQL
-	// INSERT of an item whose primary key already exists (partiql.go).
+	// INSERT of an item whose primary key already exists (package partiql).
 	ErrDuplicateItem = errors.New("fdyno: DuplicateItemException: Duplicate primary key exists in table")
 )
 
@@ -103,7 +103,7 @@ const (
 	CancellationCodeConditionalCheckFailed = "ConditionalCheckFailed"
 	CancellationCodeValidationError        = "ValidationError"
 	// CancellationCodeDuplicateItem is the reason of a PartiQL INSERT, in
-	// [ExecuteTransaction], of an item that exists.
+	// package partiql's ExecuteTransaction, of an item that exists.
 	CancellationCodeDuplicateItem = "DuplicateItem"
 )
 

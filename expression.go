@@ -3,20 +3,23 @@ package fdyno
 // This file holds what every DynamoDB expression shares: the request's
 // ExpressionAttributeNames and ExpressionAttributeValues (exprContext), the
 // document path (docPath), the limits, the error wording, and
-// ProjectionExpression. The lexer is in expression_lex.go, the parser of
-// conditions and operands in expression_parse.go, condition evaluation in
-// expression_eval.go and UpdateExpression in expression_update.go.
+// ProjectionExpression. The lexer and the reserved words are in package
+// internal/expr, the parser of conditions and operands in
+// expression_parse.go, condition evaluation in expression_eval.go and
+// UpdateExpression in expression_update.go.
 //
 // The grammar is restated from the DynamoDB developer guide's expressions
 // chapter:
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.html
 
 import (
-	"slices"
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fdyno/fdyno/internal/expr"
 )
 
 // Expression limits (the DynamoDB service quotas page, "Expression
@@ -64,8 +67,6 @@ const (
 	reasonBetweenTypes       = "The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: "
 	reasonBetweenOrder       = "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: "
 	reasonAttributeTypeName  = "Invalid attribute type name found; type: "
-	reasonPathsOverlap       = "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: "
-	reasonPathsConflict      = "Two document paths conflict with each other; must remove or rewrite one of these paths; path one: "
 	reasonClauseTwice        = "The \"%s\" section can only be used once in an update expression;"
 	reasonUpdatePathInvalid  = "The document path provided in the update expression is invalid for update"
 	reasonUpdateOperandType  = "An operand in the update expression has an incorrect data type"
@@ -84,6 +85,17 @@ const (
 	kindUpdate     = "UpdateExpression"
 	kindProjection = "ProjectionExpression"
 )
+
+// validationFromExpr returns err, an error of package expr, as the
+// *ValidationError users see: DynamoDB's message, reachable with errors.As
+// and errors.Is(err, ErrValidation).
+func validationFromExpr(err error) error {
+	var e *expr.Error
+	if errors.As(err, &e) {
+		return exprError(e.Kind, e.Reason)
+	}
+	return err
+}
 
 // exprError returns the *ValidationError for a rejected expression of the
 // given kind.
@@ -166,7 +178,7 @@ func validPlaceholder(k string, sigil byte) bool {
 		return false
 	}
 	for i := 1; i < len(k); i++ {
-		if !isNameByte(k[i]) {
+		if !expr.IsNameByte(k[i]) {
 			return false
 		}
 	}
@@ -234,101 +246,17 @@ func (c *exprContext) checkAllUsed() error {
 	return nil
 }
 
-// pathElem is one element of a document path: an attribute or map key
-// name, or a list index.
-type pathElem struct {
-	name    string
-	index   int
-	isIndex bool
-}
-
-// docPath is a parsed document path: an attribute name followed by .name
-// and [index] elements, with placeholders already substituted.
-//
-// Invariants:
-//
-//  1. A docPath has 1 to maxPathDepth elements.
-//  2. The first element is a name, never an index.
-type docPath []pathElem
-
-// String returns p as it would be written without placeholders, such as
-// "a.b[2]".
-func (p docPath) String() string {
-	var b strings.Builder
-	for i, e := range p {
-		switch {
-		case e.isIndex:
-			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(e.index))
-			b.WriteByte(']')
-		default:
-			if i > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(e.name)
-		}
-	}
-	return b.String()
-}
-
-// listString returns p as DynamoDB prints it in overlap messages:
-// "[a, b, [2]]".
-func (p docPath) listString() string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, e := range p {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		if e.isIndex {
-			b.WriteString("[" + strconv.Itoa(e.index) + "]")
-		} else {
-			b.WriteString(e.name)
-		}
-	}
-	b.WriteByte(']')
-	return b.String()
-}
-
-func (p docPath) equal(q docPath) bool { return slices.Equal(p, q) }
-
-// pathsRelation says how two paths relate: pathsDisjoint, pathsOverlap (one
-// is the other or an ancestor of it) or pathsConflict (at some level one
-// takes a map key and the other a list index, as a.b and a[0]).
-func pathsRelation(p, q docPath) int {
-	for i := 0; i < len(p) && i < len(q); i++ {
-		a, b := p[i], q[i]
-		if a.isIndex != b.isIndex {
-			return pathsConflict
-		}
-		if a != b {
-			return pathsDisjoint
-		}
-	}
-	return pathsOverlap
-}
-
-const (
-	pathsDisjoint = iota
-	pathsOverlap
-	pathsConflict
+// pathElem and docPath are the root package's names for a document path
+// element and a document path; see package internal/expr.
+type (
+	pathElem = expr.PathElem
+	docPath  = expr.Path
 )
 
 // checkOverlaps rejects two paths that overlap or conflict, naming them in
-// the order they were written.
+// the order they were written. Errors are *[ValidationError].
 func checkOverlaps(kind string, paths []docPath) error {
-	// Quadratic, but an expression holds at most a few hundred paths.
-	for i := range paths {
-		for j := i + 1; j < len(paths); j++ {
-			switch pathsRelation(paths[i], paths[j]) {
-			case pathsOverlap:
-				return exprError(kind, reasonPathsOverlap+paths[i].listString()+", path two: "+paths[j].listString())
-			case pathsConflict:
-				return exprError(kind, reasonPathsConflict+paths[i].listString()+", path two: "+paths[j].listString())
-			}
-		}
-	}
-	return nil
+	return validationFromExpr(expr.CheckOverlaps(kind, paths))
 }
 
 // lookupPath returns the value at p in it, or the zero Value if there is
@@ -338,23 +266,23 @@ func lookupPath(it Item, p docPath) Value {
 	if len(p) == 0 || it == nil {
 		return Value{}
 	}
-	v, ok := it[p[0].name]
+	v, ok := it[p[0].Name]
 	if !ok {
 		return Value{}
 	}
 	for _, e := range p[1:] {
 		switch {
-		case e.isIndex:
+		case e.IsIndex:
 			l := v.L()
-			if v.typ != TypeL || e.index >= len(l) {
+			if v.typ != TypeL || e.Index >= len(l) {
 				return Value{}
 			}
-			v = l[e.index]
+			v = l[e.Index]
 		default:
 			if v.typ != TypeM {
 				return Value{}
 			}
-			w, ok := v.mapv()[e.name]
+			w, ok := v.mapv()[e.Name]
 			if !ok {
 				return Value{}
 			}
@@ -372,8 +300,8 @@ type projection struct {
 
 // parseProjection parses a ProjectionExpression: document paths separated
 // by commas, none overlapping another. Errors are *[ValidationError].
-func parseProjection(c *exprContext, expr string) (*projection, error) {
-	p, err := newParser(c, kindProjection, expr)
+func parseProjection(c *exprContext, src string) (*projection, error) {
+	p, err := newParser(c, kindProjection, src)
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +312,7 @@ func parseProjection(c *exprContext, expr string) (*projection, error) {
 			return nil, err
 		}
 		paths = append(paths, path)
-		if !p.accept(tokComma) {
+		if !p.accept(expr.TokComma) {
 			break
 		}
 	}
@@ -449,24 +377,24 @@ type projNode struct {
 }
 
 func (n *projNode) child(e pathElem) *projNode {
-	if e.isIndex {
+	if e.IsIndex {
 		if n.elems == nil {
 			n.elems = make(map[int]*projNode)
 		}
-		c := n.elems[e.index]
+		c := n.elems[e.Index]
 		if c == nil {
 			c = &projNode{}
-			n.elems[e.index] = c
+			n.elems[e.Index] = c
 		}
 		return c
 	}
 	if n.fields == nil {
 		n.fields = make(map[string]*projNode)
 	}
-	c := n.fields[e.name]
+	c := n.fields[e.Name]
 	if c == nil {
 		c = &projNode{}
-		n.fields[e.name] = c
+		n.fields[e.Name] = c
 	}
 	return c
 }

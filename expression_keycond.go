@@ -52,8 +52,8 @@ type keyCondition struct {
 // parseKeyCondition parses a KeyConditionExpression for a key with hash
 // attribute hash and sort attribute rng (Name "" if none). Placeholders are
 // resolved in c and marked used. Errors are *[ValidationError].
-func parseKeyCondition(c *exprContext, expr string, hash, rng keyAttr) (*keyCondition, error) {
-	cond, err := parseConditionKind(c, kindKeyCondition, expr)
+func parseKeyCondition(c *exprContext, src string, hash, rng keyAttr) (*keyCondition, error) {
+	cond, err := parseConditionKind(c, kindKeyCondition, src)
 	if err != nil {
 		return nil, err
 	}
@@ -160,10 +160,10 @@ func keyTerm(cd *condition) (name, op string, vals []Value, err error) {
 		if o.kind != opPath {
 			return "", false
 		}
-		if len(o.path) != 1 || o.path[0].isIndex {
+		if len(o.path) != 1 || o.path[0].IsIndex {
 			return "", false
 		}
-		return o.path[0].name, true
+		return o.path[0].Name, true
 	}
 	value := func(o operand) (Value, bool) {
 		return o.value, o.kind == opValue

@@ -3,6 +3,8 @@ package fdyno
 import (
 	"strconv"
 	"strings"
+
+	"github.com/fdyno/fdyno/internal/expr"
 )
 
 // parser is a recursive-descent parser over the tokens of one expression.
@@ -18,7 +20,7 @@ type parser struct {
 	c      *exprContext
 	kind   string
 	src    string
-	toks   []token
+	toks   []expr.Token
 	i      int
 	ops    int
 	semErr error
@@ -27,46 +29,46 @@ type parser struct {
 	failedOperand map[int]error
 }
 
-// newParser checks the length of expr and tokenizes it.
-func newParser(c *exprContext, kind, expr string) (*parser, error) {
-	if len(expr) > maxExpressionLength {
-		return nil, exprError(kind, reasonExprTooLong+strconv.Itoa(len(expr)))
+// newParser checks the length of src and tokenizes it.
+func newParser(c *exprContext, kind, src string) (*parser, error) {
+	if len(src) > maxExpressionLength {
+		return nil, exprError(kind, reasonExprTooLong+strconv.Itoa(len(src)))
 	}
-	if strings.TrimLeft(expr, " \t\r\n") == "" {
+	if strings.TrimLeft(src, " \t\r\n") == "" {
 		return nil, exprError(kind, reasonExprEmpty)
 	}
-	toks, err := lex(kind, expr)
+	toks, err := expr.Lex(kind, src)
 	if err != nil {
-		return nil, err
+		return nil, validationFromExpr(err)
 	}
-	return &parser{c: c, kind: kind, src: expr, toks: toks}, nil
+	return &parser{c: c, kind: kind, src: src, toks: toks}, nil
 }
 
-func (p *parser) peek() token { return p.toks[p.i] }
-func (p *parser) peekAt(n int) token {
+func (p *parser) peek() expr.Token { return p.toks[p.i] }
+func (p *parser) peekAt(n int) expr.Token {
 	if p.i+n < len(p.toks) {
 		return p.toks[p.i+n]
 	}
 	return p.toks[len(p.toks)-1]
 }
 
-func (p *parser) next() token {
+func (p *parser) next() expr.Token {
 	t := p.toks[p.i]
-	if t.kind != tokEOF {
+	if t.Kind != expr.TokEOF {
 		p.i++
 	}
 	return t
 }
 
-func (p *parser) accept(k tokKind) bool {
-	if p.peek().kind == k {
+func (p *parser) accept(k expr.TokKind) bool {
+	if p.peek().Kind == k {
 		p.next()
 		return true
 	}
 	return false
 }
 
-func (p *parser) expect(k tokKind) error {
+func (p *parser) expect(k expr.TokKind) error {
 	if !p.accept(k) {
 		return p.syntaxError()
 	}
@@ -77,7 +79,7 @@ func (p *parser) expect(k tokKind) error {
 // case-insensitively.
 func (p *parser) isKeyword(kw string) bool {
 	t := p.peek()
-	return t.kind == tokIdent && strings.EqualFold(t.text, kw)
+	return t.Kind == expr.TokIdent && strings.EqualFold(t.Text, kw)
 }
 
 // grammarKeywords are the keywords of the expression languages; they can
@@ -100,19 +102,19 @@ func isGrammarKeyword(s string) bool {
 func (p *parser) syntaxError() error {
 	at := p.i
 	t := p.toks[at]
-	text := t.text
-	if t.kind == tokEOF {
+	text := t.Text
+	if t.Kind == expr.TokEOF {
 		text = "<EOF>"
 	}
-	from, to := t.pos, t.end
+	from, to := t.Pos, t.End
 	if at > 0 {
-		from = p.toks[at-1].pos
-		if t.kind == tokEOF {
-			to = p.toks[at-1].end
+		from = p.toks[at-1].Pos
+		if t.Kind == expr.TokEOF {
+			to = p.toks[at-1].End
 		}
 	}
-	if t.kind != tokEOF && p.toks[at+1].kind != tokEOF {
-		to = p.toks[at+1].end
+	if t.Kind != expr.TokEOF && p.toks[at+1].Kind != expr.TokEOF {
+		to = p.toks[at+1].End
 	}
 	return exprError(p.kind, "Syntax error; token: "+strconv.Quote(text)+", near: "+strconv.Quote(p.src[from:to]))
 }
@@ -129,7 +131,7 @@ func (p *parser) op() { p.ops++ }
 
 // finish requires the end of input and reports any semantic error.
 func (p *parser) finish() error {
-	if p.peek().kind != tokEOF {
+	if p.peek().Kind != expr.TokEOF {
 		return p.syntaxError()
 	}
 	if p.semErr != nil {
@@ -147,31 +149,31 @@ func (p *parser) parsePath() (docPath, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := docPath{{name: first}}
+	path := docPath{{Name: first}}
 	for {
-		switch p.peek().kind {
-		case tokDot:
+		switch p.peek().Kind {
+		case expr.TokDot:
 			p.next()
 			name, err := p.parseName()
 			if err != nil {
 				return nil, err
 			}
-			path = append(path, pathElem{name: name})
-		case tokLBracket:
+			path = append(path, pathElem{Name: name})
+		case expr.TokLBracket:
 			p.next()
 			t := p.peek()
-			if t.kind != tokNumber {
+			if t.Kind != expr.TokNumber {
 				return nil, p.syntaxError()
 			}
-			n, err := strconv.Atoi(t.text)
+			n, err := strconv.Atoi(t.Text)
 			if err != nil || n > maxListIndex {
 				return nil, p.syntaxError()
 			}
 			p.next()
-			if err := p.expect(tokRBracket); err != nil {
+			if err := p.expect(expr.TokRBracket); err != nil {
 				return nil, err
 			}
-			path = append(path, pathElem{index: n, isIndex: true})
+			path = append(path, pathElem{Index: n, IsIndex: true})
 		default:
 			if len(path) > maxPathDepth {
 				p.semantic(reasonPathTooDeep + strconv.Itoa(len(path)))
@@ -190,30 +192,30 @@ const maxListIndex = 1<<31 - 1
 // reserved word, or a defined #placeholder.
 func (p *parser) parseName() (string, error) {
 	t := p.peek()
-	switch t.kind {
-	case tokIdent:
-		if isGrammarKeyword(t.text) {
+	switch t.Kind {
+	case expr.TokIdent:
+		if isGrammarKeyword(t.Text) {
 			return "", p.syntaxError()
 		}
 		p.next()
-		if isReservedWord(t.text) {
-			p.semantic(reasonReservedWord + t.text)
+		if expr.IsReservedWord(t.Text) {
+			p.semantic(reasonReservedWord + t.Text)
 		}
-		return t.text, nil
-	case tokName:
-		if len(t.text) < 2 {
+		return t.Text, nil
+	case expr.TokName:
+		if len(t.Text) < 2 {
 			return "", p.syntaxError()
 		}
 		p.next()
-		if len(t.text) > maxPlaceholderLength {
+		if len(t.Text) > maxPlaceholderLength {
 			// Such a key could not have been supplied.
-			p.semantic(reasonNameUndefined + t.text)
-			return t.text, nil
+			p.semantic(reasonNameUndefined + t.Text)
+			return t.Text, nil
 		}
-		name, ok := p.c.name(t.text)
+		name, ok := p.c.name(t.Text)
 		if !ok {
-			p.semantic(reasonNameUndefined + t.text)
-			return t.text, nil
+			p.semantic(reasonNameUndefined + t.Text)
+			return t.Text, nil
 		}
 		return name, nil
 	}
@@ -283,7 +285,7 @@ func (o operand) same(q operand) bool {
 	}
 	switch o.kind {
 	case opPath:
-		return o.path.equal(q.path)
+		return o.path.Equal(q.path)
 	case opValue:
 		return o.token == q.token
 	}
@@ -294,7 +296,7 @@ func (o operand) same(q operand) bool {
 // "[a, b]", a value as its placeholder.
 func (o operand) describe() string {
 	if o.kind == opPath {
-		return o.path.listString()
+		return o.path.ListString()
 	}
 	return o.String()
 }
@@ -316,17 +318,17 @@ func isFunction(name string) bool {
 func (p *parser) parseOperand() (operand, error) {
 	t := p.peek()
 	switch {
-	case t.kind == tokValue:
-		if len(t.text) < 2 {
+	case t.Kind == expr.TokValue:
+		if len(t.Text) < 2 {
 			return operand{}, p.syntaxError()
 		}
 		p.next()
-		v, ok := p.c.value(t.text)
+		v, ok := p.c.value(t.Text)
 		if !ok {
-			p.semantic(reasonValueUndefined + t.text)
+			p.semantic(reasonValueUndefined + t.Text)
 		}
-		return operand{kind: opValue, token: t.text, value: v}, nil
-	case t.kind == tokIdent && p.peekAt(1).kind == tokLParen && !isGrammarKeyword(t.text):
+		return operand{kind: opValue, token: t.Text, value: v}, nil
+	case t.Kind == expr.TokIdent && p.peekAt(1).Kind == expr.TokLParen && !isGrammarKeyword(t.Text):
 		return p.parseCall()
 	}
 	path, err := p.parsePath()
@@ -343,21 +345,21 @@ func (p *parser) parseOperand() (operand, error) {
 func (p *parser) parseCall() (operand, error) {
 	t := p.next()
 	p.next() // '('
-	if !isFunction(t.text) {
-		p.semantic(reasonInvalidFunction + t.text)
+	if !isFunction(t.Text) {
+		p.semantic(reasonInvalidFunction + t.Text)
 	}
-	o := operand{kind: opCall, fn: t.text}
+	o := operand{kind: opCall, fn: t.Text}
 	for {
 		a, err := p.parseOperand()
 		if err != nil {
 			return operand{}, err
 		}
 		o.args = append(o.args, a)
-		if !p.accept(tokComma) {
+		if !p.accept(expr.TokComma) {
 			break
 		}
 	}
-	if err := p.expect(tokRParen); err != nil {
+	if err := p.expect(expr.TokRParen); err != nil {
 		return operand{}, err
 	}
 	return o, nil
@@ -427,14 +429,14 @@ func (c *condition) wrap(parent condKind) string {
 // parseCondition parses a ConditionExpression. Placeholders are resolved
 // in c and marked used. Errors are *[ValidationError] in DynamoDB's words,
 // syntax errors with the offending token and its neighbours.
-func parseCondition(c *exprContext, expr string) (*condition, error) {
-	return parseConditionKind(c, kindCondition, expr)
+func parseCondition(c *exprContext, src string) (*condition, error) {
+	return parseConditionKind(c, kindCondition, src)
 }
 
 // parseConditionKind is parseCondition for another kind of condition, such
 // as kindFilter, whose name DynamoDB puts in its messages.
-func parseConditionKind(c *exprContext, kind, expr string) (*condition, error) {
-	p, err := newParser(c, kind, expr)
+func parseConditionKind(c *exprContext, kind, src string) (*condition, error) {
+	p, err := newParser(c, kind, src)
 	if err != nil {
 		return nil, err
 	}
@@ -498,7 +500,7 @@ func (p *parser) parseNot() (*condition, bool, error) {
 	return p.parsePrimary()
 }
 
-var comparators = map[tokKind]string{tokEq: "=", tokNe: "<>", tokLt: "<", tokLe: "<=", tokGt: ">", tokGe: ">="}
+var comparators = map[expr.TokKind]string{expr.TokEq: "=", expr.TokNe: "<>", expr.TokLt: "<", expr.TokLe: "<=", expr.TokGt: ">", expr.TokGe: ">="}
 
 // parserState is what a parser must restore to try another parse of the
 // same tokens.
@@ -510,7 +512,7 @@ type parserState struct {
 func (p *parser) save() parserState     { return parserState{p.i, p.ops, p.semErr} }
 func (p *parser) restore(s parserState) { p.i, p.ops, p.semErr = s.i, s.ops, s.semErr }
 func (p *parser) startsComparison() bool {
-	return comparators[p.peek().kind] != "" || p.isKeyword("BETWEEN") || p.isKeyword("IN")
+	return comparators[p.peek().Kind] != "" || p.isKeyword("BETWEEN") || p.isKeyword("IN")
 }
 
 // parseCompOperand parses an operand of a comparison, BETWEEN or IN: an
@@ -536,24 +538,24 @@ func (p *parser) parseCompOperand() (operand, error) {
 }
 
 func (p *parser) parseCompOperandAt() (operand, error) {
-	if !p.accept(tokLParen) {
+	if !p.accept(expr.TokLParen) {
 		return p.parseOperand()
 	}
-	if p.peek().kind == tokLParen {
+	if p.peek().Kind == expr.TokLParen {
 		p.semantic(reasonRedundantParens)
 	}
 	o, err := p.parseCompOperand()
 	if err != nil {
 		return operand{}, err
 	}
-	if err := p.expect(tokRParen); err != nil {
+	if err := p.expect(expr.TokRParen); err != nil {
 		return operand{}, err
 	}
 	return o, nil
 }
 
 func (p *parser) parsePrimary() (*condition, bool, error) {
-	if p.peek().kind == tokLParen {
+	if p.peek().Kind == expr.TokLParen {
 		// "(" begins a parenthesized condition or a parenthesized
 		// operand; only the token after the operand's ")" tells them
 		// apart, so try the operand first.
@@ -563,12 +565,12 @@ func (p *parser) parsePrimary() (*condition, bool, error) {
 		}
 		p.restore(s)
 	}
-	if p.accept(tokLParen) {
+	if p.accept(expr.TokLParen) {
 		c, paren, err := p.parseOr()
 		if err != nil {
 			return nil, false, err
 		}
-		if err := p.expect(tokRParen); err != nil {
+		if err := p.expect(expr.TokRParen); err != nil {
 			return nil, false, err
 		}
 		if paren {
@@ -590,14 +592,14 @@ func (p *parser) parseComparison(left operand) (*condition, bool, error) {
 	t := p.peek()
 	var c *condition
 	switch {
-	case comparators[t.kind] != "":
+	case comparators[t.Kind] != "":
 		p.next()
 		p.op()
 		right, err := p.parseCompOperand()
 		if err != nil {
 			return nil, false, err
 		}
-		c = &condition{kind: condCompare, op: comparators[t.kind], args: []operand{left, right}}
+		c = &condition{kind: condCompare, op: comparators[t.Kind], args: []operand{left, right}}
 	case p.isKeyword("BETWEEN"):
 		p.next()
 		p.op()
@@ -618,7 +620,7 @@ func (p *parser) parseComparison(left operand) (*condition, bool, error) {
 	case p.isKeyword("IN"):
 		p.next()
 		p.op()
-		if err := p.expect(tokLParen); err != nil {
+		if err := p.expect(expr.TokLParen); err != nil {
 			return nil, false, err
 		}
 		args := []operand{left}
@@ -628,11 +630,11 @@ func (p *parser) parseComparison(left operand) (*condition, bool, error) {
 				return nil, false, err
 			}
 			args = append(args, a)
-			if !p.accept(tokComma) {
+			if !p.accept(expr.TokComma) {
 				break
 			}
 		}
-		if err := p.expect(tokRParen); err != nil {
+		if err := p.expect(expr.TokRParen); err != nil {
 			return nil, false, err
 		}
 		if len(args)-1 > maxInOperands {

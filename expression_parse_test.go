@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdyno/fdyno/internal/expr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
@@ -29,13 +30,13 @@ var genValues = map[string]Value{
 
 // genPath draws a path over non-reserved names from pool.
 func genPath(t *rapid.T, pool []string, label string) docPath {
-	p := docPath{{name: rapid.SampledFrom(pool).Draw(t, label)}}
+	p := docPath{{Name: rapid.SampledFrom(pool).Draw(t, label)}}
 	n := rapid.IntRange(0, 3).Draw(t, label+"-len")
 	for range n {
 		if rapid.Bool().Draw(t, label+"-index") {
-			p = append(p, pathElem{index: rapid.IntRange(0, 12).Draw(t, label+"-i"), isIndex: true})
+			p = append(p, pathElem{Index: rapid.IntRange(0, 12).Draw(t, label+"-i"), IsIndex: true})
 		} else {
-			p = append(p, pathElem{name: rapid.SampledFrom(pool).Draw(t, label+"-name")})
+			p = append(p, pathElem{Name: rapid.SampledFrom(pool).Draw(t, label+"-name")})
 		}
 	}
 	return p
@@ -174,7 +175,7 @@ func genUpdate(t *rapid.T) *update {
 			if len(tops) == 0 {
 				break
 			}
-			path := append(docPath{{name: tops[0]}}, genPath(t, rightNames, "tail")[1:]...)
+			path := append(docPath{{Name: tops[0]}}, genPath(t, rightNames, "tail")[1:]...)
 			tops = tops[1:]
 			a := updateAction{kind: k, path: path}
 			switch k {
@@ -214,18 +215,18 @@ func TestUpdatePrintParse(t *testing.T) {
 func genItemPath(t *rapid.T, it Item) docPath {
 	names := sortedNames(it)
 	if len(names) == 0 || rapid.IntRange(0, 5).Draw(t, "stray") == 0 {
-		return docPath{{name: rapid.StringN(1, 4, -1).Draw(t, "name")}}
+		return docPath{{Name: rapid.StringN(1, 4, -1).Draw(t, "name")}}
 	}
-	p := docPath{{name: rapid.SampledFrom(names).Draw(t, "top")}}
-	v := it[p[0].name]
+	p := docPath{{Name: rapid.SampledFrom(names).Draw(t, "top")}}
+	v := it[p[0].Name]
 	for rapid.IntRange(0, 2).Draw(t, "deeper") > 0 {
 		switch {
 		case v.typ == TypeM && len(v.mapv()) > 0:
 			k := rapid.SampledFrom(sortedNames(v.mapv())).Draw(t, "key")
-			p, v = append(p, pathElem{name: k}), v.mapv()[k]
+			p, v = append(p, pathElem{Name: k}), v.mapv()[k]
 		case v.typ == TypeL && len(v.listv()) > 0:
 			i := rapid.IntRange(0, len(v.listv())).Draw(t, "index")
-			p = append(p, pathElem{index: i, isIndex: true})
+			p = append(p, pathElem{Index: i, IsIndex: true})
 			if i == len(v.listv()) {
 				return p
 			}
@@ -281,7 +282,7 @@ func TestProjectionSubset(t *testing.T) {
 			p := genItemPath(t, it)
 			ok := true
 			for _, q := range paths {
-				if pathsRelation(p, q) != pathsDisjoint {
+				if expr.Relation(p, q) != expr.Disjoint {
 					ok = false
 				}
 			}
@@ -319,7 +320,7 @@ func TestUpdateDoesNotMutate(t *testing.T) {
 			p := genItemPath(t, it)
 			ok := true
 			for _, q := range paths {
-				if pathsRelation(p, q) != pathsDisjoint {
+				if expr.Relation(p, q) != expr.Disjoint {
 					ok = false
 				}
 			}
@@ -358,7 +359,7 @@ func TestUpdateDoesNotMutate(t *testing.T) {
 			// original list, which a REMOVE of an earlier element or an
 			// append past the end puts at another index; TestUpdateApplyModel
 			// checks those.
-			if slices.ContainsFunc(a.path, func(e pathElem) bool { return e.isIndex }) {
+			if slices.ContainsFunc(a.path, func(e pathElem) bool { return e.IsIndex }) {
 				continue
 			}
 			if (a.kind == actSet || a.kind == actAdd) && lookupPath(got, a.path).IsZero() {

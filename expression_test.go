@@ -2,7 +2,6 @@ package fdyno
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 
@@ -168,44 +167,9 @@ func TestProjectionErrors(t *testing.T) {
 	}
 }
 
-func TestReservedWords(t *testing.T) {
-	words := strings.Fields(reservedWordList)
-	if len(words) != 573 {
-		t.Errorf("%d reserved words, the DynamoDB list has 573", len(words))
-	}
-	if !slices.IsSorted(words) {
-		t.Error("reservedWordList is not in alphabetical order")
-	}
-	for _, w := range words {
-		if len(w) > maxReservedWordLen {
-			t.Errorf("%s is longer than maxReservedWordLen", w)
-		}
-	}
-	for _, w := range []string{"ABORT", "name", "Status", "size", "ZONE", "flattern", "innter", "loged", "ttl", "DATA"} {
-		if !isReservedWord(w) {
-			t.Errorf("isReservedWord(%q) = false", w)
-		}
-	}
-	for _, w := range []string{"pk", "sk", "id", "title", "price", "abortion", "zones", ""} {
-		if isReservedWord(w) {
-			t.Errorf("isReservedWord(%q) = true", w)
-		}
-	}
-}
-
-func TestDocPathString(t *testing.T) {
-	p := docPath{{name: "a"}, {name: "b"}, {index: 2, isIndex: true}, {name: "c"}, {index: 0, isIndex: true}}
-	if got, want := p.String(), "a.b[2].c[0]"; got != want {
-		t.Errorf("String() = %q, want %q", got, want)
-	}
-	if got, want := p.listString(), "[a, b, [2], c, [0]]"; got != want {
-		t.Errorf("listString() = %q, want %q", got, want)
-	}
-}
-
 func TestProjectPaths(t *testing.T) {
 	it := Item{"a": N("1"), "m": M(Item{"x": N("2"), "y": N("3")})}
-	got := projectPaths(it, []docPath{{{name: "m"}, {name: "y"}}, {{name: "zz"}}})
+	got := projectPaths(it, []docPath{{{Name: "m"}, {Name: "y"}}, {{Name: "zz"}}})
 	want := Item{"m": M(Item{"y": N("3")})}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("projectPaths() mismatch (-want +got):\n%s", diff)

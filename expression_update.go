@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/fdyno/fdyno/internal/expr"
 )
 
 // actionKind is the clause an update action belongs to.
@@ -42,14 +44,14 @@ type update struct {
 // parseUpdate parses an UpdateExpression: clauses SET, REMOVE, ADD and
 // DELETE, each at most once and in any order. Placeholders are resolved in
 // c and marked used. Errors are *[ValidationError] in DynamoDB's words.
-func parseUpdate(c *exprContext, expr string) (*update, error) {
-	p, err := newParser(c, kindUpdate, expr)
+func parseUpdate(c *exprContext, src string) (*update, error) {
+	p, err := newParser(c, kindUpdate, src)
 	if err != nil {
 		return nil, err
 	}
 	u := &update{}
 	var seen [len(actionKeywords)]bool
-	for p.peek().kind != tokEOF {
+	for p.peek().Kind != expr.TokEOF {
 		kind := actionKind(0)
 		for k := actSet; k <= actDelete; k++ {
 			if p.isKeyword(actionKeywords[k]) {
@@ -70,7 +72,7 @@ func parseUpdate(c *exprContext, expr string) (*update, error) {
 				return nil, err
 			}
 			u.actions = append(u.actions, a)
-			if !p.accept(tokComma) {
+			if !p.accept(expr.TokComma) {
 				break
 			}
 		}
@@ -93,7 +95,7 @@ func (p *parser) parseAction(kind actionKind) (updateAction, error) {
 	a := updateAction{kind: kind, path: path}
 	switch kind {
 	case actSet:
-		if err := p.expect(tokEq); err != nil {
+		if err := p.expect(expr.TokEq); err != nil {
 			return updateAction{}, err
 		}
 		if a.val, err = p.parseSetValue(); err != nil {
@@ -102,7 +104,7 @@ func (p *parser) parseAction(kind actionKind) (updateAction, error) {
 		p.checkSetValue(a.val, false)
 	case actAdd, actDelete:
 		t := p.peek()
-		if t.kind != tokValue {
+		if t.Kind != expr.TokValue {
 			return updateAction{}, p.syntaxError()
 		}
 		if a.val, err = p.parseOperand(); err != nil {
@@ -120,10 +122,10 @@ func (p *parser) parseSetValue() (operand, error) {
 		return operand{}, err
 	}
 	k := operandKind(0)
-	switch p.peek().kind {
-	case tokPlus:
+	switch p.peek().Kind {
+	case expr.TokPlus:
 		k = opPlus
-	case tokMinus:
+	case expr.TokMinus:
 		k = opMinus
 	default:
 		return left, nil
@@ -140,12 +142,12 @@ func (p *parser) parseSetValue() (operand, error) {
 // parseTerm parses an operand or a parenthesized SET value, which
 // DynamoDB's arithmetic examples allow.
 func (p *parser) parseTerm() (operand, error) {
-	if p.accept(tokLParen) {
+	if p.accept(expr.TokLParen) {
 		o, err := p.parseSetValue()
 		if err != nil {
 			return operand{}, err
 		}
-		if err := p.expect(tokRParen); err != nil {
+		if err := p.expect(expr.TokRParen); err != nil {
 			return operand{}, err
 		}
 		return o, nil
@@ -379,27 +381,27 @@ func newUpdateTree(actions []updateAction) *updateNode {
 
 // child returns n's child for e, made on first use by action a.
 func (n *updateNode) child(e pathElem, a updateAction) *updateNode {
-	c := n.elems[e.index]
-	if !e.isIndex {
-		c = n.fields[e.name]
+	c := n.elems[e.Index]
+	if !e.IsIndex {
+		c = n.fields[e.Name]
 	}
 	if c != nil {
 		c.removesOnly = c.removesOnly && a.kind == actRemove
 		return c
 	}
 	c = &updateNode{removesOnly: a.kind == actRemove, first: a.path}
-	if e.isIndex {
+	if e.IsIndex {
 		if n.elems == nil {
 			n.elems = make(map[int]*updateNode)
 		}
-		n.elems[e.index] = c
-		n.idx = append(n.idx, e.index)
+		n.elems[e.Index] = c
+		n.idx = append(n.idx, e.Index)
 	} else {
 		if n.fields == nil {
 			n.fields = make(map[string]*updateNode)
 		}
-		n.fields[e.name] = c
-		n.names = append(n.names, e.name)
+		n.fields[e.Name] = c
+		n.names = append(n.names, e.Name)
 	}
 	return c
 }

@@ -152,7 +152,7 @@ func (p *readPlan) planIndexRead(sel Select) error {
 	}
 	if p.proj != nil {
 		for _, path := range p.proj.paths {
-			unprojected(path[0].name)
+			unprojected(path[0].Name)
 		}
 		p.allAttrs = p.fetchBase // the projection applies to the item
 	}
@@ -175,7 +175,7 @@ func conditionNames(cd *condition, f func(string)) {
 	var inOperand func(o operand)
 	inOperand = func(o operand) {
 		if o.kind == opPath {
-			f(o.path[0].name)
+			f(o.path[0].Name)
 		}
 		for _, a := range o.args {
 			inOperand(a)

@@ -286,7 +286,7 @@ func finishAll(l itemLoader, fetches []pendingFetch) ([]target, error) {
 // attribute, as DynamoDB does even when the value would not change.
 func checkKeyNotUpdated(op string, paths []docPath, st *tableState) error {
 	for _, p := range paths {
-		if name := p[0].name; name == st.hash.Name || name == st.rng.Name && st.rng.Name != "" {
+		if name := p[0].Name; name == st.hash.Name || name == st.rng.Name && st.rng.Name != "" {
 			return &ValidationError{Op: op, Path: name, Reason: "One or more parameter values were invalid: Cannot update attribute " + name + ". This attribute is part of the key"}
 		}
 	}

@@ -396,8 +396,8 @@ func keyAttrIn(cd *condition, hash, rng keyAttr) string {
 	}
 	var inOperand func(o operand) string
 	inOperand = func(o operand) string {
-		if o.kind == opPath && (o.path[0].name == hash.Name || rng.Name != "" && o.path[0].name == rng.Name) {
-			return o.path[0].name
+		if o.kind == opPath && (o.path[0].Name == hash.Name || rng.Name != "" && o.path[0].Name == rng.Name) {
+			return o.path[0].Name
 		}
 		for _, a := range o.args {
 			if n := inOperand(a); n != "" {

@@ -114,11 +114,6 @@ func newBudgetFixture(t *testing.T) *budgetFixture {
 	return f
 }
 
-// partiQL returns a PartiQL whose every table name is f.plain.
-func (f *budgetFixture) partiQL() *PartiQL {
-	return NewPartiQLWithTables(func(string) (*Table, error) { return f.plain, nil })
-}
-
 // count returns the round trips of fn on f's database.
 func (f *budgetFixture) count(t *testing.T, fn func() error) fdblitetest.RoundTrips {
 	t.Helper()
@@ -201,12 +196,6 @@ func TestRoundTripBudgets(t *testing.T) {
 		}, rt(1, 1, 0)},
 
 		{"Describe", func() error { return ignore(f.plain.Describe(db)) }, rt(1, 1, 0)},
-		{"PartiQL SELECT by key", func() error {
-			return ignore(f.partiQL().ExecuteStatement(db, ExecuteStatementInput{Statement: `SELECT * FROM "Test" WHERE pk = 'p' AND sk = 1`}))
-		}, rt(1, 1, 0)},
-		{"PartiQL SELECT of a partition", func() error {
-			return ignore(f.partiQL().ExecuteStatement(db, ExecuteStatementInput{Statement: `SELECT * FROM "Test" WHERE pk = 'many'`}))
-		}, rt(1, 1, 0)},
 
 		// Writes that read nothing.
 		{"Put", func() error { return ignore(f.plain.Put(db, PutInput{Item: item("3", "v")})) }, rt(1, 0, 1)},
@@ -231,15 +220,6 @@ func TestRoundTripBudgets(t *testing.T) {
 		{"Delete with condition", func() error {
 			return ignore(f.plain.Delete(db, DeleteInput{Key: key("3"), ConditionExpression: "attribute_exists(pk)"}))
 		}, rt(1, 1, 1)},
-		{"PartiQL INSERT", func() error {
-			return ignore(f.partiQL().ExecuteStatement(db, ExecuteStatementInput{Statement: `INSERT INTO "Test" VALUE {'pk': 'p', 'sk': 40}`}))
-		}, rt(1, 1, 1)},
-		{"PartiQL UPDATE", func() error {
-			return ignore(f.partiQL().ExecuteStatement(db, ExecuteStatementInput{Statement: `UPDATE "Test" SET a = 'x' WHERE pk = 'p' AND sk = 40`}))
-		}, rt(1, 1, 1)},
-		{"PartiQL DELETE", func() error {
-			return ignore(f.partiQL().ExecuteStatement(db, ExecuteStatementInput{Statement: `DELETE FROM "Test" WHERE pk = 'p' AND sk = 40`}))
-		}, rt(1, 0, 1)},
 		{"Delete with a stream", func() error { return ignore(f.stream.Delete(db, DeleteInput{Key: key("3")})) }, rt(1, 1, 1)},
 
 		// Writes with a stream cost the same whoever owns the transaction:

@@ -5,10 +5,11 @@ import (
 	"strconv"
 
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/partiql"
 )
 
 // partiql.go: ExecuteStatement, BatchExecuteStatement and
-// ExecuteTransaction, through fdyno's PartiQL with the server's table
+// ExecuteTransaction, through package partiql with the server's table
 // handles, with DynamoDB's limits at the wire: a statement of 1 to 8192
 // characters, at most 25 statements in a batch and 100 in a transaction.
 // An INSERT of an existing item answers DuplicateItemException.
@@ -59,8 +60,8 @@ func checkStatement(field string, s *string) error {
 		return missing(field)
 	case len(*s) == 0:
 		return validation("1 validation error detected: Value '' at '" + field + "' failed to satisfy constraint: Member must have length greater than or equal to 1")
-	case len(*s) > fdyno.MaxStatementLength:
-		return validation("1 validation error detected: Value at '" + field + "' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(fdyno.MaxStatementLength))
+	case len(*s) > partiql.MaxStatementLength:
+		return validation("1 validation error detected: Value at '" + field + "' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(partiql.MaxStatementLength))
 	}
 	return nil
 }
@@ -73,9 +74,9 @@ func checkReturnOnFailure(r fdyno.ReturnValuesOnConditionCheckFailure) error {
 	return enumError("returnValuesOnConditionCheckFailure", string(r), "ALL_OLD", "NONE")
 }
 
-// partiql returns the server's PartiQL, resolving names to its handles.
-func (s *Server) partiql() *fdyno.PartiQL {
-	return fdyno.NewPartiQLWithTables(s.table)
+// executor returns a PartiQL executor that resolves names to the server's handles.
+func (s *Server) executor() *partiql.Executor {
+	return partiql.NewWithTables(s.table)
 }
 
 type executeStatementInput struct {
@@ -96,7 +97,7 @@ type executeStatementOutput struct {
 }
 
 // prepare checks the members that come before the statement's parse;
-// the statement names its tables, which the library's PartiQL resolves
+// the statement names its tables, which package partiql resolves
 // (run).
 func (in *executeStatementInput) prepare(*call) (string, error) {
 	if err := checkStatement("statement", in.Statement); err != nil {
@@ -112,12 +113,12 @@ func (in *executeStatementInput) prepare(*call) (string, error) {
 }
 
 func (s *Server) executeStatement(c *call, in *executeStatementInput, _ *fdyno.Table) (any, error) {
-	info, err := fdyno.ParseStatement(*in.Statement)
+	info, err := partiql.ParseStatement(*in.Statement)
 	if err != nil {
 		return nil, err
 	}
 	c.table = info.TableName
-	req := fdyno.ExecuteStatementInput{Statement: *in.Statement, Parameters: in.Parameters, ConsistentRead: in.ConsistentRead,
+	req := partiql.ExecuteStatementInput{Statement: *in.Statement, Parameters: in.Parameters, ConsistentRead: in.ConsistentRead,
 		ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure}
 	if in.Limit != nil {
 		if *in.Limit < 1 {
@@ -131,7 +132,7 @@ func (s *Server) executeStatement(c *call, in *executeStatementInput, _ *fdyno.T
 		}
 		req.NextToken = *in.NextToken
 	}
-	out, err := s.partiql().ExecuteStatement(s.db, req)
+	out, err := s.executor().ExecuteStatement(s.db, req)
 	if err != nil {
 		return nil, err
 	}
@@ -185,14 +186,14 @@ func (in *batchExecuteStatementInput) prepare(*call) (string, error) {
 		return "", missing("statements")
 	case n == 0:
 		return "", validation("1 validation error detected: Value '[]' at 'statements' failed to satisfy constraint: Member must have length greater than or equal to 1")
-	case n > fdyno.MaxBatchStatements:
-		return "", validation("1 validation error detected: Value at 'statements' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(fdyno.MaxBatchStatements))
+	case n > partiql.MaxBatchStatements:
+		return "", validation("1 validation error detected: Value at 'statements' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(partiql.MaxBatchStatements))
 	}
 	return "", checkReturnConsumedCapacity(in.ReturnConsumedCapacity)
 }
 
 func (s *Server) batchExecuteStatement(_ *call, in *batchExecuteStatementInput, _ *fdyno.Table) (any, error) {
-	req := fdyno.BatchExecuteStatementInput{Statements: make([]fdyno.BatchStatementRequest, len(in.Statements))}
+	req := partiql.BatchExecuteStatementInput{Statements: make([]partiql.BatchStatementRequest, len(in.Statements))}
 	for i, st := range in.Statements {
 		if err := checkStatement("statements.member.statement", st.Statement); err != nil {
 			return nil, err
@@ -203,10 +204,10 @@ func (s *Server) batchExecuteStatement(_ *call, in *batchExecuteStatementInput, 
 		if err := checkReturnOnFailure(st.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
 		}
-		req.Statements[i] = fdyno.BatchStatementRequest{Statement: *st.Statement, Parameters: st.Parameters,
+		req.Statements[i] = partiql.BatchStatementRequest{Statement: *st.Statement, Parameters: st.Parameters,
 			ConsistentRead: st.ConsistentRead, ReturnValuesOnConditionCheckFailure: st.ReturnValuesOnConditionCheckFailure}
 	}
-	out, err := s.partiql().BatchExecuteStatement(s.db, req)
+	out, err := s.executor().BatchExecuteStatement(s.db, req)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +252,7 @@ func (in *executeTransactionInput) prepare(*call) (string, error) {
 }
 
 func (s *Server) executeTransaction(_ *call, in *executeTransactionInput, _ *fdyno.Table) (any, error) {
-	req := fdyno.ExecuteTransactionInput{TransactStatements: make([]fdyno.ParameterizedStatement, len(in.TransactStatements))}
+	req := partiql.ExecuteTransactionInput{TransactStatements: make([]partiql.ParameterizedStatement, len(in.TransactStatements))}
 	if in.ClientRequestToken != nil {
 		if n := len(*in.ClientRequestToken); n == 0 || n > fdyno.MaxClientRequestTokenLength {
 			return nil, validation("1 validation error detected: Value '" + *in.ClientRequestToken + "' at 'clientRequestToken' failed to satisfy constraint: Member must have length between 1 and 36")
@@ -268,10 +269,10 @@ func (s *Server) executeTransaction(_ *call, in *executeTransactionInput, _ *fdy
 		if err := checkReturnOnFailure(st.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
 		}
-		req.TransactStatements[i] = fdyno.ParameterizedStatement{Statement: *st.Statement, Parameters: st.Parameters,
+		req.TransactStatements[i] = partiql.ParameterizedStatement{Statement: *st.Statement, Parameters: st.Parameters,
 			ReturnValuesOnConditionCheckFailure: st.ReturnValuesOnConditionCheckFailure}
 	}
-	out, err := s.partiql().ExecuteTransaction(s.db, req)
+	out, err := s.executor().ExecuteTransaction(s.db, req)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,15 @@
-package fdyno
+package partiql
 
 import (
+	"bytes"
+	"github.com/fdyno/fdyno"
+
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// partiql_plan.go turns a parsed PartiQL statement, with its parameters
+// plan.go turns a parsed PartiQL statement, with its parameters
 // bound, into the DynamoDB requests that run it: a SELECT becomes Query
 // requests (one per partition the WHERE pins) or a Scan; an INSERT a Put
 // with attribute_not_exists on the partition key; an UPDATE an Update
@@ -14,19 +17,19 @@ import (
 // EXISTS a ConditionCheck. WHERE conditions and SET/REMOVE actions are
 // written as DynamoDB expressions, with every name and value behind a
 // placeholder, so that they are parsed and evaluated by the one
-// expression evaluator (expression*.go) that every other operation uses,
+// expression evaluator (package fdyno's) that every other operation uses,
 // and writes go through the one write path.
 
 // pqBuilder writes expression text for one request, collecting its
 // ExpressionAttributeNames and ExpressionAttributeValues.
 type pqBuilder struct {
-	params []Value
+	params []fdyno.Value
 	names  map[string]string // #placeholder -> name
 	nameOf map[string]string // name -> #placeholder
-	values map[string]Value
+	values map[string]fdyno.Value
 }
 
-func newPQBuilder(params []Value) *pqBuilder {
+func newPQBuilder(params []fdyno.Value) *pqBuilder {
 	return &pqBuilder{params: params}
 }
 
@@ -42,9 +45,9 @@ func (b *pqBuilder) name(n string) string {
 	return ph
 }
 
-func (b *pqBuilder) value(v Value) string {
+func (b *pqBuilder) value(v fdyno.Value) string {
 	if b.values == nil {
-		b.values = map[string]Value{}
+		b.values = map[string]fdyno.Value{}
 	}
 	ph := ":v" + strconv.Itoa(len(b.values))
 	b.values[ph] = v
@@ -70,90 +73,90 @@ func (b *pqBuilder) path(p docPath) string {
 // pqUnsupported is the error of a construct DynamoDB's PartiQL accepts
 // in the grammar but not where it was written.
 func pqUnsupported(what string) error {
-	return &ValidationError{Reason: "Unsupported operation: " + what}
+	return &fdyno.ValidationError{Reason: "Unsupported operation: " + what}
 }
 
 // constant returns the value of e if it is a constant (a literal, a
 // parameter, or a tuple, list or set of constants); ok is false if it is
 // not.
-func (b *pqBuilder) constant(e *pqExpr) (v Value, ok bool, err error) {
+func (b *pqBuilder) constant(e *pqExpr) (v fdyno.Value, ok bool, err error) {
 	switch e.kind {
 	case pqeLit:
 		return e.val, true, nil
 	case pqeParam:
 		if e.param >= len(b.params) {
-			return Value{}, false, pqParamCountError()
+			return fdyno.Value{}, false, pqParamCountError()
 		}
 		return b.params[e.param], true, nil
 	case pqeTuple:
-		m := make(Item, len(e.args))
+		m := make(fdyno.Item, len(e.args))
 		for i, a := range e.args {
 			v, ok, err := b.constant(a)
 			if err != nil {
-				return Value{}, false, err
+				return fdyno.Value{}, false, err
 			}
 			if !ok {
-				return Value{}, false, pqUnsupported("a tuple may hold only literals and parameters")
+				return fdyno.Value{}, false, pqUnsupported("a tuple may hold only literals and parameters")
 			}
 			m[e.keys[i]] = v
 		}
-		return M(m), true, nil
+		return fdyno.M(m), true, nil
 	case pqeList:
-		l := make([]Value, len(e.args))
+		l := make([]fdyno.Value, len(e.args))
 		for i, a := range e.args {
 			v, ok, err := b.constant(a)
 			if err != nil {
-				return Value{}, false, err
+				return fdyno.Value{}, false, err
 			}
 			if !ok {
-				return Value{}, false, pqUnsupported("a list may hold only literals and parameters")
+				return fdyno.Value{}, false, pqUnsupported("a list may hold only literals and parameters")
 			}
 			l[i] = v
 		}
-		return L(l...), true, nil
+		return fdyno.L(l...), true, nil
 	case pqeBag:
 		return b.set(e)
 	}
-	return Value{}, false, nil
+	return fdyno.Value{}, false, nil
 }
 
 // set returns the set value of a <<...>> of strings, numbers or binaries.
-func (b *pqBuilder) set(e *pqExpr) (Value, bool, error) {
+func (b *pqBuilder) set(e *pqExpr) (fdyno.Value, bool, error) {
 	if len(e.args) == 0 {
-		return Value{}, false, &ValidationError{Reason: "One or more parameter values were invalid: An empty set is not allowed"}
+		return fdyno.Value{}, false, &fdyno.ValidationError{Reason: "One or more parameter values were invalid: An empty set is not allowed"}
 	}
-	var typ Type
+	var typ fdyno.Type
 	members := make([]string, 0, len(e.args))
 	var bins [][]byte
 	for _, a := range e.args {
 		v, ok, err := b.constant(a)
 		if err != nil {
-			return Value{}, false, err
+			return fdyno.Value{}, false, err
 		}
-		if !ok || typ != 0 && v.Type() != typ || v.Type() != TypeS && v.Type() != TypeN && v.Type() != TypeB {
-			return Value{}, false, pqUnsupported("a set holds strings, numbers or binaries of one type")
+		if !ok || typ != 0 && v.Type() != typ || v.Type() != fdyno.TypeS && v.Type() != fdyno.TypeN && v.Type() != fdyno.TypeB {
+			return fdyno.Value{}, false, pqUnsupported("a set holds strings, numbers or binaries of one type")
 		}
 		typ = v.Type()
 		switch typ {
-		case TypeS:
+		case fdyno.TypeS:
 			members = append(members, v.S())
-		case TypeN:
+		case fdyno.TypeN:
 			members = append(members, v.N())
-		case TypeB:
+		case fdyno.TypeB:
 			bins = append(bins, v.B())
 		}
 	}
 	switch typ {
-	case TypeS:
-		return SS(members...), true, nil
-	case TypeN:
-		return NS(members...), true, nil
+	case fdyno.TypeS:
+		return fdyno.SS(members...), true, nil
+	case fdyno.TypeN:
+		return fdyno.NS(members...), true, nil
 	}
-	return BS(bins...), true, nil
+	return fdyno.BS(bins...), true, nil
 }
 
 func pqParamCountError() error {
-	return &ValidationError{Reason: "Number of parameters in request and statement don't match."}
+	return &fdyno.ValidationError{Reason: "Number of parameters in request and statement don't match."}
 }
 
 // operand writes a condition operand: a path, a constant or size(path).
@@ -228,7 +231,7 @@ func (b *pqBuilder) cond(e *pqExpr) (string, error) {
 			return ops[0] + " BETWEEN " + ops[1] + " AND " + ops[2], nil
 		}
 		if len(ops)-1 > maxInOperands {
-			return "", &ValidationError{Reason: reasonTooManyIn + strconv.Itoa(len(ops)-1)}
+			return "", &fdyno.ValidationError{Reason: reasonTooManyIn + strconv.Itoa(len(ops)-1)}
 		}
 		return ops[0] + " IN (" + strings.Join(ops[1:], ", ") + ")", nil
 	case pqeMissing, pqeNull:
@@ -240,7 +243,7 @@ func (b *pqBuilder) cond(e *pqExpr) (string, error) {
 			return "attribute_not_exists(" + p + ")", nil
 		}
 		// In PartiQL, MISSING IS NULL too.
-		return "(attribute_type(" + p + ", " + b.value(S("NULL")) + ") OR attribute_not_exists(" + p + "))", nil
+		return "(attribute_type(" + p + ", " + b.value(fdyno.S("NULL")) + ") OR attribute_not_exists(" + p + "))", nil
 	case pqeCall:
 		switch e.op {
 		case "begins_with", "contains", "attribute_type":
@@ -276,9 +279,9 @@ func isAttr(e *pqExpr, name string) bool {
 
 // keyEquality returns the constant that e, a conjunct, equates attribute
 // name to ("name = c" or "c = name").
-func (b *pqBuilder) keyEquality(e *pqExpr, name string) (Value, bool, error) {
+func (b *pqBuilder) keyEquality(e *pqExpr, name string) (fdyno.Value, bool, error) {
 	if e.kind != pqeCmp || e.op != "=" {
-		return Value{}, false, nil
+		return fdyno.Value{}, false, nil
 	}
 	for i := range 2 {
 		if isAttr(e.args[i], name) {
@@ -288,24 +291,24 @@ func (b *pqBuilder) keyEquality(e *pqExpr, name string) (Value, bool, error) {
 			}
 		}
 	}
-	return Value{}, false, nil
+	return fdyno.Value{}, false, nil
 }
 
 // partitionValues returns the partition key values a conjunct pins: one
 // for "pk = c", several for "pk IN [c, ...]" or "pk = c OR pk = d ...".
-func (b *pqBuilder) partitionValues(e *pqExpr, name string) ([]Value, bool, error) {
+func (b *pqBuilder) partitionValues(e *pqExpr, name string) ([]fdyno.Value, bool, error) {
 	switch e.kind {
 	case pqeCmp:
 		v, ok, err := b.keyEquality(e, name)
 		if !ok || err != nil {
 			return nil, false, err
 		}
-		return []Value{v}, true, nil
+		return []fdyno.Value{v}, true, nil
 	case pqeIn:
 		if !isAttr(e.args[0], name) {
 			return nil, false, nil
 		}
-		vs := make([]Value, 0, len(e.args)-1)
+		vs := make([]fdyno.Value, 0, len(e.args)-1)
 		for _, a := range e.args[1:] {
 			v, ok, err := b.constant(a)
 			if !ok || err != nil {
@@ -333,10 +336,10 @@ func (b *pqBuilder) partitionValues(e *pqExpr, name string) ([]Value, bool, erro
 // comparison other than <> with a constant of the key's type, BETWEEN
 // two such constants, or begins_with on an S or B key.
 func (b *pqBuilder) sortKeyCondition(e *pqExpr, rng keyAttr) (string, bool, error) {
-	konst := func(a *pqExpr) (Value, bool, error) {
+	konst := func(a *pqExpr) (fdyno.Value, bool, error) {
 		v, ok, err := b.constant(a)
 		if !ok || err != nil || v.Type() != rng.Type {
-			return Value{}, false, err
+			return fdyno.Value{}, false, err
 		}
 		return v, true, nil
 	}
@@ -373,7 +376,7 @@ func (b *pqBuilder) sortKeyCondition(e *pqExpr, rng keyAttr) (string, bool, erro
 		}
 		return b.name(rng.Name) + " BETWEEN " + b.value(lo) + " AND " + b.value(hi), true, nil
 	case pqeCall:
-		if e.op != "begins_with" || !isAttr(e.args[0], rng.Name) || rng.Type == TypeN {
+		if e.op != "begins_with" || !isAttr(e.args[0], rng.Name) || rng.Type == fdyno.TypeN {
 			return "", false, nil
 		}
 		c, ok, err := konst(e.args[1])
@@ -418,34 +421,30 @@ type pqSelectPlan struct {
 	query      bool
 	hash       keyAttr
 	hashPH     string // the partition key's placeholder in keyNames
-	partitions []Value
+	partitions []fdyno.Value
 	keyNames   map[string]string
-	keyValues  map[string]Value
+	keyValues  map[string]fdyno.Value
 	sortCond   string
 	forward    bool
 	// getKey, when the WHERE pins the table's full primary key, is the
 	// key of the one item the Query can return: it is read with a point
 	// read, as GetItem does.
-	getKey Item
+	getKey fdyno.Item
 	// filter is the rest of the WHERE clause, applied to every item read
 	// by the evaluator, after Limit (as a FilterExpression is).
 	filter       string
 	filterNames  map[string]string
-	filterValues map[string]Value
+	filterValues map[string]fdyno.Value
 	proj         []docPath
 }
 
-// planSelect plans a SELECT against table state st: a Query when the
+// planSelect plans a SELECT against table t: a Query when the
 // WHERE pins the partition key of the table (or of the index) by
 // equality or IN, else a Scan, as DynamoDB decides.
-func planSelect(s *pqStmt, st *tableState, params []Value) (*pqSelectPlan, error) {
-	hash, rng := st.hash, st.rng
-	if s.index != "" {
-		ix := st.index(s.index)
-		if ix == nil {
-			return nil, &ValidationError{Reason: "The table does not have the specified index: " + s.index}
-		}
-		hash, rng = ix.hash, ix.rng
+func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan, error) {
+	hash, rng, ok := keyAttrs(t, s.index)
+	if !ok {
+		return nil, &fdyno.ValidationError{Reason: "The table does not have the specified index: " + s.index}
 	}
 	pl := &pqSelectPlan{index: s.index, hash: hash, proj: s.proj, forward: true}
 	kb, fb := newPQBuilder(params), newPQBuilder(params)
@@ -458,7 +457,7 @@ func planSelect(s *pqStmt, st *tableState, params []Value) (*pqSelectPlan, error
 		}
 		if ok {
 			if len(vs) > maxINPartitions {
-				return nil, &ValidationError{Reason: "The IN operator on a partition key takes at most " + strconv.Itoa(maxINPartitions) + " values; number of values: " + strconv.Itoa(len(vs))}
+				return nil, &fdyno.ValidationError{Reason: "The IN operator on a partition key takes at most " + strconv.Itoa(maxINPartitions) + " values; number of values: " + strconv.Itoa(len(vs))}
 			}
 			pl.query, used[i] = true, true
 			for _, v := range vs {
@@ -472,7 +471,7 @@ func planSelect(s *pqStmt, st *tableState, params []Value) (*pqSelectPlan, error
 	if pl.query && len(pl.partitions) == 1 && s.index == "" {
 		// The full primary key: one point read, as GetItem.
 		if rng.Name == "" {
-			pl.getKey = Item{hash.Name: pl.partitions[0]}
+			pl.getKey = fdyno.Item{hash.Name: pl.partitions[0]}
 		}
 		for i, c := range cs {
 			if used[i] || rng.Name == "" {
@@ -483,7 +482,7 @@ func planSelect(s *pqStmt, st *tableState, params []Value) (*pqSelectPlan, error
 				return nil, err
 			}
 			if ok && v.Type() == rng.Type {
-				pl.getKey, used[i] = Item{hash.Name: pl.partitions[0], rng.Name: v}, true
+				pl.getKey, used[i] = fdyno.Item{hash.Name: pl.partitions[0], rng.Name: v}, true
 				break
 			}
 		}
@@ -516,7 +515,7 @@ func planSelect(s *pqStmt, st *tableState, params []Value) (*pqSelectPlan, error
 	for i, o := range s.order {
 		switch {
 		case !pl.query:
-			return nil, &ValidationError{Reason: "Must have WHERE clause in the statement when using ORDER BY clause."}
+			return nil, &fdyno.ValidationError{Reason: "Must have WHERE clause in the statement when using ORDER BY clause."}
 		case len(o.path) == 1 && o.path[0].name == hash.Name && !o.path[0].isIndex:
 			if o.desc {
 				slices.Reverse(pl.partitions)
@@ -524,13 +523,13 @@ func planSelect(s *pqStmt, st *tableState, params []Value) (*pqSelectPlan, error
 		case len(o.path) == 1 && rng.Name != "" && o.path[0].name == rng.Name && !o.path[0].isIndex:
 			pl.forward = !o.desc
 		default:
-			return nil, &ValidationError{Reason: "Variable reference " + strconv.Quote(o.path.String()) + " in ORDER BY clause must be a key attribute (ORDER BY position " + strconv.Itoa(i+1) + ")"}
+			return nil, &fdyno.ValidationError{Reason: "Variable reference " + strconv.Quote(o.path.String()) + " in ORDER BY clause must be a key attribute (ORDER BY position " + strconv.Itoa(i+1) + ")"}
 		}
 	}
 	if len(s.order) > 0 && s.order[0].path[0].name == hash.Name && len(pl.partitions) > 1 {
 		// ORDER BY the partition key: read the partitions in key order.
-		slices.SortStableFunc(pl.partitions, func(a, b Value) int {
-			c, _ := compareScalars(a, b)
+		slices.SortStableFunc(pl.partitions, func(a, b fdyno.Value) int {
+			c := compareKeys(a, b)
 			if s.order[0].desc {
 				return -c
 			}
@@ -543,19 +542,20 @@ func planSelect(s *pqStmt, st *tableState, params []Value) (*pqSelectPlan, error
 // pqKeyPlan is the item an UPDATE, DELETE or EXISTS names: the full key
 // its WHERE equates, and the rest of the WHERE as a condition.
 type pqKeyPlan struct {
-	key  Item
+	key  fdyno.Item
 	cond string // the rest, "" if none
 	b    *pqBuilder
 }
 
 // planKey finds equalities on every key attribute among the WHERE's
 // conjuncts.
-func planKey(where *pqExpr, st *tableState, params []Value) (*pqKeyPlan, error) {
+func planKey(where *pqExpr, t *fdyno.Table, params []fdyno.Value) (*pqKeyPlan, error) {
+	hash, rng, _ := keyAttrs(t, "")
 	b := newPQBuilder(params)
 	cs := conjuncts(where)
 	used := make([]bool, len(cs))
-	key := Item{}
-	for _, a := range []keyAttr{st.hash, st.rng} {
+	key := fdyno.Item{}
+	for _, a := range []keyAttr{hash, rng} {
 		if a.Name == "" {
 			continue
 		}
@@ -574,7 +574,7 @@ func planKey(where *pqExpr, st *tableState, params []Value) (*pqKeyPlan, error) 
 			}
 		}
 		if !found {
-			return nil, &ValidationError{Reason: "Where clause does not contain a mandatory equality on all key attributes"}
+			return nil, &fdyno.ValidationError{Reason: "Where clause does not contain a mandatory equality on all key attributes"}
 		}
 	}
 	cond, err := b.residual(cs, used)
@@ -680,11 +680,11 @@ func (b *pqBuilder) setValue(e *pqExpr) (string, error) {
 // pqProject returns the attributes of it that a SELECT's projection
 // names, each under the last name of its path, as DynamoDB returns them
 // ("SELECT a.b" gives {"b": ...}).
-func pqProject(it Item, proj []docPath) Item {
+func pqProject(it fdyno.Item, proj []docPath) fdyno.Item {
 	if proj == nil {
 		return it
 	}
-	out := make(Item, len(proj))
+	out := make(fdyno.Item, len(proj))
 	for _, p := range proj {
 		v := lookupPath(it, p)
 		if v.IsZero() {
@@ -699,4 +699,49 @@ func pqProject(it Item, proj []docPath) Item {
 		out[name] = v
 	}
 	return out
+}
+
+// keyAttr is a key attribute: its name and type.
+type keyAttr struct {
+	Name string
+	Type fdyno.Type
+}
+
+// keyAttrs returns the partition and sort key of t (index "") or of its
+// index; rng.Name is "" when there is no sort key, and ok is false when
+// there is no such index.
+func keyAttrs(t *fdyno.Table, index string) (hash, rng keyAttr, ok bool) {
+	h, r, ok := t.KeyAttributes(index)
+	return keyAttrOf(h), keyAttrOf(r), ok
+}
+
+func keyAttrOf(d fdyno.AttributeDefinition) keyAttr {
+	return keyAttr{Name: d.AttributeName, Type: scalarTypes[d.AttributeType]}
+}
+
+var scalarTypes = map[fdyno.ScalarAttributeType]fdyno.Type{fdyno.ScalarAttributeTypeS: fdyno.TypeS,
+	fdyno.ScalarAttributeTypeN: fdyno.TypeN, fdyno.ScalarAttributeTypeB: fdyno.TypeB}
+
+// flipped is the comparison of "c op name" written as "name op c".
+var flipped = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+// compareKeys orders two key values of one type (S, N or B) as DynamoDB
+// orders keys: strings and binaries by their bytes, numbers by value.
+func compareKeys(a, b fdyno.Value) int {
+	if a.Type() == fdyno.TypeN && b.Type() == fdyno.TypeN {
+		x, errA := a.Decimal()
+		y, errB := b.Decimal()
+		if errA != nil || errB != nil {
+			return 0
+		}
+		return x.Cmp(y)
+	}
+	return bytes.Compare(keyBytes(a), keyBytes(b))
+}
+
+func keyBytes(v fdyno.Value) []byte {
+	if v.Type() == fdyno.TypeS {
+		return []byte(v.S())
+	}
+	return v.B()
 }

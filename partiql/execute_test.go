@@ -1,6 +1,8 @@
-package fdyno
+package partiql
 
 import (
+	"github.com/fdyno/fdyno"
+
 	"errors"
 	"slices"
 	"strings"
@@ -13,33 +15,32 @@ import (
 
 // musicSchema is the developer guide's "Music" table: Artist and
 // SongTitle, with a GSI on Genre.
-// valueCmp compares Values with Value.Equal.
-var valueCmp = cmp.Comparer(func(a, b Value) bool { return a.Equal(b) })
+// valueCmp compares Values with [fdyno.Value.Equal].
+var valueCmp = cmp.Comparer(func(a, b fdyno.Value) bool { return a.Equal(b) })
 
-var musicSchema = TableSchema{
-	KeySchema:            []KeySchemaElement{{"Artist", KeyTypeHash}, {"SongTitle", KeyTypeRange}},
-	AttributeDefinitions: []AttributeDefinition{{"Artist", ScalarAttributeTypeS}, {"SongTitle", ScalarAttributeTypeS}, {"Genre", ScalarAttributeTypeS}},
-	GlobalSecondaryIndexes: []GlobalSecondaryIndex{{IndexName: "ByGenre",
-		KeySchema: []KeySchemaElement{{"Genre", KeyTypeHash}}, Projection: Projection{ProjectionType: ProjectionTypeAll}}},
+var musicSchema = fdyno.TableSchema{
+	KeySchema:            []fdyno.KeySchemaElement{{AttributeName: "Artist", KeyType: fdyno.KeyTypeHash}, {AttributeName: "SongTitle", KeyType: fdyno.KeyTypeRange}},
+	AttributeDefinitions: []fdyno.AttributeDefinition{{AttributeName: "Artist", AttributeType: fdyno.ScalarAttributeTypeS}, {AttributeName: "SongTitle", AttributeType: fdyno.ScalarAttributeTypeS}, {AttributeName: "Genre", AttributeType: fdyno.ScalarAttributeTypeS}},
+	GlobalSecondaryIndexes: []fdyno.GlobalSecondaryIndex{{IndexName: "ByGenre",
+		KeySchema: []fdyno.KeySchemaElement{{AttributeName: "Genre", KeyType: fdyno.KeyTypeHash}}, Projection: fdyno.Projection{ProjectionType: fdyno.ProjectionTypeAll}}},
 }
 
 // newPartiQLTable creates the Music table under a root of t's own and
-// returns it with a PartiQL for that root.
-func newPartiQLTable(t testing.TB, db fdb.Database) (*Table, *PartiQL) {
+// returns it with an Executor for that root.
+func newPartiQLTable(t testing.TB, db fdb.Database) (*fdyno.Table, *Executor) {
 	t.Helper()
 	root := testRoot(t, db)
-	tbl, err := Open(db, "Music", root, WithSchema(musicSchema))
+	tbl, err := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicSchema))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	t.Cleanup(func() { checkTable(t, db, tbl) })
-	return tbl, NewPartiQL(root)
+	return tbl, New(root)
 }
 
-func song(artist, title string, kv ...any) Item {
-	it := Item{"Artist": S(artist), "SongTitle": S(title)}
+func song(artist, title string, kv ...any) fdyno.Item {
+	it := fdyno.Item{"Artist": fdyno.S(artist), "SongTitle": fdyno.S(title)}
 	for i := 0; i < len(kv); i += 2 {
-		it[kv[i].(string)] = kv[i+1].(Value)
+		it[kv[i].(string)] = kv[i+1].(fdyno.Value)
 	}
 	return it
 }
@@ -47,10 +48,9 @@ func song(artist, title string, kv ...any) Item {
 func TestPartiQLPlan(t *testing.T) {
 	db := fdblitetest.Open(t)
 	tbl, _ := newPartiQLTable(t, db)
-	st := tbl.state.Load()
 	tests := []struct {
 		stmt       string
-		params     []Value
+		params     []fdyno.Value
 		query      bool
 		partitions []string
 		sortCond   bool
@@ -67,7 +67,7 @@ func TestPartiQLPlan(t *testing.T) {
 		{stmt: `SELECT * FROM Music WHERE Artist = 'A' OR Artist = 'B'`, query: true, partitions: []string{"A", "B"}},
 		{stmt: `SELECT * FROM Music WHERE Artist IN ['B', 'A', 'B']`, query: true, partitions: []string{"B", "A"}},
 		{stmt: `SELECT * FROM Music WHERE 'A' = Artist`, query: true, partitions: []string{"A"}},
-		{stmt: `SELECT * FROM Music WHERE Artist = ?`, params: []Value{S("P")}, query: true, partitions: []string{"P"}},
+		{stmt: `SELECT * FROM Music WHERE Artist = ?`, params: []fdyno.Value{fdyno.S("P")}, query: true, partitions: []string{"P"}},
 		{stmt: `SELECT * FROM Music WHERE Artist > 'A'`, query: false, filter: true},
 		{stmt: `SELECT * FROM Music WHERE Address = 'x'`, query: false, filter: true},
 		{stmt: `SELECT * FROM Music WHERE Artist = 'A' OR Address = 'x'`, query: false, filter: true},
@@ -89,7 +89,7 @@ func TestPartiQLPlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pl, err := planSelect(s, st, tc.params)
+			pl, err := planSelect(s, tbl, tc.params)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,24 +109,24 @@ func TestPartiQLPlan(t *testing.T) {
 func TestExecuteStatement(t *testing.T) {
 	db := fdblitetest.Open(t)
 	tbl, q := newPartiQLTable(t, db)
-	for _, it := range []Item{
-		song("Acme", "A1", "Genre", S("Rock"), "n", N("1"), "l", L(N("1")), "ss", SS("x", "y"), "m", M(Item{"nested": S("deep")})),
-		song("Acme", "A2", "Genre", S("Pop"), "n", N("2"), "nul", Null()),
-		song("Acme", "B1", "n", N("3")),
-		song("Zed", "Z1", "Genre", S("Rock"), "n", N("4")),
+	for _, it := range []fdyno.Item{
+		song("Acme", "A1", "Genre", fdyno.S("Rock"), "n", fdyno.N("1"), "l", fdyno.L(fdyno.N("1")), "ss", fdyno.SS("x", "y"), "m", fdyno.M(fdyno.Item{"nested": fdyno.S("deep")})),
+		song("Acme", "A2", "Genre", fdyno.S("Pop"), "n", fdyno.N("2"), "nul", fdyno.Null()),
+		song("Acme", "B1", "n", fdyno.N("3")),
+		song("Zed", "Z1", "Genre", fdyno.S("Rock"), "n", fdyno.N("4")),
 	} {
-		if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
+		if _, err := tbl.Put(db, fdyno.PutInput{Item: it}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	exec := func(stmt string, params ...Value) ([]Item, error) {
+	exec := func(stmt string, params ...fdyno.Value) ([]fdyno.Item, error) {
 		out, err := q.ExecuteStatement(db, ExecuteStatementInput{Statement: stmt, Parameters: params})
 		if err != nil {
 			return nil, err
 		}
 		return out.Items, nil
 	}
-	titles := func(items []Item) []string {
+	titles := func(items []fdyno.Item) []string {
 		var s []string
 		for _, it := range items {
 			s = append(s, it["SongTitle"].S())
@@ -136,11 +136,11 @@ func TestExecuteStatement(t *testing.T) {
 	reads := []struct {
 		name   string
 		stmt   string
-		params []Value
+		params []fdyno.Value
 		want   []string
 	}{
 		{"partition", `SELECT * FROM "Music" WHERE Artist = 'Acme'`, nil, []string{"A1", "A2", "B1"}},
-		{"key", `SELECT * FROM "Music" WHERE Artist = ? AND SongTitle = ?`, []Value{S("Acme"), S("A2")}, []string{"A2"}},
+		{"key", `SELECT * FROM "Music" WHERE Artist = ? AND SongTitle = ?`, []fdyno.Value{fdyno.S("Acme"), fdyno.S("A2")}, []string{"A2"}},
 		{"begins_with", `SELECT * FROM "Music" WHERE Artist = 'Acme' AND begins_with("SongTitle", 'A')`, nil, []string{"A1", "A2"}},
 		{"order desc", `SELECT * FROM "Music" WHERE Artist = 'Acme' ORDER BY SongTitle DESC`, nil, []string{"B1", "A2", "A1"}},
 		{"filter", `SELECT * FROM "Music" WHERE Artist = 'Acme' AND n >= 2`, nil, []string{"A2", "B1"}},
@@ -176,30 +176,30 @@ func TestExecuteStatement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []Item{{"nested": S("deep"), "SongTitle": S("A1")}}
+		want := []fdyno.Item{{"nested": fdyno.S("deep"), "SongTitle": fdyno.S("A1")}}
 		if diff := cmp.Diff(want, items, valueCmp); diff != "" {
 			t.Errorf("projection mismatch (-want +got):\n%s", diff)
 		}
 	})
 
-	get := func(artist, title string) Item {
-		out, err := tbl.Get(db, GetInput{Key: Item{"Artist": S(artist), "SongTitle": S(title)}})
+	get := func(artist, title string) fdyno.Item {
+		out, err := tbl.Get(db, fdyno.GetInput{Key: fdyno.Item{"Artist": fdyno.S(artist), "SongTitle": fdyno.S(title)}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return out.Item
 	}
 	t.Run("insert", func(t *testing.T) {
-		if _, err := exec(`INSERT INTO "Music" VALUE {'Artist': 'New', 'SongTitle': ?, 'tags': <<'a', 'b'>>, 'l': [1, 'x', NULL]}`, S("N1")); err != nil {
+		if _, err := exec(`INSERT INTO "Music" VALUE {'Artist': 'New', 'SongTitle': ?, 'tags': <<'a', 'b'>>, 'l': [1, 'x', NULL]}`, fdyno.S("N1")); err != nil {
 			t.Fatal(err)
 		}
-		want := song("New", "N1", "tags", SS("a", "b"), "l", L(N("1"), S("x"), Null()))
+		want := song("New", "N1", "tags", fdyno.SS("a", "b"), "l", fdyno.L(fdyno.N("1"), fdyno.S("x"), fdyno.Null()))
 		if diff := cmp.Diff(want, get("New", "N1"), valueCmp); diff != "" {
 			t.Errorf("inserted item mismatch (-want +got):\n%s", diff)
 		}
 		// INSERT is not an upsert.
 		_, err := exec(`INSERT INTO "Music" VALUE {'Artist': 'New', 'SongTitle': 'N1', 'x': 1}`)
-		if !errors.Is(err, ErrDuplicateItem) {
+		if !errors.Is(err, fdyno.ErrDuplicateItem) {
 			t.Fatalf("second INSERT: %v, want ErrDuplicateItem", err)
 		}
 		if diff := cmp.Diff(want, get("New", "N1"), valueCmp); diff != "" {
@@ -211,8 +211,8 @@ func TestExecuteStatement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := song("Acme", "A1", "Genre", S("Jazz"), "n", N("11"), "l", L(N("1"), N("2")), "ss", SS("x", "y", "z"))
-		if diff := cmp.Diff([]Item{want}, items, valueCmp); diff != "" {
+		want := song("Acme", "A1", "Genre", fdyno.S("Jazz"), "n", fdyno.N("11"), "l", fdyno.L(fdyno.N("1"), fdyno.N("2")), "ss", fdyno.SS("x", "y", "z"))
+		if diff := cmp.Diff([]fdyno.Item{want}, items, valueCmp); diff != "" {
 			t.Errorf("RETURNING ALL NEW mismatch (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff(want, get("Acme", "A1"), valueCmp); diff != "" {
@@ -222,7 +222,7 @@ func TestExecuteStatement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]Item{{"ss": SS("x", "y", "z")}}, items, valueCmp); diff != "" {
+		if diff := cmp.Diff([]fdyno.Item{{"ss": fdyno.SS("x", "y", "z")}}, items, valueCmp); diff != "" {
 			t.Errorf("RETURNING MODIFIED OLD mismatch (-want +got):\n%s", diff)
 		}
 		// The index follows: A1 left the Rock genre.
@@ -233,7 +233,7 @@ func TestExecuteStatement(t *testing.T) {
 	})
 	t.Run("update missing item", func(t *testing.T) {
 		_, err := exec(`UPDATE "Music" SET n = 1 WHERE Artist = 'Nobody' AND SongTitle = 'x'`)
-		if !errors.Is(err, ErrConditionalCheckFailed) {
+		if !errors.Is(err, fdyno.ErrConditionalCheckFailed) {
 			t.Fatalf("got %v, want ErrConditionalCheckFailed", err)
 		}
 		if get("Nobody", "x") != nil {
@@ -242,10 +242,10 @@ func TestExecuteStatement(t *testing.T) {
 	})
 	t.Run("update false condition returns old", func(t *testing.T) {
 		_, err := q.ExecuteStatement(db, ExecuteStatementInput{Statement: `UPDATE "Music" SET n = 1 WHERE Artist = 'Zed' AND SongTitle = 'Z1' AND n = 99`,
-			ReturnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailureAllOld})
-		var ccf *ConditionalCheckFailedError
+			ReturnValuesOnConditionCheckFailure: fdyno.ReturnValuesOnConditionCheckFailureAllOld})
+		var ccf *fdyno.ConditionalCheckFailedError
 		if !errors.As(err, &ccf) || ccf.Item["n"].N() != "4" {
-			t.Fatalf("got %v, want a ConditionalCheckFailedError with the old item", err)
+			t.Fatalf("got %v, want a fdyno.ConditionalCheckFailedError with the old item", err)
 		}
 	})
 	t.Run("delete", func(t *testing.T) {
@@ -254,7 +254,7 @@ func TestExecuteStatement(t *testing.T) {
 			t.Fatalf("DELETE of an absent item: %v", err)
 		}
 		// An existing item whose condition is false.
-		if _, err := exec(`DELETE FROM "Music" WHERE Artist = 'Zed' AND SongTitle = 'Z1' AND n = 5`); !errors.Is(err, ErrConditionalCheckFailed) {
+		if _, err := exec(`DELETE FROM "Music" WHERE Artist = 'Zed' AND SongTitle = 'Z1' AND n = 5`); !errors.Is(err, fdyno.ErrConditionalCheckFailed) {
 			t.Fatalf("got %v, want ErrConditionalCheckFailed", err)
 		}
 		items, err := exec(`DELETE FROM "Music" WHERE Artist = 'Zed' AND SongTitle = 'Z1' AND n = 4 RETURNING ALL OLD *`)
@@ -268,26 +268,26 @@ func TestExecuteStatement(t *testing.T) {
 	errs := []struct {
 		name   string
 		stmt   string
-		params []Value
+		params []fdyno.Value
 		is     error
 		reason string
 	}{
-		{"syntax", `SELECTT * FROMM "Music"`, nil, ErrValidation, "Statement wasn't well formed"},
-		{"no table", `SELECT * FROM "Nope" WHERE pk = 'x'`, nil, ErrResourceNotFound, ""},
-		{"param count", `SELECT * FROM "Music" WHERE Artist = ?`, nil, ErrValidation, "Number of parameters in request and statement don't match."},
-		{"too many params", `SELECT * FROM "Music"`, []Value{S("x")}, ErrValidation, "Number of parameters"},
-		{"update partial key", `UPDATE "Music" SET n = 1 WHERE Artist = 'Acme'`, nil, ErrValidation, "mandatory equality on all key attributes"},
-		{"delete no key", `DELETE FROM "Music" WHERE n = 1`, nil, ErrValidation, "mandatory equality on all key attributes"},
-		{"update key", `UPDATE "Music" SET SongTitle = 'x' WHERE Artist = 'Acme' AND SongTitle = 'A2'`, nil, ErrValidation, "Cannot update attribute SongTitle"},
-		{"insert not tuple", `INSERT INTO "Music" VALUE 'x'`, nil, ErrValidation, "tuple"},
-		{"insert without key", `INSERT INTO "Music" VALUE {'Artist': 'x'}`, nil, ErrValidation, ""},
-		{"exists alone", `EXISTS(SELECT * FROM "Music" WHERE Artist = 'a' AND SongTitle = 'b')`, nil, ErrValidation, "ExecuteTransaction"},
-		{"order by on scan", `SELECT * FROM "Music" ORDER BY SongTitle`, nil, ErrValidation, "ORDER BY"},
-		{"order by non-key", `SELECT * FROM "Music" WHERE Artist = 'Acme' ORDER BY n`, nil, ErrValidation, "must be a key attribute"},
-		{"set_add elsewhere", `UPDATE "Music" SET a = set_add(b, <<1>>) WHERE Artist = 'Acme' AND SongTitle = 'A2'`, nil, ErrValidation, "set_add must name"},
-		{"51 partitions", `SELECT * FROM "Music" WHERE Artist IN [` + strings.Repeat("'a', ", 50) + `'z']`, nil, ErrValidation, "at most 50 values"},
-		{"no index", `SELECT * FROM "Music"."Nope"`, nil, ErrValidation, "does not have the specified index"},
-		{"arithmetic on a string", `UPDATE "Music" SET Genre = Genre + 1 WHERE Artist = 'Acme' AND SongTitle = 'A2'`, nil, ErrValidation, "incorrect data type"},
+		{"syntax", `SELECTT * FROMM "Music"`, nil, fdyno.ErrValidation, "Statement wasn't well formed"},
+		{"no table", `SELECT * FROM "Nope" WHERE pk = 'x'`, nil, fdyno.ErrResourceNotFound, ""},
+		{"param count", `SELECT * FROM "Music" WHERE Artist = ?`, nil, fdyno.ErrValidation, "Number of parameters in request and statement don't match."},
+		{"too many params", `SELECT * FROM "Music"`, []fdyno.Value{fdyno.S("x")}, fdyno.ErrValidation, "Number of parameters"},
+		{"update partial key", `UPDATE "Music" SET n = 1 WHERE Artist = 'Acme'`, nil, fdyno.ErrValidation, "mandatory equality on all key attributes"},
+		{"delete no key", `DELETE FROM "Music" WHERE n = 1`, nil, fdyno.ErrValidation, "mandatory equality on all key attributes"},
+		{"update key", `UPDATE "Music" SET SongTitle = 'x' WHERE Artist = 'Acme' AND SongTitle = 'A2'`, nil, fdyno.ErrValidation, "Cannot update attribute SongTitle"},
+		{"insert not tuple", `INSERT INTO "Music" VALUE 'x'`, nil, fdyno.ErrValidation, "tuple"},
+		{"insert without key", `INSERT INTO "Music" VALUE {'Artist': 'x'}`, nil, fdyno.ErrValidation, ""},
+		{"exists alone", `EXISTS(SELECT * FROM "Music" WHERE Artist = 'a' AND SongTitle = 'b')`, nil, fdyno.ErrValidation, "ExecuteTransaction"},
+		{"order by on scan", `SELECT * FROM "Music" ORDER BY SongTitle`, nil, fdyno.ErrValidation, "ORDER BY"},
+		{"order by non-key", `SELECT * FROM "Music" WHERE Artist = 'Acme' ORDER BY n`, nil, fdyno.ErrValidation, "must be a key attribute"},
+		{"set_add elsewhere", `UPDATE "Music" SET a = set_add(b, <<1>>) WHERE Artist = 'Acme' AND SongTitle = 'A2'`, nil, fdyno.ErrValidation, "set_add must name"},
+		{"51 partitions", `SELECT * FROM "Music" WHERE Artist IN [` + strings.Repeat("'a', ", 50) + `'z']`, nil, fdyno.ErrValidation, "at most 50 values"},
+		{"no index", `SELECT * FROM "Music"."Nope"`, nil, fdyno.ErrValidation, "does not have the specified index"},
+		{"arithmetic on a string", `UPDATE "Music" SET Genre = Genre + 1 WHERE Artist = 'Acme' AND SongTitle = 'A2'`, nil, fdyno.ErrValidation, "incorrect data type"},
 	}
 	for _, tc := range errs {
 		t.Run("error/"+tc.name, func(t *testing.T) {
@@ -311,7 +311,7 @@ func TestExecuteStatementPaging(t *testing.T) {
 	var want []string
 	for _, a := range []string{"A", "B", "C"} {
 		for _, s := range []string{"1", "2", "3", "4", "5"} {
-			if _, err := tbl.Put(db, PutInput{Item: song(a, s, "odd", Bool(strings.Contains("135", s)))}); err != nil {
+			if _, err := tbl.Put(db, fdyno.PutInput{Item: song(a, s, "odd", fdyno.Bool(strings.Contains("135", s)))}); err != nil {
 				t.Fatal(err)
 			}
 			if a != "B" && strings.Contains("135", s) {
@@ -368,7 +368,7 @@ func TestExecuteStatementPaging(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, ErrValidation) {
+		if !errors.Is(err, fdyno.ErrValidation) {
 			t.Errorf("%s: got %v, want ErrValidation", name, err)
 		}
 	}
@@ -396,7 +396,7 @@ func TestExecuteStatementComposes(t *testing.T) {
 	if !errors.Is(err, errStop) {
 		t.Fatal(err)
 	}
-	out, err := tbl.Get(db, GetInput{Key: Item{"Artist": S("a"), "SongTitle": S("b")}})
+	out, err := tbl.Get(db, fdyno.GetInput{Key: fdyno.Item{"Artist": fdyno.S("a"), "SongTitle": fdyno.S("b")}})
 	if err != nil || out.Item != nil {
 		t.Errorf("an aborted transaction's INSERT was written: %v, %v", out, err)
 	}
@@ -409,13 +409,12 @@ func TestPartiQLStream(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
 	schema := musicSchema
-	schema.StreamViewType = StreamViewTypeNewAndOldImages
-	tbl, err := Open(db, "Music", root, WithSchema(schema))
+	schema.StreamViewType = fdyno.StreamViewTypeNewAndOldImages
+	tbl, err := fdyno.Open(db, "Music", root, fdyno.WithSchema(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { checkTable(t, db, tbl) })
-	q := NewPartiQL(root)
+	q := New(root)
 	for _, stmt := range []string{
 		`INSERT INTO "Music" VALUE {'Artist': 'a', 'SongTitle': 's', 'n': 1}`,
 		`INSERT INTO "Music" VALUE {'Artist': 'a', 'SongTitle': 's', 'n': 9}`, // DuplicateItem: no record
@@ -427,10 +426,10 @@ func TestPartiQLStream(t *testing.T) {
 		_, _ = q.ExecuteStatement(db, ExecuteStatementInput{Statement: stmt})
 	}
 	type rec struct {
-		Event    EventName
+		Event    fdyno.EventName
 		Old, New string
 	}
-	n := func(it Item) string {
+	n := func(it fdyno.Item) string {
 		if it == nil {
 			return ""
 		}
@@ -443,7 +442,7 @@ func TestPartiQLStream(t *testing.T) {
 		}
 		got = append(got, rec{r.EventName, n(r.OldImage), n(r.NewImage)})
 	}
-	want := []rec{{EventNameInsert, "", "1"}, {EventNameModify, "1", "2"}, {EventNameRemove, "2", ""}}
+	want := []rec{{fdyno.EventNameInsert, "", "1"}, {fdyno.EventNameModify, "1", "2"}, {fdyno.EventNameRemove, "2", ""}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stream records mismatch (-want +got):\n%s", diff)
 	}

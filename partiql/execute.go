@@ -1,4 +1,4 @@
-package fdyno
+package partiql
 
 import (
 	"crypto/hmac"
@@ -10,33 +10,30 @@ import (
 	"sync"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
 )
 
-// partiql.go holds the PartiQL API: ExecuteStatement (this file),
-// BatchExecuteStatement and ExecuteTransaction (partiql_batch.go). A
-// statement is parsed (partiql_parse.go), planned into DynamoDB requests
-// (partiql_plan.go) and run through Table's own Query, Scan, Put, Update
-// and Delete, so conditions, validation, indexes and change records are
-// exactly theirs.
+// execute.go holds the Executor and ExecuteStatement; batch.go holds
+// BatchExecuteStatement and ExecuteTransaction.
 
-// PartiQL runs PartiQL statements against the tables of one root
+// Executor runs PartiQL statements against the tables of one root
 // directory, resolving the table names statements give to handles, which
-// it keeps. A PartiQL is safe for concurrent use by multiple goroutines.
-type PartiQL struct {
-	opts    []Option
-	resolve func(name string) (*Table, error)
+// it keeps. An Executor is safe for concurrent use by multiple goroutines.
+type Executor struct {
+	opts    []fdyno.Option
+	resolve func(name string) (*fdyno.Table, error)
 
 	mu     sync.Mutex
-	tables map[string]*Table  // handles opened by Open, by name
-	parsed map[string]*pqStmt // parsed statements, by text; immutable
+	tables map[string]*fdyno.Table // handles opened by fdyno.Open, by name
+	parsed map[string]*pqStmt      // parsed statements, by text; immutable
 }
 
-// maxParsedStatements bounds the statements a PartiQL keeps parsed; the
+// maxParsedStatements bounds the statements an Executor keeps parsed; the
 // cache is emptied when it is full.
 const maxParsedStatements = 1024
 
 // parse parses stmt, or returns it parsed before.
-func (q *PartiQL) parse(stmt string) (*pqStmt, error) {
+func (q *Executor) parse(stmt string) (*pqStmt, error) {
 	q.mu.Lock()
 	s, ok := q.parsed[stmt]
 	q.mu.Unlock()
@@ -56,21 +53,21 @@ func (q *PartiQL) parse(stmt string) (*pqStmt, error) {
 	return s, nil
 }
 
-// NewPartiQL returns a PartiQL that opens the tables statements name with
-// [Open] and opts (such as [WithRoot]), the first time each is named.
-func NewPartiQL(opts ...Option) *PartiQL {
-	return &PartiQL{opts: opts, tables: map[string]*Table{}}
+// New returns an Executor that opens the tables statements name with
+// [fdyno.Open] and opts (such as [fdyno.WithRoot]), the first time each is named.
+func New(opts ...fdyno.Option) *Executor {
+	return &Executor{opts: opts, tables: map[string]*fdyno.Table{}}
 }
 
-// NewPartiQLWithTables returns a PartiQL that resolves table names with
-// tables, which returns an [ErrResourceNotFound] error for a table that
+// NewWithTables returns an Executor that resolves table names with
+// tables, which returns an [fdyno.ErrResourceNotFound] error for a table that
 // does not exist; for a caller that keeps its own table handles.
-func NewPartiQLWithTables(tables func(name string) (*Table, error)) *PartiQL {
-	return &PartiQL{resolve: tables}
+func NewWithTables(tables func(name string) (*fdyno.Table, error)) *Executor {
+	return &Executor{resolve: tables}
 }
 
 // table returns the handle of the named table.
-func (q *PartiQL) table(tx fdb.Transactor, name string) (*Table, error) {
+func (q *Executor) table(tx fdb.Transactor, name string) (*fdyno.Table, error) {
 	if q.resolve != nil {
 		return q.resolve(name)
 	}
@@ -80,7 +77,7 @@ func (q *PartiQL) table(tx fdb.Transactor, name string) (*Table, error) {
 	if ok {
 		return t, nil
 	}
-	t, err := Open(tx, name, q.opts...)
+	t, err := fdyno.Open(tx, name, q.opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +105,7 @@ type StatementInfo struct {
 }
 
 // ParseStatement parses a PartiQL statement without running it. Errors
-// are *[ValidationError].
+// are *[fdyno.ValidationError].
 func ParseStatement(stmt string) (StatementInfo, error) {
 	s, err := parsePartiQL(stmt)
 	if err != nil {
@@ -119,7 +116,7 @@ func ParseStatement(stmt string) (StatementInfo, error) {
 	return StatementInfo{Action: actions[s.kind], TableName: s.table, IndexName: s.index, Parameters: s.params}, nil
 }
 
-// ExecuteStatementInput is the request of [PartiQL.ExecuteStatement],
+// ExecuteStatementInput is the request of [Executor.ExecuteStatement],
 // DynamoDB's ExecuteStatement. Zero values are the defaults.
 type ExecuteStatementInput struct {
 	// Statement is one PartiQL statement: SELECT, INSERT, UPDATE or
@@ -127,7 +124,7 @@ type ExecuteStatementInput struct {
 	Statement string
 	// Parameters are the values of the statement's ? placeholders, in
 	// order.
-	Parameters []Value
+	Parameters []fdyno.Value
 	// ConsistentRead is accepted for compatibility, as for Query: every
 	// read is strongly consistent; it is refused on a GSI.
 	ConsistentRead bool
@@ -140,25 +137,25 @@ type ExecuteStatementInput struct {
 	// ReturnValuesOnConditionCheckFailure ALL_OLD puts the item as it was
 	// into the *ConditionalCheckFailedError of an UPDATE or DELETE whose
 	// WHERE clause is false.
-	ReturnValuesOnConditionCheckFailure ReturnValuesOnConditionCheckFailure
+	ReturnValuesOnConditionCheckFailure fdyno.ReturnValuesOnConditionCheckFailure
 }
 
-// ExecuteStatementOutput is the result of [PartiQL.ExecuteStatement].
+// ExecuteStatementOutput is the result of [Executor.ExecuteStatement].
 type ExecuteStatementOutput struct {
 	// Items are the items a SELECT returns, projected; or the one item an
 	// UPDATE or DELETE returns with RETURNING.
-	Items []Item
+	Items []fdyno.Item
 	// NextToken, when not empty, resumes the SELECT after this page.
 	NextToken string
 	// LastEvaluatedKey holds the key of the last item read when the page
 	// stopped early; nil otherwise.
-	LastEvaluatedKey Item
+	LastEvaluatedKey fdyno.Item
 }
 
-// ExecuteStatement runs one PartiQL statement with a PartiQL made by
-// NewPartiQL(opts...): see [PartiQL.ExecuteStatement].
-func ExecuteStatement(tx fdb.Transactor, in ExecuteStatementInput, opts ...Option) (*ExecuteStatementOutput, error) {
-	return NewPartiQL(opts...).ExecuteStatement(tx, in)
+// ExecuteStatement runs one PartiQL statement with an Executor made by
+// New(opts...): see [Executor.ExecuteStatement].
+func ExecuteStatement(tx fdb.Transactor, in ExecuteStatementInput, opts ...fdyno.Option) (*ExecuteStatementOutput, error) {
+	return New(opts...).ExecuteStatement(tx, in)
 }
 
 // ExecuteStatement runs one statement of DynamoDB's PartiQL dialect. See
@@ -171,26 +168,26 @@ func ExecuteStatement(tx fdb.Transactor, in ExecuteStatementInput, opts ...Optio
 //     pushed into the range read; otherwise it is a Scan. The rest of the
 //     WHERE clause filters the items read, after Limit, as a
 //     FilterExpression does. NextToken resumes the next page.
-//   - INSERT puts an item that must not exist: [ErrDuplicateItem] if it
+//   - INSERT puts an item that must not exist: [fdyno.ErrDuplicateItem] if it
 //     does.
 //   - UPDATE applies SET and REMOVE to the item its WHERE clause names by
 //     its full key; the rest of the WHERE clause is a condition, and the
-//     item must exist ([ErrConditionalCheckFailed] otherwise).
+//     item must exist ([fdyno.ErrConditionalCheckFailed] otherwise).
 //   - DELETE deletes the item its WHERE clause names by its full key; an
 //     absent item is no error, an existing one for which the rest of the
-//     clause is false is [ErrConditionalCheckFailed].
+//     clause is false is [fdyno.ErrConditionalCheckFailed].
 //
 // With an fdb.Database, a statement runs in its own transaction (a SELECT
 // page in one read transaction), which may be retried; with an
 // fdb.Transaction, it runs in the caller's transaction.
 //
-// Errors: [ErrValidation] for a statement that does not parse or plan, a
+// Errors: [fdyno.ErrValidation] for a statement that does not parse or plan, a
 // parameter count that does not match, a bad NextToken, or what the
-// underlying operation refuses; [ErrResourceNotFound] for an unknown
-// table; [ErrDuplicateItem]; [ErrConditionalCheckFailed]; FoundationDB
+// underlying operation refuses; [fdyno.ErrResourceNotFound] for an unknown
+// table; [fdyno.ErrDuplicateItem]; [fdyno.ErrConditionalCheckFailed]; FoundationDB
 // errors, wrapped so that errors.As finds the fdb.Error. On any error of
 // a write, nothing is written.
-func (q *PartiQL) ExecuteStatement(tx fdb.Transactor, in ExecuteStatementInput) (*ExecuteStatementOutput, error) {
+func (q *Executor) ExecuteStatement(tx fdb.Transactor, in ExecuteStatementInput) (*ExecuteStatementOutput, error) {
 	const op = "ExecuteStatement"
 	s, err := q.parse(in.Statement)
 	if err != nil {
@@ -200,7 +197,7 @@ func (q *PartiQL) ExecuteStatement(tx fdb.Transactor, in ExecuteStatementInput) 
 		return nil, withOp(op, pqParamCountError())
 	}
 	if in.Limit < 0 {
-		return nil, &ValidationError{Op: op, Reason: "1 validation error detected: Value '" + strconv.Itoa(in.Limit) + "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"}
+		return nil, &fdyno.ValidationError{Op: op, Reason: "1 validation error detected: Value '" + strconv.Itoa(in.Limit) + "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"}
 	}
 	if err := checkReturnOnFailure(op, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
@@ -211,11 +208,11 @@ func (q *PartiQL) ExecuteStatement(tx fdb.Transactor, in ExecuteStatementInput) 
 	}
 	switch s.kind {
 	case pqSelect:
-		return t.pqSelect(tx, s, in)
+		return runSelect(t, tx, s, in)
 	case pqExists:
-		return nil, &ValidationError{Op: op, Reason: "EXISTS is only supported in ExecuteTransaction"}
+		return nil, &fdyno.ValidationError{Op: op, Reason: "EXISTS is only supported in ExecuteTransaction"}
 	}
-	w, err := t.pqWrite(op, s, in.Parameters, in.ReturnValuesOnConditionCheckFailure)
+	w, err := planWrite(t, op, s, in.Parameters, in.ReturnValuesOnConditionCheckFailure)
 	if err != nil {
 		return nil, err
 	}
@@ -229,17 +226,17 @@ func (q *PartiQL) ExecuteStatement(tx fdb.Transactor, in ExecuteStatementInput) 
 // pqWriteReq is a planned INSERT, UPDATE or DELETE: exactly one of put,
 // update, del is set.
 type pqWriteReq struct {
-	t      *Table
-	put    *PutInput
-	update *UpdateInput
-	del    *DeleteInput
+	t      *fdyno.Table
+	put    *fdyno.PutInput
+	update *fdyno.UpdateInput
+	del    *fdyno.DeleteInput
 	// check is the EXISTS of a transaction: a ConditionCheck.
-	check *ConditionCheck
+	check *fdyno.ConditionCheck
 }
 
-// pqWrite plans a write statement against t.
-func (t *Table) pqWrite(op string, s *pqStmt, params []Value, rv ReturnValuesOnConditionCheckFailure) (*pqWriteReq, error) {
-	st := t.state.Load()
+// planWrite plans a write statement against t.
+func planWrite(t *fdyno.Table, op string, s *pqStmt, params []fdyno.Value, rv fdyno.ReturnValuesOnConditionCheckFailure) (*pqWriteReq, error) {
+	hash, _, _ := keyAttrs(t, "")
 	switch s.kind {
 	case pqInsert:
 		b := newPQBuilder(params)
@@ -247,39 +244,39 @@ func (t *Table) pqWrite(op string, s *pqStmt, params []Value, rv ReturnValuesOnC
 		if err != nil {
 			return nil, withOp(op, err)
 		}
-		if !ok || v.Type() != TypeM {
-			return nil, &ValidationError{Op: op, Reason: "Unsupported operation: INSERT takes a tuple {'name': value, ...} as its VALUE"}
+		if !ok || v.Type() != fdyno.TypeM {
+			return nil, &fdyno.ValidationError{Op: op, Reason: "Unsupported operation: INSERT takes a tuple {'name': value, ...} as its VALUE"}
 		}
-		return &pqWriteReq{t: t, put: &PutInput{Item: v.M(), ConditionExpression: "attribute_not_exists(#k)",
-			ExpressionAttributeNames: map[string]string{"#k": st.hash.Name}}}, nil
+		return &pqWriteReq{t: t, put: &fdyno.PutInput{Item: v.M(), ConditionExpression: "attribute_not_exists(#k)",
+			ExpressionAttributeNames: map[string]string{"#k": hash.Name}}}, nil
 	case pqSelect:
-		return nil, &ValidationError{Op: op, Reason: "A SELECT cannot be mixed with writes"}
+		return nil, &fdyno.ValidationError{Op: op, Reason: "A SELECT cannot be mixed with writes"}
 	case pqExists:
-		kp, err := planKey(s.sub.where, st, params)
+		kp, err := planKey(s.sub.where, t, params)
 		if err != nil {
 			return nil, withOp(op, err)
 		}
-		cond := "attribute_exists(" + kp.b.name(st.hash.Name) + ")"
+		cond := "attribute_exists(" + kp.b.name(hash.Name) + ")"
 		if kp.cond != "" {
 			cond += " AND (" + kp.cond + ")"
 		}
-		return &pqWriteReq{t: t, check: &ConditionCheck{Table: t, Key: kp.key, ConditionExpression: cond,
+		return &pqWriteReq{t: t, check: &fdyno.ConditionCheck{Table: t, Key: kp.key, ConditionExpression: cond,
 			ExpressionAttributeNames: kp.b.names, ExpressionAttributeValues: kp.b.values, ReturnValuesOnConditionCheckFailure: rv}}, nil
 	}
-	kp, err := planKey(s.where, st, params)
+	kp, err := planKey(s.where, t, params)
 	if err != nil {
 		return nil, withOp(op, err)
 	}
 	if s.kind == pqDelete {
-		in := &DeleteInput{Key: kp.key, ReturnValuesOnConditionCheckFailure: rv}
+		in := &fdyno.DeleteInput{Key: kp.key, ReturnValuesOnConditionCheckFailure: rv}
 		if kp.cond != "" {
 			// An absent item is deleted without error; an existing one
 			// must satisfy the rest of the WHERE clause.
-			in.ConditionExpression = "attribute_not_exists(" + kp.b.name(st.hash.Name) + ") OR (" + kp.cond + ")"
+			in.ConditionExpression = "attribute_not_exists(" + kp.b.name(hash.Name) + ") OR (" + kp.cond + ")"
 			in.ExpressionAttributeNames, in.ExpressionAttributeValues = kp.b.names, kp.b.values
 		}
 		if s.returning != "" {
-			in.ReturnValues = ReturnValueAllOld
+			in.ReturnValues = fdyno.ReturnValueAllOld
 		}
 		return &pqWriteReq{t: t, del: in}, nil
 	}
@@ -287,33 +284,33 @@ func (t *Table) pqWrite(op string, s *pqStmt, params []Value, rv ReturnValuesOnC
 	if err != nil {
 		return nil, withOp(op, err)
 	}
-	cond := "attribute_exists(" + kp.b.name(st.hash.Name) + ")"
+	cond := "attribute_exists(" + kp.b.name(hash.Name) + ")"
 	if kp.cond != "" {
 		cond += " AND (" + kp.cond + ")"
 	}
-	in := &UpdateInput{Key: kp.key, UpdateExpression: upd, ConditionExpression: cond,
+	in := &fdyno.UpdateInput{Key: kp.key, UpdateExpression: upd, ConditionExpression: cond,
 		ExpressionAttributeNames: kp.b.names, ExpressionAttributeValues: kp.b.values, ReturnValuesOnConditionCheckFailure: rv}
 	switch s.returning {
 	case "ALL OLD":
-		in.ReturnValues = ReturnValueAllOld
+		in.ReturnValues = fdyno.ReturnValueAllOld
 	case "MODIFIED OLD":
-		in.ReturnValues = ReturnValueUpdatedOld
+		in.ReturnValues = fdyno.ReturnValueUpdatedOld
 	case "ALL NEW":
-		in.ReturnValues = ReturnValueAllNew
+		in.ReturnValues = fdyno.ReturnValueAllNew
 	case "MODIFIED NEW":
-		in.ReturnValues = ReturnValueUpdatedNew
+		in.ReturnValues = fdyno.ReturnValueUpdatedNew
 	}
 	return &pqWriteReq{t: t, update: in}, nil
 }
 
 // run performs the write in tx and returns the items it returns.
-func (w *pqWriteReq) run(tx fdb.Transactor) ([]Item, error) {
-	var attrs Item
+func (w *pqWriteReq) run(tx fdb.Transactor) ([]fdyno.Item, error) {
+	var attrs fdyno.Item
 	switch {
 	case w.put != nil:
 		if _, err := w.t.Put(tx, *w.put); err != nil {
-			if errors.Is(err, ErrConditionalCheckFailed) {
-				return nil, ErrDuplicateItem
+			if errors.Is(err, fdyno.ErrConditionalCheckFailed) {
+				return nil, fdyno.ErrDuplicateItem
 			}
 			return nil, err
 		}
@@ -330,32 +327,24 @@ func (w *pqWriteReq) run(tx fdb.Transactor) ([]Item, error) {
 		}
 		attrs = out.Attributes
 	default:
-		return nil, &ValidationError{Reason: "EXISTS is only supported in ExecuteTransaction"}
+		return nil, &fdyno.ValidationError{Reason: "EXISTS is only supported in ExecuteTransaction"}
 	}
 	if attrs == nil {
 		return nil, nil
 	}
-	return []Item{attrs}, nil
+	return []fdyno.Item{attrs}, nil
 }
 
-// pqSelect reads one page of a SELECT in one read transaction.
-func (t *Table) pqSelect(tx fdb.ReadTransactor, s *pqStmt, in ExecuteStatementInput) (*ExecuteStatementOutput, error) {
+// runSelect reads one page of a SELECT in one read transaction.
+func runSelect(t *fdyno.Table, tx fdb.ReadTransactor, s *pqStmt, in ExecuteStatementInput) (*ExecuteStatementOutput, error) {
 	const op = "ExecuteStatement"
-	st := t.state.Load()
-	pl, err := planSelect(s, st, in.Parameters)
+	pl, err := planSelect(s, t, in.Parameters)
 	if err != nil {
 		return nil, withOp(op, err)
 	}
-	var filter *condition
+	var filter *fdyno.Filter
 	if pl.filter != "" {
-		c, err := newExprContext(pl.filterNames, pl.filterValues)
-		if err != nil {
-			return nil, withOp(op, err)
-		}
-		if filter, err = parseConditionKind(c, kindFilter, pl.filter); err != nil {
-			return nil, withOp(op, err)
-		}
-		if err := c.checkAllUsed(); err != nil {
+		if filter, err = fdyno.ParseFilter(pl.filter, pl.filterNames, pl.filterValues); err != nil {
 			return nil, withOp(op, err)
 		}
 	}
@@ -366,37 +355,37 @@ func (t *Table) pqSelect(tx fdb.ReadTransactor, s *pqStmt, in ExecuteStatementIn
 		if !digested {
 			digest, digested = pqDigest(in.Statement, in.Parameters), true
 		}
-		return encodePQToken(st.cursorKey, digest, part, cursor)
+		return encodePQToken(t.TokenKey(tokenPurpose), digest, part, cursor)
 	}
 	part, cursor := 0, []byte(nil)
 	if in.NextToken != "" {
 		digest, digested = pqDigest(in.Statement, in.Parameters), true
-		if part, cursor, err = decodePQToken(in.NextToken, st.cursorKey, digest); err != nil {
+		if part, cursor, err = decodePQToken(in.NextToken, t.TokenKey(tokenPurpose), digest); err != nil {
 			return nil, err
 		}
 	}
 	return readTransact(tx, func(rtr fdb.ReadTransaction) (*ExecuteStatementOutput, error) {
-		out := &ExecuteStatementOutput{Items: []Item{}}
-		keep := func(items []Item) {
+		out := &ExecuteStatementOutput{Items: []fdyno.Item{}}
+		keep := func(items []fdyno.Item) {
 			for _, it := range items {
-				if filter != nil && !filter.test(it) {
+				if filter != nil && !filter.Match(it) {
 					continue
 				}
 				out.Items = append(out.Items, pqProject(it, pl.proj))
 			}
 		}
 		if pl.getKey != nil && cursor == nil {
-			g, err := t.Get(rtr, GetInput{Key: pl.getKey, ConsistentRead: in.ConsistentRead})
+			g, err := t.Get(rtr, fdyno.GetInput{Key: pl.getKey, ConsistentRead: in.ConsistentRead})
 			if err != nil {
 				return nil, err
 			}
 			if g.Item != nil {
-				keep([]Item{g.Item})
+				keep([]fdyno.Item{g.Item})
 			}
 			return out, nil
 		}
 		if !pl.query {
-			o, err := t.Scan(rtr, ScanInput{IndexName: pl.index, Limit: in.Limit, ConsistentRead: in.ConsistentRead, Cursor: cursor})
+			o, err := t.Scan(rtr, fdyno.ScanInput{IndexName: pl.index, Limit: in.Limit, ConsistentRead: in.ConsistentRead, Cursor: cursor})
 			if err != nil {
 				return nil, err
 			}
@@ -413,13 +402,13 @@ func (t *Table) pqSelect(tx fdb.ReadTransactor, s *pqStmt, in ExecuteStatementIn
 		}
 		left := in.Limit
 		for i := part; i < len(pl.partitions); i++ {
-			values := make(map[string]Value, len(pl.keyValues)+1)
+			values := make(map[string]fdyno.Value, len(pl.keyValues)+1)
 			for k, v := range pl.keyValues {
 				values[k] = v
 			}
 			values[":p"] = pl.partitions[i]
-			qi := QueryInput{IndexName: pl.index, KeyConditionExpression: kce, ExpressionAttributeNames: pl.keyNames,
-				ExpressionAttributeValues: values, ScanIndexForward: Forward(pl.forward), Limit: left, ConsistentRead: in.ConsistentRead}
+			qi := fdyno.QueryInput{IndexName: pl.index, KeyConditionExpression: kce, ExpressionAttributeNames: pl.keyNames,
+				ExpressionAttributeValues: values, ScanIndexForward: fdyno.Forward(pl.forward), Limit: left, ConsistentRead: in.ConsistentRead}
 			if i == part {
 				qi.Cursor = cursor
 			}
@@ -456,13 +445,13 @@ func (t *Table) pqSelect(tx fdb.ReadTransactor, s *pqStmt, in ExecuteStatementIn
 const pqTokenVersion = 0x01
 
 // pqDigest identifies a statement and its parameters.
-func pqDigest(stmt string, params []Value) [sha256.Size]byte {
+func pqDigest(stmt string, params []fdyno.Value) [sha256.Size]byte {
 	h := sha256.New()
 	h.Write([]byte("fdyno partiql token v1\x00"))
 	h.Write(binary.AppendUvarint(nil, uint64(len(stmt))))
 	h.Write([]byte(stmt))
 	for _, p := range params {
-		enc, err := EncodeItem(Item{"p": p})
+		enc, err := fdyno.EncodeItem(fdyno.Item{"p": p})
 		if err != nil {
 			enc = []byte(p.String())
 		}
@@ -493,10 +482,10 @@ func encodePQToken(key []byte, digest [sha256.Size]byte, part int, cursor []byte
 
 // decodePQToken returns the partition index and inner cursor of token s,
 // checking that it was made for the statement with digest by this table.
-// Errors are *[ValidationError].
+// Errors are *[fdyno.ValidationError].
 func decodePQToken(s string, key []byte, digest [sha256.Size]byte) (int, []byte, error) {
 	fail := func() (int, []byte, error) {
-		return 0, nil, &ValidationError{Op: "ExecuteStatement", Path: "NextToken", Reason: "Invalid NextToken"}
+		return 0, nil, &fdyno.ValidationError{Op: "ExecuteStatement", Path: "NextToken", Reason: "Invalid NextToken"}
 	}
 	if len(s) > 4096 {
 		return fail()
@@ -518,4 +507,41 @@ func decodePQToken(s string, key []byte, digest [sha256.Size]byte) (int, []byte,
 		cursor = nil
 	}
 	return int(part), cursor, nil
+}
+
+// tokenPurpose names the secret of a table (fdyno.Table.TokenKey) that
+// authenticates the NextTokens of SELECTs on it.
+const tokenPurpose = "partiql NextToken"
+
+// tagSize is the length of a NextToken's authentication tag.
+const tagSize = 16
+
+// readTransact runs f in tx's read transaction (its own, which may be
+// retried, or the caller's).
+func readTransact[T any](tx fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
+	v, err := tx.ReadTransact(func(rtr fdb.ReadTransaction) (any, error) { return f(rtr) })
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v.(T), nil
+}
+
+// withOp names op in a *ValidationError that names no operation.
+func withOp(op string, err error) error {
+	var ve *fdyno.ValidationError
+	if errors.As(err, &ve) && ve.Op == "" {
+		ve.Op = op
+	}
+	return err
+}
+
+// checkReturnOnFailure refuses a ReturnValuesOnConditionCheckFailure
+// other than NONE and ALL_OLD, before anything is read.
+func checkReturnOnFailure(op string, r fdyno.ReturnValuesOnConditionCheckFailure) error {
+	switch r {
+	case "", fdyno.ReturnValuesOnConditionCheckFailureNone, fdyno.ReturnValuesOnConditionCheckFailureAllOld:
+		return nil
+	}
+	return &fdyno.ValidationError{Op: op, Reason: "ReturnValuesOnConditionCheckFailure set to invalid value: " + string(r)}
 }

@@ -1,4 +1,4 @@
-package fdyno
+package expr
 
 import (
 	"strconv"
@@ -6,41 +6,46 @@ import (
 	"unicode/utf8"
 )
 
-// tokKind is the kind of an expression token.
-type tokKind uint8
+// TokKind is the kind of an expression Token.
+type TokKind uint8
 
 const (
-	tokEOF    tokKind = iota
-	tokIdent          // [A-Za-z][A-Za-z0-9_]*: a name, keyword or function
-	tokName           // #name, or a bare "#" that the parser rejects
-	tokValue          // :value, or a bare ":" that the parser rejects
-	tokNumber         // [0-9]+, a list index
-	tokLParen
-	tokRParen
-	tokLBracket
-	tokRBracket
-	tokComma
-	tokDot
-	tokEq
-	tokNe
-	tokLt
-	tokLe
-	tokGt
-	tokGe
-	tokPlus
-	tokMinus
-	tokUnderscore // '_' where a name would begin; never valid
-	tokBang       // '!', a token of DynamoDB's grammar that no rule accepts
+	TokEOF    TokKind = iota
+	TokIdent          // [A-Za-z][A-Za-z0-9_]*: a name, keyword or function
+	TokName           // #name, or a bare "#" that the parser rejects
+	TokValue          // :value, or a bare ":" that the parser rejects
+	TokNumber         // [0-9]+, a list index
+	TokLParen
+	TokRParen
+	TokLBracket
+	TokRBracket
+	TokComma
+	TokDot
+	TokEq
+	TokNe
+	TokLt
+	TokLe
+	TokGt
+	TokGe
+	TokPlus
+	TokMinus
+	TokUnderscore // '_' where a name would begin; never valid
+	TokBang       // '!', a token of DynamoDB's grammar that no rule accepts
 )
 
-// token is one lexeme; pos and end are byte offsets into the expression.
-type token struct {
-	kind     tokKind
-	text     string
-	pos, end int
+// Token is one lexeme of an expression.
+type Token struct {
+	Kind TokKind
+	// Text is the token's source text; empty for TokEOF.
+	Text string
+	// Pos and End are the byte offsets of the token in the expression:
+	// Text is expr[Pos:End].
+	Pos, End int
 }
 
-func isNameByte(c byte) bool {
+// IsNameByte reports whether c may appear in a name or placeholder after
+// its first character: [A-Za-z0-9_].
+func IsNameByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
@@ -54,12 +59,13 @@ func isIdentStart(c byte) bool {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// lex splits expr into tokens, ending with a tokEOF. An expression is at
-// most maxExpressionLength bytes, so the slice is bounded. A character that
+// Lex splits expr into tokens, ending with a TokEOF. The slice holds at
+// most len(expr)+1 tokens; callers bound len(expr) (DynamoDB's limit is
+// 4096 bytes) before lexing. A character that
 // begins no token is a lexical error, which DynamoDB reports in the style of
 // its JavaCC-generated parser.
-func lex(kind, expr string) ([]token, error) {
-	toks := make([]token, 0, len(expr)/2+1)
+func Lex(kind, expr string) ([]Token, error) {
+	toks := make([]Token, 0, len(expr)/2+1)
 	i := 0
 	for i < len(expr) {
 		c := expr[i]
@@ -68,75 +74,75 @@ func lex(kind, expr string) ([]token, error) {
 			continue
 		}
 		start := i
-		k := tokEOF
+		k := TokEOF
 		switch {
 		case isIdentStart(c):
-			for i++; i < len(expr) && isNameByte(expr[i]); i++ {
+			for i++; i < len(expr) && IsNameByte(expr[i]); i++ {
 			}
-			k = tokIdent
+			k = TokIdent
 		case c >= '0' && c <= '9':
 			for i++; i < len(expr) && expr[i] >= '0' && expr[i] <= '9'; i++ {
 			}
-			k = tokNumber
+			k = TokNumber
 		case c == '#' || c == ':':
-			for i++; i < len(expr) && isNameByte(expr[i]); i++ {
+			for i++; i < len(expr) && IsNameByte(expr[i]); i++ {
 			}
-			k = tokName
+			k = TokName
 			if c == ':' {
-				k = tokValue
+				k = TokValue
 			}
 		case c == '<':
 			i++
-			k = tokLt
+			k = TokLt
 			if i < len(expr) && expr[i] == '=' {
-				i, k = i+1, tokLe
+				i, k = i+1, TokLe
 			} else if i < len(expr) && expr[i] == '>' {
-				i, k = i+1, tokNe
+				i, k = i+1, TokNe
 			}
 		case c == '>':
 			i++
-			k = tokGt
+			k = TokGt
 			if i < len(expr) && expr[i] == '=' {
-				i, k = i+1, tokGe
+				i, k = i+1, TokGe
 			}
 		default:
 			k = punct(c)
-			if k == tokEOF {
+			if k == TokEOF {
 				return nil, lexicalError(kind, expr, i)
 			}
 			i++
 		}
-		toks = append(toks, token{kind: k, text: expr[start:i], pos: start, end: i})
+		toks = append(toks, Token{Kind: k, Text: expr[start:i], Pos: start, End: i})
 	}
-	return append(toks, token{kind: tokEOF, pos: len(expr), end: len(expr)}), nil
+	return append(toks, Token{Kind: TokEOF, Pos: len(expr), End: len(expr)}), nil
 }
 
-func punct(c byte) tokKind {
+func punct(c byte) TokKind {
 	switch c {
 	case '(':
-		return tokLParen
+		return TokLParen
 	case ')':
-		return tokRParen
+		return TokRParen
 	case '[':
-		return tokLBracket
+		return TokLBracket
 	case ']':
-		return tokRBracket
+		return TokRBracket
 	case ',':
-		return tokComma
+		return TokComma
 	case '.':
-		return tokDot
+		return TokDot
 	case '=':
-		return tokEq
+		return TokEq
 	case '+':
-		return tokPlus
+		return TokPlus
 	case '-':
-		return tokMinus
+		return TokMinus
 	case '_':
-		return tokUnderscore
+		return TokUnderscore
 	case '!':
-		return tokBang
+		return TokBang
 	}
-	return tokEOF
+	return TokEOF
 }
 
 // lexicalError reports the character at byte i, with its 1-based line and
@@ -162,5 +168,5 @@ func lexicalError(kind, expr string, i int) error {
 	b.WriteString(" (")
 	b.WriteString(strconv.Itoa(int(r)))
 	b.WriteString("), after : \"\"")
-	return exprError(kind, b.String())
+	return &Error{Kind: kind, Reason: b.String()}
 }

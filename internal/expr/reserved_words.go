@@ -1,4 +1,4 @@
-package fdyno
+package expr
 
 import "strings"
 
@@ -64,9 +64,9 @@ var reservedWords = func() map[string]struct{} {
 	return m
 }()
 
-// isReservedWord reports whether name is a DynamoDB reserved word, ignoring
+// IsReservedWord reports whether name is a DynamoDB reserved word, ignoring
 // case.
-func isReservedWord(name string) bool {
+func IsReservedWord(name string) bool {
 	if len(name) > maxReservedWordLen {
 		return false
 	}
@@ -74,6 +74,6 @@ func isReservedWord(name string) bool {
 	return ok
 }
 
-// maxReservedWordLen bounds the work of isReservedWord: no reserved word is
+// maxReservedWordLen bounds the work of IsReservedWord: no reserved word is
 // longer (LOCALTIMESTAMP).
 const maxReservedWordLen = 14

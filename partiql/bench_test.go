@@ -1,6 +1,8 @@
-package fdyno
+package partiql
 
 import (
+	"github.com/fdyno/fdyno"
+
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -13,14 +15,14 @@ import (
 func BenchmarkPartiQL(b *testing.B) {
 	db, tbl := benchTable(b)
 	it := benchItem("k", 1024)
-	if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
+	if _, err := tbl.Put(db, fdyno.PutInput{Item: it}); err != nil {
 		b.Fatal(err)
 	}
-	q := NewPartiQLWithTables(func(string) (*Table, error) { return tbl, nil })
-	k := rawKey(tbl, it)
+	q := NewWithTables(func(string) (*fdyno.Table, error) { return tbl, nil })
+	k := rawKey(b, db, tbl, it)
 	b.Run("select-by-key/partiql", func(b *testing.B) {
 		b.ReportAllocs()
-		in := ExecuteStatementInput{Statement: `SELECT * FROM "Bench" WHERE pk = ?`, Parameters: []Value{S("k")}}
+		in := ExecuteStatementInput{Statement: `SELECT * FROM "Bench" WHERE pk = ?`, Parameters: []fdyno.Value{fdyno.S("k")}}
 		for b.Loop() {
 			out, err := q.ExecuteStatement(db, in)
 			if err != nil || len(out.Items) != 1 {
@@ -31,7 +33,7 @@ func BenchmarkPartiQL(b *testing.B) {
 	b.Run("select-by-key/getitem", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := tbl.Get(db, GetInput{Key: Item{"pk": S("k")}}); err != nil {
+			if _, err := tbl.Get(db, fdyno.GetInput{Key: fdyno.Item{"pk": fdyno.S("k")}}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -44,7 +46,7 @@ func BenchmarkPartiQL(b *testing.B) {
 				if err != nil {
 					return nil, err
 				}
-				return DecodeItem(v)
+				return fdyno.DecodeItem(v)
 			}); err != nil {
 				b.Fatal(err)
 			}
@@ -52,7 +54,7 @@ func BenchmarkPartiQL(b *testing.B) {
 	})
 	b.Run("update/partiql", func(b *testing.B) {
 		b.ReportAllocs()
-		in := ExecuteStatementInput{Statement: `UPDATE "Bench" SET n = n + 1 WHERE pk = ?`, Parameters: []Value{S("k")}}
+		in := ExecuteStatementInput{Statement: `UPDATE "Bench" SET n = n + 1 WHERE pk = ?`, Parameters: []fdyno.Value{fdyno.S("k")}}
 		for b.Loop() {
 			if _, err := q.ExecuteStatement(db, in); err != nil {
 				b.Fatal(err)
@@ -61,8 +63,8 @@ func BenchmarkPartiQL(b *testing.B) {
 	})
 	b.Run("update/updateitem", func(b *testing.B) {
 		b.ReportAllocs()
-		in := UpdateInput{Key: Item{"pk": S("k")}, UpdateExpression: "SET n = n + :one", ConditionExpression: "attribute_exists(pk)",
-			ExpressionAttributeValues: map[string]Value{":one": N("1")}}
+		in := fdyno.UpdateInput{Key: fdyno.Item{"pk": fdyno.S("k")}, UpdateExpression: "SET n = n + :one", ConditionExpression: "attribute_exists(pk)",
+			ExpressionAttributeValues: map[string]fdyno.Value{":one": fdyno.N("1")}}
 		for b.Loop() {
 			if _, err := tbl.Update(db, in); err != nil {
 				b.Fatal(err)
@@ -77,12 +79,12 @@ func BenchmarkPartiQL(b *testing.B) {
 				if err != nil {
 					return nil, err
 				}
-				old, err := DecodeItem(v)
+				old, err := fdyno.DecodeItem(v)
 				if err != nil {
 					return nil, err
 				}
-				old["n"] = N("2")
-				enc, err := EncodeItem(old)
+				old["n"] = fdyno.N("2")
+				enc, err := fdyno.EncodeItem(old)
 				if err != nil {
 					return nil, err
 				}

@@ -1,6 +1,8 @@
-package fdyno
+package partiql
 
 import (
+	"github.com/fdyno/fdyno"
+
 	"errors"
 	"strings"
 	"testing"
@@ -102,7 +104,7 @@ func TestParsePartiQLErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parsePartiQL(tc.stmt)
-			var ve *ValidationError
+			var ve *fdyno.ValidationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("parsePartiQL(%.60q) = %v, want a *ValidationError", tc.stmt, err)
 			}
@@ -130,7 +132,7 @@ func FuzzParsePartiQL(f *testing.F) {
 	f.Fuzz(func(t *testing.T, stmt string) {
 		s, err := parsePartiQL(stmt)
 		if err != nil {
-			var ve *ValidationError
+			var ve *fdyno.ValidationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("error %v is not a *ValidationError", err)
 			}
@@ -167,7 +169,7 @@ func TestParseStatement(t *testing.T) {
 			t.Errorf("ParseStatement(%q) = %+v, want %+v", tc.stmt, got, tc.want)
 		}
 	}
-	if _, err := ParseStatement(`SELECT`); !errors.Is(err, ErrValidation) {
+	if _, err := ParseStatement(`SELECT`); !errors.Is(err, fdyno.ErrValidation) {
 		t.Errorf("ParseStatement of a bad statement: %v", err)
 	}
 }

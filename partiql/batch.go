@@ -1,13 +1,14 @@
-package fdyno
+package partiql
 
 import (
 	"errors"
 	"strconv"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
 )
 
-// partiql_batch.go holds BatchExecuteStatement (statements run one by
+// batch.go holds BatchExecuteStatement (statements run one by
 // one, each with its own outcome) and ExecuteTransaction (statements run
 // all or nothing, through TransactWrite or TransactGet).
 
@@ -18,15 +19,15 @@ const MaxBatchStatements = 25
 // BatchStatementRequest is one statement of a BatchExecuteStatement.
 type BatchStatementRequest struct {
 	Statement      string
-	Parameters     []Value
+	Parameters     []fdyno.Value
 	ConsistentRead bool
 	// ReturnValuesOnConditionCheckFailure ALL_OLD puts the item as it was
 	// into the statement's error when its condition fails.
-	ReturnValuesOnConditionCheckFailure ReturnValuesOnConditionCheckFailure
+	ReturnValuesOnConditionCheckFailure fdyno.ReturnValuesOnConditionCheckFailure
 }
 
 // BatchExecuteStatementInput is the request of
-// [PartiQL.BatchExecuteStatement].
+// [Executor.BatchExecuteStatement].
 type BatchExecuteStatementInput struct {
 	// Statements are 1 to MaxBatchStatements statements, all SELECTs or
 	// all writes (INSERT, UPDATE, DELETE).
@@ -48,19 +49,19 @@ type BatchStatementError struct {
 	Message string
 	// Item is the item as it was, for ConditionalCheckFailed with
 	// ReturnValuesOnConditionCheckFailure ALL_OLD.
-	Item Item
+	Item fdyno.Item
 }
 
 // BatchStatementResponse is the outcome of one statement of a batch.
 type BatchStatementResponse struct {
 	TableName string
 	// Item is the item a SELECT read, projected; nil if there is none.
-	Item  Item
+	Item  fdyno.Item
 	Error *BatchStatementError
 }
 
 // BatchExecuteStatementOutput is the result of
-// [PartiQL.BatchExecuteStatement].
+// [Executor.BatchExecuteStatement].
 type BatchExecuteStatementOutput struct {
 	// Responses has one entry per statement, in request order.
 	Responses []BatchStatementResponse
@@ -78,22 +79,22 @@ type BatchExecuteStatementOutput struct {
 // condition, inserts a duplicate) gets an Error in its response and
 // does not fail the others.
 //
-// Errors: [ErrValidation] for an empty or too long batch, or reads mixed
+// Errors: [fdyno.ErrValidation] for an empty or too long batch, or reads mixed
 // with writes; FoundationDB errors, wrapped so that errors.As finds the
 // fdb.Error.
-func (q *PartiQL) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteStatementInput) (*BatchExecuteStatementOutput, error) {
+func (q *Executor) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteStatementInput) (*BatchExecuteStatementOutput, error) {
 	const op = "BatchExecuteStatement"
 	switch n := len(in.Statements); {
 	case n == 0:
-		return nil, &ValidationError{Op: op, Reason: "1 validation error detected: Value '[]' at 'statements' failed to satisfy constraint: Member must have length greater than or equal to 1"}
+		return nil, &fdyno.ValidationError{Op: op, Reason: "1 validation error detected: Value '[]' at 'statements' failed to satisfy constraint: Member must have length greater than or equal to 1"}
 	case n > MaxBatchStatements:
-		return nil, &ValidationError{Op: op, Reason: "1 validation error detected: Value at 'statements' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(MaxBatchStatements)}
+		return nil, &fdyno.ValidationError{Op: op, Reason: "1 validation error detected: Value at 'statements' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(MaxBatchStatements)}
 	}
 	out := &BatchExecuteStatementOutput{Responses: make([]BatchStatementResponse, len(in.Statements))}
 	type read struct {
 		i   int
-		t   *Table
-		key Item
+		t   *fdyno.Table
+		key fdyno.Item
 		s   *pqStmt
 	}
 	var reads []read
@@ -115,7 +116,7 @@ func (q *PartiQL) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteStatem
 			kind = 1
 		}
 		if kinds != 0 && kinds != kind {
-			return nil, &ValidationError{Op: op, Reason: "Batch statements must be all reads or all writes"}
+			return nil, &fdyno.ValidationError{Op: op, Reason: "Batch statements must be all reads or all writes"}
 		}
 		kinds = kind
 		r.TableName = s.table
@@ -126,10 +127,10 @@ func (q *PartiQL) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteStatem
 		}
 		if s.kind == pqSelect {
 			if s.index != "" {
-				r.Error = batchError(&ValidationError{Reason: "Batch read statements cannot read an index"})
+				r.Error = batchError(&fdyno.ValidationError{Reason: "Batch read statements cannot read an index"})
 				continue
 			}
-			kp, err := planKey(s.where, t.state.Load(), bs.Parameters)
+			kp, err := planKey(s.where, t, bs.Parameters)
 			if err != nil {
 				r.Error = batchError(err)
 				continue
@@ -137,9 +138,9 @@ func (q *PartiQL) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteStatem
 			reads = append(reads, read{i: i, t: t, key: kp.key, s: s})
 			continue
 		}
-		w, err := t.pqWrite(op, s, bs.Parameters, bs.ReturnValuesOnConditionCheckFailure)
+		w, err := planWrite(t, op, s, bs.Parameters, bs.ReturnValuesOnConditionCheckFailure)
 		if err == nil && w.check != nil {
-			err = &ValidationError{Reason: "EXISTS is only supported in ExecuteTransaction"}
+			err = &fdyno.ValidationError{Reason: "EXISTS is only supported in ExecuteTransaction"}
 		}
 		if err != nil {
 			r.Error = batchError(err)
@@ -150,13 +151,13 @@ func (q *PartiQL) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteStatem
 	if len(reads) > 0 {
 		// The closure may be retried: it only returns what it read.
 		type got struct {
-			item Item
+			item fdyno.Item
 			err  error
 		}
 		res, err := readTransact(tx, func(rtr fdb.ReadTransaction) ([]got, error) {
 			res := make([]got, len(reads))
 			for j, rd := range reads {
-				g, err := rd.t.Get(rtr, GetInput{Key: rd.key})
+				g, err := rd.t.Get(rtr, fdyno.GetInput{Key: rd.key})
 				if err != nil {
 					if isFDBError(err) {
 						return nil, err
@@ -171,7 +172,7 @@ func (q *PartiQL) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteStatem
 		if err != nil {
 			return nil, err
 		}
-		items := make([]Item, len(reads))
+		items := make([]fdyno.Item, len(reads))
 		for j, rd := range reads {
 			if res[j].err != nil {
 				out.Responses[rd.i].Error = batchError(res[j].err)
@@ -184,18 +185,14 @@ func (q *PartiQL) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteStatem
 				continue
 			}
 			// The rest of the WHERE clause filters the item.
-			kp, _ := planKey(rd.s.where, rd.t.state.Load(), in.Statements[rd.i].Parameters)
+			kp, _ := planKey(rd.s.where, rd.t, in.Statements[rd.i].Parameters)
 			if kp != nil && kp.cond != "" {
-				c, err := newExprContext(kp.b.names, kp.b.values)
-				var cd *condition
-				if err == nil {
-					cd, err = parseConditionKind(c, kindFilter, kp.cond)
-				}
+				cd, err := fdyno.ParseFilter(kp.cond, kp.b.names, kp.b.values)
 				if err != nil {
 					out.Responses[rd.i].Error = batchError(err)
 					continue
 				}
-				if !cd.test(it) {
+				if !cd.Match(it) {
 					continue
 				}
 			}
@@ -221,19 +218,19 @@ func isFDBError(err error) bool {
 
 // batchError returns the BatchStatementError of err.
 func batchError(err error) *BatchStatementError {
-	var ccf *ConditionalCheckFailedError
-	var ve *ValidationError
-	var te *TableError
+	var ccf *fdyno.ConditionalCheckFailedError
+	var ve *fdyno.ValidationError
+	var te *fdyno.TableError
 	switch {
 	case errors.As(err, &ccf):
 		return &BatchStatementError{Code: BatchErrorConditionalCheckFailed, Message: "The conditional request failed", Item: ccf.Item}
-	case errors.Is(err, ErrDuplicateItem):
+	case errors.Is(err, fdyno.ErrDuplicateItem):
 		return &BatchStatementError{Code: BatchErrorDuplicateItem, Message: "Duplicate primary key exists in table"}
 	case errors.As(err, &ve):
 		return &BatchStatementError{Code: BatchErrorValidation, Message: ve.Reason}
-	case errors.As(err, &te) && errors.Is(err, ErrResourceNotFound):
+	case errors.As(err, &te) && errors.Is(err, fdyno.ErrResourceNotFound):
 		return &BatchStatementError{Code: BatchErrorResourceNotFound, Message: "Requested resource not found: " + te.Reason}
-	case errors.Is(err, ErrResourceNotFound):
+	case errors.Is(err, fdyno.ErrResourceNotFound):
 		return &BatchStatementError{Code: BatchErrorResourceNotFound, Message: "Requested resource not found"}
 	}
 	return &BatchStatementError{Code: "InternalServerError", Message: err.Error()}
@@ -242,63 +239,63 @@ func batchError(err error) *BatchStatementError {
 // ParameterizedStatement is one statement of an ExecuteTransaction.
 type ParameterizedStatement struct {
 	Statement  string
-	Parameters []Value
+	Parameters []fdyno.Value
 	// ReturnValuesOnConditionCheckFailure ALL_OLD puts the item as it was
 	// into the statement's cancellation reason when its condition fails.
-	ReturnValuesOnConditionCheckFailure ReturnValuesOnConditionCheckFailure
+	ReturnValuesOnConditionCheckFailure fdyno.ReturnValuesOnConditionCheckFailure
 }
 
-// ExecuteTransactionInput is the request of [PartiQL.ExecuteTransaction].
+// ExecuteTransactionInput is the request of [Executor.ExecuteTransaction].
 type ExecuteTransactionInput struct {
 	// TransactStatements are the statements: all SELECTs, or all writes
 	// (INSERT, UPDATE, DELETE, and EXISTS(SELECT ...) condition checks).
 	TransactStatements []ParameterizedStatement
 	// ClientRequestToken makes a write transaction idempotent, as
-	// [TransactWriteInput.ClientRequestToken] (the same tokens).
+	// [fdyno.TransactWriteInput.ClientRequestToken] (the same tokens).
 	ClientRequestToken string
 }
 
-// ExecuteTransactionOutput is the result of [PartiQL.ExecuteTransaction].
+// ExecuteTransactionOutput is the result of [Executor.ExecuteTransaction].
 type ExecuteTransactionOutput struct {
 	// Responses has one entry per SELECT, in order; nil for writes.
-	Responses []ItemResponse
+	Responses []fdyno.ItemResponse
 }
 
 // ExecuteTransaction runs statements all or nothing, in one FoundationDB
 // transaction. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteTransaction.html.
 //
-// Writes (INSERT, UPDATE, DELETE, EXISTS) run as one [TransactWrite]: if
+// Writes (INSERT, UPDATE, DELETE, EXISTS) run as one [fdyno.TransactWrite]: if
 // any statement's condition fails (an INSERT whose item exists, an
 // UPDATE of a missing item, a false WHERE clause), nothing is written and
-// the error is a *[TransactionCanceledError] with one reason per
+// the error is a *[fdyno.TransactionCanceledError] with one reason per
 // statement (DuplicateItem for such an INSERT). SELECTs, each naming one
-// item by its full key, run as one [TransactGet].
+// item by its full key, run as one [fdyno.TransactGet].
 //
 // With an fdb.Database the transaction is fdyno's own and may be retried
 // (give a ClientRequestToken to make a retry after an unknown commit
 // result a no-op); with an fdb.Transaction, the statements commit with
 // the caller's transaction.
 //
-// Errors: *[TransactionCanceledError]; [ErrValidation] for an empty
+// Errors: *[fdyno.TransactionCanceledError]; [fdyno.ErrValidation] for an empty
 // request, a statement that does not parse or plan, reads mixed with
-// writes, or RETURNING; [ErrResourceNotFound]; the errors of
-// [TransactWrite] and [TransactGet].
-func (q *PartiQL) ExecuteTransaction(tx fdb.Transactor, in ExecuteTransactionInput) (*ExecuteTransactionOutput, error) {
+// writes, or RETURNING; [fdyno.ErrResourceNotFound]; the errors of
+// [fdyno.TransactWrite] and [fdyno.TransactGet].
+func (q *Executor) ExecuteTransaction(tx fdb.Transactor, in ExecuteTransactionInput) (*ExecuteTransactionOutput, error) {
 	const op = "ExecuteTransaction"
 	if len(in.TransactStatements) == 0 {
-		return nil, &ValidationError{Op: op, Reason: "1 validation error detected: Value '[]' at 'transactStatements' failed to satisfy constraint: Member must have length greater than or equal to 1"}
+		return nil, &fdyno.ValidationError{Op: op, Reason: "1 validation error detected: Value '[]' at 'transactStatements' failed to satisfy constraint: Member must have length greater than or equal to 1"}
 	}
-	var gets []TransactGetItem
+	var gets []fdyno.TransactGetItem
 	var projs [][]docPath
-	var conds []*condition
-	var writes []TransactWriteItem
+	var conds []*fdyno.Filter
+	var writes []fdyno.TransactWriteItem
 	var inserts []bool
 	reads := false
 	for i, ps := range in.TransactStatements {
 		fail := func(err error) (*ExecuteTransactionOutput, error) {
-			if ve, ok := err.(*ValidationError); ok && ve.Path == "" {
-				return nil, &ValidationError{Op: op, Path: "TransactStatements[" + strconv.Itoa(i) + "]", Reason: ve.Reason}
+			if ve, ok := err.(*fdyno.ValidationError); ok && ve.Path == "" {
+				return nil, &fdyno.ValidationError{Op: op, Path: "TransactStatements[" + strconv.Itoa(i) + "]", Reason: ve.Reason}
 			}
 			return nil, err
 		}
@@ -310,12 +307,12 @@ func (q *PartiQL) ExecuteTransaction(tx fdb.Transactor, in ExecuteTransactionInp
 			return fail(pqParamCountError())
 		}
 		if s.returning != "" {
-			return fail(&ValidationError{Reason: "RETURNING is not supported in ExecuteTransaction"})
+			return fail(&fdyno.ValidationError{Reason: "RETURNING is not supported in ExecuteTransaction"})
 		}
 		if i == 0 {
 			reads = s.kind == pqSelect
 		} else if reads != (s.kind == pqSelect) {
-			return nil, &ValidationError{Op: op, Reason: "Transactions must be all reads or all writes"}
+			return nil, &fdyno.ValidationError{Op: op, Reason: "Transactions must be all reads or all writes"}
 		}
 		t, err := q.table(tx, s.table)
 		if err != nil {
@@ -323,43 +320,40 @@ func (q *PartiQL) ExecuteTransaction(tx fdb.Transactor, in ExecuteTransactionInp
 		}
 		if s.kind == pqSelect {
 			if s.index != "" {
-				return fail(&ValidationError{Reason: "Transactional read statements cannot read an index"})
+				return fail(&fdyno.ValidationError{Reason: "Transactional read statements cannot read an index"})
 			}
-			kp, err := planKey(s.where, t.state.Load(), ps.Parameters)
+			kp, err := planKey(s.where, t, ps.Parameters)
 			if err != nil {
 				return fail(err)
 			}
-			var cd *condition
+			var cd *fdyno.Filter
 			if kp.cond != "" {
-				c, err := newExprContext(kp.b.names, kp.b.values)
-				if err == nil {
-					cd, err = parseConditionKind(c, kindFilter, kp.cond)
-				}
+				cd, err = fdyno.ParseFilter(kp.cond, kp.b.names, kp.b.values)
 				if err != nil {
 					return fail(err)
 				}
 			}
-			gets = append(gets, TransactGetItem{Table: t, Key: kp.key})
+			gets = append(gets, fdyno.TransactGetItem{Table: t, Key: kp.key})
 			projs, conds = append(projs, s.proj), append(conds, cd)
 			continue
 		}
-		w, err := t.pqWrite(op, s, ps.Parameters, ps.ReturnValuesOnConditionCheckFailure)
+		w, err := planWrite(t, op, s, ps.Parameters, ps.ReturnValuesOnConditionCheckFailure)
 		if err != nil {
 			return fail(err)
 		}
-		var ti TransactWriteItem
+		var ti fdyno.TransactWriteItem
 		switch {
 		case w.put != nil:
-			ti.Put = &TransactPut{Table: t, Item: w.put.Item, ConditionExpression: w.put.ConditionExpression,
+			ti.Put = &fdyno.TransactPut{Table: t, Item: w.put.Item, ConditionExpression: w.put.ConditionExpression,
 				ExpressionAttributeNames: w.put.ExpressionAttributeNames, ReturnValuesOnConditionCheckFailure: ps.ReturnValuesOnConditionCheckFailure}
 		case w.update != nil:
 			u := w.update
-			ti.Update = &TransactUpdate{Table: t, Key: u.Key, UpdateExpression: u.UpdateExpression, ConditionExpression: u.ConditionExpression,
+			ti.Update = &fdyno.TransactUpdate{Table: t, Key: u.Key, UpdateExpression: u.UpdateExpression, ConditionExpression: u.ConditionExpression,
 				ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
 				ReturnValuesOnConditionCheckFailure: u.ReturnValuesOnConditionCheckFailure}
 		case w.del != nil:
 			d := w.del
-			ti.Delete = &TransactDelete{Table: t, Key: d.Key, ConditionExpression: d.ConditionExpression,
+			ti.Delete = &fdyno.TransactDelete{Table: t, Key: d.Key, ConditionExpression: d.ConditionExpression,
 				ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
 				ReturnValuesOnConditionCheckFailure: d.ReturnValuesOnConditionCheckFailure}
 		default:
@@ -368,26 +362,26 @@ func (q *PartiQL) ExecuteTransaction(tx fdb.Transactor, in ExecuteTransactionInp
 		writes, inserts = append(writes, ti), append(inserts, w.put != nil)
 	}
 	if len(gets) > 0 {
-		g, err := TransactGet(tx, TransactGetInput{TransactItems: gets})
+		g, err := fdyno.TransactGet(tx, fdyno.TransactGetInput{TransactItems: gets})
 		if err != nil {
 			return nil, err
 		}
-		out := &ExecuteTransactionOutput{Responses: make([]ItemResponse, len(g.Responses))}
+		out := &ExecuteTransactionOutput{Responses: make([]fdyno.ItemResponse, len(g.Responses))}
 		for i, r := range g.Responses {
-			if r.Item == nil || conds[i] != nil && !conds[i].test(r.Item) {
+			if r.Item == nil || conds[i] != nil && !conds[i].Match(r.Item) {
 				continue
 			}
 			out.Responses[i].Item = pqProject(r.Item, projs[i])
 		}
 		return out, nil
 	}
-	_, err := TransactWrite(tx, TransactWriteInput{TransactItems: writes, ClientRequestToken: in.ClientRequestToken})
-	var tce *TransactionCanceledError
+	_, err := fdyno.TransactWrite(tx, fdyno.TransactWriteInput{TransactItems: writes, ClientRequestToken: in.ClientRequestToken})
+	var tce *fdyno.TransactionCanceledError
 	if errors.As(err, &tce) {
 		// An INSERT's condition is that its item does not exist.
 		for i, r := range tce.CancellationReasons {
-			if i < len(inserts) && inserts[i] && r.Code == CancellationCodeConditionalCheckFailed {
-				tce.CancellationReasons[i] = CancellationReason{Code: CancellationCodeDuplicateItem, Message: "Duplicate primary key exists in table"}
+			if i < len(inserts) && inserts[i] && r.Code == fdyno.CancellationCodeConditionalCheckFailed {
+				tce.CancellationReasons[i] = fdyno.CancellationReason{Code: fdyno.CancellationCodeDuplicateItem, Message: "Duplicate primary key exists in table"}
 			}
 		}
 	}
@@ -397,14 +391,14 @@ func (q *PartiQL) ExecuteTransaction(tx fdb.Transactor, in ExecuteTransactionInp
 	return &ExecuteTransactionOutput{}, nil
 }
 
-// BatchExecuteStatement runs statements with a PartiQL made by
-// NewPartiQL(opts...): see [PartiQL.BatchExecuteStatement].
-func BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteStatementInput, opts ...Option) (*BatchExecuteStatementOutput, error) {
-	return NewPartiQL(opts...).BatchExecuteStatement(tx, in)
+// BatchExecuteStatement runs statements with an Executor made by
+// New(opts...): see [Executor.BatchExecuteStatement].
+func BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteStatementInput, opts ...fdyno.Option) (*BatchExecuteStatementOutput, error) {
+	return New(opts...).BatchExecuteStatement(tx, in)
 }
 
-// ExecuteTransaction runs statements with a PartiQL made by
-// NewPartiQL(opts...): see [PartiQL.ExecuteTransaction].
-func ExecuteTransaction(tx fdb.Transactor, in ExecuteTransactionInput, opts ...Option) (*ExecuteTransactionOutput, error) {
-	return NewPartiQL(opts...).ExecuteTransaction(tx, in)
+// ExecuteTransaction runs statements with an Executor made by
+// New(opts...): see [Executor.ExecuteTransaction].
+func ExecuteTransaction(tx fdb.Transactor, in ExecuteTransactionInput, opts ...fdyno.Option) (*ExecuteTransactionOutput, error) {
+	return New(opts...).ExecuteTransaction(tx, in)
 }

@@ -1,6 +1,8 @@
-package fdyno
+package partiql
 
 import (
+	"github.com/fdyno/fdyno"
+
 	"errors"
 	"strconv"
 	"sync"
@@ -13,15 +15,15 @@ import (
 func TestBatchExecuteStatement(t *testing.T) {
 	db := fdblitetest.Open(t)
 	tbl, q := newPartiQLTable(t, db)
-	for _, it := range []Item{song("A", "1", "n", N("1")), song("A", "2", "n", N("2"))} {
-		if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
+	for _, it := range []fdyno.Item{song("A", "1", "n", fdyno.N("1")), song("A", "2", "n", fdyno.N("2"))} {
+		if _, err := tbl.Put(db, fdyno.PutInput{Item: it}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Run("reads", func(t *testing.T) {
 		out, err := q.BatchExecuteStatement(db, BatchExecuteStatementInput{Statements: []BatchStatementRequest{
 			{Statement: `SELECT n FROM "Music" WHERE Artist = 'A' AND SongTitle = '1'`},
-			{Statement: `SELECT * FROM "Music" WHERE Artist = ? AND SongTitle = ?`, Parameters: []Value{S("A"), S("9")}},
+			{Statement: `SELECT * FROM "Music" WHERE Artist = ? AND SongTitle = ?`, Parameters: []fdyno.Value{fdyno.S("A"), fdyno.S("9")}},
 			{Statement: `SELECT * FROM "Nope" WHERE pk = 'x'`},
 			{Statement: `SELECT * FROM "Music" WHERE Artist = 'A'`},
 			{Statement: `SELECT * FROM "Music" WHERE Artist = 'A' AND SongTitle = '2' AND n = 5`},
@@ -38,7 +40,7 @@ func TestBatchExecuteStatement(t *testing.T) {
 		if diff := cmp.Diff([]string{"", "", "ResourceNotFound", "ValidationError", ""}, codes); diff != "" {
 			t.Errorf("error codes mismatch (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff(Item{"n": N("1")}, out.Responses[0].Item, valueCmp); diff != "" {
+		if diff := cmp.Diff(fdyno.Item{"n": fdyno.N("1")}, out.Responses[0].Item, valueCmp); diff != "" {
 			t.Errorf("first item mismatch (-want +got):\n%s", diff)
 		}
 		if out.Responses[1].Item != nil || out.Responses[4].Item != nil || out.Responses[0].TableName != "Music" {
@@ -50,7 +52,7 @@ func TestBatchExecuteStatement(t *testing.T) {
 			{Statement: `INSERT INTO "Music" VALUE {'Artist': 'B', 'SongTitle': '1'}`},
 			{Statement: `INSERT INTO "Music" VALUE {'Artist': 'A', 'SongTitle': '1'}`},
 			{Statement: `UPDATE "Music" SET n = n + 1 WHERE Artist = 'A' AND SongTitle = '2'`},
-			{Statement: `UPDATE "Music" SET n = 0 WHERE Artist = 'A' AND SongTitle = '1' AND n = 7`, ReturnValuesOnConditionCheckFailure: ReturnValuesOnConditionCheckFailureAllOld},
+			{Statement: `UPDATE "Music" SET n = 0 WHERE Artist = 'A' AND SongTitle = '1' AND n = 7`, ReturnValuesOnConditionCheckFailure: fdyno.ReturnValuesOnConditionCheckFailureAllOld},
 			{Statement: `DELETE FROM "Music" WHERE Artist = 'B'`},
 		}})
 		if err != nil {
@@ -68,8 +70,8 @@ func TestBatchExecuteStatement(t *testing.T) {
 		if it := out.Responses[3].Error.Item; it["n"].N() != "1" {
 			t.Errorf("ConditionalCheckFailed item = %v, want the old item", it)
 		}
-		g, _ := tbl.Get(db, GetInput{Key: Item{"Artist": S("A"), "SongTitle": S("2")}})
-		b, _ := tbl.Get(db, GetInput{Key: Item{"Artist": S("B"), "SongTitle": S("1")}})
+		g, _ := tbl.Get(db, fdyno.GetInput{Key: fdyno.Item{"Artist": fdyno.S("A"), "SongTitle": fdyno.S("2")}})
+		b, _ := tbl.Get(db, fdyno.GetInput{Key: fdyno.Item{"Artist": fdyno.S("B"), "SongTitle": fdyno.S("1")}})
 		if g.Item["n"].N() != "3" || b.Item == nil {
 			t.Errorf("after the batch: A/2 = %v, B/1 = %v", g.Item, b.Item)
 		}
@@ -79,7 +81,7 @@ func TestBatchExecuteStatement(t *testing.T) {
 		"mixed": {{Statement: `SELECT * FROM "Music" WHERE Artist = 'A' AND SongTitle = '1'`}, {Statement: `DELETE FROM "Music" WHERE Artist = 'A' AND SongTitle = '1'`}},
 		"26":    make([]BatchStatementRequest, 26),
 	} {
-		if _, err := q.BatchExecuteStatement(db, BatchExecuteStatementInput{Statements: stmts}); !errors.Is(err, ErrValidation) {
+		if _, err := q.BatchExecuteStatement(db, BatchExecuteStatementInput{Statements: stmts}); !errors.Is(err, fdyno.ErrValidation) {
 			t.Errorf("%s: got %v, want ErrValidation", name, err)
 		}
 	}
@@ -88,11 +90,11 @@ func TestBatchExecuteStatement(t *testing.T) {
 func TestExecuteTransaction(t *testing.T) {
 	db := fdblitetest.Open(t)
 	tbl, q := newPartiQLTable(t, db)
-	if _, err := tbl.Put(db, PutInput{Item: song("A", "1", "n", N("1"))}); err != nil {
+	if _, err := tbl.Put(db, fdyno.PutInput{Item: song("A", "1", "n", fdyno.N("1"))}); err != nil {
 		t.Fatal(err)
 	}
-	get := func(a, s string) Item {
-		out, err := tbl.Get(db, GetInput{Key: Item{"Artist": S(a), "SongTitle": S(s)}})
+	get := func(a, s string) fdyno.Item {
+		out, err := tbl.Get(db, fdyno.GetInput{Key: fdyno.Item{"Artist": fdyno.S(a), "SongTitle": fdyno.S(s)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +113,7 @@ func TestExecuteTransaction(t *testing.T) {
 			`INSERT INTO "Music" VALUE {'Artist': 'A', 'SongTitle': '1'}`,
 			`UPDATE "Music" SET n = 5 WHERE Artist = 'A' AND SongTitle = '2'`,
 		)})
-		var tce *TransactionCanceledError
+		var tce *fdyno.TransactionCanceledError
 		if !errors.As(err, &tce) {
 			t.Fatalf("got %v, want a TransactionCanceledError", err)
 		}
@@ -129,10 +131,10 @@ func TestExecuteTransaction(t *testing.T) {
 	t.Run("commit", func(t *testing.T) {
 		_, err := q.ExecuteTransaction(db, ExecuteTransactionInput{ClientRequestToken: "tok-1", TransactStatements: []ParameterizedStatement{
 			{Statement: `EXISTS(SELECT * FROM "Music" WHERE Artist = 'A' AND SongTitle = '1' AND n = 1)`},
-			{Statement: `INSERT INTO "Music" VALUE {'Artist': 'T', 'SongTitle': ?, 'n': 1}`, Parameters: []Value{S("2")}},
+			{Statement: `INSERT INTO "Music" VALUE {'Artist': 'T', 'SongTitle': ?, 'n': 1}`, Parameters: []fdyno.Value{fdyno.S("2")}},
 			{Statement: `UPDATE "Music" SET n = n + 1 WHERE Artist = 'T' AND SongTitle = '9'`},
 		}})
-		var tce *TransactionCanceledError
+		var tce *fdyno.TransactionCanceledError
 		if !errors.As(err, &tce) || tce.CancellationReasons[2].Code != "ConditionalCheckFailed" {
 			t.Fatalf("UPDATE of a missing item: got %v", err)
 		}
@@ -149,7 +151,7 @@ func TestExecuteTransaction(t *testing.T) {
 			t.Fatalf("retry with the same ClientRequestToken: %v", err)
 		}
 		in.TransactStatements = in.TransactStatements[:2]
-		if _, err := q.ExecuteTransaction(db, in); !errors.Is(err, ErrIdempotentParameterMismatch) {
+		if _, err := q.ExecuteTransaction(db, in); !errors.Is(err, fdyno.ErrIdempotentParameterMismatch) {
 			t.Fatalf("same token, other request: got %v", err)
 		}
 		if get("T", "2") == nil {
@@ -165,7 +167,7 @@ func TestExecuteTransaction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []ItemResponse{{Item: Item{"n": N("1")}}, {}, {}}
+		want := []fdyno.ItemResponse{{Item: fdyno.Item{"n": fdyno.N("1")}}, {}, {}}
 		if diff := cmp.Diff(want, out.Responses, valueCmp); diff != "" {
 			t.Errorf("responses mismatch (-want +got):\n%s", diff)
 		}
@@ -177,7 +179,7 @@ func TestExecuteTransaction(t *testing.T) {
 		"returning": {TransactStatements: stmts(`DELETE FROM "Music" WHERE Artist = 'A' AND SongTitle = '1' RETURNING ALL OLD *`)},
 		"same item": {TransactStatements: stmts(`DELETE FROM "Music" WHERE Artist = 'A' AND SongTitle = '1'`, `UPDATE "Music" SET n = 1 WHERE Artist = 'A' AND SongTitle = '1'`)},
 	} {
-		if _, err := q.ExecuteTransaction(db, in); !errors.Is(err, ErrValidation) {
+		if _, err := q.ExecuteTransaction(db, in); !errors.Is(err, fdyno.ErrValidation) {
 			t.Errorf("%s: got %v, want ErrValidation", name, err)
 		}
 	}
@@ -193,14 +195,12 @@ func TestExecuteTransaction(t *testing.T) {
 func TestPartiQLUnderFaults(t *testing.T) {
 	db := faultyDB(t, 11)
 	tx := idempotent{db}
-	tbl, err := Open(tx, "Music", WithSchema(musicSchema))
-	if err != nil {
+	if _, err := fdyno.Open(tx, "Music", fdyno.WithSchema(musicSchema)); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { checkTable(t, db, tbl) })
-	q := NewPartiQL()
+	q := New()
 	for _, a := range []string{"x", "y"} {
-		if _, err := q.ExecuteStatement(tx, ExecuteStatementInput{Statement: `INSERT INTO "Music" VALUE {'Artist': ?, 'SongTitle': 'acct', 'bal': 100, 'moves': 0}`, Parameters: []Value{S(a)}}); err != nil {
+		if _, err := q.ExecuteStatement(tx, ExecuteStatementInput{Statement: `INSERT INTO "Music" VALUE {'Artist': ?, 'SongTitle': 'acct', 'bal': 100, 'moves': 0}`, Parameters: []fdyno.Value{fdyno.S(a)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -219,22 +219,22 @@ func TestPartiQLUnderFaults(t *testing.T) {
 					from, to = to, from
 				}
 				_, err := q.ExecuteTransaction(tx, ExecuteTransactionInput{TransactStatements: []ParameterizedStatement{
-					{Statement: `UPDATE "Music" SET bal = bal - 1, moves = moves + 1 WHERE Artist = ? AND SongTitle = 'acct' AND bal >= 1`, Parameters: []Value{S(from)}},
-					{Statement: `UPDATE "Music" SET bal = bal + 1 WHERE Artist = ? AND SongTitle = 'acct'`, Parameters: []Value{S(to)}},
+					{Statement: `UPDATE "Music" SET bal = bal - 1, moves = moves + 1 WHERE Artist = ? AND SongTitle = 'acct' AND bal >= 1`, Parameters: []fdyno.Value{fdyno.S(from)}},
+					{Statement: `UPDATE "Music" SET bal = bal + 1 WHERE Artist = ? AND SongTitle = 'acct'`, Parameters: []fdyno.Value{fdyno.S(to)}},
 				}})
 				if err != nil {
 					errs <- err
 					continue
 				}
 				key := "k" + strconv.Itoa(i%5)
-				_, err = q.ExecuteStatement(tx, ExecuteStatementInput{Statement: `INSERT INTO "Music" VALUE {'Artist': 'ins', 'SongTitle': ?}`, Parameters: []Value{S(key)}})
+				_, err = q.ExecuteStatement(tx, ExecuteStatementInput{Statement: `INSERT INTO "Music" VALUE {'Artist': 'ins', 'SongTitle': ?}`, Parameters: []fdyno.Value{fdyno.S(key)}})
 				mu.Lock()
 				acked++
 				if err == nil {
 					inserted[key]++
 				}
 				mu.Unlock()
-				if err != nil && !errors.Is(err, ErrDuplicateItem) {
+				if err != nil && !errors.Is(err, fdyno.ErrDuplicateItem) {
 					errs <- err
 				}
 			}

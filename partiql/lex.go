@@ -1,12 +1,14 @@
-package fdyno
+package partiql
 
 import (
+	"github.com/fdyno/fdyno"
+
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// partiql_lex.go splits a PartiQL statement into tokens. DynamoDB's
+// lex.go splits a PartiQL statement into tokens. DynamoDB's
 // dialect (the "PartiQL for DynamoDB" chapter of the developer guide):
 //
 //   - identifiers are bare ([A-Za-z_][A-Za-z0-9_$]*, compared
@@ -61,7 +63,7 @@ type pqToken struct {
 
 // pqSyntaxError is the error of a statement DynamoDB cannot parse.
 func pqSyntaxError(detail string) error {
-	return &ValidationError{Reason: "Statement wasn't well formed, can't be processed: " + detail}
+	return &fdyno.ValidationError{Reason: "Statement wasn't well formed, can't be processed: " + detail}
 }
 
 func isPQIdentStart(c byte) bool {

@@ -1,25 +1,27 @@
-package fdyno_test
+package partiql_test
 
 import (
 	"errors"
 	"fmt"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/apple/foundationdb/bindings/go/src/fdb/directory"
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/partiql"
 )
 
 // ExecuteStatement runs DynamoDB's PartiQL: an INSERT that must not
 // exist, a SELECT whose WHERE clause pins the partition key (a Query,
 // with the begins_with pushed into the range read), and an UPDATE that
 // returns the new item.
-func ExamplePartiQL_ExecuteStatement() {
+func ExampleExecutor_ExecuteStatement() {
 	db, root := exampleDB("PartiQL")
 	if _, err := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicSchema)); err != nil {
 		panic(err)
 	}
-	q := fdyno.NewPartiQL(root)
+	q := partiql.New(root)
 	exec := func(stmt string, params ...fdyno.Value) []fdyno.Item {
-		out, err := q.ExecuteStatement(db, fdyno.ExecuteStatementInput{Statement: stmt, Parameters: params})
+		out, err := q.ExecuteStatement(db, partiql.ExecuteStatementInput{Statement: stmt, Parameters: params})
 		if err != nil {
 			panic(err)
 		}
@@ -28,7 +30,7 @@ func ExamplePartiQL_ExecuteStatement() {
 	for _, title := range []string{"Call Me Today", "Call It Off", "Somewhere Down The Road"} {
 		exec(`INSERT INTO "Music" VALUE {'Artist': 'No One You Know', 'SongTitle': ?, 'Plays': 0}`, fdyno.S(title))
 	}
-	_, err := q.ExecuteStatement(db, fdyno.ExecuteStatementInput{
+	_, err := q.ExecuteStatement(db, partiql.ExecuteStatementInput{
 		Statement: `INSERT INTO "Music" VALUE {'Artist': 'No One You Know', 'SongTitle': 'Call It Off'}`,
 	})
 	fmt.Println(errors.Is(err, fdyno.ErrDuplicateItem))
@@ -49,29 +51,29 @@ func ExamplePartiQL_ExecuteStatement() {
 // an existing item cancels the whole transaction with a DuplicateItem
 // reason, and the other statement is not applied. Inside the caller's
 // FoundationDB transaction, it commits with it.
-func ExamplePartiQL_ExecuteTransaction() {
+func ExampleExecutor_ExecuteTransaction() {
 	db, root := exampleDB("PartiQLTransaction")
 	if _, err := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicSchema)); err != nil {
 		panic(err)
 	}
-	q := fdyno.NewPartiQL(root)
-	insert := func(title string) fdyno.ParameterizedStatement {
-		return fdyno.ParameterizedStatement{Statement: `INSERT INTO "Music" VALUE {'Artist': 'Acme', 'SongTitle': ?}`, Parameters: []fdyno.Value{fdyno.S(title)}}
+	q := partiql.New(root)
+	insert := func(title string) partiql.ParameterizedStatement {
+		return partiql.ParameterizedStatement{Statement: `INSERT INTO "Music" VALUE {'Artist': 'Acme', 'SongTitle': ?}`, Parameters: []fdyno.Value{fdyno.S(title)}}
 	}
-	if _, err := q.ExecuteTransaction(db, fdyno.ExecuteTransactionInput{TransactStatements: []fdyno.ParameterizedStatement{insert("One")}}); err != nil {
+	if _, err := q.ExecuteTransaction(db, partiql.ExecuteTransactionInput{TransactStatements: []partiql.ParameterizedStatement{insert("One")}}); err != nil {
 		panic(err)
 	}
-	_, err := q.ExecuteTransaction(db, fdyno.ExecuteTransactionInput{TransactStatements: []fdyno.ParameterizedStatement{insert("Two"), insert("One")}})
+	_, err := q.ExecuteTransaction(db, partiql.ExecuteTransactionInput{TransactStatements: []partiql.ParameterizedStatement{insert("Two"), insert("One")}})
 	var tce *fdyno.TransactionCanceledError
 	if errors.As(err, &tce) {
 		fmt.Println(tce.CancellationReasons[0].Code, tce.CancellationReasons[1].Code)
 	}
 	// In the caller's transaction: the SELECT sees the INSERT before it.
 	_, err = db.Transact(func(tr fdb.Transaction) (any, error) {
-		if _, err := q.ExecuteTransaction(tr, fdyno.ExecuteTransactionInput{TransactStatements: []fdyno.ParameterizedStatement{insert("Three")}}); err != nil {
+		if _, err := q.ExecuteTransaction(tr, partiql.ExecuteTransactionInput{TransactStatements: []partiql.ParameterizedStatement{insert("Three")}}); err != nil {
 			return nil, err
 		}
-		out, err := q.ExecuteStatement(tr, fdyno.ExecuteStatementInput{Statement: `SELECT SongTitle FROM "Music" WHERE Artist = 'Acme'`})
+		out, err := q.ExecuteStatement(tr, partiql.ExecuteStatementInput{Statement: `SELECT SongTitle FROM "Music" WHERE Artist = 'Acme'`})
 		if err != nil {
 			return nil, err
 		}
@@ -88,13 +90,13 @@ func ExamplePartiQL_ExecuteTransaction() {
 
 // BatchExecuteStatement runs statements one by one, each with its own
 // outcome: a failed statement does not stop the others.
-func ExamplePartiQL_BatchExecuteStatement() {
+func ExampleExecutor_BatchExecuteStatement() {
 	db, root := exampleDB("PartiQLBatch")
 	if _, err := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicSchema)); err != nil {
 		panic(err)
 	}
-	q := fdyno.NewPartiQL(root)
-	out, err := q.BatchExecuteStatement(db, fdyno.BatchExecuteStatementInput{Statements: []fdyno.BatchStatementRequest{
+	q := partiql.New(root)
+	out, err := q.BatchExecuteStatement(db, partiql.BatchExecuteStatementInput{Statements: []partiql.BatchStatementRequest{
 		{Statement: `INSERT INTO "Music" VALUE {'Artist': 'Acme', 'SongTitle': 'One'}`},
 		{Statement: `INSERT INTO "Music" VALUE {'Artist': 'Acme', 'SongTitle': 'One'}`},
 		{Statement: `INSERT INTO "Nowhere" VALUE {'Artist': 'Acme', 'SongTitle': 'Two'}`},
@@ -118,7 +120,7 @@ func ExamplePartiQL_BatchExecuteStatement() {
 // ParseStatement tells what a statement does without running it: the
 // IAM action DynamoDB would authorize and the table it names.
 func ExampleParseStatement() {
-	info, err := fdyno.ParseStatement(`UPDATE "Music" SET Plays = Plays + 1 WHERE Artist = ? AND SongTitle = ?`)
+	info, err := partiql.ParseStatement(`UPDATE "Music" SET Plays = Plays + 1 WHERE Artist = ? AND SongTitle = ?`)
 	if err != nil {
 		panic(err)
 	}
@@ -126,24 +128,24 @@ func ExampleParseStatement() {
 	// Output: PartiQLUpdate Music 2
 }
 
-// NewPartiQLWithTables resolves table names with handles the caller
+// NewWithTables resolves table names with handles the caller
 // keeps, here one table under a private name.
-func ExampleNewPartiQLWithTables() {
+func ExampleNewWithTables() {
 	db, root := exampleDB("PartiQLTables")
 	music, err := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicSchema))
 	if err != nil {
 		panic(err)
 	}
-	q := fdyno.NewPartiQLWithTables(func(name string) (*fdyno.Table, error) {
+	q := partiql.NewWithTables(func(name string) (*fdyno.Table, error) {
 		if name != "Songs" {
 			return nil, fdyno.ErrResourceNotFound
 		}
 		return music, nil
 	})
-	if _, err := q.ExecuteStatement(db, fdyno.ExecuteStatementInput{Statement: `INSERT INTO Songs VALUE {'Artist': 'Acme', 'SongTitle': 'One'}`}); err != nil {
+	if _, err := q.ExecuteStatement(db, partiql.ExecuteStatementInput{Statement: `INSERT INTO Songs VALUE {'Artist': 'Acme', 'SongTitle': 'One'}`}); err != nil {
 		panic(err)
 	}
-	_, err = q.ExecuteStatement(db, fdyno.ExecuteStatementInput{Statement: `SELECT * FROM Music`})
+	_, err = q.ExecuteStatement(db, partiql.ExecuteStatementInput{Statement: `SELECT * FROM Music`})
 	fmt.Println(errors.Is(err, fdyno.ErrResourceNotFound))
 	// Output: true
 }
@@ -155,18 +157,18 @@ func ExampleExecuteStatement() {
 	if _, err := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicSchema)); err != nil {
 		panic(err)
 	}
-	if _, err := fdyno.ExecuteTransaction(db, fdyno.ExecuteTransactionInput{TransactStatements: []fdyno.ParameterizedStatement{
+	if _, err := partiql.ExecuteTransaction(db, partiql.ExecuteTransactionInput{TransactStatements: []partiql.ParameterizedStatement{
 		{Statement: `INSERT INTO "Music" VALUE {'Artist': 'Acme', 'SongTitle': 'One', 'Year': 2001}`},
 		{Statement: `INSERT INTO "Music" VALUE {'Artist': 'Acme', 'SongTitle': 'Two', 'Year': 2003}`},
 	}}, root); err != nil {
 		panic(err)
 	}
-	out, err := fdyno.ExecuteStatement(db, fdyno.ExecuteStatementInput{Statement: `SELECT SongTitle FROM "Music" WHERE "Year" > 2002`}, root)
+	out, err := partiql.ExecuteStatement(db, partiql.ExecuteStatementInput{Statement: `SELECT SongTitle FROM "Music" WHERE "Year" > 2002`}, root)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(out.Items)
-	b, err := fdyno.BatchExecuteStatement(db, fdyno.BatchExecuteStatementInput{Statements: []fdyno.BatchStatementRequest{
+	b, err := partiql.BatchExecuteStatement(db, partiql.BatchExecuteStatementInput{Statements: []partiql.BatchStatementRequest{
 		{Statement: `SELECT "Year" FROM "Music" WHERE Artist = 'Acme' AND SongTitle = 'One'`},
 	}}, root)
 	if err != nil {
@@ -176,4 +178,28 @@ func ExampleExecuteStatement() {
 	// Output:
 	// [{"SongTitle":{"S":"Two"}}]
 	// {"Year":{"N":"2001"}}
+}
+
+// exampleDB opens the default database and returns an empty root of the
+// example's own.
+func exampleDB(name string) (fdb.Database, fdyno.Option) {
+	fdb.MustAPIVersion(730)
+	db := fdb.MustOpenDefault()
+	root := []string{"fdyno-examples", "partiql", name}
+	if _, err := directory.Root().Remove(db, root); err != nil {
+		panic(err)
+	}
+	return db, fdyno.WithRoot(root...)
+}
+
+// musicSchema is the developer guide's Music table: Artist and SongTitle.
+var musicSchema = fdyno.TableSchema{
+	KeySchema: []fdyno.KeySchemaElement{
+		{AttributeName: "Artist", KeyType: fdyno.KeyTypeHash},
+		{AttributeName: "SongTitle", KeyType: fdyno.KeyTypeRange},
+	},
+	AttributeDefinitions: []fdyno.AttributeDefinition{
+		{AttributeName: "Artist", AttributeType: fdyno.ScalarAttributeTypeS},
+		{AttributeName: "SongTitle", AttributeType: fdyno.ScalarAttributeTypeS},
+	},
 }

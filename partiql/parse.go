@@ -1,12 +1,14 @@
-package fdyno
+package partiql
 
 import (
+	"github.com/fdyno/fdyno"
+
 	"strconv"
 	"strings"
 )
 
-// partiql_parse.go parses DynamoDB's PartiQL dialect into a statement
-// tree; partiql_plan.go turns the tree into DynamoDB requests. The
+// parse.go parses DynamoDB's PartiQL dialect into a statement
+// tree; plan.go turns the tree into DynamoDB requests. The
 // grammar, restated from the developer guide's PartiQL reference
 // (ql-reference.select, .insert, .update, .delete and ql-functions):
 //
@@ -141,7 +143,7 @@ type pqExpr struct {
 	kind  pqExprKind
 	op    string // pqeCmp: = <> < <= > >=; pqeCall: the function
 	path  docPath
-	val   Value
+	val   fdyno.Value
 	param int
 	keys  []string
 	args  []*pqExpr
@@ -155,13 +157,13 @@ type pqParser struct {
 	params int
 }
 
-// parsePartiQL parses one statement. Errors are *[ValidationError].
+// parsePartiQL parses one statement. Errors are *[fdyno.ValidationError].
 func parsePartiQL(stmt string) (*pqStmt, error) {
 	if len(stmt) > MaxStatementLength {
-		return nil, &ValidationError{Reason: "1 validation error detected: Value at 'statement' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(MaxStatementLength)}
+		return nil, &fdyno.ValidationError{Reason: "1 validation error detected: Value at 'statement' failed to satisfy constraint: Member must have length less than or equal to " + strconv.Itoa(MaxStatementLength)}
 	}
 	if strings.TrimSpace(stmt) == "" {
-		return nil, &ValidationError{Reason: "1 validation error detected: Value at 'statement' failed to satisfy constraint: Member must have length greater than or equal to 1"}
+		return nil, &fdyno.ValidationError{Reason: "1 validation error detected: Value at 'statement' failed to satisfy constraint: Member must have length greater than or equal to 1"}
 	}
 	toks, err := lexPartiQL(stmt)
 	if err != nil {
@@ -519,7 +521,7 @@ func (p *pqParser) pathRest(path docPath) (docPath, error) {
 			}
 		default:
 			if len(path) > maxPathDepth {
-				return nil, &ValidationError{Reason: reasonPathTooDeep + strconv.Itoa(len(path))}
+				return nil, &fdyno.ValidationError{Reason: reasonPathTooDeep + strconv.Itoa(len(path))}
 			}
 			return path, nil
 		}
@@ -696,7 +698,7 @@ func (p *pqParser) unary() (*pqExpr, error) {
 }
 
 func (p *pqParser) number(text string) (*pqExpr, error) {
-	v, err := ParseN(text)
+	v, err := fdyno.ParseN(text)
 	if err != nil {
 		return nil, err
 	}
@@ -741,7 +743,7 @@ func (p *pqParser) primary() (*pqExpr, error) {
 	switch t.kind {
 	case pqString:
 		p.next()
-		return &pqExpr{kind: pqeLit, val: S(t.text)}, nil
+		return &pqExpr{kind: pqeLit, val: fdyno.S(t.text)}, nil
 	case pqNumber:
 		p.next()
 		return p.number(t.text)
@@ -781,10 +783,10 @@ func (p *pqParser) primary() (*pqExpr, error) {
 		switch {
 		case strings.EqualFold(t.text, "TRUE"), strings.EqualFold(t.text, "FALSE"):
 			p.next()
-			return &pqExpr{kind: pqeLit, val: Bool(strings.EqualFold(t.text, "TRUE"))}, nil
+			return &pqExpr{kind: pqeLit, val: fdyno.Bool(strings.EqualFold(t.text, "TRUE"))}, nil
 		case strings.EqualFold(t.text, "NULL"):
 			p.next()
-			return &pqExpr{kind: pqeLit, val: Null()}, nil
+			return &pqExpr{kind: pqeLit, val: fdyno.Null()}, nil
 		}
 		if p.toks[p.i+1].kind == pqLParen && !isPQKeyword(t.text) {
 			return p.call()
@@ -803,14 +805,14 @@ func (p *pqParser) call() (*pqExpr, error) {
 	fn := strings.ToLower(t.text)
 	n, ok := pqFunctions[fn]
 	if !ok {
-		return nil, &ValidationError{Reason: "Unsupported function: " + t.text}
+		return nil, &fdyno.ValidationError{Reason: "Unsupported function: " + t.text}
 	}
 	args, err := p.list(pqRParen)
 	if err != nil {
 		return nil, err
 	}
 	if len(args) != n {
-		return nil, &ValidationError{Reason: "Incorrect number of arguments for function " + fn + ": " + strconv.Itoa(len(args))}
+		return nil, &fdyno.ValidationError{Reason: "Incorrect number of arguments for function " + fn + ": " + strconv.Itoa(len(args))}
 	}
 	return &pqExpr{kind: pqeCall, op: fn, args: args}, nil
 }
@@ -832,10 +834,10 @@ func (p *pqParser) tuple() (*pqExpr, error) {
 			return nil, pqSyntaxError("expected a quoted attribute name, found " + p.describe())
 		}
 		if t.text == "" {
-			return nil, &ValidationError{Reason: reasonEmptyName}
+			return nil, &fdyno.ValidationError{Reason: reasonEmptyName}
 		}
 		if seen[t.text] {
-			return nil, &ValidationError{Reason: "Duplicate attribute name in a tuple: " + t.text}
+			return nil, &fdyno.ValidationError{Reason: "Duplicate attribute name in a tuple: " + t.text}
 		}
 		seen[t.text] = true
 		if err := p.expect(pqColon); err != nil {
@@ -990,18 +992,18 @@ func (e *pqExpr) String() string {
 
 // pqLiteral writes a literal value: strings quoted, numbers as their
 // canonical text, TRUE, FALSE and NULL.
-func pqLiteral(v Value) string {
+func pqLiteral(v fdyno.Value) string {
 	switch v.Type() {
-	case TypeS:
+	case fdyno.TypeS:
 		return pqQuote(v.S(), '\'')
-	case TypeN:
+	case fdyno.TypeN:
 		return v.N()
-	case TypeBOOL:
+	case fdyno.TypeBOOL:
 		if v.Bool() {
 			return "TRUE"
 		}
 		return "FALSE"
-	case TypeNULL:
+	case fdyno.TypeNULL:
 		return "NULL"
 	}
 	return "?"

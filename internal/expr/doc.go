@@ -1,0 +1,29 @@
+// Package expr holds the parts of DynamoDB's expression languages
+// (ConditionExpression, FilterExpression, KeyConditionExpression,
+// UpdateExpression, ProjectionExpression) that need nothing of fdyno's
+// value model: the lexer, DynamoDB's reserved words and document paths
+// (their printing and DynamoDB's overlap rule). It imports nothing
+// of fdyno, so the root package and the PartiQL package can both build on
+// it.
+//
+// Errors are [*Error]: the expression kind and DynamoDB's reason. The root
+// package turns them into its *ValidationError at the boundary, so users
+// still see DynamoDB's message and reach it with errors.As on the root
+// API.
+//
+// The grammar is restated from the DynamoDB developer guide's expressions
+// chapter:
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.html
+package expr
+
+// Error is an expression DynamoDB would reject. Its message is DynamoDB's:
+// "Invalid <Kind>: <Reason>".
+type Error struct {
+	// Kind names the expression as DynamoDB does in its messages, such as
+	// "ConditionExpression" or "UpdateExpression".
+	Kind string
+	// Reason is DynamoDB's wording of what is wrong.
+	Reason string
+}
+
+func (e *Error) Error() string { return "Invalid " + e.Kind + ": " + e.Reason }
