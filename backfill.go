@@ -1,9 +1,7 @@
 package fdyno
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"slices"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -35,8 +33,6 @@ const (
 	// backfillBatchBytes bounds the encoded bytes of the items of one
 	// batch, keeping it well inside FoundationDB's 5 s and 10 MB.
 	backfillBatchBytes = 2 << 20
-
-	backfillCursorVersion = 0x01
 )
 
 // BackfillInput is the request of [Table.Backfill].
@@ -194,43 +190,4 @@ func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (Backf
 	tr.Clear(st.keys.backfillKey(name))
 	p.Done = true
 	return p, nil
-}
-
-// backfillCursor is the value at b/<index>:
-//
-//	0x01 | items walked: uvarint | packed key values of the last item walked
-//
-// The key is empty before the first batch.
-type backfillCursor struct {
-	items int64
-	kv    []byte
-}
-
-func (c backfillCursor) encode() []byte {
-	b := binary.AppendUvarint([]byte{backfillCursorVersion}, uint64(c.items))
-	return append(b, c.kv...)
-}
-
-// decodeBackfillCursor decodes a backfill cursor, refusing anything
-// encode cannot produce with a *CorruptError.
-func decodeBackfillCursor(raw []byte) (backfillCursor, error) {
-	fail := func(reason string) (backfillCursor, error) {
-		return backfillCursor{}, &CorruptError{What: "backfill cursor", Reason: reason}
-	}
-	if len(raw) < 2 || raw[0] != backfillCursorVersion {
-		return fail("missing or unknown format")
-	}
-	n, w := binary.Uvarint(raw[1:])
-	if w <= 0 || n > 1<<62 {
-		return fail("bad item count")
-	}
-	kv := raw[1+w:]
-	if err := checkTuple(kv); err != nil {
-		return fail("bad key")
-	}
-	c := backfillCursor{items: int64(n), kv: bytes.Clone(kv)}
-	if !bytes.Equal(c.encode(), raw) {
-		return fail("not in canonical form")
-	}
-	return c, nil
 }

@@ -120,3 +120,23 @@ func decodeCursorWith(b []byte, fp cursorFingerprint, keyItem func([]byte) (Item
 	}
 	return bytes.Clone(kv), nil
 }
+
+func inRange(k, lo, hi []byte) bool {
+	return string(k) >= string(lo) && string(k) < string(hi)
+}
+
+// keyItem returns the item of key attributes whose packed values are kv.
+func keyItem(st *tableState, kv []byte) (Item, error) {
+	if st.rng.Name == "" {
+		vs, err := unpackKeyValues(kv, st.hash.Type)
+		if err != nil {
+			return nil, err
+		}
+		return Item{st.hash.Name: vs[0]}, nil
+	}
+	vs, err := unpackKeyValues(kv, st.hash.Type, st.rng.Type)
+	if err != nil {
+		return nil, err
+	}
+	return Item{st.hash.Name: vs[0], st.rng.Name: vs[1]}, nil
+}

@@ -214,3 +214,10 @@ func (a *writeAction) run(tr fdb.Transaction) (decision, error) {
 	}
 	return d, nil
 }
+
+func nonEmpty(it Item) Item {
+	if len(it) == 0 {
+		return nil
+	}
+	return it
+}

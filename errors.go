@@ -258,3 +258,12 @@ func (e *TrimmedDataAccessError) Error() string {
 
 // Unwrap returns [ErrTrimmedDataAccess].
 func (e *TrimmedDataAccessError) Unwrap() error { return ErrTrimmedDataAccess }
+
+// withOp sets the Op of a *ValidationError that has none.
+func withOp(op string, err error) error {
+	var ve *ValidationError
+	if errors.As(err, &ve) && ve.Op == "" {
+		ve.Op = op
+	}
+	return err
+}

@@ -55,14 +55,6 @@ func (p *readPlan) key(k []byte) fdb.Key {
 	return p.st.keys.itemKey(k)
 }
 
-// indexKeyCount returns the number of key values of the index.
-func (ix *indexDef) indexKeyCount() int {
-	if ix.rng.Name == "" {
-		return 1
-	}
-	return 2
-}
-
 // keyItem returns the key attributes of the item at position k of the
 // plan's range: the table keys, and for an index the index keys too.
 func (p *readPlan) keyItem(k []byte) (Item, error) {

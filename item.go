@@ -716,3 +716,56 @@ func (v Value) Size() int {
 	}
 	return 0
 }
+
+// Item size limits.
+const (
+	// DefaultMaxItemSize is DynamoDB's item size limit, 400 KB, as
+	// measured by [Item.Size].
+	DefaultMaxItemSize = 400 * 1024
+	// MaxItemSizeLimit is the largest item size [WithMaxItemSize] accepts.
+	// It keeps an item, its old version's deletion and its chunk keys well
+	// inside FoundationDB's 10 MB transaction limit.
+	MaxItemSizeLimit = 4 << 20
+)
+
+// DynamoDB's key value limits (the service quotas page).
+const (
+	// MaxPartitionKeyLength is the longest partition key value, in bytes.
+	MaxPartitionKeyLength = 2048
+	// MaxSortKeyLength is the longest sort key value, in bytes.
+	MaxSortKeyLength = 1024
+)
+
+// checkKeyValue validates v as the value of key attribute name, declared
+// of type want, in the partition key (hash) or sort key position, with
+// DynamoDB's messages.
+func checkKeyValue(name string, v Value, want Type, hash bool) error {
+	fail := func(reason string) error {
+		return &ValidationError{Path: name, Reason: reason}
+	}
+	if v.typ != want {
+		return fail("One or more parameter values were invalid: Type mismatch for key " + name + " expected: " + want.String() + " actual: " + v.typ.String())
+	}
+	switch v.typ {
+	case TypeS, TypeB:
+		switch {
+		case v.s == "":
+			return fail("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty " +
+				map[Type]string{TypeS: "string", TypeB: "binary"}[v.typ] + " value. Key: " + name)
+		case hash && len(v.s) > MaxPartitionKeyLength:
+			return fail("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
+		case !hash && len(v.s) > MaxSortKeyLength:
+			return fail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+		case v.typ == TypeS && !utf8.ValidString(v.s):
+			return fail(reasonInvalidUTF8)
+		}
+	case TypeN:
+		if v.bad {
+			_, err := canonicalNumber(v.s)
+			return fail(err.Error())
+		}
+	default:
+		return fail("key attributes must be S, N or B, not " + v.typ.String())
+	}
+	return nil
+}

@@ -1,8 +1,6 @@
 package fdyno
 
 import (
-	"errors"
-
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
 
@@ -94,15 +92,6 @@ func prepareExprs(op string, names map[string]string, values map[string]Value, c
 		err = c.checkAllUsed()
 	}
 	return e, withOp(op, err)
-}
-
-// withOp sets the Op of a *ValidationError that has none.
-func withOp(op string, err error) error {
-	var ve *ValidationError
-	if errors.As(err, &ve) && ve.Op == "" {
-		ve.Op = op
-	}
-	return err
 }
 
 // checkIndexKeys checks that the attributes of it that are index keys
@@ -291,4 +280,15 @@ func finishAll(l itemLoader, fetches []pendingFetch) ([]target, error) {
 		}
 	}
 	return tgs, nil
+}
+
+// checkKeyNotUpdated rejects an update expression that touches a key
+// attribute, as DynamoDB does even when the value would not change.
+func checkKeyNotUpdated(op string, paths []docPath, st *tableState) error {
+	for _, p := range paths {
+		if name := p[0].Name; name == st.hash.Name || name == st.rng.Name && st.rng.Name != "" {
+			return &ValidationError{Op: op, Path: name, Reason: "One or more parameter values were invalid: Cannot update attribute " + name + ". This attribute is part of the key"}
+		}
+	}
+	return nil
 }

@@ -198,3 +198,45 @@ func TestValueAccessors(t *testing.T) {
 		t.Error("S(1) equals N(1)")
 	}
 }
+
+func TestCheckKeyValue(t *testing.T) {
+	tests := []struct {
+		name   string
+		v      Value
+		want   Type
+		hash   bool
+		reason string
+	}{
+		{name: "string", v: S("x"), want: TypeS, hash: true},
+		{name: "number", v: N("-1.5"), want: TypeN, hash: true},
+		{name: "binary", v: B([]byte{0}), want: TypeB},
+		{name: "partition key 2048 bytes", v: S(strings.Repeat("x", 2048)), want: TypeS, hash: true},
+		{name: "sort key 1024 bytes", v: B(make([]byte, 1024)), want: TypeB},
+		{name: "type mismatch", v: N("1"), want: TypeS, hash: true,
+			reason: "One or more parameter values were invalid: Type mismatch for key k expected: S actual: N"},
+		{name: "empty string", v: S(""), want: TypeS, hash: true,
+			reason: "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: k"},
+		{name: "empty binary", v: B(nil), want: TypeB,
+			reason: "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: k"},
+		{name: "partition key 2049 bytes", v: S(strings.Repeat("x", 2049)), want: TypeS, hash: true,
+			reason: "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes"},
+		{name: "sort key 1025 bytes", v: S(strings.Repeat("x", 1025)), want: TypeS,
+			reason: "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes"},
+		{name: "bad number", v: N("1e999"), want: TypeN, reason: reasonNumberOverflow},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkKeyValue("k", tc.v, tc.want, tc.hash)
+			if tc.reason == "" {
+				if err != nil {
+					t.Fatalf("checkKeyValue() = %v", err)
+				}
+				return
+			}
+			var ve *ValidationError
+			if !errors.As(err, &ve) || ve.Reason != tc.reason || ve.Path != "k" {
+				t.Fatalf("checkKeyValue() = %v, want reason %q", err, tc.reason)
+			}
+		})
+	}
+}

@@ -22,7 +22,7 @@ package fdyno
 //	S   tuple string (code 0x02) of the UTF-8 bytes: orders by bytes
 //	B   tuple bytes (code 0x01) of the raw bytes: orders by bytes
 //	N   tuple bytes (code 0x01) of the order-preserving number encoding
-//	    below: orders by numeric value
+//	    below (number.go: appendNumberKey): orders by numeric value
 //
 // A key attribute's type is fixed by the table's key schema, so an N and a
 // B never meet in the same position and need no distinct codes.
@@ -45,7 +45,6 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
@@ -245,57 +244,6 @@ func keyOf(op string, it Item, hash, rng keyAttr, exact bool) ([]byte, error) {
 	return packKeyValues(hv, rv)
 }
 
-// DynamoDB's key value limits (the service quotas page).
-const (
-	// MaxPartitionKeyLength is the longest partition key value, in bytes.
-	MaxPartitionKeyLength = 2048
-	// MaxSortKeyLength is the longest sort key value, in bytes.
-	MaxSortKeyLength = 1024
-)
-
-// Leading bytes of the number encoding.
-const (
-	numberKeyNegative = 0x01
-	numberKeyZero     = 0x02
-	numberKeyPositive = 0x03
-	numberKeyEnd      = 0xff // terminator of negative numbers
-	numberKeyBias     = -MinNumberExponent
-)
-
-// checkKeyValue validates v as the value of key attribute name, declared
-// of type want, in the partition key (hash) or sort key position, with
-// DynamoDB's messages.
-func checkKeyValue(name string, v Value, want Type, hash bool) error {
-	fail := func(reason string) error {
-		return &ValidationError{Path: name, Reason: reason}
-	}
-	if v.typ != want {
-		return fail("One or more parameter values were invalid: Type mismatch for key " + name + " expected: " + want.String() + " actual: " + v.typ.String())
-	}
-	switch v.typ {
-	case TypeS, TypeB:
-		switch {
-		case v.s == "":
-			return fail("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty " +
-				map[Type]string{TypeS: "string", TypeB: "binary"}[v.typ] + " value. Key: " + name)
-		case hash && len(v.s) > MaxPartitionKeyLength:
-			return fail("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
-		case !hash && len(v.s) > MaxSortKeyLength:
-			return fail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
-		case v.typ == TypeS && !utf8.ValidString(v.s):
-			return fail(reasonInvalidUTF8)
-		}
-	case TypeN:
-		if v.bad {
-			_, err := canonicalNumber(v.s)
-			return fail(err.Error())
-		}
-	default:
-		return fail("key attributes must be S, N or B, not " + v.typ.String())
-	}
-	return nil
-}
-
 // keyElement returns the tuple element of a key attribute value.
 func keyElement(v Value) (tuple.TupleElement, error) {
 	switch v.typ {
@@ -438,179 +386,32 @@ func checkTuple(key []byte) error {
 	return nil
 }
 
-// appendNumberKey appends the order-preserving encoding of canonical
-// number s to dst.
-func appendNumberKey(dst []byte, s string) []byte {
-	if s == "0" {
-		return append(dst, numberKeyZero)
-	}
-	neg, adj, hi, lo := numberParts(s)
-	n := len(hi) + len(lo)
-	exp := byte(adj + numberKeyBias)
-	if neg {
-		dst = append(dst, numberKeyNegative, 255-exp)
-	} else {
-		dst = append(dst, numberKeyPositive, exp)
-	}
-	for i := 0; i < n; i += 2 {
-		pair := (digitAt(hi, lo, i) - '0') * 10
-		if i+1 < n {
-			pair += digitAt(hi, lo, i+1) - '0'
-		}
-		if neg {
-			dst = append(dst, 100-pair)
-		} else {
-			dst = append(dst, pair+1)
-		}
-	}
-	if neg {
-		dst = append(dst, numberKeyEnd)
-	}
-	return dst
-}
-
-// decodeNumberKey returns the canonical text of a number encoded by
-// appendNumberKey, accepting nothing else.
-func decodeNumberKey(b []byte) (string, error) {
-	fail := func(reason string) (string, error) {
-		return "", &CorruptError{What: "key", Reason: "number: " + reason}
-	}
-	if len(b) == 0 {
-		return fail("empty")
-	}
-	sign := b[0]
-	switch {
-	case sign == numberKeyZero && len(b) == 1:
-		return "0", nil
-	case sign != numberKeyNegative && sign != numberKeyPositive:
-		return fail("bad sign byte")
-	}
-	neg := sign == numberKeyNegative
-	if len(b) < 3 {
-		return fail("truncated")
-	}
-	exp, digitBytes := b[1], b[2:]
-	if neg {
-		exp = 255 - exp
-		if digitBytes[len(digitBytes)-1] != numberKeyEnd {
-			return fail("missing terminator")
-		}
-		digitBytes = digitBytes[:len(digitBytes)-1]
-	}
-	if len(digitBytes) == 0 || len(digitBytes) > (MaxNumberDigits+1)/2 {
-		return fail("bad digit count")
-	}
-	var digits [MaxNumberDigits + 1]byte
-	n := 0
-	for _, d := range digitBytes {
-		if d < 1 || d > 100 {
-			return fail("bad digit byte")
-		}
-		pair := d - 1
-		if neg {
-			pair = 100 - d
-		}
-		digits[n], digits[n+1] = '0'+pair/10, '0'+pair%10
-		n += 2
-	}
-	if digits[n-1] == '0' {
-		n-- // a lone last digit, padded
-	}
-	if digits[0] == '0' || digits[n-1] == '0' || n > MaxNumberDigits {
-		return fail("digits not canonical")
-	}
-	s := formatNumber(neg, int(exp)-numberKeyBias, string(digits[:n]))
-	if !isCanonicalNumber(s) {
-		return fail("out of range")
-	}
-	return s, nil
-}
-
-// formatNumber returns the plain-notation text of ±0.d1d2…dn × 10^(adj+1).
-func formatNumber(neg bool, adj int, digits string) string {
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	switch {
-	case adj < 0:
-		b.WriteString("0.")
-		b.WriteString(strings.Repeat("0", -adj-1))
-		b.WriteString(digits)
-	case adj+1 >= len(digits):
-		b.WriteString(digits)
-		b.WriteString(strings.Repeat("0", adj+1-len(digits)))
-	default:
-		b.WriteString(digits[:adj+1])
-		b.WriteByte('.')
-		b.WriteString(digits[adj+1:])
-	}
-	return b.String()
-}
-
-// sortKeyRange returns the range [lo, hi) of packed key values whose items
-// satisfy a key condition (hash = h, and sort key op a [and b]), for a table with a sort key if hasRange. keys.go packs a
-// key as its elements one after the other, each a type code, the value's
-// bytes with 0x00 escaped as 0x00 0xff, and a 0x00 terminator, so:
+// The ranges of a key condition (query.go: keyConditionRange) are built
+// from these facts of the packing: a key is its elements one after the
+// other, each a type code, the value's bytes with 0x00 escaped as 0x00
+// 0xff, and a 0x00 terminator, so
 //
 //   - the keys of one partition are those with the prefix P = pack(hash);
 //     every sort element starts with 0x01 or 0x02, so they all lie in
-//     [P, P+0xff);
-//   - the least key after k is k+0x00: nothing sorts between them;
+//     [P, prefixEnd(P));
+//   - the least key after a key k that ends with its last element is
+//     next(k); after a key that other elements follow (an index entry's
+//     index key, then its base item's key), prefixEnd(k);
 //   - the strings that begin with s are exactly the elements that begin
 //     with pack(s) minus its terminator, because the escaped form of a
 //     string is a prefix code (TestKeyConditionRange checks this by brute
-//     force): their keys are the byte prefix range of that.
-func sortKeyRange(h Value, op string, a, b Value, hasRange bool) (lo, hi []byte, err error) {
-	return keyConditionRange(h, op, a, b, hasRange, next)
-}
+//     force): beginsWithRange.
 
-// keyConditionRange is sortKeyRange with the least key after a full key
-// k given by after: next for table keys, which end with the sort element;
-// prefixEnd for index entry keys, which go on with the base item's key.
-func keyConditionRange(h Value, op string, a, b Value, hasRange bool, after func([]byte) []byte) (lo, hi []byte, err error) {
-	p, err := packKeyValues(h)
+// beginsWithRange returns the range [lo, hi) of the packed key values of
+// partition h whose sort key value begins with s.
+func beginsWithRange(h, s Value) (lo, hi []byte, err error) {
+	k, err := packKeyValues(h, s)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !hasRange {
-		return p, after(p), nil
-	}
-	pack := func(v Value) []byte {
-		if err != nil {
-			return nil
-		}
-		var k []byte
-		k, err = packKeyValues(h, v)
-		return k
-	}
-	end := append(p[:len(p):len(p)], 0xff)
-	switch op {
-	case sortNone:
-		lo, hi = p, end
-	case sortEq:
-		lo = pack(a)
-		hi = after(lo)
-	case sortLt:
-		lo, hi = p, pack(a)
-	case sortLe:
-		lo, hi = p, after(pack(a))
-	case sortGt:
-		lo, hi = after(pack(a)), end
-	case sortGe:
-		lo, hi = pack(a), end
-	case sortBetween:
-		lo, hi = pack(a), after(pack(b))
-	case sortBeginsWith:
-		k := pack(a)
-		if err == nil {
-			lo = k[:len(k)-1]
-			var h fdb.Key
-			h, err = fdb.Strinc(lo)
-			hi = h
-		}
-	}
-	return lo, hi, err
+	lo = k[:len(k)-1]
+	end, err := fdb.Strinc(lo)
+	return lo, end, err
 }
 
 // next returns the least byte string greater than k.
@@ -778,7 +579,7 @@ func partitionRange(prefix, h, after []byte) fdb.KeyRange {
 //
 // so the entries of one index key are ordered by base primary key, and an
 // index key condition is a range of the same shape as a table's
-// (keyConditionRange with prefixEnd). The entries of one index form the
+// (query.go: keyConditionRange with prefixEnd). The entries of one index form the
 // contiguous range indexRange, which one ClearRange removes.
 
 // backfillSubspace holds b/<index>, the backfill progress of an index
@@ -849,15 +650,6 @@ func splitTuple(b []byte, n int) (head, tail []byte, err error) {
 // starts with k followed by a tuple element (whose codes are below 0xff).
 func prefixEnd(k []byte) []byte {
 	return append(k[:len(k):len(k)], 0xff)
-}
-
-// indexKeyRange returns the range [lo, hi) of the bytes that follow an
-// index's prefix (index key values, then base key values) of the entries
-// whose index key satisfies a key condition: keyConditionRange, where the
-// least key after a full index key k is prefixEnd(k), since base key
-// values follow it.
-func indexKeyRange(h Value, op string, a, b Value, hasRange bool) (lo, hi []byte, err error) {
-	return keyConditionRange(h, op, a, b, hasRange, prefixEnd)
 }
 
 // backfillKey returns the key of index's backfill progress.
@@ -973,39 +765,40 @@ func (k tableKeys) streamRecordKey(shard int, user uint16, part int) (fdb.Key, e
 	return k.stream.PackWithVersionstamp(tuple.Tuple{int64(shard), tuple.IncompleteVersionstamp(user), int64(part)})
 }
 
-// streamKeyAt returns the first key of the record of shard with sequence
-// number seq; streamKeyAfter the first key after all its parts.
-func (k tableKeys) streamKeyAt(shard int, seq seqNo) fdb.Key {
+// streamKeyAt returns the first key of the record of shard whose
+// versionstamp (sequence number) is seq; streamKeyAfter the first key
+// after all its parts.
+func (k tableKeys) streamKeyAt(shard int, seq [tupleVersionstampLen]byte) fdb.Key {
 	p := k.streamShardPrefix(shard)
 	key := make([]byte, 0, len(p)+2+len(seq))
 	key = append(append(append(key, p...), tupleVersionstamp), seq[:]...)
 	return key
 }
 
-func (k tableKeys) streamKeyAfter(shard int, seq seqNo) fdb.Key {
+func (k tableKeys) streamKeyAfter(shard int, seq [tupleVersionstampLen]byte) fdb.Key {
 	return append(k.streamKeyAt(shard, seq), 0xff)
 }
 
 // streamRangeThrough returns the range of the records of shard up to and
 // including the one with sequence number last.
-func (k tableKeys) streamRangeThrough(shard int, last seqNo) fdb.KeyRange {
+func (k tableKeys) streamRangeThrough(shard int, last [tupleVersionstampLen]byte) fdb.KeyRange {
 	return fdb.KeyRange{Begin: k.streamShardPrefix(shard), End: k.streamKeyAfter(shard, last)}
 }
 
-// splitStreamKey returns the sequence number and part number of a record
-// key of shard. It accepts only what streamRecordKey produces, and never
-// panics on other bytes.
-func (k tableKeys) splitStreamKey(shard int, key fdb.Key) (seq seqNo, part int, err error) {
+// splitStreamKey returns the versionstamp (the record's sequence number,
+// stream.go) and part number of a record key of shard. It accepts only
+// what streamRecordKey produces, and never panics on other bytes.
+func (k tableKeys) splitStreamKey(shard int, key fdb.Key) (vs [tupleVersionstampLen]byte, part int, err error) {
 	rest, ok := bytes.CutPrefix(key, k.streamShardPrefix(shard))
 	if !ok || len(rest) < 1+tupleVersionstampLen+1 || rest[0] != tupleVersionstamp {
-		return seq, 0, &CorruptError{What: "stream key", Reason: "not a record key of shard " + strconv.Itoa(shard)}
+		return vs, 0, &CorruptError{What: "stream key", Reason: "not a record key of shard " + strconv.Itoa(shard)}
 	}
-	copy(seq[:], rest[1:1+tupleVersionstampLen])
+	copy(vs[:], rest[1:1+tupleVersionstampLen])
 	n, err := parseTupleUint(rest[1+tupleVersionstampLen:])
 	if err != nil {
-		return seq, 0, err
+		return vs, 0, err
 	}
-	return seq, n, nil
+	return vs, n, nil
 }
 
 // parseTupleUint parses one packed non-negative tuple integer (code 0x14

@@ -3,6 +3,7 @@ package fdyno
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -420,4 +421,126 @@ func formatFloat(f float64, bits int) (string, error) {
 		return "", numberError(reasonNumberSyntax)
 	}
 	return canonicalNumber(strconv.FormatFloat(f, 'g', -1, bits))
+}
+
+// The order-preserving byte form of a number, the N element of a key:
+// keys.go's header gives the layout and why it orders numerically.
+
+// Leading bytes of the number encoding.
+const (
+	numberKeyNegative = 0x01
+	numberKeyZero     = 0x02
+	numberKeyPositive = 0x03
+	numberKeyEnd      = 0xff // terminator of negative numbers
+	numberKeyBias     = -MinNumberExponent
+)
+
+// appendNumberKey appends the order-preserving encoding of canonical
+// number s to dst.
+func appendNumberKey(dst []byte, s string) []byte {
+	if s == "0" {
+		return append(dst, numberKeyZero)
+	}
+	neg, adj, hi, lo := numberParts(s)
+	n := len(hi) + len(lo)
+	exp := byte(adj + numberKeyBias)
+	if neg {
+		dst = append(dst, numberKeyNegative, 255-exp)
+	} else {
+		dst = append(dst, numberKeyPositive, exp)
+	}
+	for i := 0; i < n; i += 2 {
+		pair := (digitAt(hi, lo, i) - '0') * 10
+		if i+1 < n {
+			pair += digitAt(hi, lo, i+1) - '0'
+		}
+		if neg {
+			dst = append(dst, 100-pair)
+		} else {
+			dst = append(dst, pair+1)
+		}
+	}
+	if neg {
+		dst = append(dst, numberKeyEnd)
+	}
+	return dst
+}
+
+// decodeNumberKey returns the canonical text of a number encoded by
+// appendNumberKey, accepting nothing else.
+func decodeNumberKey(b []byte) (string, error) {
+	fail := func(reason string) (string, error) {
+		return "", &CorruptError{What: "key", Reason: "number: " + reason}
+	}
+	if len(b) == 0 {
+		return fail("empty")
+	}
+	sign := b[0]
+	switch {
+	case sign == numberKeyZero && len(b) == 1:
+		return "0", nil
+	case sign != numberKeyNegative && sign != numberKeyPositive:
+		return fail("bad sign byte")
+	}
+	neg := sign == numberKeyNegative
+	if len(b) < 3 {
+		return fail("truncated")
+	}
+	exp, digitBytes := b[1], b[2:]
+	if neg {
+		exp = 255 - exp
+		if digitBytes[len(digitBytes)-1] != numberKeyEnd {
+			return fail("missing terminator")
+		}
+		digitBytes = digitBytes[:len(digitBytes)-1]
+	}
+	if len(digitBytes) == 0 || len(digitBytes) > (MaxNumberDigits+1)/2 {
+		return fail("bad digit count")
+	}
+	var digits [MaxNumberDigits + 1]byte
+	n := 0
+	for _, d := range digitBytes {
+		if d < 1 || d > 100 {
+			return fail("bad digit byte")
+		}
+		pair := d - 1
+		if neg {
+			pair = 100 - d
+		}
+		digits[n], digits[n+1] = '0'+pair/10, '0'+pair%10
+		n += 2
+	}
+	if digits[n-1] == '0' {
+		n-- // a lone last digit, padded
+	}
+	if digits[0] == '0' || digits[n-1] == '0' || n > MaxNumberDigits {
+		return fail("digits not canonical")
+	}
+	s := formatNumber(neg, int(exp)-numberKeyBias, string(digits[:n]))
+	if !isCanonicalNumber(s) {
+		return fail("out of range")
+	}
+	return s, nil
+}
+
+// formatNumber returns the plain-notation text of ±0.d1d2…dn × 10^(adj+1).
+func formatNumber(neg bool, adj int, digits string) string {
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	switch {
+	case adj < 0:
+		b.WriteString("0.")
+		b.WriteString(strings.Repeat("0", -adj-1))
+		b.WriteString(digits)
+	case adj+1 >= len(digits):
+		b.WriteString(digits)
+		b.WriteString(strings.Repeat("0", adj+1-len(digits)))
+	default:
+		b.WriteString(digits[:adj+1])
+		b.WriteByte('.')
+		b.WriteString(digits[adj+1:])
+	}
+	return b.String()
 }

@@ -251,7 +251,7 @@ type readPlan struct {
 	ix                  *indexDef
 	fetchBase, allAttrs bool
 	// seg, if not nil, makes the plan one hash segment of a parallel
-	// Scan (segment.go): it reads the partitions of seg's buckets, and
+	// Scan (segment_read.go): it reads the partitions of seg's buckets, and
 	// lo, hi span the whole table.
 	seg *hashSegment
 }
@@ -453,14 +453,70 @@ func (t *Table) planStart(p *readPlan, o *readOptions, outside string) error {
 }
 
 // kvRange returns the range [lo, hi) of packed key values whose items
-// satisfy kc, for a table with a sort key if hasRange (keys.go's
-// sortKeyRange owns the encoding).
+// satisfy kc, for a table with a sort key if hasRange.
 func (kc *keyCondition) kvRange(hasRange bool) (lo, hi []byte, err error) {
 	return sortKeyRange(kc.hash, kc.op, kc.lo, kc.hi, hasRange)
 }
 
-func inRange(k, lo, hi []byte) bool {
-	return string(k) >= string(lo) && string(k) < string(hi)
+// sortKeyRange returns the range [lo, hi) of packed key values whose items
+// satisfy a key condition (hash = h, and sort key op a [and b]), for a
+// table with a sort key if hasRange: keyConditionRange, where the least
+// key after a full key k is next(k), since a table key ends with its sort
+// element.
+func sortKeyRange(h Value, op string, a, b Value, hasRange bool) (lo, hi []byte, err error) {
+	return keyConditionRange(h, op, a, b, hasRange, next)
+}
+
+// indexKeyRange returns the range [lo, hi) of the bytes that follow an
+// index's prefix (index key values, then base key values) of the entries
+// whose index key satisfies a key condition: keyConditionRange, where the
+// least key after a full index key k is prefixEnd(k), since base key
+// values follow it.
+func indexKeyRange(h Value, op string, a, b Value, hasRange bool) (lo, hi []byte, err error) {
+	return keyConditionRange(h, op, a, b, hasRange, prefixEnd)
+}
+
+// keyConditionRange plans the range of a key condition (hash = h, and
+// sort key op a [and b] if hasRange) from the packing's facts that keys.go
+// states: a partition is [pack(h), prefixEnd(pack(h))), and the least key
+// after a full key k is after(k).
+func keyConditionRange(h Value, op string, a, b Value, hasRange bool, after func([]byte) []byte) (lo, hi []byte, err error) {
+	p, err := packKeyValues(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !hasRange {
+		return p, after(p), nil
+	}
+	pack := func(v Value) []byte {
+		if err != nil {
+			return nil
+		}
+		var k []byte
+		k, err = packKeyValues(h, v)
+		return k
+	}
+	end := prefixEnd(p)
+	switch op {
+	case sortNone:
+		lo, hi = p, end
+	case sortEq:
+		lo = pack(a)
+		hi = after(lo)
+	case sortLt:
+		lo, hi = p, pack(a)
+	case sortLe:
+		lo, hi = p, after(pack(a))
+	case sortGt:
+		lo, hi = after(pack(a)), end
+	case sortGe:
+		lo, hi = pack(a), end
+	case sortBetween:
+		lo, hi = pack(a), after(pack(b))
+	case sortBeginsWith:
+		return beginsWithRange(h, a)
+	}
+	return lo, hi, err
 }
 
 // runPlan reads plan p0, made against state st0, in tr: the range read
@@ -624,20 +680,4 @@ func (p *readPlan) setLast(pg *page, last []byte) error {
 	}
 	pg.cursor = encodeCursor(p.fp, last)
 	return nil
-}
-
-// keyItem returns the item of key attributes whose packed values are kv.
-func keyItem(st *tableState, kv []byte) (Item, error) {
-	if st.rng.Name == "" {
-		vs, err := unpackKeyValues(kv, st.hash.Type)
-		if err != nil {
-			return nil, err
-		}
-		return Item{st.hash.Name: vs[0]}, nil
-	}
-	vs, err := unpackKeyValues(kv, st.hash.Type, st.rng.Type)
-	if err != nil {
-		return nil, err
-	}
-	return Item{st.hash.Name: vs[0], st.rng.Name: vs[1]}, nil
 }

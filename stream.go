@@ -61,8 +61,6 @@ import (
 
 // Stream limits.
 const (
-	// MaxStreamShards is the most stream shards a table may have.
-	MaxStreamShards = 256
 	// MaxChangesPerTransaction is the most changes to one table's items
 	// that one transaction can record: the per-transaction order is a
 	// 16-bit number.

@@ -40,11 +40,11 @@ func (t *Table) markStreamEnd(tr fdb.Transaction, st *tableState) error {
 		ds.StreamLabel = meta.created.UTC().Format(StreamLabelLayout)
 	}
 	if len(kvs) == 1 {
-		seq, _, err := st.keys.splitStreamKey(0, kvs[0].Key)
+		vs, _, err := st.keys.splitStreamKey(0, kvs[0].Key)
 		if err != nil {
 			return err
 		}
-		ds.LastSequenceNumber = seq.String()
+		ds.LastSequenceNumber = seqNo(vs).String()
 	}
 	var kept []DisabledStream
 	for _, d := range meta.disabledStreams {

@@ -217,10 +217,11 @@ func (r *shardReader) advance() error {
 		if err != nil {
 			return err
 		}
-		seq, part, err := r.keys.splitStreamKey(r.shard, kv.Key)
+		vs, part, err := r.keys.splitStreamKey(r.shard, kv.Key)
 		if err != nil {
 			return err
 		}
+		seq := seqNo(vs)
 		if len(kv.Value) == 0 || kv.Value[0] > partLast {
 			return &CorruptError{What: "stream record", Reason: "bad part flag at " + seq.String()}
 		}

@@ -34,17 +34,6 @@ const (
 	MaxTotalNonKeyAttributes = 100
 )
 
-// Item size limits.
-const (
-	// DefaultMaxItemSize is DynamoDB's item size limit, 400 KB, as
-	// measured by [Item.Size].
-	DefaultMaxItemSize = 400 * 1024
-	// MaxItemSizeLimit is the largest item size [WithMaxItemSize] accepts.
-	// It keeps an item, its old version's deletion and its chunk keys well
-	// inside FoundationDB's 10 MB transaction limit.
-	MaxItemSizeLimit = 4 << 20
-)
-
 // KeyType is the role of a key attribute: HASH (partition key) or RANGE
 // (sort key).
 type KeyType string
@@ -143,7 +132,7 @@ type TableDescription struct {
 	// Directory is the table's directory-layer path.
 	Directory []string
 	// GlobalSecondaryIndexDescriptions holds the status of each GSI, in
-	// name order (index.go).
+	// name order (index_def.go).
 	GlobalSecondaryIndexDescriptions []GlobalSecondaryIndexDescription
 	// TableID is a UUID made when the table was created, and
 	// CreationDateTime the time of its creation; both are empty for a
@@ -255,7 +244,7 @@ type tableState struct {
 	// indexKeys maps each non-key attribute that is an index key to its
 	// declared type and the first index using it, for write validation.
 	indexKeys map[string]indexKeyAttr
-	// indexes are the table's LSIs and GSIs (index.go).
+	// indexes are the table's LSIs and GSIs (index_def.go).
 	indexes []*indexDef
 	// cursorKey authenticates the table's cursors (cursor.go).
 	cursorKey []byte
@@ -681,6 +670,10 @@ func checkKeyAttrName(field, name string) error {
 	return nil
 }
 
+// MaxStreamShards is the most stream shards a table may have
+// (TableSchema.StreamShards; stream.go).
+const MaxStreamShards = 256
+
 // validate applies CreateTable's rules to s.
 func (s *TableSchema) validate() error {
 	fail := func(reason string) error {
@@ -871,4 +864,14 @@ func cmpString(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// tokenRootCache is the token keys of a table's root directory, as
+// opened while the table's cached state was st: opening a directory costs
+// a read per path element, one after another, so TransactWrite opens the
+// root once per metadata version (like the table's own directory) and
+// reads the token in the wave of the item reads.
+type tokenRootCache struct {
+	st   *tableState
+	keys tokenKeys
 }

@@ -505,16 +505,6 @@ func decodeTokenRecord(b []byte) (tokenRecord, error) {
 	return r, nil
 }
 
-// tokenRootCache is the token keys of a table's root directory, as
-// opened while the table's cached state was st: opening a directory costs
-// a read per path element, one after another, so TransactWrite opens the
-// root once per metadata version (like the table's own directory) and
-// reads the token in the wave of the item reads.
-type tokenRootCache struct {
-	st   *tableState
-	keys tokenKeys
-}
-
 // tokenKeysFor returns the token keys of t's root directory, opening it in
 // tr unless it was opened under the cached state st0.
 func (t *Table) tokenKeysFor(tr fdb.ReadTransaction, st0 *tableState) (tokenKeys, error) {

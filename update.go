@@ -84,21 +84,3 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 		return out, nil
 	})
 }
-
-// checkKeyNotUpdated rejects an update expression that touches a key
-// attribute, as DynamoDB does even when the value would not change.
-func checkKeyNotUpdated(op string, paths []docPath, st *tableState) error {
-	for _, p := range paths {
-		if name := p[0].Name; name == st.hash.Name || name == st.rng.Name && st.rng.Name != "" {
-			return &ValidationError{Op: op, Path: name, Reason: "One or more parameter values were invalid: Cannot update attribute " + name + ". This attribute is part of the key"}
-		}
-	}
-	return nil
-}
-
-func nonEmpty(it Item) Item {
-	if len(it) == 0 {
-		return nil
-	}
-	return it
-}

@@ -29,7 +29,7 @@ type itemChange struct {
 	// so checked against the size limit; every write of the change uses
 	// it (a Put encodes before its transaction, once for all retries).
 	enc []byte
-	// byTTL marks a deletion made by the Time to Live sweeper (ttl.go);
+	// byTTL marks a deletion made by the Time to Live sweeper (ttl_sweep.go);
 	// its change record carries DynamoDB's service identity (stream.go).
 	byTTL bool
 	// orders are the reads of stream order keys started with the

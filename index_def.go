@@ -1,0 +1,215 @@
+package fdyno
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// index_def.go: a table's secondary indexes as its cached state holds
+// them (table.go): their definitions and states, what DescribeTable
+// reports of them, and the backfill progress of a CREATING index
+// (backfill.go walks it; index.go writes the entries).
+
+// IndexStatus is the state of a global secondary index, as DescribeTable
+// reports it.
+type IndexStatus string
+
+// The index states fdyno reports. A GSI is CREATING from UpdateTable until
+// its backfill completes, then ACTIVE. Deleting a GSI removes it and all
+// its entries in one transaction, so no DELETING state is ever observed.
+const (
+	IndexStatusCreating IndexStatus = "CREATING"
+	IndexStatusActive   IndexStatus = "ACTIVE"
+)
+
+// GlobalSecondaryIndexDescription is the state of one GSI in a
+// [TableDescription].
+type GlobalSecondaryIndexDescription struct {
+	IndexName   string
+	IndexStatus IndexStatus
+	// Backfilling is true while the index is being built (CREATING).
+	Backfilling bool
+	// BackfillItems is the number of base items the backfill has walked
+	// so far; 0 for an ACTIVE index.
+	BackfillItems int64
+}
+
+// indexDef is one index of a table state, ready for writes and reads.
+type indexDef struct {
+	name      string
+	local     bool
+	building  bool // a GSI in state CREATING
+	hash, rng keyAttr
+	proj      Projection
+	include   map[string]bool // INCLUDE's NonKeyAttributes
+	prefix    fdb.Key         // x/<name>/; nil in a state without keys
+	parts     partitionDir    // p/<name>/, its partition directory (segment.go)
+}
+
+// newIndexDefs returns the index definitions of schema s, all ACTIVE
+// until markBuilding says otherwise.
+func newIndexDefs(keys tableKeys, s TableSchema) []*indexDef {
+	types := map[string]Type{}
+	for _, d := range s.AttributeDefinitions {
+		types[d.AttributeName] = scalarType(d.AttributeType)
+	}
+	var defs []*indexDef
+	add := func(name string, local bool, ks []KeySchemaElement, p Projection) {
+		ix := &indexDef{name: name, local: local, proj: p}
+		ix.hash = keyAttr{Name: ks[0].AttributeName, Type: types[ks[0].AttributeName]}
+		if len(ks) > 1 {
+			ix.rng = keyAttr{Name: ks[1].AttributeName, Type: types[ks[1].AttributeName]}
+		}
+		if p.ProjectionType == ProjectionTypeInclude {
+			ix.include = map[string]bool{}
+			for _, a := range p.NonKeyAttributes {
+				ix.include[a] = true
+			}
+		}
+		if keys.index != nil {
+			ix.prefix = keys.indexPrefix(name)
+			ix.parts = keys.indexPartitions(name)
+		}
+		defs = append(defs, ix)
+	}
+	for _, ix := range s.LocalSecondaryIndexes {
+		add(ix.IndexName, true, ix.KeySchema, ix.Projection)
+	}
+	for _, ix := range s.GlobalSecondaryIndexes {
+		add(ix.IndexName, false, ix.KeySchema, ix.Projection)
+	}
+	return defs
+}
+
+// markBuilding marks the GSIs named in building as CREATING. It is part
+// of building a state, before it is published (table.go, invariant 1).
+func (st *tableState) markBuilding(building []string) {
+	for _, ix := range st.indexes {
+		ix.building = !ix.local && slices.Contains(building, ix.name)
+	}
+}
+
+// building returns the names of the GSIs being built, in name order.
+func (st *tableState) building() []string {
+	var names []string
+	for _, ix := range st.indexes {
+		if ix.building {
+			names = append(names, ix.name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// hasIndexes reports whether the table has any secondary index, whose
+// entries writeItem maintains from the old and new item.
+func (st *tableState) hasIndexes() bool { return len(st.indexes) > 0 }
+
+// index returns the index named name, or nil.
+func (st *tableState) index(name string) *indexDef {
+	for _, ix := range st.indexes {
+		if ix.name == name {
+			return ix
+		}
+	}
+	return nil
+}
+
+// readableIndex returns the index a Query or Scan names, with DynamoDB's
+// ValidationException for an index that does not exist or is not active,
+// and for a consistent read of a GSI.
+func (st *tableState) readableIndex(op, name string, consistent bool) (*indexDef, error) {
+	if name == "" {
+		return nil, nil
+	}
+	ix := st.index(name)
+	switch {
+	case ix == nil:
+		return nil, &ValidationError{Op: op, Reason: "The table does not have the specified index: " + name}
+	case ix.building:
+		return nil, &ValidationError{Op: op, Reason: "Cannot read from backfilling global secondary index: " + name}
+	case consistent && !ix.local:
+		// fdyno's GSIs are consistent, but DynamoDB refuses the flag.
+		return nil, &ValidationError{Op: op, Reason: "Consistent reads are not supported on global secondary indexes"}
+	}
+	return ix, nil
+}
+
+// describeIndexes returns the state of the table's GSIs, reading the
+// backfill progress of those being built.
+func (st *tableState) describeIndexes(rt fdb.ReadTransaction) ([]GlobalSecondaryIndexDescription, error) {
+	var out []GlobalSecondaryIndexDescription
+	for _, ix := range st.indexes {
+		if ix.local {
+			continue
+		}
+		d := GlobalSecondaryIndexDescription{IndexName: ix.name, IndexStatus: IndexStatusActive}
+		if ix.building {
+			d.IndexStatus, d.Backfilling = IndexStatusCreating, true
+			raw, err := rt.Get(st.keys.backfillKey(ix.name)).Get()
+			if err != nil {
+				return nil, err
+			}
+			bp, err := decodeBackfillCursor(raw)
+			if err != nil {
+				return nil, err
+			}
+			d.BackfillItems = bp.items
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// indexKeyCount returns the number of key values of the index.
+func (ix *indexDef) indexKeyCount() int {
+	if ix.rng.Name == "" {
+		return 1
+	}
+	return 2
+}
+
+// backfillCursorVersion is the first byte of a backfill cursor.
+const backfillCursorVersion = 0x01
+
+// backfillCursor is the value at b/<index>:
+//
+//	0x01 | items walked: uvarint | packed key values of the last item walked
+//
+// The key is empty before the first batch.
+type backfillCursor struct {
+	items int64
+	kv    []byte
+}
+
+func (c backfillCursor) encode() []byte {
+	b := binary.AppendUvarint([]byte{backfillCursorVersion}, uint64(c.items))
+	return append(b, c.kv...)
+}
+
+// decodeBackfillCursor decodes a backfill cursor, refusing anything
+// encode cannot produce with a *CorruptError.
+func decodeBackfillCursor(raw []byte) (backfillCursor, error) {
+	fail := func(reason string) (backfillCursor, error) {
+		return backfillCursor{}, &CorruptError{What: "backfill cursor", Reason: reason}
+	}
+	if len(raw) < 2 || raw[0] != backfillCursorVersion {
+		return fail("missing or unknown format")
+	}
+	n, w := binary.Uvarint(raw[1:])
+	if w <= 0 || n > 1<<62 {
+		return fail("bad item count")
+	}
+	kv := raw[1+w:]
+	if err := checkTuple(kv); err != nil {
+		return fail("bad key")
+	}
+	c := backfillCursor{items: int64(n), kv: bytes.Clone(kv)}
+	if !bytes.Equal(c.encode(), raw) {
+		return fail("not in canonical form")
+	}
+	return c, nil
+}
