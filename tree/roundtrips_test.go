@@ -100,4 +100,16 @@ func TestRoundTripBudgets(t *testing.T) {
 	if got != rt(1, 2, 0) {
 		t.Errorf("List of the root: round trips = %v, want %v", got, rt(1, 2, 0))
 	}
+	// DeleteTree of dirs (an object, 20 subdirectories, an object in
+	// each): its object row, then per level one wave for the listings of
+	// the level's directories (one QueryBatch) and one for their
+	// children's object rows, the last level's children having no rows to
+	// read; then the commit.
+	got, err = fdblitetest.CountRoundTrips(db, func() error { return tr.DeleteTree(db, p("dirs")) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := rt(1, 1+2+2+1, 1); got != want {
+		t.Errorf("DeleteTree of 20 directories: round trips = %v, want %v", got, want)
+	}
 }
