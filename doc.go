@@ -77,9 +77,10 @@
 // # Batches, transactions and TTL
 //
 // [BatchGet] and [TransactGet] read items of several tables at one read
-// version with every read in flight at once; [BatchWrite] and
-// [BatchWriteAll] put and delete whole items in as few transactions as
-// FoundationDB's limits allow; [TransactWrite] applies ConditionCheck,
+// version with every read in flight at once, and [QueryBatch] reads a
+// page of each of several Queries so, in one wave of range reads;
+// [BatchWrite] and [BatchWriteAll] put and delete whole items in as few
+// transactions as FoundationDB's limits allow; [TransactWrite] applies ConditionCheck,
 // Put, Update and Delete actions across tables all or nothing, reporting
 // a reason per action in a *[TransactionCanceledError]. A table's
 // TimeToLiveAttribute marks items for expiry, and [Table.SweepExpired]
@@ -116,7 +117,7 @@
 //  4. A large item is stored as a manifest plus chunks (chunk.go); its
 //     chunks are read in parallel, checked by length and CRC-32C, and
 //     never orphaned by an overwrite, update or delete.
-//  5. A BatchGet or TransactGet reads every item at one read version; a
+//  5. A BatchGet, TransactGet or QueryBatch reads at one read version; a
 //     TransactWrite is one FoundationDB transaction (or part of yours) and
 //     writes nothing unless every action succeeds; a BatchWrite
 //     transaction writes whole items only.

@@ -200,10 +200,10 @@ type indexEntry struct {
 	item itemRead
 }
 
-// readIndex is read for an index plan: it takes entries from it, has the
-// item loader read the base items it needs all at once, and applies
-// filter and projection.
-func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
+// takeIndex is take for an index plan: it takes entries from it and
+// starts the point reads of the base items it needs (an LSI page that
+// returns base attributes, or entries too long to store inline).
+func (p *readPlan) takeIndex(tr fdb.ReadTransaction, it kvIterator) (pageRead, error) {
 	ix, keys, l := p.ix, &p.st.keys, loaderOf(tr)
 	entries, last, err := takeRows(p, it, func(kvp fdb.KeyValue) (indexEntry, []byte, int, error) {
 		rest, ok := bytes.CutPrefix(kvp.Key, ix.prefix)
@@ -226,28 +226,47 @@ func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, erro
 	if err != nil {
 		return nil, err
 	}
-	// Base heads, then every chunk of the chunked ones, before any wait
-	// on a chunk.
-	for i := range entries {
-		e := &entries[i]
+	return &indexPageRead{p: p, l: l, entries: entries, last: last}, nil
+}
+
+// indexPageRead is an index page's taken entries.
+type indexPageRead struct {
+	p       *readPlan
+	l       itemLoader
+	entries []indexEntry
+	last    []byte
+}
+
+// follow waits for the base heads, then starts every chunk of the chunked
+// ones, before any wait on a chunk.
+func (r *indexPageRead) follow() error {
+	ix := r.p.ix
+	for i := range r.entries {
+		e := &r.entries[i]
 		if !e.base {
 			continue
 		}
 		if err := e.item.wait(); err != nil {
-			return nil, err
+			return err
 		}
 		if !e.item.found() {
-			return nil, &CorruptError{What: "index entry", Reason: "index " + ix.name + " has an entry for an item that does not exist"}
+			return &CorruptError{What: "index entry", Reason: "index " + ix.name + " has an entry for an item that does not exist"}
 		}
-		l.follow(&e.item)
+		r.l.follow(&e.item)
 	}
-	pg := p.newPage(len(entries))
+	return nil
+}
+
+// finish applies the filter and projection to the entries and base items.
+func (r *indexPageRead) finish() (*page, error) {
+	p, ix, l := r.p, r.p.ix, r.l
+	pg := p.newPage(len(r.entries))
 	var project func(Item) Item
 	if p.fetchBase && !p.allAttrs {
 		project = func(it Item) Item { return ix.project(p.st, it) }
 	}
-	for i := range entries {
-		e := &entries[i]
+	for i := range r.entries {
+		e := &r.entries[i]
 		var item Item
 		var err error
 		if e.base {
@@ -265,7 +284,7 @@ func (p *readPlan) readIndex(tr fdb.ReadTransaction, it kvIterator) (*page, erro
 			return nil, err
 		}
 	}
-	if err := p.setLast(pg, last); err != nil {
+	if err := p.setLast(pg, r.last); err != nil {
 		return nil, err
 	}
 	return pg, nil

@@ -567,8 +567,33 @@ func (p *readPlan) rangeRead(tr fdb.ReadTransaction) kvIterator {
 // read takes the page's heads from it, has the item loader follow the
 // chunked ones all at once, and applies the filter and projection.
 func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
+	pr, err := p.take(tr, it)
+	if err != nil {
+		return nil, err
+	}
+	if err := pr.follow(); err != nil {
+		return nil, err
+	}
+	return pr.finish()
+}
+
+// pageRead is a page whose rows were taken from its range read, in the
+// loader's three waves (loader.go): take waited for the rows; follow
+// starts the reads the rows lead to (chunks, or an index's base items and
+// their chunks) without waiting on a chunk; finish waits for them and
+// builds the page. A batch of pages (query_batch.go) takes every page,
+// then follows every page, then finishes each, so that all of their
+// chunks are one wave.
+type pageRead interface {
+	follow() error
+	finish() (*page, error)
+}
+
+// take takes the page's rows from it: a table page's item heads, or an
+// index page's entries (index_read.go).
+func (p *readPlan) take(tr fdb.ReadTransaction, it kvIterator) (pageRead, error) {
 	if p.ix != nil {
-		return p.readIndex(tr, it)
+		return p.takeIndex(tr, it)
 	}
 	keys, l := &p.st.keys, loaderOf(tr)
 	entries, last, err := takeRows(p, it, func(kvp fdb.KeyValue) (itemRead, []byte, int, error) {
@@ -582,13 +607,30 @@ func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Start every chunk read of the page before waiting on any.
-	for i := range entries {
-		l.follow(&entries[i])
+	return &tablePageRead{p: p, l: l, entries: entries, last: last}, nil
+}
+
+// tablePageRead is a table page's taken item heads.
+type tablePageRead struct {
+	p       *readPlan
+	l       itemLoader
+	entries []itemRead
+	last    []byte
+}
+
+// follow starts every chunk read of the page before any is waited on.
+func (r *tablePageRead) follow() error {
+	for i := range r.entries {
+		r.l.follow(&r.entries[i])
 	}
-	pg := p.newPage(len(entries))
-	for i := range entries {
-		item, _, err := l.load(&entries[i])
+	return nil
+}
+
+func (r *tablePageRead) finish() (*page, error) {
+	p := r.p
+	pg := p.newPage(len(r.entries))
+	for i := range r.entries {
+		item, _, err := r.l.load(&r.entries[i])
 		if err != nil {
 			return nil, err
 		}
@@ -596,7 +638,7 @@ func (p *readPlan) read(tr fdb.ReadTransaction, it kvIterator) (*page, error) {
 			return nil, err
 		}
 	}
-	if err := p.setLast(pg, last); err != nil {
+	if err := p.setLast(pg, r.last); err != nil {
 		return nil, err
 	}
 	return pg, nil

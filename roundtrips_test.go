@@ -180,6 +180,32 @@ func TestRoundTripBudgets(t *testing.T) {
 			return ignore(f.plain.Query(db, QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: map[string]Value{":p": S("many")}}))
 		}, rt(1, 1, 0)},
 		{"Scan page", func() error { return ignore(f.plain.Scan(db, ScanInput{Limit: 1})) }, rt(1, 1, 0)},
+		// A QueryBatch has every range read in flight at once, and every
+		// chunk of every page in one more wave.
+		{"QueryBatch of 20 queries in 2 tables", func() error {
+			var qs []QueryBatchInput
+			for i := range 20 {
+				tbl, pk := f.plain, fmt.Sprint("p", i)
+				if i%2 == 1 {
+					tbl = f.stream
+				}
+				if i == 0 {
+					pk = "many"
+				}
+				qs = append(qs, QueryBatchInput{Table: tbl, Input: QueryInput{KeyConditionExpression: "pk = :p AND sk < :s", ExpressionAttributeValues: map[string]Value{":p": S(pk), ":s": N("2")}}})
+			}
+			return ignore(QueryBatch(db, qs))
+		}, rt(1, 1, 0)},
+		{"QueryBatch with a GSI page", func() error {
+			return ignore(QueryBatch(db, []QueryBatchInput{
+				{Table: f.plain, Input: QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: map[string]Value{":p": S("many")}, Limit: 5}},
+				{Table: f.gsi, Input: QueryInput{IndexName: "byG", KeyConditionExpression: "g = :g", ExpressionAttributeValues: map[string]Value{":g": S("gs")}}},
+			}))
+		}, rt(1, 1, 0)},
+		{"QueryBatch with chunked items in 3 pages", func() error {
+			q := QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: map[string]Value{":p": S("p")}}
+			return ignore(QueryBatch(db, []QueryBatchInput{{Table: f.plain, Input: q}, {Table: f.stream, Input: q}, {Table: f.gsi, Input: q}}))
+		}, rt(1, 2, 0)},
 		{"GetRecords page", func() error {
 			out, err := f.stream.GetRecords(db, GetRecordsInput{ExclusiveStartSequenceNumber: f.streamAfter})
 			if err == nil && len(out.Records) != 2 {

@@ -17,7 +17,8 @@ import (
 //
 // Put of a 4-deep path is 5 blind table Puts in one transaction; Get one
 // table Get; List of 1,000 children one Query of 1,000 listing rows plus
-// the kinds (TransactGets of the object rows, a one-row Query per object).
+// the kinds (one QueryBatch of every child's object row and first listing
+// row).
 func BenchmarkPut(b *testing.B) {
 	db := fdblitetest.Open(b)
 	tr := newTestTree(b, db, Options{})

@@ -138,18 +138,13 @@ func (t *Tree) hasChild(tr fdb.Transaction, dir Path, except string) (bool, erro
 // object row of the child it lists (nil if none; all attributes if full,
 // else only the keys), reading both for conflicts and counting them in b.
 // It goes one level at a time: the listings of a level's directories are
-// read together, then their children's object rows (TransactGets), so
-// the reads take a few waves per level, not one per row; the callback sees
+// read together (one QueryBatch), then their children's object rows
+// (TransactGets), so the reads take a few waves per level, not one per row; the callback sees
 // a parent's row before its children's.
 func (t *Tree) subtree(tr fdb.Transaction, p Path, b *budget, full bool, f func(dir Path, name string, obj fdyno.Item)) error {
 	level := []Path{p}
 	for len(level) > 0 {
-		listings := make([][]fdyno.Item, len(level))
-		err := parallel(len(level), func(i int) error {
-			var err error
-			listings[i], err = t.readListing(tr, level[i])
-			return err
-		})
+		listings, err := t.readListings(tr, level)
 		if err != nil {
 			return err
 		}
@@ -186,21 +181,33 @@ func (t *Tree) subtree(tr fdb.Transaction, p Path, b *budget, full bool, f func(
 	return nil
 }
 
-// readListing reads all of dir's listing rows, for conflicts.
-func (t *Tree) readListing(tr fdb.Transaction, dir Path) ([]fdyno.Item, error) {
-	var rows []fdyno.Item
-	in := t.listQuery(dir, 0)
-	for {
-		out, err := t.table.Query(tr, in)
+// readListings reads all the listing rows of dirs, for conflicts, with
+// one fdyno.QueryBatch of every listing's page at a time: a wave per page
+// of the longest listing, not one per directory.
+func (t *Tree) readListings(tr fdb.Transaction, dirs []Path) ([][]fdyno.Item, error) {
+	rows := make([][]fdyno.Item, len(dirs))
+	qs := make([]fdyno.QueryBatchInput, len(dirs))
+	of := make([]int, len(dirs)) // the directory of each query of qs
+	for i, dir := range dirs {
+		qs[i], of[i] = fdyno.QueryBatchInput{Table: t.table, Input: t.listQuery(dir, 0)}, i
+	}
+	for len(qs) > 0 {
+		outs, err := fdyno.QueryBatch(tr, qs)
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, out.Items...)
-		if out.LastEvaluatedKey == nil {
-			return rows, nil
+		next, nextOf := qs[:0], of[:0]
+		for j, out := range outs {
+			rows[of[j]] = append(rows[of[j]], out.Items...)
+			if out.LastEvaluatedKey != nil {
+				q := qs[j]
+				q.Input.ExclusiveStartKey = out.LastEvaluatedKey
+				next, nextOf = append(next, q), append(nextOf, of[j])
+			}
 		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
+		qs, of = next, nextOf
 	}
+	return rows, nil
 }
 
 // budget counts the rows and bytes of a DeleteTree or Move against the

@@ -96,9 +96,9 @@
 //
 // Put and PutLink: one read version and one commit, no read. Get: one read
 // version and one read, plus one per link followed. List page: one read
-// version, one range read, one TransactGet of the children's object rows,
-// and for the children that are objects, one-row reads of their listings
-// issued together ([ListInput].NamesOnly skips both). Delete: one read
+// version, one range read of the listing, then one wave: every child's
+// object row and the first row of its own listing, read together with
+// fdyno.QueryBatch ([ListInput].NamesOnly skips that wave). Delete: one read
 // version, a read of its object row, two reads per directory it examines
 // (a snapshot read of the listing, then the read its conflicts need) and
 // one per ancestor (its object row), one after another, and one commit.

@@ -104,6 +104,18 @@ func (t *Tree) movedRow(row fdyno.Item, p Path) fdyno.Item {
 	return moved
 }
 
+// objectRowQuery is the Query of p's object row, projected to Key and the
+// reserved attribute (a link's target): one row or none.
+func (t *Tree) objectRowQuery(p Path) fdyno.QueryInput {
+	return fdyno.QueryInput{
+		KeyConditionExpression:    "#k = :k AND #c = :c",
+		ProjectionExpression:      "#k, #r",
+		ExpressionAttributeNames:  map[string]string{"#k": KeyAttribute, "#c": ChildAttribute, "#r": t.r},
+		ExpressionAttributeValues: map[string]fdyno.Value{":k": fdyno.S(t.objectKey(p)), ":c": fdyno.S(t.r)},
+		Limit:                     1,
+	}
+}
+
 // listQuery is the Query of dir's listing rows, limit at a time (0: no
 // limit), projected to Child.
 func (t *Tree) listQuery(dir Path, limit int) fdyno.QueryInput {

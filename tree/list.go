@@ -45,10 +45,10 @@ type ListOutput struct {
 
 // List returns a page of the direct children of dir (the empty path is the
 // root) with their kinds. It reads one range of listing rows, then the
-// children's object rows together (one TransactGet per 100), then, for
-// each child that is an object or link, the first row of its own listing,
-// those reads issued together. A
-// bad path is a [*PathError], a bad cursor a [*CursorError].
+// children's object rows and the first row of each child's own listing,
+// all together (one fdyno.QueryBatch): a page with kinds costs a read
+// version and two waves of reads. A bad path is a [*PathError], a bad
+// cursor a [*CursorError].
 //
 // rt is the caller's transaction or snapshot, or a database, which runs a
 // transaction of its own for the page.
@@ -95,46 +95,38 @@ func (t *Tree) List(rt fdb.ReadTransactor, dir Path, in ListInput) (*ListOutput,
 	})
 }
 
-// kinds fills in the kinds of entries. The object rows of the page are
-// read together (getRows). A child with no object row is a directory (a
-// listing row always has something beneath it); a child with one needs a
-// one-row read of its own listing to tell, and those reads are issued
-// together (parallel).
+// kinds fills in the kinds of entries with one fdyno.QueryBatch: for each
+// child, the query of its object row and the one-row query of its own
+// listing, all in flight together. A child with no object row is a
+// directory (a listing row always has something beneath it); a child
+// with one is also a directory if it lists a child.
 func (t *Tree) kinds(tr fdb.ReadTransaction, dir Path, entries []Entry) error {
-	paths := make([]Path, len(entries))
-	for i, e := range entries {
-		paths[i] = dir.join(e.Name)
+	if len(entries) == 0 {
+		return nil
 	}
-	rows, err := t.getRows(tr, paths, false)
+	qs := make([]fdyno.QueryBatchInput, 0, 2*len(entries))
+	for _, e := range entries {
+		p := dir.join(e.Name)
+		qs = append(qs, fdyno.QueryBatchInput{Table: t.table, Input: t.objectRowQuery(p)},
+			fdyno.QueryBatchInput{Table: t.table, Input: t.listQuery(p, 1)})
+	}
+	outs, err := fdyno.QueryBatch(tr, qs)
 	if err != nil {
 		return err
 	}
-	var objects []int
-	for i, row := range rows {
+	for i := range entries {
+		rows, listed := outs[2*i].Items, len(outs[2*i+1].Items) > 0
 		switch {
-		case row == nil:
+		case len(rows) == 0:
 			entries[i].Kind = KindDirectory
-		case row[t.r].IsZero():
+		case rows[0][t.r].IsZero():
 			entries[i].Kind = KindObject
-			objects = append(objects, i)
 		default:
 			entries[i].Kind = KindLink
-			objects = append(objects, i)
+		}
+		if len(rows) > 0 && listed {
+			entries[i].Kind |= KindDirectory
 		}
 	}
-	return parallel(len(objects), func(j int) error {
-		i := objects[j]
-		k, err := t.dirKind(tr, paths[i])
-		entries[i].Kind |= k
-		return err
-	})
-}
-
-// dirKind is KindDirectory if p lists a child.
-func (t *Tree) dirKind(tr fdb.ReadTransaction, p Path) (Kind, error) {
-	sub, err := t.table.Query(tr, t.listQuery(p, 1))
-	if err != nil || len(sub.Items) == 0 {
-		return 0, err
-	}
-	return KindDirectory, nil
+	return nil
 }

@@ -2,6 +2,7 @@ package tree
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/fdyno/fdyno"
@@ -13,7 +14,7 @@ import (
 // from what each operation must read before it can write: Put reads
 // nothing (its listing rows are written blind), Get one object row per
 // path it visits, List one range and then every child's object row and
-// first listing row together.
+// first listing row together (one fdyno.QueryBatch).
 func TestRoundTripBudgets(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
 	tr := newTestTree(t, db, Options{})
@@ -56,6 +57,7 @@ func TestRoundTripBudgets(t *testing.T) {
 		{"Delete beside a sibling", func() error { return tr.Delete(db, p("del/b/x")) }, rt(1, 6, 1)},
 		{"List 20 names only", func() error { _, err := tr.List(db, p("dir"), ListInput{NamesOnly: true}); return err }, rt(1, 1, 0)},
 		{"List 20 directories", func() error { _, err := tr.List(db, p("dirs"), ListInput{}); return err }, rt(1, 2, 0)},
+		{"List 20 objects", func() error { _, err := tr.List(db, p("dir"), ListInput{}); return err }, rt(1, 2, 0)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,14 +75,41 @@ func TestRoundTripBudgets(t *testing.T) {
 			}
 		})
 	}
-	// The directory reads of object children are issued together from
-	// goroutines, which fdblite counts as a wave each when they do not
-	// overlap: at most one more wave per object child.
-	got, err := fdblitetest.CountRoundTrips(db, func() error { _, err := tr.List(db, p("dir"), ListInput{}); return err })
+	// Every kind in one page (objects, directories, an object that is
+	// also a directory, links): still one wave for the listing and one
+	// for every child's object row and first listing row.
+	if err := tr.Put(db, p("dirs"), fdyno.Item{}); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []Kind
+	got, err := fdblitetest.CountRoundTrips(db, func() error {
+		out, err := tr.List(db, Path{}, ListInput{})
+		for _, e := range out.Entries {
+			kinds = append(kinds, e.Kind)
+		}
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ReadVersions != 1 || got.Commits != 0 || got.ReadWaves < 3 || got.ReadWaves > 2+20 {
-		t.Errorf("List 20 objects: round trips = %v, want rv=1, 3 to 22 waves, no commit", got)
+	// a, del, dir: directories; dirs: an object and a directory; l1, l2:
+	// links.
+	if want := []Kind{KindDirectory, KindDirectory, KindDirectory, KindObject | KindDirectory, KindLink, KindLink}; !slices.Equal(kinds, want) {
+		t.Errorf("List of the root: kinds %v, want %v", kinds, want)
+	}
+	if got != rt(1, 2, 0) {
+		t.Errorf("List of the root: round trips = %v, want %v", got, rt(1, 2, 0))
+	}
+	// DeleteTree of dirs (an object, 20 subdirectories, an object in
+	// each): its object row, then per level one wave for the listings of
+	// the level's directories (one QueryBatch) and one for their
+	// children's object rows, the last level's children having no rows to
+	// read; then the commit.
+	got, err = fdblitetest.CountRoundTrips(db, func() error { return tr.DeleteTree(db, p("dirs")) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := rt(1, 1+2+2+1, 1); got != want {
+		t.Errorf("DeleteTree of 20 directories: round trips = %v, want %v", got, want)
 	}
 }

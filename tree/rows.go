@@ -1,46 +1,11 @@
 package tree
 
 import (
-	"sync"
-
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
 )
 
-// parallel.go issues a transaction's reads together. fdyno's reads return
-// values, not futures, so reads in flight together take goroutines; every
-// one of them ends before parallel returns and none has an effect outside
-// the transaction, so a retried transaction is safe (FoundationDB
-// transactions are safe for concurrent use by multiple goroutines).
-
-// maxParallel bounds the reads one operation has in flight.
-const maxParallel = 32
-
-// parallel runs f(0), …, f(n-1) from at most maxParallel goroutines and
-// returns the first error in index order.
-func parallel(n int, f func(i int) error) error {
-	if n == 1 {
-		return f(0)
-	}
-	errs := make([]error, n)
-	sem := make(chan struct{}, maxParallel)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			errs[i] = f(i)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// rows.go reads the object rows of many paths together.
 
 // Items one TransactGet reads: DynamoDB's 100, or, for whole objects (up
 // to 400 KB each), 10, inside its 4 MB.
