@@ -111,7 +111,7 @@ type decision struct {
 func decide(a *writeAction, tg target) (decision, error) {
 	old := tg.old
 	if a.cond != nil {
-		ok, err := a.cond.eval(old)
+		ok, err := evalCondition(a.cond, old)
 		if err != nil {
 			return decision{}, withOp(a.op, err)
 		}

@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"bytes"
+	"github.com/fdyno/fdyno/internal/expr"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,54 +15,54 @@ import (
 // true when a is missing. eval returns an error only for a condition that
 // could not have been parsed; the error is reserved so that evaluation of
 // a FilterExpression can fail later without an API change.
-func (cd *condition) eval(it Item) (bool, error) {
-	return cd.test(it), nil
+func evalCondition(cd *condition, it Item) (bool, error) {
+	return testCondition(cd, it), nil
 }
 
-func (cd *condition) test(it Item) bool {
-	switch cd.kind {
-	case condOr:
-		return cd.left.test(it) || cd.right.test(it)
-	case condAnd:
-		return cd.left.test(it) && cd.right.test(it)
-	case condNot:
-		return !cd.left.test(it)
-	case condCompare:
-		return compareOp(cd.op, operandValue(it, cd.args[0]), operandValue(it, cd.args[1]))
-	case condBetween:
-		v, lo, hi := operandValue(it, cd.args[0]), operandValue(it, cd.args[1]), operandValue(it, cd.args[2])
+func testCondition(cd *condition, it Item) bool {
+	switch cd.Kind {
+	case expr.CondOr:
+		return testCondition(cd.Left, it) || testCondition(cd.Right, it)
+	case expr.CondAnd:
+		return testCondition(cd.Left, it) && testCondition(cd.Right, it)
+	case expr.CondNot:
+		return !testCondition(cd.Left, it)
+	case expr.CondCompare:
+		return compareOp(cd.Op, operandValue(it, cd.Args[0]), operandValue(it, cd.Args[1]))
+	case expr.CondBetween:
+		v, lo, hi := operandValue(it, cd.Args[0]), operandValue(it, cd.Args[1]), operandValue(it, cd.Args[2])
 		return compareOp(">=", v, lo) && compareOp("<=", v, hi)
-	case condIn:
-		v := operandValue(it, cd.args[0])
+	case expr.CondIn:
+		v := operandValue(it, cd.Args[0])
 		if v.IsZero() {
 			return false
 		}
-		for _, a := range cd.args[1:] {
+		for _, a := range cd.Args[1:] {
 			if v.Equal(operandValue(it, a)) {
 				return true
 			}
 		}
 		return false
-	case condFunc:
-		return cd.testFunction(it)
+	case expr.CondFunc:
+		return testConditionFunction(cd, it)
 	}
 	return false
 }
 
-func (cd *condition) testFunction(it Item) bool {
-	switch cd.op {
+func testConditionFunction(cd *condition, it Item) bool {
+	switch cd.Op {
 	case "attribute_exists":
-		return !operandValue(it, cd.args[0]).IsZero()
+		return !operandValue(it, cd.Args[0]).IsZero()
 	case "attribute_not_exists":
-		return operandValue(it, cd.args[0]).IsZero()
+		return operandValue(it, cd.Args[0]).IsZero()
 	case "attribute_type":
-		v := operandValue(it, cd.args[0])
-		return !v.IsZero() && v.typ.String() == cd.args[1].value.s
+		v := operandValue(it, cd.Args[0])
+		return !v.IsZero() && v.typ.String() == cd.Args[1].Value.s
 	case "begins_with":
-		v, prefix := operandValue(it, cd.args[0]), operandValue(it, cd.args[1])
+		v, prefix := operandValue(it, cd.Args[0]), operandValue(it, cd.Args[1])
 		return (v.typ == TypeS || v.typ == TypeB) && v.typ == prefix.typ && strings.HasPrefix(v.s, prefix.s)
 	case "contains":
-		return contains(operandValue(it, cd.args[0]), operandValue(it, cd.args[1]))
+		return contains(operandValue(it, cd.Args[0]), operandValue(it, cd.Args[1]))
 	}
 	return false
 }
@@ -100,14 +101,14 @@ func contains(v, x Value) bool {
 // operandValue returns the value of a condition operand, or the zero Value
 // if there is none (a missing path, or size of a type without one).
 func operandValue(it Item, o operand) Value {
-	switch o.kind {
-	case opPath:
-		return lookupPath(it, o.path)
-	case opValue:
-		return o.value
-	case opCall:
-		if o.fn == "size" {
-			return sizeOf(operandValue(it, o.args[0]))
+	switch o.Kind {
+	case expr.OpPath:
+		return lookupPath(it, o.Path)
+	case expr.OpValue:
+		return o.Value
+	case expr.OpCall:
+		if o.Fn == "size" {
+			return sizeOf(operandValue(it, o.Args[0]))
 		}
 	}
 	return Value{}

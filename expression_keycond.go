@@ -9,14 +9,17 @@ package fdyno
 //	          | sk BETWEEN :lo AND :hi
 //	          | begins_with(sk, :prefix)
 //
-// The expression is parsed by the condition parser (expression_parse.go),
+// The expression is parsed by the condition parser (package internal/expr),
 // so it has exactly the condition grammar's tokens, syntax errors,
 // placeholders and parenthesis rules, and the tree is then checked for
 // the key-condition shape: OR, NOT, IN and <> and every function but
 // begins_with are refused, as DynamoDB refuses them.
 // See https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Query.KeyConditionExpressions.html.
 
-import "strconv"
+import (
+	"github.com/fdyno/fdyno/internal/expr"
+	"strconv"
+)
 
 // kindKeyCondition is the expression kind DynamoDB names in its messages.
 const kindKeyCondition = "KeyConditionExpression"
@@ -60,17 +63,17 @@ func parseKeyCondition(c *exprContext, src string, hash, rng keyAttr) (*keyCondi
 	var terms []*condition
 	var flatten func(cd *condition) error
 	flatten = func(cd *condition) error {
-		switch cd.kind {
-		case condAnd:
-			if err := flatten(cd.left); err != nil {
+		switch cd.Kind {
+		case expr.CondAnd:
+			if err := flatten(cd.Left); err != nil {
 				return err
 			}
-			return flatten(cd.right)
-		case condOr:
+			return flatten(cd.Right)
+		case expr.CondOr:
 			return keyCondError("Invalid operator used in KeyConditionExpression: OR")
-		case condNot:
+		case expr.CondNot:
 			return keyCondError("Invalid operator used in KeyConditionExpression: NOT")
-		case condIn:
+		case expr.CondIn:
 			return keyCondError("Invalid operator used in KeyConditionExpression: IN")
 		}
 		terms = append(terms, cd)
@@ -107,7 +110,7 @@ func parseKeyCondition(c *exprContext, src string, hash, rng keyAttr) (*keyCondi
 				return nil, keyCondError("KeyConditionExpressions must only contain one condition per key")
 			}
 			if op == sortBeginsWith && rng.Type == TypeN {
-				return nil, exprError(kindKeyCondition, reasonOperandType+"begins_with, operand type: N")
+				return nil, exprError(kindKeyCondition, expr.ReasonOperandType+"begins_with, operand type: N")
 			}
 			for _, v := range vals {
 				if err := checkKeyCondValue(name, v, rng.Type, false); err != nil {
@@ -157,34 +160,34 @@ var flipped = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": 
 // condition, normalized so that the attribute is on the left.
 func keyTerm(cd *condition) (name, op string, vals []Value, err error) {
 	attr := func(o operand) (string, bool) {
-		if o.kind != opPath {
+		if o.Kind != expr.OpPath {
 			return "", false
 		}
-		if len(o.path) != 1 || o.path[0].IsIndex {
+		if len(o.Path) != 1 || o.Path[0].IsIndex {
 			return "", false
 		}
-		return o.path[0].Name, true
+		return o.Path[0].Name, true
 	}
 	value := func(o operand) (Value, bool) {
-		return o.value, o.kind == opValue
+		return o.Value, o.Kind == expr.OpValue
 	}
 	notSupported := func(o operand) error {
-		if o.kind == opPath && len(o.path) > 1 {
+		if o.Kind == expr.OpPath && len(o.Path) > 1 {
 			return keyCondError("KeyConditionExpressions cannot have conditions on nested attributes")
 		}
-		if o.kind == opCall {
-			return exprError(kindKeyCondition, reasonFunctionMisused+o.fn)
+		if o.Kind == expr.OpCall {
+			return exprError(kindKeyCondition, expr.ReasonFunctionMisused+o.Fn)
 		}
 		return keyCondError("Query key condition not supported")
 	}
-	switch cd.kind {
-	case condCompare:
-		if cd.op == "<>" {
+	switch cd.Kind {
+	case expr.CondCompare:
+		if cd.Op == "<>" {
 			return "", "", nil, keyCondError("Unsupported operator on KeyConditionExpression: operator: <>")
 		}
-		l, r := cd.args[0], cd.args[1]
-		op = cd.op
-		if l.kind == opValue {
+		l, r := cd.Args[0], cd.Args[1]
+		op = cd.Op
+		if l.Kind == expr.OpValue {
 			l, r, op = r, l, flipped[op]
 		}
 		n, ok := attr(l)
@@ -196,31 +199,31 @@ func keyTerm(cd *condition) (name, op string, vals []Value, err error) {
 			return "", "", nil, notSupported(r)
 		}
 		return n, op, []Value{v}, nil
-	case condBetween:
-		n, ok := attr(cd.args[0])
+	case expr.CondBetween:
+		n, ok := attr(cd.Args[0])
 		if !ok {
-			return "", "", nil, notSupported(cd.args[0])
+			return "", "", nil, notSupported(cd.Args[0])
 		}
-		lo, ok1 := value(cd.args[1])
-		hi, ok2 := value(cd.args[2])
+		lo, ok1 := value(cd.Args[1])
+		hi, ok2 := value(cd.Args[2])
 		if !ok1 || !ok2 {
 			return "", "", nil, keyCondError("Query key condition not supported")
 		}
 		return n, sortBetween, []Value{lo, hi}, nil
-	case condFunc:
-		if cd.op != "begins_with" {
-			return "", "", nil, exprError(kindKeyCondition, reasonFunctionMisused+cd.op)
+	case expr.CondFunc:
+		if cd.Op != "begins_with" {
+			return "", "", nil, exprError(kindKeyCondition, expr.ReasonFunctionMisused+cd.Op)
 		}
-		if len(cd.args) != 2 {
-			return "", "", nil, exprError(kindKeyCondition, reasonOperandCount+"begins_with, number of operands: "+strconv.Itoa(len(cd.args)))
+		if len(cd.Args) != 2 {
+			return "", "", nil, exprError(kindKeyCondition, expr.ReasonOperandCount+"begins_with, number of operands: "+strconv.Itoa(len(cd.Args)))
 		}
-		n, ok := attr(cd.args[0])
+		n, ok := attr(cd.Args[0])
 		if !ok {
-			return "", "", nil, notSupported(cd.args[0])
+			return "", "", nil, notSupported(cd.Args[0])
 		}
-		v, ok := value(cd.args[1])
+		v, ok := value(cd.Args[1])
 		if !ok {
-			return "", "", nil, notSupported(cd.args[1])
+			return "", "", nil, notSupported(cd.Args[1])
 		}
 		return n, sortBeginsWith, []Value{v}, nil
 	}

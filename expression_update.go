@@ -45,39 +45,49 @@ type update struct {
 // DELETE, each at most once and in any order. Placeholders are resolved in
 // c and marked used. Errors are *[ValidationError] in DynamoDB's words.
 func parseUpdate(c *exprContext, src string) (*update, error) {
+	u, err := parseUpdateActions(c, src)
+	if err != nil {
+		return nil, validationFromExpr(err)
+	}
+	return u, nil
+}
+
+// parseUpdateActions is parseUpdate with errors of package internal/expr
+// left as they are.
+func parseUpdateActions(c *exprContext, src string) (*update, error) {
 	p, err := newParser(c, kindUpdate, src)
 	if err != nil {
 		return nil, err
 	}
 	u := &update{}
 	var seen [len(actionKeywords)]bool
-	for p.peek().Kind != expr.TokEOF {
+	for p.Peek().Kind != expr.TokEOF {
 		kind := actionKind(0)
 		for k := actSet; k <= actDelete; k++ {
-			if p.isKeyword(actionKeywords[k]) {
+			if p.IsKeyword(actionKeywords[k]) {
 				kind = k
 			}
 		}
 		if kind == 0 {
-			return nil, p.syntaxError()
+			return nil, p.SyntaxError()
 		}
 		if seen[kind] {
-			p.semantic(strings.Replace(reasonClauseTwice, "%s", actionKeywords[kind], 1))
+			p.Semantic(strings.Replace(reasonClauseTwice, "%s", actionKeywords[kind], 1))
 		}
 		seen[kind] = true
-		p.next()
+		p.Next()
 		for {
-			a, err := p.parseAction(kind)
+			a, err := parseAction(p, kind)
 			if err != nil {
 				return nil, err
 			}
 			u.actions = append(u.actions, a)
-			if !p.accept(expr.TokComma) {
+			if !p.Accept(expr.TokComma) {
 				break
 			}
 		}
 	}
-	if err := p.finish(); err != nil {
+	if err := p.Finish(); err != nil {
 		return nil, err
 	}
 	if err := checkOverlaps(kindUpdate, u.paths()); err != nil {
@@ -87,120 +97,120 @@ func parseUpdate(c *exprContext, src string) (*update, error) {
 	return u, nil
 }
 
-func (p *parser) parseAction(kind actionKind) (updateAction, error) {
-	path, err := p.parsePath()
+func parseAction(p *parser, kind actionKind) (updateAction, error) {
+	path, err := p.ParsePath()
 	if err != nil {
 		return updateAction{}, err
 	}
 	a := updateAction{kind: kind, path: path}
 	switch kind {
 	case actSet:
-		if err := p.expect(expr.TokEq); err != nil {
+		if err := p.Expect(expr.TokEq); err != nil {
 			return updateAction{}, err
 		}
-		if a.val, err = p.parseSetValue(); err != nil {
+		if a.val, err = parseSetValue(p); err != nil {
 			return updateAction{}, err
 		}
-		p.checkSetValue(a.val, false)
+		checkSetValue(p, a.val, false)
 	case actAdd, actDelete:
-		t := p.peek()
+		t := p.Peek()
 		if t.Kind != expr.TokValue {
-			return updateAction{}, p.syntaxError()
+			return updateAction{}, p.SyntaxError()
 		}
-		if a.val, err = p.parseOperand(); err != nil {
+		if a.val, err = p.ParseOperand(); err != nil {
 			return updateAction{}, err
 		}
-		p.checkAddDeleteValue(kind, a.val.value)
+		checkAddDeleteValue(p, kind, a.val.Value)
 	}
 	return a, nil
 }
 
 // parseSetValue parses term [ ('+'|'-') term ].
-func (p *parser) parseSetValue() (operand, error) {
-	left, err := p.parseTerm()
+func parseSetValue(p *parser) (operand, error) {
+	left, err := parseTerm(p)
 	if err != nil {
 		return operand{}, err
 	}
-	k := operandKind(0)
-	switch p.peek().Kind {
+	k := expr.OperandKind(0)
+	switch p.Peek().Kind {
 	case expr.TokPlus:
-		k = opPlus
+		k = expr.OpPlus
 	case expr.TokMinus:
-		k = opMinus
+		k = expr.OpMinus
 	default:
 		return left, nil
 	}
-	p.next()
-	p.op()
-	right, err := p.parseTerm()
+	p.Next()
+	p.Op()
+	right, err := parseTerm(p)
 	if err != nil {
 		return operand{}, err
 	}
-	return operand{kind: k, args: []operand{left, right}}, nil
+	return operand{Kind: k, Args: []operand{left, right}}, nil
 }
 
 // parseTerm parses an operand or a parenthesized SET value, which
 // DynamoDB's arithmetic examples allow.
-func (p *parser) parseTerm() (operand, error) {
-	if p.accept(expr.TokLParen) {
-		o, err := p.parseSetValue()
+func parseTerm(p *parser) (operand, error) {
+	if p.Accept(expr.TokLParen) {
+		o, err := parseSetValue(p)
 		if err != nil {
 			return operand{}, err
 		}
-		if err := p.expect(expr.TokRParen); err != nil {
+		if err := p.Expect(expr.TokRParen); err != nil {
 			return operand{}, err
 		}
 		return o, nil
 	}
-	return p.parseOperand()
+	return p.ParseOperand()
 }
 
 // checkSetValue applies the parse-time rules of SET values: only
 // if_not_exists and list_append, with the right number of operands,
 // if_not_exists on a path, no list_append inside list_append, and constant
 // operands of the right type for +, - and list_append.
-func (p *parser) checkSetValue(o operand, inListAppend bool) {
-	switch o.kind {
-	case opPlus, opMinus:
+func checkSetValue(p *parser, o operand, inListAppend bool) {
+	switch o.Kind {
+	case expr.OpPlus, expr.OpMinus:
 		name := "+"
-		if o.kind == opMinus {
+		if o.Kind == expr.OpMinus {
 			name = "-"
 		}
-		for _, a := range o.args {
-			if a.kind == opValue && !a.value.IsZero() && a.value.typ != TypeN {
-				p.operandTypeError(name, a)
+		for _, a := range o.Args {
+			if a.Kind == expr.OpValue && !a.Value.IsZero() && a.Value.typ != TypeN {
+				p.OperandTypeError(name, a)
 				return
 			}
-			p.checkSetValue(a, false)
+			checkSetValue(p, a, false)
 		}
-	case opCall:
+	case expr.OpCall:
 		switch {
-		case !isFunction(o.fn):
+		case !expr.IsFunction(o.Fn):
 			return // reported as an invalid function name
-		case !updateFunctions[o.fn]:
-			p.semantic(reasonFunctionInUpdate + o.fn)
+		case !expr.IsUpdateFunction(o.Fn):
+			p.Semantic(reasonFunctionInUpdate + o.Fn)
 			return
-		case o.fn == "list_append" && inListAppend:
-			p.semantic(reasonFunctionMisused + o.fn)
-			return
-		}
-		if !p.checkArgs(o, 2) {
+		case o.Fn == "list_append" && inListAppend:
+			p.Semantic(expr.ReasonFunctionMisused + o.Fn)
 			return
 		}
-		if o.fn == "if_not_exists" {
-			if o.args[0].kind != opPath {
-				p.operandTypeError(o.fn, o.args[0])
+		if !p.CheckArgs(o, 2) {
+			return
+		}
+		if o.Fn == "if_not_exists" {
+			if o.Args[0].Kind != expr.OpPath {
+				p.OperandTypeError(o.Fn, o.Args[0])
 				return
 			}
-			p.checkSetValue(o.args[1], false)
+			checkSetValue(p, o.Args[1], false)
 			return
 		}
-		for _, a := range o.args {
-			if a.kind == opValue && !a.value.IsZero() && a.value.typ != TypeL {
-				p.operandTypeError(o.fn, a)
+		for _, a := range o.Args {
+			if a.Kind == expr.OpValue && !a.Value.IsZero() && a.Value.typ != TypeL {
+				p.OperandTypeError(o.Fn, a)
 				return
 			}
-			p.checkSetValue(a, true)
+			checkSetValue(p, a, true)
 		}
 	}
 }
@@ -214,13 +224,13 @@ var longTypeNames = [...]string{
 
 // checkAddDeleteValue requires a number or set for ADD and a set for
 // DELETE.
-func (p *parser) checkAddDeleteValue(kind actionKind, v Value) {
+func checkAddDeleteValue(p *parser, kind actionKind, v Value) {
 	if v.IsZero() {
 		return // undefined, already reported
 	}
 	ok := v.typ == TypeSS || v.typ == TypeNS || v.typ == TypeBS || kind == actAdd && v.typ == TypeN
 	if !ok {
-		p.semantic("Incorrect operand type for operator or function; operator: " + actionKeywords[kind] +
+		p.Semantic("Incorrect operand type for operator or function; operator: " + actionKeywords[kind] +
 			", operand type: " + longTypeNames[v.typ] + ", typeSet: ALLOWED_FOR_" + actionKeywords[kind] + "_OPERAND")
 	}
 }
@@ -422,9 +432,9 @@ func (n *updateNode) apply(actions []updateAction, vals []Value, cur Value, exis
 			v = vals[n.action-1]
 		case actRemove:
 		case actAdd:
-			v, err = addValues(cur, a.val.value)
+			v, err = addValues(cur, a.val.Value)
 		case actDelete:
-			v, err = deleteValues(cur, a.val.value)
+			v, err = deleteValues(cur, a.val.Value)
 		}
 		return v, withPath(err, a.path)
 	}
@@ -494,21 +504,21 @@ func updateError(reason string) error { return &ValidationError{Reason: reason} 
 
 // evalSetValue computes a SET value from the old item.
 func evalSetValue(old Item, o operand) (Value, error) {
-	switch o.kind {
-	case opValue:
-		return o.value, nil
-	case opPath:
-		v := lookupPath(old, o.path)
+	switch o.Kind {
+	case expr.OpValue:
+		return o.Value, nil
+	case expr.OpPath:
+		v := lookupPath(old, o.Path)
 		if v.IsZero() {
 			return Value{}, updateError(reasonUpdateMissingAttr)
 		}
 		return v, nil
-	case opPlus, opMinus:
-		a, err := evalSetValue(old, o.args[0])
+	case expr.OpPlus, expr.OpMinus:
+		a, err := evalSetValue(old, o.Args[0])
 		if err != nil {
 			return Value{}, err
 		}
-		b, err := evalSetValue(old, o.args[1])
+		b, err := evalSetValue(old, o.Args[1])
 		if err != nil {
 			return Value{}, err
 		}
@@ -516,7 +526,7 @@ func evalSetValue(old Item, o operand) (Value, error) {
 			return Value{}, updateError(reasonUpdateOperandType)
 		}
 		var s string
-		if o.kind == opPlus {
+		if o.Kind == expr.OpPlus {
 			s, err = addNumbers(a.s, b.s)
 		} else {
 			s, err = subNumbers(a.s, b.s)
@@ -525,19 +535,19 @@ func evalSetValue(old Item, o operand) (Value, error) {
 			return Value{}, updateError(err.Error())
 		}
 		return Value{typ: TypeN, s: s}, nil
-	case opCall:
-		switch o.fn {
+	case expr.OpCall:
+		switch o.Fn {
 		case "if_not_exists":
-			if v := lookupPath(old, o.args[0].path); !v.IsZero() {
+			if v := lookupPath(old, o.Args[0].Path); !v.IsZero() {
 				return v, nil
 			}
-			return evalSetValue(old, o.args[1])
+			return evalSetValue(old, o.Args[1])
 		case "list_append":
-			a, err := evalSetValue(old, o.args[0])
+			a, err := evalSetValue(old, o.Args[0])
 			if err != nil {
 				return Value{}, err
 			}
-			b, err := evalSetValue(old, o.args[1])
+			b, err := evalSetValue(old, o.Args[1])
 			if err != nil {
 				return Value{}, err
 			}

@@ -3,6 +3,7 @@ package fdyno
 import (
 	"context"
 	"errors"
+	"github.com/fdyno/fdyno/internal/expr"
 	"iter"
 	"strconv"
 
@@ -385,7 +386,7 @@ func (t *Table) finishExprs(op string, st *tableState, p *readPlan, c *exprConte
 	if err := p.planIndexRead(o.sel); err != nil {
 		return err
 	}
-	return withOp(op, c.checkAllUsed())
+	return withOp(op, checkAllUsed(c))
 }
 
 // keyAttrIn returns the first of the key attributes hash and rng that cd
@@ -396,25 +397,25 @@ func keyAttrIn(cd *condition, hash, rng keyAttr) string {
 	}
 	var inOperand func(o operand) string
 	inOperand = func(o operand) string {
-		if o.kind == opPath && (o.path[0].Name == hash.Name || rng.Name != "" && o.path[0].Name == rng.Name) {
-			return o.path[0].Name
+		if o.Kind == expr.OpPath && (o.Path[0].Name == hash.Name || rng.Name != "" && o.Path[0].Name == rng.Name) {
+			return o.Path[0].Name
 		}
-		for _, a := range o.args {
+		for _, a := range o.Args {
 			if n := inOperand(a); n != "" {
 				return n
 			}
 		}
 		return ""
 	}
-	for _, a := range cd.args {
+	for _, a := range cd.Args {
 		if n := inOperand(a); n != "" {
 			return n
 		}
 	}
-	if n := keyAttrIn(cd.left, hash, rng); n != "" {
+	if n := keyAttrIn(cd.Left, hash, rng); n != "" {
 		return n
 	}
-	return keyAttrIn(cd.right, hash, rng)
+	return keyAttrIn(cd.Right, hash, rng)
 }
 
 // planStart resolves the request's ExclusiveStartKey or Cursor into
@@ -649,7 +650,7 @@ func (p *readPlan) add(pg *page, item Item, project func(Item) Item) error {
 		return nil
 	}
 	if p.filter != nil {
-		ok, err := p.filter.eval(item)
+		ok, err := evalCondition(p.filter, item)
 		if err != nil || !ok {
 			return err
 		}

@@ -1,10 +1,13 @@
-// Package expr holds the parts of DynamoDB's expression languages
-// (ConditionExpression, FilterExpression, KeyConditionExpression,
-// UpdateExpression, ProjectionExpression) that need nothing of fdyno's
-// value model: the lexer, DynamoDB's reserved words and document paths
-// (their printing and DynamoDB's overlap rule). It imports nothing
-// of fdyno, so the root package and the PartiQL package can both build on
-// it.
+// Package expr holds DynamoDB's expression languages (ConditionExpression,
+// FilterExpression, KeyConditionExpression, UpdateExpression,
+// ProjectionExpression) apart from fdyno's value model: the lexer,
+// DynamoDB's reserved words, document paths (their printing and DynamoDB's
+// overlap rule), the placeholders of a request ([Context]), and the parser
+// ([Parser]) with its syntax tree ([Condition], [Operand]). It is generic
+// over the value type V; the few operations it needs on values are an
+// [Ops] the caller supplies, and [Type] numbers the attribute types as the
+// root package does. It imports nothing of fdyno, so the root package and
+// the PartiQL package can both build on it.
 //
 // Errors are [*Error]: the expression kind and DynamoDB's reason. The root
 // package turns them into its *ValidationError at the boundary, so users

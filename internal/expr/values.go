@@ -1,0 +1,89 @@
+package expr
+
+import "strings"
+
+// Type is a DynamoDB attribute type. Its numbering is the root package's
+// Type, so that the two convert with a plain conversion; a test of the
+// root package pins them together.
+type Type uint8
+
+// The attribute types, in the root package's order.
+const (
+	TypeS Type = iota + 1
+	TypeN
+	TypeB
+	TypeBOOL
+	TypeNULL
+	TypeM
+	TypeL
+	TypeSS
+	TypeNS
+	TypeBS
+)
+
+var typeNames = [...]string{"", "S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"}
+
+// String returns DynamoDB's name of t ("S", "NS", ...), or "" for 0 and
+// out-of-range types.
+func (t Type) String() string {
+	if t != 0 && int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return ""
+}
+
+// TypeByName returns the Type DynamoDB names s, or 0.
+func TypeByName(s string) Type {
+	for i, n := range typeNames {
+		if i > 0 && n == s {
+			return Type(i)
+		}
+	}
+	return 0
+}
+
+// HasSize reports whether DynamoDB's size function takes a value of type
+// t: a string, binary, set, list or map.
+func (t Type) HasSize() bool {
+	switch t {
+	case TypeS, TypeB, TypeM, TypeL, TypeSS, TypeNS, TypeBS:
+		return true
+	}
+	return false
+}
+
+// Ops are the operations on values of type V the expression language
+// needs; the root package supplies them for its Value.
+type Ops[V any] interface {
+	// Type returns the type of v, or 0 for the zero (absent) V.
+	Type(v V) Type
+	// Malformed reports whether v is a value that failed to decode.
+	Malformed(v V) bool
+	// Text returns the text of an S or N value and the bytes of a B
+	// value, or "" for any other.
+	Text(v V) string
+	// CompareNumbers compares two N texts numerically: -1, 0 or +1.
+	CompareNumbers(a, b string) int
+}
+
+// isZero reports whether v is the zero (absent) V.
+func (p *Parser[V]) isZero(v V) bool { return p.vals.Type(v) == 0 }
+
+// typ returns the type of v.
+func (p *Parser[V]) typ(v V) Type { return p.vals.Type(v) }
+
+// compareScalars orders two N, two S or two B values; ok is false for
+// other or mixed types and malformed values.
+func (p *Parser[V]) compareScalars(a, b V) (c int, ok bool) {
+	t := p.typ(a)
+	if t != p.typ(b) || p.vals.Malformed(a) || p.vals.Malformed(b) {
+		return 0, false
+	}
+	switch t {
+	case TypeN:
+		return p.vals.CompareNumbers(p.vals.Text(a), p.vals.Text(b)), true
+	case TypeS, TypeB:
+		return strings.Compare(p.vals.Text(a), p.vals.Text(b)), true
+	}
+	return 0, false
+}
