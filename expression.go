@@ -2,11 +2,11 @@ package fdyno
 
 // This file joins the root package to package internal/expr, which holds
 // the lexer, the reserved words, document paths, the parser of conditions
-// and operands and their syntax tree, over any value type: here are the
-// Value operations it uses (valueOps), the validation of a request's
-// ExpressionAttributeNames and ExpressionAttributeValues (exprContext), the
-// error wording, and ProjectionExpression. Condition evaluation is in
-// expression_eval.go and UpdateExpression in expression_update.go.
+// and operands, their syntax tree and condition evaluation, over any value
+// type: here are the Value operations it uses (valueOps), the validation of
+// a request's ExpressionAttributeNames and ExpressionAttributeValues
+// (exprContext), the error wording, and ProjectionExpression.
+// UpdateExpression is in expression_update.go.
 //
 // The grammar is restated from the DynamoDB developer guide's expressions
 // chapter:
@@ -89,6 +89,33 @@ func (valueOps) Type(v Value) expr.Type         { return expr.Type(v.typ) }
 func (valueOps) Malformed(v Value) bool         { return v.bad }
 func (valueOps) Text(v Value) string            { return v.s }
 func (valueOps) CompareNumbers(a, b string) int { return compareNumbers(a, b) }
+func (valueOps) Equal(a, b Value) bool          { return a.Equal(b) }
+func (valueOps) Len(v Value) int                { return v.Len() }
+func (valueOps) Members(v Value) []string       { return v.setv() }
+func (valueOps) List(v Value) []Value           { return v.listv() }
+func (valueOps) Number(s string) Value          { return Value{typ: TypeN, s: s} }
+func (valueOps) Field(v Value, name string) (Value, bool) {
+	w, ok := v.mapv()[name]
+	return w, ok
+}
+
+// evalCondition evaluates the condition against it; a nil it means the
+// item does not exist. See [expr.Test]. The error is reserved so that
+// evaluation of a FilterExpression can fail later without an API change.
+func evalCondition(cd *condition, it Item) (bool, error) {
+	return testCondition(cd, it), nil
+}
+
+// testCondition evaluates the condition against it; see [expr.Test].
+func testCondition(cd *condition, it Item) bool {
+	return expr.Test[Value](valueOps{}, cd, it)
+}
+
+// compareScalars orders two N, S or B values of the same type; see
+// [expr.CompareScalars].
+func compareScalars(a, b Value) (int, bool) {
+	return expr.CompareScalars[Value](valueOps{}, a, b)
+}
 
 // newParser checks the length of src and tokenizes it. Errors are
 // *[ValidationError].
@@ -222,33 +249,7 @@ func checkOverlaps(kind string, paths []docPath) error {
 // none: a missing name, an index past the end, or an element of the wrong
 // kind for its container.
 func lookupPath(it Item, p docPath) Value {
-	if len(p) == 0 || it == nil {
-		return Value{}
-	}
-	v, ok := it[p[0].Name]
-	if !ok {
-		return Value{}
-	}
-	for _, e := range p[1:] {
-		switch {
-		case e.IsIndex:
-			l := v.L()
-			if v.typ != TypeL || e.Index >= len(l) {
-				return Value{}
-			}
-			v = l[e.Index]
-		default:
-			if v.typ != TypeM {
-				return Value{}
-			}
-			w, ok := v.mapv()[e.Name]
-			if !ok {
-				return Value{}
-			}
-			v = w
-		}
-	}
-	return v
+	return expr.Lookup[Value](valueOps{}, it, p)
 }
 
 // projection is a parsed ProjectionExpression. It is immutable after

@@ -480,7 +480,7 @@ func refUpdate(old Item, expr string, names map[string]string, values map[string
 			case cur.Type() == TypeSS:
 				var keep []string
 				for _, m := range cur.SS() {
-					if !contains(v, S(m)) {
+					if !slices.Contains(v.SS(), m) {
 						keep = append(keep, m)
 					}
 				}

@@ -634,7 +634,7 @@ func (p *Parser[V]) checkBetween(lo, hi Operand[V]) {
 		p.Semantic(reasonBetweenTypes + bounds)
 		return
 	}
-	if c, ok := p.compareScalars(lo.Value, hi.Value); ok && c > 0 {
+	if c, ok := CompareScalars(p.vals, lo.Value, hi.Value); ok && c > 0 {
 		p.Semantic(reasonBetweenOrder + bounds)
 	}
 }

@@ -1,7 +1,5 @@
 package expr
 
-import "strings"
-
 // Type is a DynamoDB attribute type. Its numbering is the root package's
 // Type, so that the two convert with a plain conversion; a test of the
 // root package pins them together.
@@ -64,6 +62,21 @@ type Ops[V any] interface {
 	Text(v V) string
 	// CompareNumbers compares two N texts numerically: -1, 0 or +1.
 	CompareNumbers(a, b string) int
+	// Equal reports whether a and b are the same value, as DynamoDB
+	// compares values with =.
+	Equal(a, b V) bool
+	// Len returns the number of bytes of a B, and the number of elements
+	// of a set, list or map.
+	Len(v V) int
+	// Members returns the members of a set value, sorted as the set
+	// stores them (numerically for NS).
+	Members(v V) []string
+	// List returns the elements of an L value.
+	List(v V) []V
+	// Field returns the named element of an M value.
+	Field(v V, name string) (V, bool)
+	// Number returns the N value of the canonical number text s.
+	Number(s string) V
 }
 
 // isZero reports whether v is the zero (absent) V.
@@ -71,19 +84,3 @@ func (p *Parser[V]) isZero(v V) bool { return p.vals.Type(v) == 0 }
 
 // typ returns the type of v.
 func (p *Parser[V]) typ(v V) Type { return p.vals.Type(v) }
-
-// compareScalars orders two N, two S or two B values; ok is false for
-// other or mixed types and malformed values.
-func (p *Parser[V]) compareScalars(a, b V) (c int, ok bool) {
-	t := p.typ(a)
-	if t != p.typ(b) || p.vals.Malformed(a) || p.vals.Malformed(b) {
-		return 0, false
-	}
-	switch t {
-	case TypeN:
-		return p.vals.CompareNumbers(p.vals.Text(a), p.vals.Text(b)), true
-	case TypeS, TypeB:
-		return strings.Compare(p.vals.Text(a), p.vals.Text(b)), true
-	}
-	return 0, false
-}
