@@ -57,6 +57,9 @@ const (
 func validationFromExpr(err error) error {
 	var e *expr.Error
 	if errors.As(err, &e) {
+		if e.Kind == "" {
+			return &ValidationError{Reason: e.Reason}
+		}
 		return exprError(e.Kind, e.Reason)
 	}
 	return err

@@ -43,9 +43,9 @@ func (p *readPlan) keyAttrs() (hash, rng keyAttr) {
 // keyRange returns the plan's range for key condition kc.
 func (p *readPlan) keyRange(kc *keyCondition) (lo, hi []byte, err error) {
 	if p.ix != nil {
-		return indexKeyRange(kc.hash, kc.op, kc.lo, kc.hi, p.ix.rng.Name != "")
+		return indexKeyRange(kc.Hash, kc.Op, kc.Lo, kc.Hi, p.ix.rng.Name != "")
 	}
-	return kc.kvRange(p.st.rng.Name != "")
+	return kvRange(kc, p.st.rng.Name != "")
 }
 
 // key returns the FoundationDB key of position k of the plan's range.

@@ -455,8 +455,8 @@ func (t *Table) planStart(p *readPlan, o *readOptions, outside string) error {
 
 // kvRange returns the range [lo, hi) of packed key values whose items
 // satisfy kc, for a table with a sort key if hasRange.
-func (kc *keyCondition) kvRange(hasRange bool) (lo, hi []byte, err error) {
-	return sortKeyRange(kc.hash, kc.op, kc.lo, kc.hi, hasRange)
+func kvRange(kc *keyCondition, hasRange bool) (lo, hi []byte, err error) {
+	return sortKeyRange(kc.Hash, kc.Op, kc.Lo, kc.Hi, hasRange)
 }
 
 // sortKeyRange returns the range [lo, hi) of packed key values whose items
@@ -499,22 +499,22 @@ func keyConditionRange(h Value, op string, a, b Value, hasRange bool, after func
 	}
 	end := prefixEnd(p)
 	switch op {
-	case sortNone:
+	case expr.SortNone:
 		lo, hi = p, end
-	case sortEq:
+	case expr.SortEq:
 		lo = pack(a)
 		hi = after(lo)
-	case sortLt:
+	case expr.SortLt:
 		lo, hi = p, pack(a)
-	case sortLe:
+	case expr.SortLe:
 		lo, hi = p, after(pack(a))
-	case sortGt:
+	case expr.SortGt:
 		lo, hi = after(pack(a)), end
-	case sortGe:
+	case expr.SortGe:
 		lo, hi = pack(a), end
-	case sortBetween:
+	case expr.SortBetween:
 		lo, hi = pack(a), after(pack(b))
-	case sortBeginsWith:
+	case expr.SortBeginsWith:
 		return beginsWithRange(h, a)
 	}
 	return lo, hi, err

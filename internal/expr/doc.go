@@ -3,8 +3,8 @@
 // ProjectionExpression) apart from fdyno's value model: the lexer,
 // DynamoDB's reserved words, document paths (their printing and DynamoDB's
 // overlap rule), the placeholders of a request ([Context]), and the parser
-// ([Parser]) with its syntax tree ([Condition], [Operand]) and its
-// evaluation ([Test]). It is generic
+// ([Parser]) with its syntax tree ([Condition], [Operand]) its
+// evaluation ([Test]) and key conditions ([KeyCondition]). It is generic
 // over the value type V; the few operations it needs on values are an
 // [Ops] the caller supplies, and [Type] numbers the attribute types as the
 // root package does. It imports nothing of fdyno, so the root package and
@@ -21,13 +21,19 @@
 package expr
 
 // Error is an expression DynamoDB would reject. Its message is DynamoDB's:
-// "Invalid <Kind>: <Reason>".
+// "Invalid <Kind>: <Reason>", or the reason alone when Kind is "".
 type Error struct {
 	// Kind names the expression as DynamoDB does in its messages, such as
-	// "ConditionExpression" or "UpdateExpression".
+	// "ConditionExpression" or "UpdateExpression"; "" for the messages
+	// that name none (some of KeyConditionExpression's).
 	Kind string
 	// Reason is DynamoDB's wording of what is wrong.
 	Reason string
 }
 
-func (e *Error) Error() string { return "Invalid " + e.Kind + ": " + e.Reason }
+func (e *Error) Error() string {
+	if e.Kind == "" {
+		return e.Reason
+	}
+	return "Invalid " + e.Kind + ": " + e.Reason
+}
