@@ -3,7 +3,7 @@
 // ProjectionExpression) apart from fdyno's value model: the lexer,
 // DynamoDB's reserved words, document paths (their printing and DynamoDB's
 // overlap rule), the placeholders of a request ([Context]), and the parser
-// ([Parser]) with its syntax tree ([Condition], [Operand]) its
+// ([Parser]) with its syntax tree ([Condition], [Operand]), its
 // evaluation ([Test]) and key conditions ([KeyCondition]). It is generic
 // over the value type V; the few operations it needs on values are an
 // [Ops] the caller supplies, and [Type] numbers the attribute types as the
