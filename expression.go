@@ -2,11 +2,11 @@ package fdyno
 
 // This file joins the root package to package internal/expr, which holds
 // the lexer, the reserved words, document paths, the parser of conditions
-// and operands, their syntax tree and condition evaluation, over any value
-// type: here are the Value operations it uses (valueOps), the validation of
-// a request's ExpressionAttributeNames and ExpressionAttributeValues
-// (exprContext), the error wording, and ProjectionExpression.
-// UpdateExpression is in expression_update.go.
+// and operands, their syntax tree, condition evaluation, key conditions and
+// UpdateExpression, over any value type: here are the Value operations it
+// uses (valueOps), the validation of a request's ExpressionAttributeNames
+// and ExpressionAttributeValues (exprContext), the conversion of its
+// errors, and ProjectionExpression.
 //
 // The grammar is restated from the DynamoDB developer guide's expressions
 // chapter:
@@ -31,11 +31,6 @@ const maxSubstitutionsSize = 2 << 20
 // Reasons, in DynamoDB's words. The expression kind is prefixed by
 // exprError ("Invalid UpdateExpression: ...").
 const (
-	reasonFunctionInUpdate  = "The function is not allowed in a update expression; function: "
-	reasonClauseTwice       = "The \"%s\" section can only be used once in an update expression;"
-	reasonUpdatePathInvalid = "The document path provided in the update expression is invalid for update"
-	reasonUpdateOperandType = "An operand in the update expression has an incorrect data type"
-	reasonUpdateMissingAttr = "The provided expression refers to an attribute that does not exist in the item"
 	reasonNamesEmpty        = "ExpressionAttributeNames must not be empty"
 	reasonValuesEmpty       = "ExpressionAttributeValues must not be empty"
 	reasonNamesUnused       = "Value provided in ExpressionAttributeNames unused in expressions: keys: {"
@@ -58,7 +53,7 @@ func validationFromExpr(err error) error {
 	var e *expr.Error
 	if errors.As(err, &e) {
 		if e.Kind == "" {
-			return &ValidationError{Reason: e.Reason}
+			return &ValidationError{Path: e.Path, Reason: e.Reason}
 		}
 		return exprError(e.Kind, e.Reason)
 	}
@@ -88,18 +83,54 @@ type (
 // valueOps are the operations on Value package internal/expr uses.
 type valueOps struct{}
 
-func (valueOps) Type(v Value) expr.Type         { return expr.Type(v.typ) }
-func (valueOps) Malformed(v Value) bool         { return v.bad }
-func (valueOps) Text(v Value) string            { return v.s }
-func (valueOps) CompareNumbers(a, b string) int { return compareNumbers(a, b) }
-func (valueOps) Equal(a, b Value) bool          { return a.Equal(b) }
-func (valueOps) Len(v Value) int                { return v.Len() }
-func (valueOps) Members(v Value) []string       { return v.setv() }
-func (valueOps) List(v Value) []Value           { return v.listv() }
-func (valueOps) Number(s string) Value          { return Value{typ: TypeN, s: s} }
+func (valueOps) Type(v Value) expr.Type           { return expr.Type(v.typ) }
+func (valueOps) Malformed(v Value) bool           { return v.bad }
+func (valueOps) Text(v Value) string              { return v.s }
+func (valueOps) CompareNumbers(a, b string) int   { return compareNumbers(a, b) }
+func (valueOps) Equal(a, b Value) bool            { return a.Equal(b) }
+func (valueOps) Len(v Value) int                  { return v.Len() }
+func (valueOps) Members(v Value) []string         { return v.setv() }
+func (valueOps) List(v Value) []Value             { return v.listv() }
+func (valueOps) Number(s string) Value            { return Value{typ: TypeN, s: s} }
+func (valueOps) Map(v Value) map[string]Value     { return v.mapv() }
+func (valueOps) MakeMap(m map[string]Value) Value { return M(m) }
+func (valueOps) MakeList(l []Value) Value         { return L(l...) }
+func (valueOps) MakeSet(t expr.Type, members []string) Value {
+	return Value{typ: Type(t), x: members}
+}
+func (valueOps) AddNumbers(a, b string) (string, error)      { return addNumbers(a, b) }
+func (valueOps) SubtractNumbers(a, b string) (string, error) { return subNumbers(a, b) }
 func (valueOps) Field(v Value, name string) (Value, bool) {
 	w, ok := v.mapv()[name]
 	return w, ok
+}
+
+// update is a parsed UpdateExpression; see [expr.Update].
+type (
+	update       = expr.Update[Value]
+	updateAction = expr.UpdateAction[Value]
+)
+
+// parseUpdate parses an UpdateExpression: clauses SET, REMOVE, ADD and
+// DELETE, each at most once and in any order. Placeholders are resolved in
+// c and marked used. Errors are *[ValidationError] in DynamoDB's words.
+func parseUpdate(c *exprContext, src string) (*update, error) {
+	u, err := expr.ParseUpdate[Value](valueOps{}, c, src)
+	if err != nil {
+		return nil, validationFromExpr(err)
+	}
+	return u, nil
+}
+
+// applyUpdate returns the item that results from applying u to old;
+// exists tells whether the item existed. See [expr.Update.Apply]. Errors
+// are *[ValidationError].
+func applyUpdate(u *update, old Item, exists bool) (Item, error) {
+	it, err := u.Apply(valueOps{}, old, exists)
+	if err != nil {
+		return nil, validationFromExpr(err)
+	}
+	return it, nil
 }
 
 // evalCondition evaluates the condition against it; a nil it means the

@@ -167,7 +167,7 @@ func genSetValue(t *rapid.T, depth int, numeric bool) operand {
 // top-level names, so they never overlap.
 func genUpdate(t *rapid.T) *update {
 	tops := rapid.Permutation([]string{"a", "b", "c", "x_1", "Price", "g", "h"}).Draw(t, "tops")
-	kinds := rapid.Permutation([]actionKind{actSet, actRemove, actAdd, actDelete}).Draw(t, "clauses")
+	kinds := rapid.Permutation([]expr.ActionKind{expr.ActSet, expr.ActRemove, expr.ActAdd, expr.ActDelete}).Draw(t, "clauses")
 	kinds = kinds[:rapid.IntRange(1, 4).Draw(t, "nclauses")]
 	u := &update{}
 	for _, k := range kinds {
@@ -177,16 +177,16 @@ func genUpdate(t *rapid.T) *update {
 			}
 			path := append(docPath{{Name: tops[0]}}, genPath(t, rightNames, "tail")[1:]...)
 			tops = tops[1:]
-			a := updateAction{kind: k, path: path}
+			a := updateAction{Kind: k, Path: path}
 			switch k {
-			case actSet:
-				a.val = genSetValue(t, 0, false)
-			case actAdd:
-				a.val = genValueOperand(t, ":n", ":ss", ":ns")
-			case actDelete:
-				a.val = genValueOperand(t, ":ss", ":ns")
+			case expr.ActSet:
+				a.Val = genSetValue(t, 0, false)
+			case expr.ActAdd:
+				a.Val = genValueOperand(t, ":n", ":ss", ":ns")
+			case expr.ActDelete:
+				a.Val = genValueOperand(t, ":ss", ":ns")
 			}
-			u.actions = append(u.actions, a)
+			u.Actions = append(u.Actions, a)
 		}
 	}
 	return u
@@ -328,23 +328,23 @@ func TestUpdateDoesNotMutate(t *testing.T) {
 				continue
 			}
 			paths = append(paths, p)
-			a := updateAction{kind: rapid.SampledFrom([]actionKind{actSet, actRemove, actAdd, actDelete}).Draw(t, "kind"), path: p}
-			switch a.kind {
-			case actSet:
+			a := updateAction{Kind: rapid.SampledFrom([]expr.ActionKind{expr.ActSet, expr.ActRemove, expr.ActAdd, expr.ActDelete}).Draw(t, "kind"), Path: p}
+			switch a.Kind {
+			case expr.ActSet:
 				if rapid.Bool().Draw(t, "from-path") {
-					a.val = operand{Kind: expr.OpCall, Fn: "if_not_exists", Args: []operand{
+					a.Val = operand{Kind: expr.OpCall, Fn: "if_not_exists", Args: []operand{
 						{Kind: expr.OpPath, Path: genItemPath(t, it)}, genValueOperand(t, ":n", ":l")}}
 				} else {
-					a.val = genValueOperand(t, ":n", ":s", ":l", ":ss")
+					a.Val = genValueOperand(t, ":n", ":s", ":l", ":ss")
 				}
-			case actAdd:
-				a.val = genValueOperand(t, ":n", ":ss", ":ns")
-			case actDelete:
-				a.val = genValueOperand(t, ":ss", ":ns")
+			case expr.ActAdd:
+				a.Val = genValueOperand(t, ":n", ":ss", ":ns")
+			case expr.ActDelete:
+				a.Val = genValueOperand(t, ":ss", ":ns")
 			}
-			u.actions = append(u.actions, a)
+			u.Actions = append(u.Actions, a)
 		}
-		got, err := u.apply(it, it != nil)
+		got, err := applyUpdate(u, it, it != nil)
 		if !it.Equal(before) {
 			t.Fatalf("apply(%s) modified its input", u)
 		}
@@ -354,16 +354,16 @@ func TestUpdateDoesNotMutate(t *testing.T) {
 			}
 			return
 		}
-		for _, a := range u.actions {
+		for _, a := range u.Actions {
 			// A path through a list index names an element of the
 			// original list, which a REMOVE of an earlier element or an
 			// append past the end puts at another index; TestUpdateApplyModel
 			// checks those.
-			if slices.ContainsFunc(a.path, func(e pathElem) bool { return e.IsIndex }) {
+			if slices.ContainsFunc(a.Path, func(e pathElem) bool { return e.IsIndex }) {
 				continue
 			}
-			if (a.kind == actSet || a.kind == actAdd) && lookupPath(got, a.path).IsZero() {
-				t.Fatalf("apply(%s): %s missing from %v", u, a.path, got)
+			if (a.Kind == expr.ActSet || a.Kind == expr.ActAdd) && lookupPath(got, a.Path).IsZero() {
+				t.Fatalf("apply(%s): %s missing from %v", u, a.Path, got)
 			}
 		}
 	})
@@ -471,13 +471,13 @@ func FuzzParseUpdate(f *testing.F) {
 			return
 		}
 		before := cloneItem(fuzzItem)
-		if _, err := u.apply(fuzzItem, true); err != nil && !errors.Is(err, ErrValidation) {
+		if _, err := applyUpdate(u, fuzzItem, true); err != nil && !errors.Is(err, ErrValidation) {
 			t.Fatalf("apply(%q) = %v, not a validation error", expr, err)
 		}
 		if !fuzzItem.Equal(before) {
 			t.Fatalf("apply(%q) modified its input", expr)
 		}
-		if _, err := u.apply(nil, false); err != nil && !errors.Is(err, ErrValidation) {
+		if _, err := applyUpdate(u, nil, false); err != nil && !errors.Is(err, ErrValidation) {
 			t.Fatalf("apply(%q) to nil = %v, not a validation error", expr, err)
 		}
 		text := u.String()

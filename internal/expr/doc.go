@@ -4,10 +4,10 @@
 // DynamoDB's reserved words, document paths (their printing and DynamoDB's
 // overlap rule), the placeholders of a request ([Context]), and the parser
 // ([Parser]) with its syntax tree ([Condition], [Operand]), its
-// evaluation ([Test]) and key conditions ([KeyCondition]). It is generic
-// over the value type V; the few operations it needs on values are an
-// [Ops] the caller supplies, and [Type] numbers the attribute types as the
-// root package does. It imports nothing of fdyno, so the root package and
+// evaluation ([Test]), key conditions ([KeyCondition]) and updates
+// ([Update]). It is generic over the value type V; the few operations it
+// needs on values are an [Ops] the caller supplies, and [Type] numbers the
+// attribute types as the root package does. It imports nothing of fdyno, so the root package and
 // the PartiQL package can both build on it.
 //
 // Errors are [*Error]: the expression kind and DynamoDB's reason. The root
@@ -27,6 +27,9 @@ type Error struct {
 	// "ConditionExpression" or "UpdateExpression"; "" for the messages
 	// that name none (some of KeyConditionExpression's).
 	Kind string
+	// Path is the document path the error is about, for errors of
+	// applying an update; "" otherwise.
+	Path string
 	// Reason is DynamoDB's wording of what is wrong.
 	Reason string
 }

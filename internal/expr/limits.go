@@ -39,6 +39,16 @@ const (
 	reasonBetweenOrder       = "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: "
 	reasonAttributeTypeName  = "Invalid attribute type name found; type: "
 
+	reasonFunctionInUpdate = "The function is not allowed in a update expression; function: "
+	reasonClauseTwice      = "The \"%s\" section can only be used once in an update expression;"
+
+	// ReasonUpdatePathInvalid is an update path whose parent is missing
+	// or of the wrong kind.
+	ReasonUpdatePathInvalid = "The document path provided in the update expression is invalid for update"
+	// ReasonUpdateOperandType is an update operand of the wrong type.
+	ReasonUpdateOperandType = "An operand in the update expression has an incorrect data type"
+	// ReasonUpdateMissingAttr is a SET value naming a missing attribute.
+	ReasonUpdateMissingAttr = "The provided expression refers to an attribute that does not exist in the item"
 	// ReasonFunctionMisused is a function used where it is not allowed.
 	ReasonFunctionMisused = "The function is not allowed to be used this way in an expression; function: "
 	// ReasonOperandType is an operand of the wrong kind or type.
@@ -46,6 +56,9 @@ const (
 	// ReasonOperandCount is a function given the wrong number of operands.
 	ReasonOperandCount = "Incorrect number of operands for operator or function; operator or function: "
 )
+
+// kindUpdate is UpdateExpression's kind.
+const kindUpdate = "UpdateExpression"
 
 // newError returns the *Error for a rejected expression of the given kind.
 func newError(kind, reason string) *Error { return &Error{Kind: kind, Reason: reason} }

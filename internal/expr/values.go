@@ -77,6 +77,18 @@ type Ops[V any] interface {
 	Field(v V, name string) (V, bool)
 	// Number returns the N value of the canonical number text s.
 	Number(s string) V
+	// Map returns the elements of an M value; the caller must not modify
+	// them.
+	Map(v V) map[string]V
+	// MakeMap, MakeList and MakeSet build an M, an L, and a set of type t
+	// (TypeSS, TypeNS or TypeBS) from sorted, distinct members.
+	MakeMap(m map[string]V) V
+	MakeList(l []V) V
+	MakeSet(t Type, members []string) V
+	// AddNumbers and SubtractNumbers return a+b and a-b of two N texts,
+	// or an error whose text is DynamoDB's reason (overflow).
+	AddNumbers(a, b string) (string, error)
+	SubtractNumbers(a, b string) (string, error)
 }
 
 // isZero reports whether v is the zero (absent) V.
