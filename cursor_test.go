@@ -3,6 +3,7 @@ package fdyno
 import (
 	"bytes"
 	"errors"
+	"github.com/fdyno/fdyno/internal/expr"
 	"testing"
 
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
@@ -91,8 +92,8 @@ func TestCursorTampered(t *testing.T) {
 		// A cursor for another key in range, built as fdyno builds one but
 		// without the table's secret key, is refused.
 		st := tbl.state.Load()
-		kc := &keyCondition{hash: S("p"), op: sortLt, lo: N("4")}
-		lo, hi, err := kc.kvRange(true)
+		kc := &keyCondition{Hash: S("p"), Op: expr.SortLt, Lo: N("4")}
+		lo, hi, err := kvRange(kc, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,8 +144,8 @@ func testRootOf(tbl *Table) Option {
 // request's range, and round-trips what it accepts.
 func FuzzCursor(f *testing.F) {
 	st := newTableState(nil, tableKeys{}, hashRange)
-	kc := &keyCondition{hash: S("p"), op: sortLt, lo: N("10")}
-	lo, hi, err := kc.kvRange(true)
+	kc := &keyCondition{Hash: S("p"), Op: expr.SortLt, Lo: N("10")}
+	lo, hi, err := kvRange(kc, true)
 	if err != nil {
 		f.Fatal(err)
 	}

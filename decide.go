@@ -111,7 +111,7 @@ type decision struct {
 func decide(a *writeAction, tg target) (decision, error) {
 	old := tg.old
 	if a.cond != nil {
-		ok, err := a.cond.eval(old)
+		ok, err := evalCondition(a.cond, old)
 		if err != nil {
 			return decision{}, withOp(a.op, err)
 		}
@@ -138,7 +138,7 @@ func decide(a *writeAction, tg target) (decision, error) {
 		}
 		return decision{write: true, change: c, attrs: returned(a.rv, old, nil, nil)}, nil
 	}
-	if old == nil && a.upd != nil && !a.upd.createsItem() {
+	if old == nil && a.upd != nil && !a.upd.CreatesItem() {
 		// Only REMOVE and DELETE actions on a missing item: DynamoDB
 		// creates nothing, so there is nothing to write, index or record
 		// in the stream.
@@ -150,7 +150,7 @@ func decide(a *writeAction, tg target) (decision, error) {
 	}
 	if a.upd != nil {
 		var err error
-		if updated, err = a.upd.apply(updated, old != nil); err != nil {
+		if updated, err = applyUpdate(a.upd, updated, old != nil); err != nil {
 			return decision{}, withOp(a.op, err)
 		}
 	}

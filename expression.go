@@ -1,12 +1,12 @@
 package fdyno
 
-// This file holds what every DynamoDB expression shares: the request's
-// ExpressionAttributeNames and ExpressionAttributeValues (exprContext), the
-// document path (docPath), the limits, the error wording, and
-// ProjectionExpression. The lexer and the reserved words are in package
-// internal/expr, the parser of conditions and operands in
-// expression_parse.go, condition evaluation in expression_eval.go and
-// UpdateExpression in expression_update.go.
+// This file joins the root package to package internal/expr, which holds
+// the lexer, the reserved words, document paths, the parser of conditions
+// and operands, their syntax tree, condition evaluation, key conditions and
+// UpdateExpression, over any value type: here are the Value operations it
+// uses (valueOps), the validation of a request's ExpressionAttributeNames
+// and ExpressionAttributeValues (exprContext), the conversion of its
+// errors, and ProjectionExpression.
 //
 // The grammar is restated from the DynamoDB developer guide's expressions
 // chapter:
@@ -22,60 +22,20 @@ import (
 	"github.com/fdyno/fdyno/internal/expr"
 )
 
-// Expression limits (the DynamoDB service quotas page, "Expression
-// parameters").
-const (
-	// maxExpressionLength is the longest expression string, in bytes;
-	// 4096 is allowed and 4097 rejected.
-	maxExpressionLength = 4096
-	// maxPlaceholderLength is the longest #name or :value key, sigil
-	// included.
-	maxPlaceholderLength = 255
-	// maxSubstitutionsSize bounds ExpressionAttributeNames and
-	// ExpressionAttributeValues together.
-	maxSubstitutionsSize = 2 << 20
-	// maxExpressionOperators is the most operators an expression may
-	// hold.
-	maxExpressionOperators = 300
-	// maxInOperands is the most operands on the right of IN.
-	maxInOperands = 100
-	// maxPathDepth is the most elements of a document path, the same as
-	// the item nesting limit.
-	maxPathDepth = MaxNestingDepth
-)
+// maxSubstitutionsSize bounds ExpressionAttributeNames and
+// ExpressionAttributeValues together (the DynamoDB service quotas page,
+// "Expression parameters"); the other expression limits are package
+// internal/expr's.
+const maxSubstitutionsSize = 2 << 20
 
 // Reasons, in DynamoDB's words. The expression kind is prefixed by
 // exprError ("Invalid UpdateExpression: ...").
 const (
-	reasonExprEmpty          = "The expression can not be empty;"
-	reasonExprTooLong        = "Expression size has exceeded the maximum allowed size; expression size: "
-	reasonTooManyOperators   = "The expression contains too many operators; operator count: "
-	reasonNameUndefined      = "An expression attribute name used in the document path is not defined; attribute name: "
-	reasonValueUndefined     = "An expression attribute value used in expression is not defined; attribute value: "
-	reasonReservedWord       = "Attribute name is a reserved keyword; reserved keyword: "
-	reasonRedundantParens    = "The expression has redundant parentheses;"
-	reasonPathTooDeep        = "The document path has too many nesting levels; nesting levels: "
-	reasonInvalidFunction    = "Invalid function name; function: "
-	reasonFunctionMisused    = "The function is not allowed to be used this way in an expression; function: "
-	reasonFunctionInCond     = "The function is not allowed in a condition expression; function: "
-	reasonFunctionInUpdate   = "The function is not allowed in a update expression; function: "
-	reasonOperandType        = "Incorrect operand type for operator or function; operator or function: "
-	reasonOperandCount       = "Incorrect number of operands for operator or function; operator or function: "
-	reasonPathRequired       = "Operator or function requires a document path; operator or function: "
-	reasonOperandNotDistinct = "The first operand must be distinct from the remaining operands for this operator or function; operator: "
-	reasonTooManyIn          = "The IN operator is provided with too many operands; number of operands: "
-	reasonBetweenTypes       = "The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: "
-	reasonBetweenOrder       = "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: "
-	reasonAttributeTypeName  = "Invalid attribute type name found; type: "
-	reasonClauseTwice        = "The \"%s\" section can only be used once in an update expression;"
-	reasonUpdatePathInvalid  = "The document path provided in the update expression is invalid for update"
-	reasonUpdateOperandType  = "An operand in the update expression has an incorrect data type"
-	reasonUpdateMissingAttr  = "The provided expression refers to an attribute that does not exist in the item"
-	reasonNamesEmpty         = "ExpressionAttributeNames must not be empty"
-	reasonValuesEmpty        = "ExpressionAttributeValues must not be empty"
-	reasonNamesUnused        = "Value provided in ExpressionAttributeNames unused in expressions: keys: {"
-	reasonValuesUnused       = "Value provided in ExpressionAttributeValues unused in expressions: keys: {"
-	reasonSubstitutionsSize  = "ExpressionAttributeNames and ExpressionAttributeValues exceed the size limit of 2 MB"
+	reasonNamesEmpty        = "ExpressionAttributeNames must not be empty"
+	reasonValuesEmpty       = "ExpressionAttributeValues must not be empty"
+	reasonNamesUnused       = "Value provided in ExpressionAttributeNames unused in expressions: keys: {"
+	reasonValuesUnused      = "Value provided in ExpressionAttributeValues unused in expressions: keys: {"
+	reasonSubstitutionsSize = "ExpressionAttributeNames and ExpressionAttributeValues exceed the size limit of 2 MB"
 )
 
 // Expression kinds, as DynamoDB names them in its messages.
@@ -92,6 +52,9 @@ const (
 func validationFromExpr(err error) error {
 	var e *expr.Error
 	if errors.As(err, &e) {
+		if e.Kind == "" {
+			return &ValidationError{Path: e.Path, Reason: e.Reason}
+		}
 		return exprError(e.Kind, e.Reason)
 	}
 	return err
@@ -104,16 +67,115 @@ func exprError(kind, reason string) error {
 }
 
 // exprContext holds one request's ExpressionAttributeNames and
-// ExpressionAttributeValues and records which placeholders the request's
-// expressions used, so that [exprContext.checkAllUsed] can reject the rest
-// as DynamoDB does. Parse every expression of the request with the same
-// context, then call checkAllUsed. A context is not safe for concurrent
-// use.
-type exprContext struct {
-	names      map[string]string
-	values     map[string]Value
-	usedNames  map[string]bool
-	usedValues map[string]bool
+// ExpressionAttributeValues and what the request's expressions used; see
+// [expr.Context]. Parse every expression of the request with the same
+// context, then call [checkAllUsed].
+type exprContext = expr.Context[Value]
+
+// The parser and the syntax tree are package internal/expr's, over the
+// root package's Value.
+type (
+	parser    = expr.Parser[Value]
+	operand   = expr.Operand[Value]
+	condition = expr.Condition[Value]
+)
+
+// valueOps are the operations on Value package internal/expr uses.
+type valueOps struct{}
+
+func (valueOps) Type(v Value) expr.Type           { return expr.Type(v.typ) }
+func (valueOps) Malformed(v Value) bool           { return v.bad }
+func (valueOps) Text(v Value) string              { return v.s }
+func (valueOps) CompareNumbers(a, b string) int   { return compareNumbers(a, b) }
+func (valueOps) Equal(a, b Value) bool            { return a.Equal(b) }
+func (valueOps) Len(v Value) int                  { return v.Len() }
+func (valueOps) Members(v Value) []string         { return v.setv() }
+func (valueOps) List(v Value) []Value             { return v.listv() }
+func (valueOps) Number(s string) Value            { return Value{typ: TypeN, s: s} }
+func (valueOps) Map(v Value) map[string]Value     { return v.mapv() }
+func (valueOps) MakeMap(m map[string]Value) Value { return M(m) }
+func (valueOps) MakeList(l []Value) Value         { return L(l...) }
+func (valueOps) MakeSet(t expr.Type, members []string) Value {
+	return Value{typ: Type(t), x: members}
+}
+func (valueOps) AddNumbers(a, b string) (string, error)      { return addNumbers(a, b) }
+func (valueOps) SubtractNumbers(a, b string) (string, error) { return subNumbers(a, b) }
+func (valueOps) Field(v Value, name string) (Value, bool) {
+	w, ok := v.mapv()[name]
+	return w, ok
+}
+
+// update is a parsed UpdateExpression; see [expr.Update].
+type (
+	update       = expr.Update[Value]
+	updateAction = expr.UpdateAction[Value]
+)
+
+// parseUpdate parses an UpdateExpression: clauses SET, REMOVE, ADD and
+// DELETE, each at most once and in any order. Placeholders are resolved in
+// c and marked used. Errors are *[ValidationError] in DynamoDB's words.
+func parseUpdate(c *exprContext, src string) (*update, error) {
+	u, err := expr.ParseUpdate[Value](valueOps{}, c, src)
+	if err != nil {
+		return nil, validationFromExpr(err)
+	}
+	return u, nil
+}
+
+// applyUpdate returns the item that results from applying u to old;
+// exists tells whether the item existed. See [expr.Update.Apply]. Errors
+// are *[ValidationError].
+func applyUpdate(u *update, old Item, exists bool) (Item, error) {
+	it, err := u.Apply(valueOps{}, old, exists)
+	if err != nil {
+		return nil, validationFromExpr(err)
+	}
+	return it, nil
+}
+
+// evalCondition evaluates the condition against it; a nil it means the
+// item does not exist. See [expr.Test]. The error is reserved so that
+// evaluation of a FilterExpression can fail later without an API change.
+func evalCondition(cd *condition, it Item) (bool, error) {
+	return testCondition(cd, it), nil
+}
+
+// testCondition evaluates the condition against it; see [expr.Test].
+func testCondition(cd *condition, it Item) bool {
+	return expr.Test[Value](valueOps{}, cd, it)
+}
+
+// compareScalars orders two N, S or B values of the same type; see
+// [expr.CompareScalars].
+func compareScalars(a, b Value) (int, bool) {
+	return expr.CompareScalars[Value](valueOps{}, a, b)
+}
+
+// newParser checks the length of src and tokenizes it. Errors are
+// *[ValidationError].
+func newParser(c *exprContext, kind, src string) (*parser, error) {
+	p, err := expr.NewParser[Value](valueOps{}, c, kind, src)
+	if err != nil {
+		return nil, validationFromExpr(err)
+	}
+	return p, nil
+}
+
+// parseCondition parses a ConditionExpression. Placeholders are resolved
+// in c and marked used. Errors are *[ValidationError] in DynamoDB's words,
+// syntax errors with the offending token and its neighbours.
+func parseCondition(c *exprContext, src string) (*condition, error) {
+	return parseConditionKind(c, kindCondition, src)
+}
+
+// parseConditionKind is parseCondition for another kind of condition, such
+// as kindFilter, whose name DynamoDB puts in its messages.
+func parseConditionKind(c *exprContext, kind, src string) (*condition, error) {
+	cd, err := expr.ParseCondition[Value](valueOps{}, c, kind, src)
+	if err != nil {
+		return nil, validationFromExpr(err)
+	}
+	return cd, nil
 }
 
 // newExprContext validates a request's ExpressionAttributeNames and
@@ -163,18 +225,13 @@ func newExprContext(names map[string]string, values map[string]Value) (*exprCont
 	if size > maxSubstitutionsSize {
 		return nil, &ValidationError{Reason: reasonSubstitutionsSize}
 	}
-	return &exprContext{
-		names:      names,
-		values:     values,
-		usedNames:  make(map[string]bool),
-		usedValues: make(map[string]bool),
-	}, nil
+	return expr.NewContext(names, values), nil
 }
 
 // validPlaceholder reports whether k is sigil followed by 1 to 254 of
 // [A-Za-z0-9_].
 func validPlaceholder(k string, sigil byte) bool {
-	if len(k) < 2 || len(k) > maxPlaceholderLength || k[0] != sigil {
+	if len(k) < 2 || len(k) > expr.MaxPlaceholderLength || k[0] != sigil {
 		return false
 	}
 	for i := 1; i < len(k); i++ {
@@ -194,54 +251,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// name resolves a #name placeholder and marks it used.
-func (c *exprContext) name(k string) (string, bool) {
-	if c == nil {
-		return "", false
-	}
-	n, ok := c.names[k]
-	if ok {
-		c.usedNames[k] = true
-	}
-	return n, ok
-}
-
-// value resolves a :value placeholder and marks it used.
-func (c *exprContext) value(k string) (Value, bool) {
-	if c == nil {
-		return Value{}, false
-	}
-	v, ok := c.values[k]
-	if ok {
-		c.usedValues[k] = true
-	}
-	return v, ok
-}
-
 // checkAllUsed fails if a supplied placeholder was used by none of the
 // expressions parsed with c, in DynamoDB's words: "Value provided in
 // ExpressionAttributeNames unused in expressions: keys: {#x}" (names are
 // checked before values).
-func (c *exprContext) checkAllUsed() error {
-	if c == nil {
-		return nil
+func checkAllUsed(c *exprContext) error {
+	names, values := c.Unused()
+	if len(names) > 0 {
+		return &ValidationError{Reason: reasonNamesUnused + strings.Join(names, ", ") + "}"}
 	}
-	var unused []string
-	for _, k := range sortedKeys(c.names) {
-		if !c.usedNames[k] {
-			unused = append(unused, k)
-		}
-	}
-	if len(unused) > 0 {
-		return &ValidationError{Reason: reasonNamesUnused + strings.Join(unused, ", ") + "}"}
-	}
-	for _, k := range sortedKeys(c.values) {
-		if !c.usedValues[k] {
-			unused = append(unused, k)
-		}
-	}
-	if len(unused) > 0 {
-		return &ValidationError{Reason: reasonValuesUnused + strings.Join(unused, ", ") + "}"}
+	if len(values) > 0 {
+		return &ValidationError{Reason: reasonValuesUnused + strings.Join(values, ", ") + "}"}
 	}
 	return nil
 }
@@ -263,33 +283,7 @@ func checkOverlaps(kind string, paths []docPath) error {
 // none: a missing name, an index past the end, or an element of the wrong
 // kind for its container.
 func lookupPath(it Item, p docPath) Value {
-	if len(p) == 0 || it == nil {
-		return Value{}
-	}
-	v, ok := it[p[0].Name]
-	if !ok {
-		return Value{}
-	}
-	for _, e := range p[1:] {
-		switch {
-		case e.IsIndex:
-			l := v.L()
-			if v.typ != TypeL || e.Index >= len(l) {
-				return Value{}
-			}
-			v = l[e.Index]
-		default:
-			if v.typ != TypeM {
-				return Value{}
-			}
-			w, ok := v.mapv()[e.Name]
-			if !ok {
-				return Value{}
-			}
-			v = w
-		}
-	}
-	return v
+	return expr.Lookup[Value](valueOps{}, it, p)
 }
 
 // projection is a parsed ProjectionExpression. It is immutable after
@@ -301,22 +295,32 @@ type projection struct {
 // parseProjection parses a ProjectionExpression: document paths separated
 // by commas, none overlapping another. Errors are *[ValidationError].
 func parseProjection(c *exprContext, src string) (*projection, error) {
+	pr, err := parseProjectionPaths(c, src)
+	if err != nil {
+		return nil, validationFromExpr(err)
+	}
+	return pr, nil
+}
+
+// parseProjectionPaths is parseProjection with errors of package
+// internal/expr left as they are.
+func parseProjectionPaths(c *exprContext, src string) (*projection, error) {
 	p, err := newParser(c, kindProjection, src)
 	if err != nil {
 		return nil, err
 	}
 	var paths []docPath
 	for {
-		path, err := p.parsePath()
+		path, err := p.ParsePath()
 		if err != nil {
 			return nil, err
 		}
 		paths = append(paths, path)
-		if !p.accept(expr.TokComma) {
+		if !p.Accept(expr.TokComma) {
 			break
 		}
 	}
-	if err := p.finish(); err != nil {
+	if err := p.Finish(); err != nil {
 		return nil, err
 	}
 	if err := checkOverlaps(kindProjection, paths); err != nil {

@@ -204,7 +204,7 @@ func TestConditionEval(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseCondition(%q): %v", tc.expr, err)
 			}
-			got, err := cd.eval(exprTestItem())
+			got, err := evalCondition(cd, exprTestItem())
 			if err != nil {
 				t.Fatalf("eval(%q): %v", tc.expr, err)
 			}
@@ -234,7 +234,7 @@ func TestConditionEvalMissingItem(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, _ := cd.eval(nil); got != tc.want {
+			if got, _ := evalCondition(cd, nil); got != tc.want {
 				t.Errorf("eval(nil) of %q = %v, want %v", tc.expr, got, tc.want)
 			}
 		})
@@ -381,7 +381,7 @@ func BenchmarkConditionExpression(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if ok, _ := cd.eval(it); !ok {
+			if ok, _ := evalCondition(cd, it); !ok {
 				b.Fatal("false")
 			}
 		}
@@ -393,7 +393,7 @@ func BenchmarkConditionExpression(b *testing.B) {
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			if ok, _ := cd.eval(it); !ok {
+			if ok, _ := evalCondition(cd, it); !ok {
 				b.Fatal("false")
 			}
 		}

@@ -1,6 +1,7 @@
 package fdyno
 
 import (
+	"github.com/fdyno/fdyno/internal/expr"
 	"strconv"
 	"strings"
 	"testing"
@@ -48,7 +49,7 @@ func TestParseKeyCondition(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseKeyCondition(%q): %v", tc.expr, err)
 			}
-			if diff := cmp.Diff(tc.want, kc.String()); diff != "" {
+			if diff := cmp.Diff(tc.want, keyConditionString(kc)); diff != "" {
 				t.Errorf("parseKeyCondition(%q) mismatch (-want +got):\n%s", tc.expr, diff)
 			}
 		})
@@ -79,44 +80,44 @@ func sortValueGen(typ Type) *rapid.Generator[Value] {
 // modelKeyCond is the meaning of a key condition on a sort value: the
 // oracle of TestKeyConditionRange and the Query model tests.
 func modelKeyCond(kc *keyCondition, v Value) bool {
-	c, _ := compareScalars(v, kc.lo)
-	switch kc.op {
-	case sortNone:
+	c, _ := compareScalars(v, kc.Lo)
+	switch kc.Op {
+	case expr.SortNone:
 		return true
-	case sortEq:
+	case expr.SortEq:
 		return c == 0
-	case sortLt:
+	case expr.SortLt:
 		return c < 0
-	case sortLe:
+	case expr.SortLe:
 		return c <= 0
-	case sortGt:
+	case expr.SortGt:
 		return c > 0
-	case sortGe:
+	case expr.SortGe:
 		return c >= 0
-	case sortBetween:
-		d, _ := compareScalars(v, kc.hi)
+	case expr.SortBetween:
+		d, _ := compareScalars(v, kc.Hi)
 		return c >= 0 && d <= 0
-	case sortBeginsWith:
-		return strings.HasPrefix(v.s, kc.lo.s)
+	case expr.SortBeginsWith:
+		return strings.HasPrefix(v.s, kc.Lo.s)
 	}
-	panic("unknown op " + kc.op)
+	panic("unknown op " + kc.Op)
 }
 
 // keyCondGen draws a key condition with hash "p" on a sort key of type typ.
 func keyCondGen(typ Type) *rapid.Generator[*keyCondition] {
 	return rapid.Custom(func(t *rapid.T) *keyCondition {
-		ops := []string{sortNone, sortEq, sortLt, sortLe, sortGt, sortGe, sortBetween}
+		ops := []string{expr.SortNone, expr.SortEq, expr.SortLt, expr.SortLe, expr.SortGt, expr.SortGe, expr.SortBetween}
 		if typ != TypeN {
-			ops = append(ops, sortBeginsWith)
+			ops = append(ops, expr.SortBeginsWith)
 		}
-		kc := &keyCondition{hash: S("p"), op: rapid.SampledFrom(ops).Draw(t, "op")}
-		if kc.op != sortNone {
-			kc.lo = sortValueGen(typ).Draw(t, "lo")
+		kc := &keyCondition{Hash: S("p"), Op: rapid.SampledFrom(ops).Draw(t, "op")}
+		if kc.Op != expr.SortNone {
+			kc.Lo = sortValueGen(typ).Draw(t, "lo")
 		}
-		if kc.op == sortBetween {
-			kc.hi = sortValueGen(typ).Draw(t, "hi")
-			if c, _ := compareScalars(kc.lo, kc.hi); c > 0 {
-				kc.lo, kc.hi = kc.hi, kc.lo
+		if kc.Op == expr.SortBetween {
+			kc.Hi = sortValueGen(typ).Draw(t, "hi")
+			if c, _ := compareScalars(kc.Lo, kc.Hi); c > 0 {
+				kc.Lo, kc.Hi = kc.Hi, kc.Lo
 			}
 		}
 		return kc
@@ -131,9 +132,9 @@ func TestKeyConditionRange(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		typ := rapid.SampledFrom([]Type{TypeS, TypeB, TypeN}).Draw(t, "type")
 		kc := keyCondGen(typ).Draw(t, "kc")
-		lo, hi, err := kc.kvRange(true)
+		lo, hi, err := kvRange(kc, true)
 		if err != nil {
-			t.Fatalf("kvRange(%s): %v", kc, err)
+			t.Fatalf("kvRange(%s): %v", keyConditionString(kc), err)
 		}
 		for i, v := range rapid.SliceOfN(sortValueGen(typ), 1, 30).Draw(t, "values") {
 			for _, h := range []string{"p", "p\x00", "pa", "o", "q"} {
@@ -148,7 +149,7 @@ func TestKeyConditionRange(t *testing.T) {
 			}
 		}
 		// Without a sort key the range is the one key.
-		lo, hi, _ = (&keyCondition{hash: kc.hash}).kvRange(false)
+		lo, hi, _ = kvRange(&keyCondition{Hash: kc.Hash}, false)
 		k, _ := packKeyValues(S("p"))
 		k2, _ := packKeyValues(S("p\x00"))
 		if !inRange(k, lo, hi) || inRange(k2, lo, hi) {
@@ -182,11 +183,11 @@ func FuzzParseKeyCondition(f *testing.F) {
 			}
 			return
 		}
-		lo, hi, err := kc.kvRange(true)
+		lo, hi, err := kvRange(kc, true)
 		if err != nil {
-			t.Fatalf("kvRange(%s): %v", kc, err)
+			t.Fatalf("kvRange(%s): %v", keyConditionString(kc), err)
 		}
-		p, _ := packKeyValues(kc.hash)
+		p, _ := packKeyValues(kc.Hash)
 		if string(lo) > string(hi) || !strings.HasPrefix(string(lo), string(p)) || string(hi) > string(p)+"\xff" {
 			t.Fatalf("%q: range [%x, %x) outside partition %x", expr, lo, hi, p)
 		}

@@ -44,7 +44,7 @@ func genPath(t *rapid.T, pool []string, label string) docPath {
 
 func genValueOperand(t *rapid.T, keys ...string) operand {
 	k := rapid.SampledFrom(keys).Draw(t, "value")
-	return operand{kind: opValue, token: k, value: genValues[k]}
+	return operand{Kind: expr.OpValue, Token: k, Value: genValues[k]}
 }
 
 var leftNames = []string{"a", "b", "c", "x_1", "Price"}
@@ -59,11 +59,11 @@ func genCondition(t *rapid.T, depth int) *condition {
 	lhs := func() operand {
 		switch rapid.IntRange(0, 9).Draw(t, "size") {
 		case 0, 1:
-			return operand{kind: opCall, fn: "size", args: []operand{{kind: opPath, path: genPath(t, leftNames, "sp")}}}
+			return operand{Kind: expr.OpCall, Fn: "size", Args: []operand{{Kind: expr.OpPath, Path: genPath(t, leftNames, "sp")}}}
 		case 2:
-			return operand{kind: opCall, fn: "size", args: []operand{genValueOperand(t, ":s", ":l", ":ss")}}
+			return operand{Kind: expr.OpCall, Fn: "size", Args: []operand{genValueOperand(t, ":s", ":l", ":ss")}}
 		}
-		return operand{kind: opPath, path: genPath(t, leftNames, "p")}
+		return operand{Kind: expr.OpPath, Path: genPath(t, leftNames, "p")}
 	}
 	switch rapid.IntRange(0, max).Draw(t, "kind") {
 	case 0:
@@ -74,36 +74,36 @@ func genCondition(t *rapid.T, depth int) *condition {
 			right = genValueOperand(t, ":n", ":s", ":b")
 		}
 		if rapid.Bool().Draw(t, "path-right") {
-			right = operand{kind: opPath, path: genPath(t, rightNames, "rp")}
+			right = operand{Kind: expr.OpPath, Path: genPath(t, rightNames, "rp")}
 		}
-		return &condition{kind: condCompare, op: op, args: []operand{lhs(), right}}
+		return &condition{Kind: expr.CondCompare, Op: op, Args: []operand{lhs(), right}}
 	case 1:
-		return &condition{kind: condBetween, args: []operand{lhs(),
-			{kind: opValue, token: ":lo", value: genValues[":lo"]}, {kind: opValue, token: ":hi", value: genValues[":hi"]}}}
+		return &condition{Kind: expr.CondBetween, Args: []operand{lhs(),
+			{Kind: expr.OpValue, Token: ":lo", Value: genValues[":lo"]}, {Kind: expr.OpValue, Token: ":hi", Value: genValues[":hi"]}}}
 	case 2:
 		args := []operand{lhs()}
 		for range rapid.IntRange(1, 4).Draw(t, "in") {
 			args = append(args, genValueOperand(t, ":n", ":s", ":lo"))
 		}
-		return &condition{kind: condIn, args: args}
+		return &condition{Kind: expr.CondIn, Args: args}
 	case 3:
 		fn := rapid.SampledFrom([]string{"attribute_exists", "attribute_not_exists"}).Draw(t, "fn")
-		return &condition{kind: condFunc, op: fn, args: []operand{{kind: opPath, path: genPath(t, leftNames, "fp")}}}
+		return &condition{Kind: expr.CondFunc, Op: fn, Args: []operand{{Kind: expr.OpPath, Path: genPath(t, leftNames, "fp")}}}
 	case 4:
 		fn := rapid.SampledFrom([]string{"begins_with", "contains"}).Draw(t, "fn")
-		return &condition{kind: condFunc, op: fn, args: []operand{{kind: opPath, path: genPath(t, leftNames, "fp")}, genValueOperand(t, ":s", ":b")}}
+		return &condition{Kind: expr.CondFunc, Op: fn, Args: []operand{{Kind: expr.OpPath, Path: genPath(t, leftNames, "fp")}, genValueOperand(t, ":s", ":b")}}
 	case 5:
-		first := operand{kind: opPath, path: genPath(t, leftNames, "fp")}
+		first := operand{Kind: expr.OpPath, Path: genPath(t, leftNames, "fp")}
 		if rapid.Bool().Draw(t, "constant") {
 			first = genValueOperand(t, ":n", ":l")
 		}
-		return &condition{kind: condFunc, op: "attribute_type", args: []operand{first, genValueOperand(t, ":tS")}}
+		return &condition{Kind: expr.CondFunc, Op: "attribute_type", Args: []operand{first, genValueOperand(t, ":tS")}}
 	case 6:
-		return &condition{kind: condNot, left: genCondition(t, depth+1)}
+		return &condition{Kind: expr.CondNot, Left: genCondition(t, depth+1)}
 	case 7:
-		return &condition{kind: condAnd, left: genCondition(t, depth+1), right: genCondition(t, depth+1)}
+		return &condition{Kind: expr.CondAnd, Left: genCondition(t, depth+1), Right: genCondition(t, depth+1)}
 	default:
-		return &condition{kind: condOr, left: genCondition(t, depth+1), right: genCondition(t, depth+1)}
+		return &condition{Kind: expr.CondOr, Left: genCondition(t, depth+1), Right: genCondition(t, depth+1)}
 	}
 }
 
@@ -146,20 +146,20 @@ func genSetValue(t *rapid.T, depth int, numeric bool) operand {
 	case 0:
 		return genValueOperand(t, keys...)
 	case 1:
-		return operand{kind: opPath, path: genPath(t, rightNames, "rp")}
+		return operand{Kind: expr.OpPath, Path: genPath(t, rightNames, "rp")}
 	case 2:
-		k := rapid.SampledFrom([]operandKind{opPlus, opMinus}).Draw(t, "sign")
-		return operand{kind: k, args: []operand{genSetValue(t, depth+1, true), genSetValue(t, depth+1, true)}}
+		k := rapid.SampledFrom([]expr.OperandKind{expr.OpPlus, expr.OpMinus}).Draw(t, "sign")
+		return operand{Kind: k, Args: []operand{genSetValue(t, depth+1, true), genSetValue(t, depth+1, true)}}
 	case 3, 4:
 		def := genSetValue(t, depth+1, numeric)
-		if def.kind == opPlus || def.kind == opMinus {
+		if def.Kind == expr.OpPlus || def.Kind == expr.OpMinus {
 			// + and - only at the top of a SET value.
 			def = genValueOperand(t, keys...)
 		}
-		return operand{kind: opCall, fn: "if_not_exists", args: []operand{{kind: opPath, path: genPath(t, rightNames, "ip")}, def}}
+		return operand{Kind: expr.OpCall, Fn: "if_not_exists", Args: []operand{{Kind: expr.OpPath, Path: genPath(t, rightNames, "ip")}, def}}
 	default:
-		return operand{kind: opCall, fn: "list_append", args: []operand{
-			{kind: opPath, path: genPath(t, rightNames, "lp")}, genValueOperand(t, ":l")}}
+		return operand{Kind: expr.OpCall, Fn: "list_append", Args: []operand{
+			{Kind: expr.OpPath, Path: genPath(t, rightNames, "lp")}, genValueOperand(t, ":l")}}
 	}
 }
 
@@ -167,7 +167,7 @@ func genSetValue(t *rapid.T, depth int, numeric bool) operand {
 // top-level names, so they never overlap.
 func genUpdate(t *rapid.T) *update {
 	tops := rapid.Permutation([]string{"a", "b", "c", "x_1", "Price", "g", "h"}).Draw(t, "tops")
-	kinds := rapid.Permutation([]actionKind{actSet, actRemove, actAdd, actDelete}).Draw(t, "clauses")
+	kinds := rapid.Permutation([]expr.ActionKind{expr.ActSet, expr.ActRemove, expr.ActAdd, expr.ActDelete}).Draw(t, "clauses")
 	kinds = kinds[:rapid.IntRange(1, 4).Draw(t, "nclauses")]
 	u := &update{}
 	for _, k := range kinds {
@@ -177,16 +177,16 @@ func genUpdate(t *rapid.T) *update {
 			}
 			path := append(docPath{{Name: tops[0]}}, genPath(t, rightNames, "tail")[1:]...)
 			tops = tops[1:]
-			a := updateAction{kind: k, path: path}
+			a := updateAction{Kind: k, Path: path}
 			switch k {
-			case actSet:
-				a.val = genSetValue(t, 0, false)
-			case actAdd:
-				a.val = genValueOperand(t, ":n", ":ss", ":ns")
-			case actDelete:
-				a.val = genValueOperand(t, ":ss", ":ns")
+			case expr.ActSet:
+				a.Val = genSetValue(t, 0, false)
+			case expr.ActAdd:
+				a.Val = genValueOperand(t, ":n", ":ss", ":ns")
+			case expr.ActDelete:
+				a.Val = genValueOperand(t, ":ss", ":ns")
 			}
-			u.actions = append(u.actions, a)
+			u.Actions = append(u.Actions, a)
 		}
 	}
 	return u
@@ -328,23 +328,23 @@ func TestUpdateDoesNotMutate(t *testing.T) {
 				continue
 			}
 			paths = append(paths, p)
-			a := updateAction{kind: rapid.SampledFrom([]actionKind{actSet, actRemove, actAdd, actDelete}).Draw(t, "kind"), path: p}
-			switch a.kind {
-			case actSet:
+			a := updateAction{Kind: rapid.SampledFrom([]expr.ActionKind{expr.ActSet, expr.ActRemove, expr.ActAdd, expr.ActDelete}).Draw(t, "kind"), Path: p}
+			switch a.Kind {
+			case expr.ActSet:
 				if rapid.Bool().Draw(t, "from-path") {
-					a.val = operand{kind: opCall, fn: "if_not_exists", args: []operand{
-						{kind: opPath, path: genItemPath(t, it)}, genValueOperand(t, ":n", ":l")}}
+					a.Val = operand{Kind: expr.OpCall, Fn: "if_not_exists", Args: []operand{
+						{Kind: expr.OpPath, Path: genItemPath(t, it)}, genValueOperand(t, ":n", ":l")}}
 				} else {
-					a.val = genValueOperand(t, ":n", ":s", ":l", ":ss")
+					a.Val = genValueOperand(t, ":n", ":s", ":l", ":ss")
 				}
-			case actAdd:
-				a.val = genValueOperand(t, ":n", ":ss", ":ns")
-			case actDelete:
-				a.val = genValueOperand(t, ":ss", ":ns")
+			case expr.ActAdd:
+				a.Val = genValueOperand(t, ":n", ":ss", ":ns")
+			case expr.ActDelete:
+				a.Val = genValueOperand(t, ":ss", ":ns")
 			}
-			u.actions = append(u.actions, a)
+			u.Actions = append(u.Actions, a)
 		}
-		got, err := u.apply(it, it != nil)
+		got, err := applyUpdate(u, it, it != nil)
 		if !it.Equal(before) {
 			t.Fatalf("apply(%s) modified its input", u)
 		}
@@ -354,16 +354,16 @@ func TestUpdateDoesNotMutate(t *testing.T) {
 			}
 			return
 		}
-		for _, a := range u.actions {
+		for _, a := range u.Actions {
 			// A path through a list index names an element of the
 			// original list, which a REMOVE of an earlier element or an
 			// append past the end puts at another index; TestUpdateApplyModel
 			// checks those.
-			if slices.ContainsFunc(a.path, func(e pathElem) bool { return e.IsIndex }) {
+			if slices.ContainsFunc(a.Path, func(e pathElem) bool { return e.IsIndex }) {
 				continue
 			}
-			if (a.kind == actSet || a.kind == actAdd) && lookupPath(got, a.path).IsZero() {
-				t.Fatalf("apply(%s): %s missing from %v", u, a.path, got)
+			if (a.Kind == expr.ActSet || a.Kind == expr.ActAdd) && lookupPath(got, a.Path).IsZero() {
+				t.Fatalf("apply(%s): %s missing from %v", u, a.Path, got)
 			}
 		}
 	})
@@ -441,7 +441,7 @@ func FuzzParseCondition(f *testing.F) {
 			checkFuzzError(t, expr, err)
 			return
 		}
-		if _, err := cd.eval(fuzzItem); err != nil {
+		if _, err := evalCondition(cd, fuzzItem); err != nil {
 			t.Fatalf("eval(%q): %v", expr, err)
 		}
 		text := cd.String()
@@ -471,13 +471,13 @@ func FuzzParseUpdate(f *testing.F) {
 			return
 		}
 		before := cloneItem(fuzzItem)
-		if _, err := u.apply(fuzzItem, true); err != nil && !errors.Is(err, ErrValidation) {
+		if _, err := applyUpdate(u, fuzzItem, true); err != nil && !errors.Is(err, ErrValidation) {
 			t.Fatalf("apply(%q) = %v, not a validation error", expr, err)
 		}
 		if !fuzzItem.Equal(before) {
 			t.Fatalf("apply(%q) modified its input", expr)
 		}
-		if _, err := u.apply(nil, false); err != nil && !errors.Is(err, ErrValidation) {
+		if _, err := applyUpdate(u, nil, false); err != nil && !errors.Is(err, ErrValidation) {
 			t.Fatalf("apply(%q) to nil = %v, not a validation error", expr, err)
 		}
 		text := u.String()
@@ -532,13 +532,14 @@ func TestExprFuzzCorpusPresent(t *testing.T) {
 // 4 KB parses or fails cleanly.
 func TestParseDeepNesting(t *testing.T) {
 	for _, n := range []int{100, 1000, 2040} {
+		maxLen := expr.MaxExpressionLength
 		expr := ""
 		for range n {
 			expr += "NOT "
 		}
 		expr += "a = :n"
-		if len(expr) > maxExpressionLength {
-			expr = expr[len(expr)-maxExpressionLength:]
+		if len(expr) > maxLen {
+			expr = expr[len(expr)-maxLen:]
 		}
 		if _, err := parseCondition(fuzzContext(t), expr); err != nil {
 			checkFuzzError(t, expr, err)

@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"errors"
+	"github.com/fdyno/fdyno/internal/expr"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func TestExprContextCheckAllUsed(t *testing.T) {
 	}
 	check := func(want string) {
 		t.Helper()
-		err := c.checkAllUsed()
+		err := checkAllUsed(c)
 		switch {
 		case want == "" && err != nil:
 			t.Errorf("checkAllUsed() = %v, want nil", err)
@@ -173,5 +174,26 @@ func TestProjectPaths(t *testing.T) {
 	want := Item{"m": M(Item{"y": N("3")})}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("projectPaths() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestExprTypesPinned checks that package internal/expr numbers and names
+// the attribute types as the root package does, and that its path depth
+// limit is the item nesting limit: values cross between the two with a
+// plain conversion.
+func TestExprTypesPinned(t *testing.T) {
+	for typ := TypeS; typ <= TypeBS; typ++ {
+		if got := expr.Type(typ).String(); got != typ.String() {
+			t.Errorf("expr.Type(%d).String() = %q, want %q", typ, got, typ.String())
+		}
+		if got := expr.TypeByName(typ.String()); got != expr.Type(typ) {
+			t.Errorf("expr.TypeByName(%q) = %d, want %d", typ.String(), got, typ)
+		}
+	}
+	if got := expr.Type(TypeBS + 1).String(); got != "" {
+		t.Errorf("expr.Type past TypeBS named %q", got)
+	}
+	if expr.MaxPathDepth != MaxNestingDepth {
+		t.Errorf("expr.MaxPathDepth = %d, want MaxNestingDepth %d", expr.MaxPathDepth, MaxNestingDepth)
 	}
 }

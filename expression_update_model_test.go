@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"errors"
+	"github.com/fdyno/fdyno/internal/expr"
 	"maps"
 	"slices"
 	"sort"
@@ -35,7 +36,7 @@ func TestUpdateApplyModel(t *testing.T) {
 		if err != nil {
 			t.Fatalf("parseUpdate(%q): %v", expr, err)
 		}
-		got, gotErr := u.apply(old, old != nil)
+		got, gotErr := applyUpdate(u, old, old != nil)
 		want, wantErr := refUpdate(old, expr, names, values)
 		if (gotErr == nil) != (wantErr == nil) {
 			t.Fatalf("apply(%q) on %v:\n got error %v\nwant error %v (want item %v, got %v)", expr, old, gotErr, wantErr, want, got)
@@ -319,12 +320,12 @@ func refLookup(it Item, path []refElem) Value {
 	return v
 }
 
-var refReasons = []string{reasonUpdatePathInvalid, reasonUpdateMissingAttr, reasonUpdateOperandType}
+var refReasons = []string{expr.ReasonUpdatePathInvalid, expr.ReasonUpdateMissingAttr, expr.ReasonUpdateOperandType}
 
 var (
-	errRefPathInvalid = errors.New(reasonUpdatePathInvalid)
-	errRefMissing     = errors.New(reasonUpdateMissingAttr)
-	errRefType        = errors.New(reasonUpdateOperandType)
+	errRefPathInvalid = errors.New(expr.ReasonUpdatePathInvalid)
+	errRefMissing     = errors.New(expr.ReasonUpdateMissingAttr)
+	errRefType        = errors.New(expr.ReasonUpdateOperandType)
 )
 
 func refSetValue(old Item, rhs string, names map[string]string, values map[string]Value) (Value, error) {
@@ -480,7 +481,7 @@ func refUpdate(old Item, expr string, names map[string]string, values map[string
 			case cur.Type() == TypeSS:
 				var keep []string
 				for _, m := range cur.SS() {
-					if !contains(v, S(m)) {
+					if !slices.Contains(v.SS(), m) {
 						keep = append(keep, m)
 					}
 				}

@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"errors"
+	"github.com/fdyno/fdyno/internal/expr"
 	"strings"
 	"testing"
 
@@ -153,7 +154,7 @@ func TestUpdateApply(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseUpdate(%q): %v", tc.expr, err)
 			}
-			got, err := u.apply(tc.old, tc.old != nil)
+			got, err := applyUpdate(u, tc.old, tc.old != nil)
 			if err != nil {
 				t.Fatalf("apply(%q): %v", tc.expr, err)
 			}
@@ -175,38 +176,38 @@ func TestUpdateApplyErrors(t *testing.T) {
 		expr   string
 		reason string
 	}{
-		{"set under absent", "SET x.a = :n1", reasonUpdatePathInvalid},
-		{"set under scalar", "SET s.a = :n1", reasonUpdatePathInvalid},
-		{"index into string", "SET s[0] = :n1", reasonUpdatePathInvalid},
-		{"index into map", "SET m[0] = :n1", reasonUpdatePathInvalid},
-		{"key into list", "SET l.a = :n1", reasonUpdatePathInvalid},
-		{"under index past end", "SET l[5].a = :n1", reasonUpdatePathInvalid},
-		{"deep under absent", "SET m.b.e.f = :n1", reasonUpdatePathInvalid},
-		{"add under absent", "ADD x.a :n1", reasonUpdatePathInvalid},
+		{"set under absent", "SET x.a = :n1", expr.ReasonUpdatePathInvalid},
+		{"set under scalar", "SET s.a = :n1", expr.ReasonUpdatePathInvalid},
+		{"index into string", "SET s[0] = :n1", expr.ReasonUpdatePathInvalid},
+		{"index into map", "SET m[0] = :n1", expr.ReasonUpdatePathInvalid},
+		{"key into list", "SET l.a = :n1", expr.ReasonUpdatePathInvalid},
+		{"under index past end", "SET l[5].a = :n1", expr.ReasonUpdatePathInvalid},
+		{"deep under absent", "SET m.b.e.f = :n1", expr.ReasonUpdatePathInvalid},
+		{"add under absent", "ADD x.a :n1", expr.ReasonUpdatePathInvalid},
 		// A REMOVE under a missing or non-document parent of an existing
 		// item is invalid, as a SET of the path is (DynamoDB's "The
 		// document path provided in the update expression is invalid for
 		// update").
-		{"remove under scalar", "REMOVE s.a", reasonUpdatePathInvalid},
-		{"remove under absent", "REMOVE x.a", reasonUpdatePathInvalid},
-		{"remove index under absent", "REMOVE x[0]", reasonUpdatePathInvalid},
-		{"remove index under string", "REMOVE s[0]", reasonUpdatePathInvalid},
-		{"remove index under map", "REMOVE m[0]", reasonUpdatePathInvalid},
-		{"remove key under list", "REMOVE l.a", reasonUpdatePathInvalid},
-		{"remove deep under absent", "REMOVE m.z.y", reasonUpdatePathInvalid},
-		{"remove under index past end", "REMOVE l[7].a", reasonUpdatePathInvalid},
-		{"remove under absent beside a valid remove", "REMOVE s, x[1].a", reasonUpdatePathInvalid},
-		{"delete under absent", "DELETE x.a :ss_a", reasonUpdatePathInvalid},
-		{"absent operand", "SET n = x", reasonUpdateMissingAttr},
-		{"absent arithmetic operand", "SET n = x + :n1", reasonUpdateMissingAttr},
-		{"arithmetic on string", "SET n = s + :n1", reasonUpdateOperandType},
-		{"list_append of number", "SET l = list_append(n, :l45)", reasonUpdateOperandType},
-		{"add number to string", "ADD s :n1", reasonUpdateOperandType},
-		{"add number to list", "ADD l :n1", reasonUpdateOperandType},
-		{"add set of other type", "ADD ss :ns_1", reasonUpdateOperandType},
-		{"add set to number", "ADD n :ss_a", reasonUpdateOperandType},
-		{"delete from string", "DELETE s :ss_a", reasonUpdateOperandType},
-		{"delete other set type", "DELETE ss :ns_1", reasonUpdateOperandType},
+		{"remove under scalar", "REMOVE s.a", expr.ReasonUpdatePathInvalid},
+		{"remove under absent", "REMOVE x.a", expr.ReasonUpdatePathInvalid},
+		{"remove index under absent", "REMOVE x[0]", expr.ReasonUpdatePathInvalid},
+		{"remove index under string", "REMOVE s[0]", expr.ReasonUpdatePathInvalid},
+		{"remove index under map", "REMOVE m[0]", expr.ReasonUpdatePathInvalid},
+		{"remove key under list", "REMOVE l.a", expr.ReasonUpdatePathInvalid},
+		{"remove deep under absent", "REMOVE m.z.y", expr.ReasonUpdatePathInvalid},
+		{"remove under index past end", "REMOVE l[7].a", expr.ReasonUpdatePathInvalid},
+		{"remove under absent beside a valid remove", "REMOVE s, x[1].a", expr.ReasonUpdatePathInvalid},
+		{"delete under absent", "DELETE x.a :ss_a", expr.ReasonUpdatePathInvalid},
+		{"absent operand", "SET n = x", expr.ReasonUpdateMissingAttr},
+		{"absent arithmetic operand", "SET n = x + :n1", expr.ReasonUpdateMissingAttr},
+		{"arithmetic on string", "SET n = s + :n1", expr.ReasonUpdateOperandType},
+		{"list_append of number", "SET l = list_append(n, :l45)", expr.ReasonUpdateOperandType},
+		{"add number to string", "ADD s :n1", expr.ReasonUpdateOperandType},
+		{"add number to list", "ADD l :n1", expr.ReasonUpdateOperandType},
+		{"add set of other type", "ADD ss :ns_1", expr.ReasonUpdateOperandType},
+		{"add set to number", "ADD n :ss_a", expr.ReasonUpdateOperandType},
+		{"delete from string", "DELETE s :ss_a", expr.ReasonUpdateOperandType},
+		{"delete other set type", "DELETE ss :ns_1", expr.ReasonUpdateOperandType},
 		{"overflow", "SET n = :big + :big", reasonNumberOverflow},
 		{"precision", "SET n = :e50 + :n1", reasonNumberDigits},
 		{"add precision", "ADD n :e50", reasonNumberDigits},
@@ -218,7 +219,7 @@ func TestUpdateApplyErrors(t *testing.T) {
 				t.Fatalf("parseUpdate(%q): %v", tc.expr, err)
 			}
 			old := updateTestItem()
-			_, err = u.apply(old, true)
+			_, err = applyUpdate(u, old, true)
 			var ve *ValidationError
 			if !errors.As(err, &ve) || !errors.Is(err, ErrValidation) {
 				t.Fatalf("apply(%q) = %v, want a *ValidationError", tc.expr, err)
@@ -291,7 +292,7 @@ func TestUpdatePaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, p := range u.paths() {
+	for _, p := range u.Paths() {
 		got = append(got, p.String())
 	}
 	want := []string{"s", "m.b.c", "l[2]", "x", "ss"}
@@ -311,7 +312,7 @@ func BenchmarkUpdateExpression(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := u.apply(old, true); err != nil {
+			if _, err := applyUpdate(u, old, true); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -323,7 +324,7 @@ func BenchmarkUpdateExpression(b *testing.B) {
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := u.apply(old, true); err != nil {
+			if _, err := applyUpdate(u, old, true); err != nil {
 				b.Fatal(err)
 			}
 		}

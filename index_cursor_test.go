@@ -3,6 +3,7 @@ package fdyno
 import (
 	"bytes"
 	"errors"
+	"github.com/fdyno/fdyno/internal/expr"
 	"strconv"
 	"testing"
 
@@ -120,7 +121,7 @@ func TestIndexCursors(t *testing.T) {
 func FuzzIndexCursor(f *testing.F) {
 	st := newTableState(nil, tableKeys{}, indexed)
 	p := &readPlan{op: "Query", st: st, ix: st.index("byG"), forward: true}
-	lo, hi, err := p.keyRange(&keyCondition{hash: S("x"), op: sortLt, lo: N("10")})
+	lo, hi, err := p.keyRange(&keyCondition{Hash: S("x"), Op: expr.SortLt, Lo: N("10")})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestIndexKeyConditionRange(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		typ := rapid.SampledFrom([]Type{TypeS, TypeB, TypeN}).Draw(t, "type")
 		kc := keyCondGen(typ).Draw(t, "kc")
-		lo, hi, err := indexKeyRange(kc.hash, kc.op, kc.lo, kc.hi, true)
+		lo, hi, err := indexKeyRange(kc.Hash, kc.Op, kc.Lo, kc.Hi, true)
 		if err != nil {
 			t.Fatalf("indexKeyRange(%s): %v", kc, err)
 		}
@@ -184,7 +185,7 @@ func TestIndexKeyConditionRange(t *testing.T) {
 			}
 		}
 		// Without a sort key: every base key of the one index key.
-		lo, hi, _ = indexKeyRange(kc.hash, sortNone, Value{}, Value{}, false)
+		lo, hi, _ = indexKeyRange(kc.Hash, expr.SortNone, Value{}, Value{}, false)
 		for _, base := range bases {
 			kv, _ := packKeyValues(base...)
 			p, _ := packKeyValues(S("p"))

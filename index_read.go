@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"bytes"
+	"github.com/fdyno/fdyno/internal/expr"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
@@ -42,9 +43,9 @@ func (p *readPlan) keyAttrs() (hash, rng keyAttr) {
 // keyRange returns the plan's range for key condition kc.
 func (p *readPlan) keyRange(kc *keyCondition) (lo, hi []byte, err error) {
 	if p.ix != nil {
-		return indexKeyRange(kc.hash, kc.op, kc.lo, kc.hi, p.ix.rng.Name != "")
+		return indexKeyRange(kc.Hash, kc.Op, kc.Lo, kc.Hi, p.ix.rng.Name != "")
 	}
-	return kc.kvRange(p.st.rng.Name != "")
+	return kvRange(kc, p.st.rng.Name != "")
 }
 
 // key returns the FoundationDB key of position k of the plan's range.
@@ -174,18 +175,18 @@ func conditionNames(cd *condition, f func(string)) {
 	}
 	var inOperand func(o operand)
 	inOperand = func(o operand) {
-		if o.kind == opPath {
-			f(o.path[0].Name)
+		if o.Kind == expr.OpPath {
+			f(o.Path[0].Name)
 		}
-		for _, a := range o.args {
+		for _, a := range o.Args {
 			inOperand(a)
 		}
 	}
-	for _, a := range cd.args {
+	for _, a := range cd.Args {
 		inOperand(a)
 	}
-	conditionNames(cd.left, f)
-	conditionNames(cd.right, f)
+	conditionNames(cd.Left, f)
+	conditionNames(cd.Right, f)
 }
 
 // isIndexRef reports whether an entry value is indexRefMarker.

@@ -89,7 +89,7 @@ func prepareExprs(op string, names map[string]string, values map[string]Value, c
 		e.cond, err = parseCondition(c, cond)
 	}
 	if err == nil {
-		err = c.checkAllUsed()
+		err = checkAllUsed(c)
 	}
 	return e, withOp(op, err)
 }

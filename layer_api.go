@@ -68,7 +68,7 @@ func ParseFilter(expr string, names map[string]string, values map[string]Value) 
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkAllUsed(); err != nil {
+	if err := checkAllUsed(c); err != nil {
 		return nil, err
 	}
 	return &Filter{cond: cond}, nil
@@ -77,5 +77,5 @@ func ParseFilter(expr string, names map[string]string, values map[string]Value) 
 // Match reports whether it satisfies the filter, as a Query's
 // FilterExpression decides which items it returns.
 func (f *Filter) Match(it Item) bool {
-	return f.cond.test(it)
+	return testCondition(f.cond, it)
 }

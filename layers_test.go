@@ -31,7 +31,7 @@ var packageLayers = []struct {
 }{
 	{"model", []string{"doc.go", "errors.go", "item.go", "number.go", "marshal.go"}},
 	{"stored formats", []string{"codec.go", "keys.go", "chunk.go"}},
-	{"expressions", []string{"expression.go", "expression_parse.go", "expression_eval.go", "expression_update.go",
+	{"expressions", []string{"expression.go",
 		"expression_keycond.go"}},
 	{"table", []string{"transactor.go", "table.go", "table_meta.go", "table_properties.go", "index_def.go", "ttl.go",
 		"cursor.go"}},

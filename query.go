@@ -3,6 +3,7 @@ package fdyno
 import (
 	"context"
 	"errors"
+	"github.com/fdyno/fdyno/internal/expr"
 	"iter"
 	"strconv"
 
@@ -385,7 +386,7 @@ func (t *Table) finishExprs(op string, st *tableState, p *readPlan, c *exprConte
 	if err := p.planIndexRead(o.sel); err != nil {
 		return err
 	}
-	return withOp(op, c.checkAllUsed())
+	return withOp(op, checkAllUsed(c))
 }
 
 // keyAttrIn returns the first of the key attributes hash and rng that cd
@@ -396,25 +397,25 @@ func keyAttrIn(cd *condition, hash, rng keyAttr) string {
 	}
 	var inOperand func(o operand) string
 	inOperand = func(o operand) string {
-		if o.kind == opPath && (o.path[0].Name == hash.Name || rng.Name != "" && o.path[0].Name == rng.Name) {
-			return o.path[0].Name
+		if o.Kind == expr.OpPath && (o.Path[0].Name == hash.Name || rng.Name != "" && o.Path[0].Name == rng.Name) {
+			return o.Path[0].Name
 		}
-		for _, a := range o.args {
+		for _, a := range o.Args {
 			if n := inOperand(a); n != "" {
 				return n
 			}
 		}
 		return ""
 	}
-	for _, a := range cd.args {
+	for _, a := range cd.Args {
 		if n := inOperand(a); n != "" {
 			return n
 		}
 	}
-	if n := keyAttrIn(cd.left, hash, rng); n != "" {
+	if n := keyAttrIn(cd.Left, hash, rng); n != "" {
 		return n
 	}
-	return keyAttrIn(cd.right, hash, rng)
+	return keyAttrIn(cd.Right, hash, rng)
 }
 
 // planStart resolves the request's ExclusiveStartKey or Cursor into
@@ -454,8 +455,8 @@ func (t *Table) planStart(p *readPlan, o *readOptions, outside string) error {
 
 // kvRange returns the range [lo, hi) of packed key values whose items
 // satisfy kc, for a table with a sort key if hasRange.
-func (kc *keyCondition) kvRange(hasRange bool) (lo, hi []byte, err error) {
-	return sortKeyRange(kc.hash, kc.op, kc.lo, kc.hi, hasRange)
+func kvRange(kc *keyCondition, hasRange bool) (lo, hi []byte, err error) {
+	return sortKeyRange(kc.Hash, kc.Op, kc.Lo, kc.Hi, hasRange)
 }
 
 // sortKeyRange returns the range [lo, hi) of packed key values whose items
@@ -498,22 +499,22 @@ func keyConditionRange(h Value, op string, a, b Value, hasRange bool, after func
 	}
 	end := prefixEnd(p)
 	switch op {
-	case sortNone:
+	case expr.SortNone:
 		lo, hi = p, end
-	case sortEq:
+	case expr.SortEq:
 		lo = pack(a)
 		hi = after(lo)
-	case sortLt:
+	case expr.SortLt:
 		lo, hi = p, pack(a)
-	case sortLe:
+	case expr.SortLe:
 		lo, hi = p, after(pack(a))
-	case sortGt:
+	case expr.SortGt:
 		lo, hi = after(pack(a)), end
-	case sortGe:
+	case expr.SortGe:
 		lo, hi = pack(a), end
-	case sortBetween:
+	case expr.SortBetween:
 		lo, hi = pack(a), after(pack(b))
-	case sortBeginsWith:
+	case expr.SortBeginsWith:
 		return beginsWithRange(h, a)
 	}
 	return lo, hi, err
@@ -691,7 +692,7 @@ func (p *readPlan) add(pg *page, item Item, project func(Item) Item) error {
 		return nil
 	}
 	if p.filter != nil {
-		ok, err := p.filter.eval(item)
+		ok, err := evalCondition(p.filter, item)
 		if err != nil || !ok {
 			return err
 		}

@@ -3,6 +3,7 @@ package fdyno
 import (
 	"context"
 	"errors"
+	"github.com/fdyno/fdyno/internal/expr"
 	"slices"
 	"strconv"
 	"strings"
@@ -295,48 +296,48 @@ func TestQueryModel(t *testing.T) {
 			model[string(kv)] = it
 		}
 		kc := keyCondGen(typ).Draw(rt, "kc")
-		kc.hash = hashes[0]
+		kc.Hash = hashes[0]
 		// Bounds equal to stored sort keys (or prefixes of them) are
 		// where off-by-one ranges show.
-		if len(items) > 0 && kc.op != sortNone && rapid.Bool().Draw(rt, "storedBound") {
+		if len(items) > 0 && kc.Op != expr.SortNone && rapid.Bool().Draw(rt, "storedBound") {
 			sk := items[rapid.IntRange(0, len(items)-1).Draw(rt, "boundItem")]["sk"]
-			switch kc.op {
-			case sortBeginsWith:
+			switch kc.Op {
+			case expr.SortBeginsWith:
 				n := rapid.IntRange(1, len(sk.s)).Draw(rt, "prefixLen")
 				for sk.typ == TypeS && !utf8.ValidString(sk.s[:n]) {
 					n++ // a prefix of a string is whole characters
 				}
 				sk.s = sk.s[:n]
-				kc.lo = sk
-			case sortBetween:
-				if c, _ := compareScalars(sk, kc.hi); c <= 0 {
-					kc.lo = sk
+				kc.Lo = sk
+			case expr.SortBetween:
+				if c, _ := compareScalars(sk, kc.Hi); c <= 0 {
+					kc.Lo = sk
 				} else {
-					kc.hi = sk
+					kc.Hi = sk
 				}
 			default:
-				kc.lo = sk
+				kc.Lo = sk
 			}
 		}
 		forward := rapid.Bool().Draw(rt, "forward")
 		in := QueryInput{
 			KeyConditionExpression:    "pk = :p",
-			ExpressionAttributeValues: map[string]Value{":p": kc.hash},
+			ExpressionAttributeValues: map[string]Value{":p": kc.Hash},
 			ScanIndexForward:          Forward(forward),
 			Limit:                     rapid.IntRange(0, 8).Draw(rt, "limit"),
 			PageSize:                  rapid.SampledFrom([]int{0, 1, 100, 400, 2000}).Draw(rt, "pageSize"),
 		}
-		switch kc.op {
-		case sortNone:
-		case sortBetween:
+		switch kc.Op {
+		case expr.SortNone:
+		case expr.SortBetween:
 			in.KeyConditionExpression += " AND sk BETWEEN :lo AND :hi"
-			in.ExpressionAttributeValues[":lo"], in.ExpressionAttributeValues[":hi"] = kc.lo, kc.hi
-		case sortBeginsWith:
+			in.ExpressionAttributeValues[":lo"], in.ExpressionAttributeValues[":hi"] = kc.Lo, kc.Hi
+		case expr.SortBeginsWith:
 			in.KeyConditionExpression += " AND begins_with(sk, :lo)"
-			in.ExpressionAttributeValues[":lo"] = kc.lo
+			in.ExpressionAttributeValues[":lo"] = kc.Lo
 		default:
-			in.KeyConditionExpression = ":lo " + flipped[kc.op] + " sk AND " + in.KeyConditionExpression
-			in.ExpressionAttributeValues[":lo"] = kc.lo
+			in.KeyConditionExpression = ":lo " + expr.Flipped[kc.Op] + " sk AND " + in.KeyConditionExpression
+			in.ExpressionAttributeValues[":lo"] = kc.Lo
 		}
 		filter := rapid.IntRange(-1, 3).Draw(rt, "filter")
 		if filter >= 0 {
@@ -348,7 +349,7 @@ func TestQueryModel(t *testing.T) {
 		var want, matched []Item
 		for _, k := range sortedKeys(model) {
 			it := model[k]
-			if !it["pk"].Equal(kc.hash) || !modelKeyCond(kc, it["sk"]) {
+			if !it["pk"].Equal(kc.Hash) || !modelKeyCond(kc, it["sk"]) {
 				continue
 			}
 			matched = append(matched, it)

@@ -325,7 +325,7 @@ func prepareAction(op string, ti TransactWriteItem) (txAction, error) {
 		}
 		a.put = encodedItem{item: a.key, enc: enc}
 	case actionUpdate:
-		a.paths = a.upd.paths()
+		a.paths = a.upd.Paths()
 		if err := checkKeyNotUpdated(op, a.paths, a.st0); err != nil {
 			return txAction{}, err
 		}

@@ -62,7 +62,7 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 	}
 	var paths []docPath
 	if e.upd != nil {
-		paths = e.upd.paths()
+		paths = e.upd.Paths()
 		if err := checkKeyNotUpdated(op, paths, st0); err != nil {
 			return nil, err
 		}

@@ -1,10 +1,14 @@
-// Package expr holds the parts of DynamoDB's expression languages
-// (ConditionExpression, FilterExpression, KeyConditionExpression,
-// UpdateExpression, ProjectionExpression) that need nothing of fdyno's
-// value model: the lexer, DynamoDB's reserved words and document paths
-// (their printing and DynamoDB's overlap rule). It imports nothing
-// of fdyno, so the root package and the PartiQL package can both build on
-// it.
+// Package expr holds DynamoDB's expression languages (ConditionExpression,
+// FilterExpression, KeyConditionExpression, UpdateExpression,
+// ProjectionExpression) apart from fdyno's value model: the lexer,
+// DynamoDB's reserved words, document paths (their printing and DynamoDB's
+// overlap rule), the placeholders of a request ([Context]), and the parser
+// ([Parser]) with its syntax tree ([Condition], [Operand]), its
+// evaluation ([Test]), key conditions ([KeyCondition]) and updates
+// ([Update]). It is generic over the value type V; the few operations it
+// needs on values are an [Ops] the caller supplies, and [Type] numbers the
+// attribute types as the root package does. It imports nothing of fdyno, so the root package and
+// the PartiQL package can both build on it.
 //
 // Errors are [*Error]: the expression kind and DynamoDB's reason. The root
 // package turns them into its *ValidationError at the boundary, so users
@@ -17,13 +21,22 @@
 package expr
 
 // Error is an expression DynamoDB would reject. Its message is DynamoDB's:
-// "Invalid <Kind>: <Reason>".
+// "Invalid <Kind>: <Reason>", or the reason alone when Kind is "".
 type Error struct {
 	// Kind names the expression as DynamoDB does in its messages, such as
-	// "ConditionExpression" or "UpdateExpression".
+	// "ConditionExpression" or "UpdateExpression"; "" for the messages
+	// that name none (some of KeyConditionExpression's).
 	Kind string
+	// Path is the document path the error is about, for errors of
+	// applying an update; "" otherwise.
+	Path string
 	// Reason is DynamoDB's wording of what is wrong.
 	Reason string
 }
 
-func (e *Error) Error() string { return "Invalid " + e.Kind + ": " + e.Reason }
+func (e *Error) Error() string {
+	if e.Kind == "" {
+		return e.Reason
+	}
+	return "Invalid " + e.Kind + ": " + e.Reason
+}
