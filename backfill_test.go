@@ -220,7 +220,7 @@ func TestBackfillOnline(t *testing.T) {
 				if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 31, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.1}); err != nil {
 					t.Fatal(err)
 				}
-				tx = idempotent{db}
+				tx = fdblitetest.Idempotent{DB: db}
 			}
 			stop := make(chan struct{})
 			wg := backfillWriters(t, tx, tbl, n, 2, stop)

@@ -712,7 +712,7 @@ func TestIndexModel(t *testing.T) {
 			}
 			var tx fdb.Transactor = db
 			if faults {
-				tx = idempotent{db}
+				tx = fdblitetest.Idempotent{DB: db}
 			}
 			n := 0
 			rapid.Check(t, func(rt *rapid.T) {
@@ -828,8 +828,8 @@ func TestIndexConcurrentWriters(t *testing.T) {
 // Under injected faults (transaction_too_old, not_committed,
 // commit_unknown_result), retried writes keep every index exact.
 func TestIndexWritesUnderFaults(t *testing.T) {
-	db := faultyDB(t, 23)
-	tbl, err := Open(idempotent{db}, "Faulty", WithSchema(indexed))
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(23))
+	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "Faulty", WithSchema(indexed))
 	if err != nil {
 		t.Fatal(err)
 	}

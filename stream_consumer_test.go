@@ -149,7 +149,7 @@ func TestConsumerExactlyOnce(t *testing.T) {
 // every record exactly once: they conflict on the checkpoint, and a retry
 // re-reads it.
 func TestConsumerConcurrentInstances(t *testing.T) {
-	db := faultyDB(t, 23)
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(23))
 	src, err := Open(db, "Src", WithSchema(streamSchema(StreamViewTypeKeysOnly, 3)))
 	if err != nil {
 		t.Fatal(err)

@@ -171,7 +171,7 @@ func TestStreamReplayModel(t *testing.T) {
 func TestStreamUnderFaults(t *testing.T) {
 	for _, shards := range []int{1, 3} {
 		t.Run("shards="+strconv.Itoa(shards), func(t *testing.T) {
-			db := faultyDB(t, uint64(40+shards))
+			db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(uint64(40+shards)))
 			tbl, err := Open(db, "Faulty", WithSchema(streamSchema(StreamViewTypeNewAndOldImages, shards)), WithChunkThreshold(500))
 			if err != nil {
 				t.Fatal(err)
@@ -208,7 +208,7 @@ func TestStreamUnderFaults(t *testing.T) {
 							}
 						case 3:
 							// A caller's transaction of two changes, idempotent.
-							_, err = idempotent{db}.Transact(func(tr fdb.Transaction) (any, error) {
+							_, err = fdblitetest.Idempotent{DB: db}.Transact(func(tr fdb.Transaction) (any, error) {
 								if _, err := tbl.Update(tr, UpdateInput{Key: key, UpdateExpression: "ADD n :one", ExpressionAttributeValues: map[string]Value{":one": N("1")}}); err != nil {
 									return nil, err
 								}
@@ -264,7 +264,7 @@ type streamOp struct {
 // replay to the table exactly, and hold exactly one "n grew by one" record
 // per acknowledged ADD.
 func TestStreamConcurrentReplayModel(t *testing.T) {
-	db := faultyDB(t, 99)
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(99))
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
@@ -310,7 +310,7 @@ func TestStreamConcurrentReplayModel(t *testing.T) {
 							err = nil
 						}
 					case 3:
-						_, err = idempotent{db}.Transact(func(tr fdb.Transaction) (any, error) {
+						_, err = fdblitetest.Idempotent{DB: db}.Transact(func(tr fdb.Transaction) (any, error) {
 							in := add
 							in.Key = key(op.key)
 							if _, err := tbl.Update(tr, in); err != nil {

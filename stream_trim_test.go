@@ -173,7 +173,7 @@ func (d plainDB) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, er
 // keep exactly the newest KeepLast records: a batch re-reads the trimmed
 // counts, so a retry of a batch that applied trims nothing twice.
 func TestTrimStreamUnderFaults(t *testing.T) {
-	db := faultyDB(t, 5)
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(5))
 	for _, shards := range []int{1, 3} {
 		tbl, err := Open(db, "Trim"+strconv.Itoa(shards), WithSchema(streamSchema(StreamViewTypeKeysOnly, shards)))
 		if err != nil {

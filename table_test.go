@@ -396,7 +396,7 @@ func TestAllocationError(t *testing.T) {
 // allocation is retried like any other (it used to surface as
 // "unable to allocate new directory prefix").
 func TestOpenUnderFaults(t *testing.T) {
-	db := faultyDB(t, 11) // a database of its own: no cleanup needed
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(11)) // a database of its own: no cleanup needed
 	for i := range 100 {
 		if _, err := Open(db, "Table"+strconv.Itoa(i), WithRoot("open-under-faults"), WithSchema(hashOnly)); err != nil {
 			t.Fatalf("Open #%d under faults: %v", i, err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -27,12 +28,12 @@ import (
 //  3. the transfer records are exactly the acknowledged transfers;
 //  4. no balance is negative (the debit's condition).
 func TestBankTransfersUnderFaults(t *testing.T) {
-	db := faultyDB(t, 21)
-	accounts, err := Open(idempotent{db}, "Accounts", WithSchema(hashOnly))
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(21))
+	accounts, err := Open(fdblitetest.Idempotent{DB: db}, "Accounts", WithSchema(hashOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
-	transfers, err := Open(idempotent{db}, "Transfers", WithSchema(hashOnly))
+	transfers, err := Open(fdblitetest.Idempotent{DB: db}, "Transfers", WithSchema(hashOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,8 +158,8 @@ func TestBankTransfersUnderFaults(t *testing.T) {
 // ClientRequestToken. The test pins all three so the documentation's
 // advice stays true.
 func TestTransferWithoutTokenUnderFaults(t *testing.T) {
-	db := faultyDB(t, 5)
-	tbl, err := Open(idempotent{db}, "Once", WithSchema(hashOnly))
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(5))
+	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "Once", WithSchema(hashOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,9 +210,9 @@ func TestTransferWithoutTokenUnderFaults(t *testing.T) {
 // the requested items, chunks included; the sweeper removes exactly the
 // expired items.
 func TestBatchWriteAndSweepUnderFaults(t *testing.T) {
-	db := faultyDB(t, 33)
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(33))
 	clock := newBatchClock()
-	tbl, err := Open(idempotent{db}, "Faulty", WithSchema(ttlSchema), WithClock(clock.Now), WithChunkThreshold(500))
+	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "Faulty", WithSchema(ttlSchema), WithClock(clock.Now), WithChunkThreshold(500))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestBatchWriteAndSweepUnderFaults(t *testing.T) {
 	// With automatic idempotency a commit that applied is never rerun, so
 	// the count is exact (without it, a rerun finds its items gone and
 	// counts less: the state is the same).
-	stats, err := tbl.SweepExpiredOnce(t.Context(), idempotent{db}, SweepOptions{BatchSize: 7})
+	stats, err := tbl.SweepExpiredOnce(t.Context(), fdblitetest.Idempotent{DB: db}, SweepOptions{BatchSize: 7})
 	if err != nil {
 		t.Fatal(err)
 	}

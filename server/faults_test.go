@@ -22,10 +22,7 @@ import (
 // exactly, and each conditional create succeeds exactly once. This rests
 // on fdyno's automatic_idempotency (transactor.go).
 func TestWritesUnderFaults(t *testing.T) {
-	db := fdblitetest.OpenIsolated(t)
-	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 11, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.15}); err != nil {
-		t.Fatal(err)
-	}
+	db := fdblitetest.OpenFaulty(t, fdblitetest.Faults{Seed: 11, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.15})
 	ts := newTestServer(t, Config{DB: db})
 	createTable(t, ts.client(testCredentials), "Faulty", "", "")
 	const clients, ops = 4, 12
