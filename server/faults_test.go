@@ -184,13 +184,7 @@ func TestStreamedWritesIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl := aws.String("Once")
-	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{TableName: tbl, BillingMode: types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
-	}); err != nil {
-		t.Fatalf("CreateTable: %v", err)
-	}
+	createStreamTable(t, c, "Once", types.StreamViewTypeNewAndOldImages)
 	key := map[string]types.AttributeValue{"pk": s("counter")}
 	for range 3 {
 		if _, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: tbl, Key: key, UpdateExpression: aws.String("ADD n :one"),

@@ -131,18 +131,39 @@ func doRaw(t testing.TB, c *http.Client, req *http.Request) (int, string, string
 // sk is not "", a sort key sk of type skType.
 func createTable(t testing.TB, c *dynamodb.Client, name, sk string, skType types.ScalarAttributeType) {
 	t.Helper()
-	in := &dynamodb.CreateTableInput{
+	in := pkTableInput(name)
+	if sk != "" {
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange})
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(sk), AttributeType: skType})
+	}
+	mustCreateTable(t, c, in)
+}
+
+// createStreamTable creates table name with a string partition key pk and
+// a stream of view type view.
+func createStreamTable(t testing.TB, c *dynamodb.Client, name string, view types.StreamViewType) {
+	t.Helper()
+	in := pkTableInput(name)
+	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: view}
+	mustCreateTable(t, c, in)
+}
+
+// pkTableInput is the CreateTable input of an on-demand table name with a
+// string partition key pk.
+func pkTableInput(name string) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
 		TableName:            aws.String(name),
 		BillingMode:          types.BillingModePayPerRequest,
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
 	}
-	if sk != "" {
-		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange})
-		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(sk), AttributeType: skType})
-	}
+}
+
+// mustCreateTable runs CreateTable with in and fails t if it fails.
+func mustCreateTable(t testing.TB, c *dynamodb.Client, in *dynamodb.CreateTableInput) {
+	t.Helper()
 	if _, err := c.CreateTable(ctx(t), in); err != nil {
-		t.Fatalf("CreateTable %s: %v", name, err)
+		t.Fatalf("CreateTable %s: %v", aws.ToString(in.TableName), err)
 	}
 }
 

@@ -305,15 +305,7 @@ func TestMetricsBackground(t *testing.T) {
 func TestMetricsStreamTrims(t *testing.T) {
 	ts := newTestServer(t, Config{TTLSweepInterval: -1, StreamRetention: time.Millisecond, StreamTrimInterval: 20 * time.Millisecond})
 	c := ts.client(testCredentials)
-	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
-		TableName:            aws.String("Events"),
-		BillingMode:          types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createStreamTable(t, c, "Events", types.StreamViewTypeKeysOnly)
 	createTable(t, c, "Quiet", "", "") // no stream: not trimmed, not an error
 	for i := range 4 {
 		if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Events"), Item: avMap{"pk": s(fmt.Sprint(i))}}); err != nil {

@@ -146,15 +146,7 @@ func TestSDKStreams(t *testing.T) {
 	ts := newTestServer(t, Config{TTLSweepInterval: -1})
 	c := ts.client(testCredentials)
 	sc := ts.streamsClient()
-	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
-		TableName:            aws.String("Images"),
-		BillingMode:          types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createStreamTable(t, c, "Images", types.StreamViewTypeNewAndOldImages)
 	createTable(t, c, "Keys", "", "")
 	createTable(t, c, "NoStream", "", "")
 	// A stream enabled at creation is labelled with the table's creation
@@ -323,15 +315,7 @@ func TestSDKStreamsErrors(t *testing.T) {
 	ts := newTestServer(t, Config{TTLSweepInterval: -1, Now: clock.Now})
 	c := ts.client(testCredentials)
 	sc := ts.streamsClient()
-	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
-		TableName:            aws.String("Errs"),
-		BillingMode:          types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createStreamTable(t, c, "Errs", types.StreamViewTypeKeysOnly)
 	arn := ts.streamARN("Errs")
 	label := arn[strings.LastIndex(arn, "/")+1:]
 	it := getIterator(t, sc, arn, st.ShardIteratorTypeTrimHorizon, "")
