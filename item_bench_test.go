@@ -18,9 +18,17 @@ func benchItem(pk string, size int) Item {
 	return Item{"pk": S(pk), "n": N("1"), "name": S("benchmark item"), "pad": S(strings.Repeat("p", size-40))}
 }
 
+// benchTable opens table Bench of schema hashOnly under a root of b's own
+// on the shared database.
 func benchTable(b *testing.B) (fdb.Database, *Table) {
+	return benchTableOf(b, hashOnly)
+}
+
+// benchTableOf opens table Bench of schema s under a root of b's own on
+// the shared database.
+func benchTableOf(b *testing.B, s TableSchema) (fdb.Database, *Table) {
 	db := fdblitetest.Open(b)
-	tbl, err := Open(db, "Bench", testRoot(b, db), WithSchema(hashOnly))
+	tbl, err := Open(db, "Bench", testRoot(b, db), WithSchema(s))
 	if err != nil {
 		b.Fatal(err)
 	}
