@@ -108,10 +108,7 @@ func TestBackfillResume(t *testing.T) {
 		t.Fatalf("partial index: %q", p)
 	}
 	// Another process resumes.
-	other, err := Open(db, "Test", WithRoot(tbl.path[:len(tbl.path)-1]...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := reopen(t, db, tbl)
 	p, err := other.Backfill(t.Context(), db, BackfillInput{IndexName: "byG", BatchSize: 10, Progress: func(p BackfillProgress) { seen = append(seen, p) }})
 	if err != nil {
 		t.Fatal(err)

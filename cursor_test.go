@@ -133,11 +133,6 @@ func TestCursorTampered(t *testing.T) {
 	})
 }
 
-// testRootOf returns the WithRoot option of the directory tbl lives in.
-func testRootOf(tbl *Table) Option {
-	return WithRoot(tbl.path[:len(tbl.path)-1]...)
-}
-
 // FuzzCursor checks that decoding untrusted cursor bytes never panics,
 // accepts only cursors of the request's fingerprint whose key lies in the
 // request's range, and round-trips what it accepts.

@@ -41,6 +41,22 @@ func newTestTable(t testing.TB, db fdb.Database, s TableSchema, opts ...Option) 
 	return tbl
 }
 
+// testRootOf returns the WithRoot option of the directory tbl lives in.
+func testRootOf(tbl *Table) Option {
+	return WithRoot(tbl.path[:len(tbl.path)-1]...)
+}
+
+// reopen returns another handle on tbl, opened as another process would
+// open it.
+func reopen(t testing.TB, db fdb.Database, tbl *Table) *Table {
+	t.Helper()
+	h, err := Open(db, tbl.name, testRootOf(tbl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // checkTable verifies the storage invariants of tbl (tableProblems) and
 // reports each violation as an error of t.
 func checkTable(t testing.TB, db fdb.Database, tbl *Table) {

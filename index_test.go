@@ -862,10 +862,7 @@ func TestIndexWritesUnderFaults(t *testing.T) {
 func TestIndexStaleHandle(t *testing.T) {
 	db := fdblitetest.Open(t)
 	h1 := newTestTable(t, db, hashRange)
-	h2, err := Open(db, "Test", WithRoot(h1.path[:len(h1.path)-1]...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	h2 := reopen(t, db, h1)
 	mustPut(t, db, h2, Item{"pk": S("a"), "sk": NInt(1)})
 	if _, err := h1.UpdateTable(db, UpdateTableInput{AttributeDefinitions: []AttributeDefinition{{"g", ScalarAttributeTypeS}},
 		GlobalSecondaryIndexUpdates: []GlobalSecondaryIndexUpdate{{Create: &CreateGlobalSecondaryIndexAction{IndexName: "byG",

@@ -244,10 +244,7 @@ func TestOpenInCallerTransaction(t *testing.T) {
 func TestStaleHandleSeesIndexChange(t *testing.T) {
 	db := fdblitetest.Open(t)
 	h1 := newTestTable(t, db, hashOnly)
-	h2, err := Open(db, "Test", WithRoot(h1.path[:len(h1.path)-1]...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	h2 := reopen(t, db, h1)
 	mustPut(t, db, h2, Item{"pk": S("a"), "g": S("text")})
 	indexed := hashOnly.clone()
 	indexed.AttributeDefinitions = append(indexed.AttributeDefinitions, AttributeDefinition{"g", ScalarAttributeTypeN})
@@ -315,10 +312,7 @@ func TestConcurrentUpdates(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
 	for range workers {
-		h, err := Open(db, "Test", WithRoot(tbl.path[:len(tbl.path)-1]...))
-		if err != nil {
-			t.Fatal(err)
-		}
+		h := reopen(t, db, tbl)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
