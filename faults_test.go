@@ -24,44 +24,34 @@ func TestWritesUnderFaults(t *testing.T) {
 	}
 	t.Cleanup(func() { checkTable(t, db, tbl) })
 	const workers, adds = 4, 25
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	acked := 0
 	created := map[string]int{}
-	errs := make(chan error, workers)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range adds {
-				_, err := tbl.Update(fdblitetest.Idempotent{DB: db}, UpdateInput{
-					Key: Item{"pk": S("counter")}, UpdateExpression: "ADD n :one",
-					ExpressionAttributeValues: map[string]Value{":one": N("1")},
-				})
-				if err != nil {
-					errs <- err
-					return
-				}
-				key := "k" + strconv.Itoa(i%10)
-				_, err = tbl.Put(fdblitetest.Idempotent{DB: db}, PutInput{Item: Item{"pk": S(key), "by": NInt(int64(w))}, ConditionExpression: "attribute_not_exists(pk)"})
-				switch {
-				case err == nil:
-					mu.Lock()
-					created[key]++
-					mu.Unlock()
-				case !errors.Is(err, ErrConditionalCheckFailed):
-					errs <- err
-					return
-				}
-				mu.Lock()
-				acked++
-				mu.Unlock()
+	if err := runWorkers(workers, func(w int) error {
+		for i := range adds {
+			_, err := tbl.Update(fdblitetest.Idempotent{DB: db}, UpdateInput{
+				Key: Item{"pk": S("counter")}, UpdateExpression: "ADD n :one",
+				ExpressionAttributeValues: map[string]Value{":one": N("1")},
+			})
+			if err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+			key := "k" + strconv.Itoa(i%10)
+			_, err = tbl.Put(fdblitetest.Idempotent{DB: db}, PutInput{Item: Item{"pk": S(key), "by": NInt(int64(w))}, ConditionExpression: "attribute_not_exists(pk)"})
+			switch {
+			case err == nil:
+				mu.Lock()
+				created[key]++
+				mu.Unlock()
+			case !errors.Is(err, ErrConditionalCheckFailed):
+				return err
+			}
+			mu.Lock()
+			acked++
+			mu.Unlock()
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	got := mustGet(t, db, tbl, Item{"pk": S("counter")})

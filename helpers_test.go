@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -55,6 +56,22 @@ func reopen(t testing.TB, db fdb.Database, tbl *Table) *Table {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// runWorkers runs work(0), …, work(n-1) in goroutines of their own and,
+// once all have returned, returns their errors joined (nil if none).
+func runWorkers(n int, work func(w int) error) error {
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = work(w)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // checkTable verifies the storage invariants of tbl (tableProblems) and

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -555,24 +554,15 @@ func compareKeyValues(a, b Value) int {
 // is the database's to choose, the index invariant is not.
 func (m *indexModel) concurrent(t *rapid.T) {
 	seed := rapid.Uint64().Draw(t, "seed")
-	var wg sync.WaitGroup
-	errs := make(chan error, 3)
-	for w := range 3 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, uint64(w)))
-			for range 4 {
-				if err := randomWrite(m.tx, m.tbl, r); err != nil {
-					errs <- err
-					return
-				}
+	if err := runWorkers(3, func(w int) error {
+		r := rand.New(rand.NewPCG(seed, uint64(w)))
+		for range 4 {
+			if err := randomWrite(m.tx, m.tbl, r); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	m.items = map[string]Item{}
@@ -792,24 +782,15 @@ func randomWrite(tx fdb.Transactor, tbl *Table, r *rand.Rand) error {
 // overlap, so their transactions conflict and retry.
 func runWriters(t *testing.T, tx fdb.Transactor, tbl *Table, workers, n int, seed uint64) {
 	t.Helper()
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, uint64(w)))
-			for range n {
-				if err := randomWrite(tx, tbl, r); err != nil {
-					errs <- err
-					return
-				}
+	if err := runWorkers(workers, func(w int) error {
+		r := rand.New(rand.NewPCG(seed, uint64(w)))
+		for range n {
+			if err := randomWrite(tx, tbl, r); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 }

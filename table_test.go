@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -309,24 +308,19 @@ func TestConcurrentUpdates(t *testing.T) {
 	db := fdblitetest.Open(t)
 	tbl := newTestTable(t, db, hashOnly)
 	const workers, adds = 6, 30
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for range workers {
-		h := reopen(t, db, tbl)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range adds {
-				if _, err := h.Update(db, UpdateInput{Key: Item{"pk": S("c")}, UpdateExpression: "ADD n :one", ExpressionAttributeValues: map[string]Value{":one": N("1")}}); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
+	handles := make([]*Table, workers)
+	for w := range handles {
+		handles[w] = reopen(t, db, tbl)
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	if err := runWorkers(len(handles), func(w int) error {
+		h := handles[w]
+		for range adds {
+			if _, err := h.Update(db, UpdateInput{Key: Item{"pk": S("c")}, UpdateExpression: "ADD n :one", ExpressionAttributeValues: map[string]Value{":one": N("1")}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustGet(t, db, tbl, Item{"pk": S("c")})["n"]; !got.Equal(NInt(workers * adds)) {

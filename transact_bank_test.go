@@ -57,51 +57,41 @@ func TestBankTransfersUnderFaults(t *testing.T) {
 		mu       sync.Mutex
 		acked    []transfer
 		canceled int
-		wg       sync.WaitGroup
-		errs     = make(chan error, workers)
 	)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), 7))
-			for i := range perWorker {
-				from := rng.IntN(nAccounts)
-				to := (from + 1 + rng.IntN(nAccounts-1)) % nAccounts
-				x := transfer{id: "w" + strconv.Itoa(w) + "-" + strconv.Itoa(i), from: from, to: to, amount: int64(1 + rng.IntN(60))}
-				amt := map[string]Value{":a": NInt(x.amount)}
-				_, err := TransactWrite(db, TransactWriteInput{ClientRequestToken: x.id, TransactItems: []TransactWriteItem{
-					{Update: &TransactUpdate{Table: accounts, Key: acct(from), UpdateExpression: "SET bal = bal - :a", ConditionExpression: "bal >= :a", ExpressionAttributeValues: amt}},
-					{Update: &TransactUpdate{Table: accounts, Key: acct(to), UpdateExpression: "ADD bal :a", ExpressionAttributeValues: amt}},
-					{Put: &TransactPut{Table: transfers, Item: Item{"pk": S(x.id), "from": NInt(int64(from)), "to": NInt(int64(to)), "amount": NInt(x.amount)},
-						ConditionExpression: "attribute_not_exists(pk)"}},
-				}})
-				var tce *TransactionCanceledError
-				switch {
-				case err == nil:
-					mu.Lock()
-					acked = append(acked, x)
-					mu.Unlock()
-				case errors.As(err, &tce):
-					// Only the debit's condition may fail: a rerun of an
-					// applied transfer must not reach the record's condition.
-					if tce.CancellationReasons[0].Code != CancellationCodeConditionalCheckFailed || tce.CancellationReasons[2].Code != CancellationCodeNone {
-						errs <- err
-						return
-					}
-					mu.Lock()
-					canceled++
-					mu.Unlock()
-				default:
-					errs <- err
-					return
+	if err := runWorkers(workers, func(w int) error {
+		rng := rand.New(rand.NewPCG(uint64(w), 7))
+		for i := range perWorker {
+			from := rng.IntN(nAccounts)
+			to := (from + 1 + rng.IntN(nAccounts-1)) % nAccounts
+			x := transfer{id: "w" + strconv.Itoa(w) + "-" + strconv.Itoa(i), from: from, to: to, amount: int64(1 + rng.IntN(60))}
+			amt := map[string]Value{":a": NInt(x.amount)}
+			_, err := TransactWrite(db, TransactWriteInput{ClientRequestToken: x.id, TransactItems: []TransactWriteItem{
+				{Update: &TransactUpdate{Table: accounts, Key: acct(from), UpdateExpression: "SET bal = bal - :a", ConditionExpression: "bal >= :a", ExpressionAttributeValues: amt}},
+				{Update: &TransactUpdate{Table: accounts, Key: acct(to), UpdateExpression: "ADD bal :a", ExpressionAttributeValues: amt}},
+				{Put: &TransactPut{Table: transfers, Item: Item{"pk": S(x.id), "from": NInt(int64(from)), "to": NInt(int64(to)), "amount": NInt(x.amount)},
+					ConditionExpression: "attribute_not_exists(pk)"}},
+			}})
+			var tce *TransactionCanceledError
+			switch {
+			case err == nil:
+				mu.Lock()
+				acked = append(acked, x)
+				mu.Unlock()
+			case errors.As(err, &tce):
+				// Only the debit's condition may fail: a rerun of an
+				// applied transfer must not reach the record's condition.
+				if tce.CancellationReasons[0].Code != CancellationCodeConditionalCheckFailed || tce.CancellationReasons[2].Code != CancellationCodeNone {
+					return err
 				}
+				mu.Lock()
+				canceled++
+				mu.Unlock()
+			default:
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]int64{}
