@@ -85,8 +85,7 @@ func TestWritesUnderFaults(t *testing.T) {
 // complete.
 func TestBatchesAndBackfillUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
-	ts := newTestServer(t, Config{DB: db})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{DB: db})
 	createTable(t, c, "FaultyTx", "", "")
 	tbl := aws.String("FaultyTx")
 	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 12, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.15}); err != nil {
@@ -178,8 +177,7 @@ func TestStreamedWritesIdempotent(t *testing.T) {
 	if err := db.Options().SetTransactionRetryLimit(2); err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestServer(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
 	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 5, CommitUnknownResult: 1}); err != nil {
 		t.Fatal(err)
 	}

@@ -86,6 +86,14 @@ func (ts *testServer) client(creds aws.Credentials) *dynamodb.Client {
 	})
 }
 
+// newTestClient starts a server for t as [newTestServer] does and returns
+// it with an SDK client of it (credentials testCredentials).
+func newTestClient(t testing.TB, cfg Config) (*testServer, *dynamodb.Client) {
+	t.Helper()
+	ts := newTestServer(t, cfg)
+	return ts, ts.client(testCredentials)
+}
+
 // post sends a raw request and returns the status and the decoded error
 // type (the part of __type after '#') and message, if any.
 func (ts *testServer) post(t testing.TB, target, contentType string, body io.Reader) (int, string, string) {

@@ -18,8 +18,7 @@ func TestRoundTripBudgets(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
 	// The counts are the database's: no background work may read
 	// meanwhile (the TTL sweeper and the stream trimmer walk the tables).
-	ts := newTestServer(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
 	createTable(t, c, "Budget", "sk", types.ScalarAttributeTypeN)
 	// A table with a stream: every write reads the old item and records
 	// the change, in one wave (fdyno owns the server's transactions as it

@@ -31,8 +31,7 @@ func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Valu
 func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
 
 func TestSDKTables(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Music", "sk", types.ScalarAttributeTypeN)
 
 	d, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Music")})
@@ -150,8 +149,7 @@ func wantAPIError(t *testing.T, err error, name, msg string) {
 }
 
 func TestSDKItems(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Items", "sk", types.ScalarAttributeTypeN)
 	tbl := aws.String("Items")
 	key := map[string]types.AttributeValue{"pk": s("p"), "sk": n("1")}
@@ -260,8 +258,7 @@ func TestSDKItems(t *testing.T) {
 }
 
 func TestSDKValidation(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Val", "", "")
 	tbl := aws.String("Val")
 	for _, tc := range []struct {
@@ -353,8 +350,7 @@ func TestSDKValidation(t *testing.T) {
 }
 
 func TestSDKQueryScan(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Songs", "sk", types.ScalarAttributeTypeN)
 	tbl := aws.String("Songs")
 	const perPartition = 23
@@ -506,8 +502,7 @@ func TestSDKConcurrentClients(t *testing.T) {
 // DynamoDB's shapes; a GSI under PROVISIONED billing needs its own
 // throughput.
 func TestSDKCreateTableIndexesAndStream(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	in := &dynamodb.CreateTableInput{
 		TableName:   aws.String("Indexed"),
 		BillingMode: types.BillingModePayPerRequest,
@@ -564,8 +559,7 @@ func TestSDKCreateTableIndexesAndStream(t *testing.T) {
 // Operations the server does not serve yet answer with DynamoDB's
 // UnknownOperationException.
 func TestSDKUnsupportedOperations(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	for name, call := range map[string]func() error{
 		"CreateBackup": func() error {
 			_, err := c.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: aws.String("Any"), BackupName: aws.String("b")})
@@ -585,8 +579,7 @@ func TestSDKUnsupportedOperations(t *testing.T) {
 // GetItem of an item that has none of the projected attributes returns
 // an empty Item; of an absent item, no Item.
 func TestSDKGetItemEmptyProjection(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Proj", "", "")
 	if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Proj"), Item: map[string]types.AttributeValue{"pk": s("a")}}); err != nil {
 		t.Fatal(err)
@@ -609,8 +602,7 @@ func TestSDKGetItemEmptyProjection(t *testing.T) {
 // Query stops its page at DynamoDB's 1 MB, so three items of 390 KB take
 // two pages without any Limit.
 func TestSDKLargeItems(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Large", "sk", types.ScalarAttributeTypeN)
 	blob := make([]byte, 390*1024)
 	for i := range blob {

@@ -22,8 +22,7 @@ import (
 // order (developer guide, "Adding elements to a list"); REMOVE of several
 // elements names the original elements.
 func TestSDKUpdateListIndexes(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Lists", "", "")
 	tbl := aws.String("Lists")
 	key := map[string]types.AttributeValue{"pk": s("k")}
@@ -50,8 +49,7 @@ func TestSDKUpdateListIndexes(t *testing.T) {
 // An UpdateItem of only REMOVE or DELETE actions on a missing item
 // creates nothing and returns no attributes for ALL_NEW.
 func TestSDKUpdateRemoveCreatesNothing(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Phantom", "", "")
 	tbl := aws.String("Phantom")
 	key := map[string]types.AttributeValue{"pk": s("missing")}
@@ -153,8 +151,7 @@ func TestUpdateRemoveNestedPath(t *testing.T) {
 // TransactWriteItems with a ValidationError reason for that action and
 // None for the others (API_TransactWriteItems, CancellationReasons).
 func TestSDKTransactWriteValidationReason(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "TxTable", "", "")
 	tbl := aws.String("TxTable")
 	_, err := c.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
@@ -185,8 +182,7 @@ func TestSDKTransactWriteValidationReason(t *testing.T) {
 // expression can not be empty;") and writes nothing; an absent one is
 // not.
 func TestSDKEmptyExpressions(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{})
 	createTable(t, c, "Empty", "sk", types.ScalarAttributeTypeN)
 	tbl := aws.String("Empty")
 	key := map[string]types.AttributeValue{"pk": s("p"), "sk": n("1")}
@@ -305,8 +301,7 @@ func rawCall(t *testing.T, ts *testServer, op, body string) string {
 // segments by a hash of the partition key (developer guide, "Parallel
 // scan"). 1,000 keys k0000..k0999 share their first bytes.
 func TestSDKParallelScanFair(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Segments", "", "")
 	tbl := aws.String("Segments")
 	const items, total = 1000, 4

@@ -25,8 +25,7 @@ import (
 // read of 100 values of 1 KB).
 func BenchmarkGetRecords(b *testing.B) {
 	const n = 100
-	ts := newTestServer(b, Config{Logger: slog.New(slog.DiscardHandler), TTLSweepInterval: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(b, Config{Logger: slog.New(slog.DiscardHandler), TTLSweepInterval: -1})
 	sc := ts.streamsClient()
 	createStreamTable(b, c, "BenchStream", types.StreamViewTypeNewImage)
 	for i := range n {

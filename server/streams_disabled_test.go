@@ -25,8 +25,7 @@ import (
 // ResourceNotFoundException. The server's clock is injected.
 func TestSDKStreamDisabled(t *testing.T) {
 	clock := testtime.NewClock(time.Now())
-	ts := newTestServer(t, Config{TTLSweepInterval: -1, StreamRetention: -1, Now: clock.Now})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1, StreamRetention: -1, Now: clock.Now})
 	sc := ts.streamsClient()
 	createStreamTable(t, c, "Closed", types.StreamViewTypeNewImage)
 	put := func(pk string) {

@@ -21,8 +21,7 @@ import (
 // old ARN is served, DISABLED, for 24 hours.
 func TestSDKStreamReenabled(t *testing.T) {
 	clock := testtime.NewClock(time.Now())
-	ts := newTestServer(t, Config{TTLSweepInterval: -1, Now: clock.Now})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1, Now: clock.Now})
 	sc := ts.streamsClient()
 	createStreamTable(t, c, "Again", types.StreamViewTypeNewImage)
 	d, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Again")})

@@ -143,8 +143,7 @@ func getIterator(t checker, sc *dynamodbstreams.Client, arn string, typ st.Shard
 // DynamoDB Streams' records; LATEST sees only later writes;
 // AFTER_SEQUENCE_NUMBER and AT_SEQUENCE_NUMBER resume exactly.
 func TestSDKStreams(t *testing.T) {
-	ts := newTestServer(t, Config{TTLSweepInterval: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1})
 	sc := ts.streamsClient()
 	createStreamTable(t, c, "Images", types.StreamViewTypeNewAndOldImages)
 	createTable(t, c, "Keys", "", "")
@@ -312,8 +311,7 @@ func TestSDKStreams(t *testing.T) {
 // and ARNs answer DynamoDB Streams' errors.
 func TestSDKStreamsErrors(t *testing.T) {
 	clock := testtime.NewClock(time.Now())
-	ts := newTestServer(t, Config{TTLSweepInterval: -1, Now: clock.Now})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1, Now: clock.Now})
 	sc := ts.streamsClient()
 	createStreamTable(t, c, "Errs", types.StreamViewTypeKeysOnly)
 	arn := ts.streamARN("Errs")
@@ -388,8 +386,7 @@ func TestSDKStreamsErrors(t *testing.T) {
 // that were trimmed answers TrimmedDataAccessException, and TRIM_HORIZON
 // then starts at the oldest record kept.
 func TestSDKStreamsTTLAndTrim(t *testing.T) {
-	ts := newTestServer(t, Config{TTLSweepInterval: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1})
 	sc := ts.streamsClient()
 	createTable(t, c, "Expiring", "", "")
 	if _, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("Expiring"),
