@@ -4,6 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"go/ast"
+	goparser "go/parser"
+	gotoken "go/token"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -72,6 +77,43 @@ func runWorkers(n int, work func(w int) error) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// sourceFile is one parsed non-test Go file of the package.
+type sourceFile struct {
+	name string
+	f    *ast.File
+}
+
+// parseSources parses the package's non-test Go files into fset, failing
+// t if one does not parse.
+func parseSources(t testing.TB, fset *gotoken.FileSet) []sourceFile {
+	t.Helper()
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []sourceFile
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := goparser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, sourceFile{name, f})
+	}
+	return files
+}
+
+// values builds an attribute value map from name, value pairs.
+func values(kv ...any) map[string]Value {
+	m := map[string]Value{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1].(Value)
+	}
+	return m
 }
 
 // checkTable verifies the storage invariants of tbl (tableProblems) and
