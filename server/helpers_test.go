@@ -1,11 +1,13 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -92,6 +94,36 @@ func newTestClient(t testing.TB, cfg Config) (*testServer, *dynamodb.Client) {
 	t.Helper()
 	ts := newTestServer(t, cfg)
 	return ts, ts.client(testCredentials)
+}
+
+// halfSentRequest connects to addr and sends a ListTables request whose
+// body stops after 4 bytes, so that the server holds it in its operation.
+// finish sends the rest and returns the answer's status code. The
+// connection closes when t ends.
+func halfSentRequest(t testing.TB, addr string) (finish func() int) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	body := `{"Limit":5}`
+	head := "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: " + contentType + "\r\nX-Amz-Target: " + targetPrefix + "ListTables\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n"
+	if _, err := io.WriteString(conn, head+body[:4]); err != nil {
+		t.Fatal(err)
+	}
+	return func() int {
+		t.Helper()
+		if _, err := io.WriteString(conn, body[4:]); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
 }
 
 // post sends a raw request and returns the status and the decoded error
