@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"testing"
-
-	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
 // TestCursorTampered checks the cursor rules (cursor.go): a cursor from another
@@ -13,8 +11,7 @@ import (
 // and a cursor changed byte by byte is either refused or resumes inside
 // the query's own key range.
 func TestCursorTampered(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashRange)
+	db, tbl := openTestTable(t, hashRange)
 	other, err := Open(db, "Other", testRoot(t, db), WithSchema(hashRange))
 	if err != nil {
 		t.Fatal(err)

@@ -116,6 +116,14 @@ func values(kv ...any) map[string]Value {
 	return m
 }
 
+// openTestTable creates a table with schema s on the shared database, as
+// [newTestTable] does, and returns the database with it.
+func openTestTable(t testing.TB, s TableSchema, opts ...Option) (fdb.Database, *Table) {
+	t.Helper()
+	db := fdblitetest.Open(t)
+	return db, newTestTable(t, db, s, opts...)
+}
+
 // checkTable verifies the storage invariants of tbl (tableProblems) and
 // reports each violation as an error of t.
 func checkTable(t testing.TB, db fdb.Database, tbl *Table) {

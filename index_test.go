@@ -169,8 +169,7 @@ var indexed = TableSchema{
 // Writes move, add and remove entries as DynamoDB's indexes do, and a
 // Query on each index sees every write at once.
 func TestIndexMaintenance(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, indexed)
+	db, tbl := openTestTable(t, indexed)
 	q := func(index, cond string, vals map[string]Value) []Item {
 		t.Helper()
 		out, err := tbl.Query(db, QueryInput{IndexName: index, KeyConditionExpression: cond, ExpressionAttributeValues: vals})
@@ -233,8 +232,7 @@ func TestIndexMaintenance(t *testing.T) {
 // Select and projection rules of Query on an index, with DynamoDB's
 // errors.
 func TestIndexQuerySelect(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, indexed)
+	db, tbl := openTestTable(t, indexed)
 	it := Item{"pk": S("a"), "sk": NInt(1), "g": S("x"), "h": NInt(5), "l": S("m"), "a": S("A"), "z": S("Z"), "k": B([]byte{1}), "extra": N("3")}
 	mustPut(t, db, tbl, it)
 	lsi := map[string]Value{":p": S("a")}
@@ -798,8 +796,7 @@ func runWriters(t *testing.T, tx fdb.Transactor, tbl *Table, workers, n int, see
 // Concurrent writers on overlapping keys leave every index exactly equal
 // to its recomputation (checked at cleanup by checkTable).
 func TestIndexConcurrentWriters(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, indexed)
+	db, tbl := openTestTable(t, indexed)
 	runWriters(t, db, tbl, 4, 40, 1)
 	if p := tableProblems(db, tbl); len(p) > 0 {
 		t.Fatalf("table invariants: %q", p)
@@ -869,8 +866,7 @@ func TestIndexStaleHandle(t *testing.T) {
 // key, 1024 for a sort key) is an index key violation: the write is
 // refused, as DynamoDB refuses it, and nothing is written.
 func TestIndexKeyViolations(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, indexed)
+	db, tbl := openTestTable(t, indexed)
 	base := Item{"pk": S("a"), "sk": NInt(1)}
 	for _, tc := range []struct {
 		name string

@@ -81,8 +81,7 @@ func TestTrimStream(t *testing.T) {
 // TestTrimStreamRejects: a trim needs a limit; a registered consumer that
 // has not started holds everything.
 func TestTrimStreamRejects(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, 0))
+	db, tbl := openTestTable(t, streamSchema(StreamViewTypeKeysOnly, 0))
 	for _, in := range []TrimStreamInput{{}, {KeepLast: -1}, {OlderThan: -time.Second}, {KeepLast: 1, BatchSize: 5000}} {
 		if _, err := tbl.TrimStream(context.Background(), db, in); !errors.Is(err, ErrValidation) {
 			t.Errorf("TrimStream(%+v) = %v, want ErrValidation", in, err)

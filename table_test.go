@@ -305,8 +305,7 @@ func TestWriteConflictsWithDeleteTable(t *testing.T) {
 // counts exactly once (FoundationDB's conflicts and retries, with no
 // faults injected, make each ADD apply once).
 func TestConcurrentUpdates(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly)
+	db, tbl := openTestTable(t, hashOnly)
 	const workers, adds = 6, 30
 	handles := make([]*Table, workers)
 	for w := range handles {
