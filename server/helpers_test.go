@@ -130,6 +130,13 @@ func halfSentRequest(t testing.TB, addr string) (finish func() int) {
 // type (the part of __type after '#') and message, if any.
 func (ts *testServer) post(t testing.TB, target, contentType string, body io.Reader) (int, string, string) {
 	t.Helper()
+	return doRaw(t, ts.http.Client(), ts.request(t, target, contentType, body))
+}
+
+// request is a POST to ts with the headers X-Amz-Target target and
+// Content-Type contentType (each left out if "").
+func (ts *testServer) request(t testing.TB, target, contentType string, body io.Reader) *http.Request {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, ts.URL, body)
 	if err != nil {
 		t.Fatal(err)
@@ -140,10 +147,29 @@ func (ts *testServer) post(t testing.TB, target, contentType string, body io.Rea
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	return doRaw(t, ts.http.Client(), req)
+	return req
 }
 
+// doRaw sends req with c and returns the status and the decoded error
+// type (the part of __type after '#') and message, if any.
 func doRaw(t testing.TB, c *http.Client, req *http.Request) (int, string, string) {
+	t.Helper()
+	status, raw := doRawBody(t, c, req)
+	var e struct {
+		Type    string `json:"__type"`
+		Message string `json:"message"`
+	}
+	if status != http.StatusOK {
+		if err := json.Unmarshal(raw, &e); err != nil {
+			t.Fatalf("error body %q is not JSON: %v", raw, err)
+		}
+	}
+	_, name, _ := strings.Cut(e.Type, "#")
+	return status, name, e.Message
+}
+
+// doRawBody sends req with c and returns the status and the body.
+func doRawBody(t testing.TB, c *http.Client, req *http.Request) (int, []byte) {
 	t.Helper()
 	resp, err := c.Do(req)
 	if err != nil {
@@ -154,17 +180,7 @@ func doRaw(t testing.TB, c *http.Client, req *http.Request) (int, string, string
 	if err != nil {
 		t.Fatal(err)
 	}
-	var e struct {
-		Type    string `json:"__type"`
-		Message string `json:"message"`
-	}
-	if resp.StatusCode != http.StatusOK {
-		if err := json.Unmarshal(raw, &e); err != nil {
-			t.Fatalf("error body %q is not JSON: %v", raw, err)
-		}
-	}
-	_, name, _ := strings.Cut(e.Type, "#")
-	return resp.StatusCode, name, e.Message
+	return resp.StatusCode, raw
 }
 
 // createTable creates table name with a string partition key pk and, if

@@ -11,23 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// wantAPIErrorExact checks that err is the API error name with exactly
-// the message msg.
-func wantAPIErrorExact(t *testing.T, err error, name, msg string) {
-	t.Helper()
-	var ae interface {
-		ErrorCode() string
-		ErrorMessage() string
-	}
-	if !errors.As(err, &ae) {
-		t.Errorf("error %v, want %s", err, name)
-		return
-	}
-	if ae.ErrorCode() != name || ae.ErrorMessage() != msg {
-		t.Errorf("error %s: %q\nwant  %s: %q", ae.ErrorCode(), ae.ErrorMessage(), name, msg)
-	}
-}
-
 // TestSDKMessages checks DynamoDB's wording of request errors that the
 // library words: expression syntax, sets, unused placeholders and key
 // conditions.

@@ -135,17 +135,33 @@ func TestSDKTables(t *testing.T) {
 // contains msg.
 func wantAPIError(t *testing.T, err error, name, msg string) {
 	t.Helper()
+	if code, got, ok := sdkAPIError(t, err, name); ok && (code != name || !strings.Contains(got, msg)) {
+		t.Errorf("error %s: %q, want %s containing %q", code, got, name, msg)
+	}
+}
+
+// wantAPIErrorExact checks that err is the API error name with exactly
+// the message msg.
+func wantAPIErrorExact(t *testing.T, err error, name, msg string) {
+	t.Helper()
+	if code, got, ok := sdkAPIError(t, err, name); ok && (code != name || got != msg) {
+		t.Errorf("error %s: %q\nwant  %s: %q", code, got, name, msg)
+	}
+}
+
+// sdkAPIError returns the code and message of err, an API error; if err is
+// not one it fails t, saying it wanted name, and returns ok false.
+func sdkAPIError(t *testing.T, err error, name string) (code, msg string, ok bool) {
+	t.Helper()
 	var ae interface {
 		ErrorCode() string
 		ErrorMessage() string
 	}
 	if !errors.As(err, &ae) {
 		t.Errorf("error %v, want %s", err, name)
-		return
+		return "", "", false
 	}
-	if ae.ErrorCode() != name || !strings.Contains(ae.ErrorMessage(), msg) {
-		t.Errorf("error %s: %q, want %s containing %q", ae.ErrorCode(), ae.ErrorMessage(), name, msg)
-	}
+	return ae.ErrorCode(), ae.ErrorMessage(), true
 }
 
 func TestSDKItems(t *testing.T) {

@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -275,23 +274,9 @@ func TestListTablesEmptyIsArray(t *testing.T) {
 // 200 answer.
 func rawCall(t *testing.T, ts *testServer, op, body string) string {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("X-Amz-Target", targetPrefix+op)
-	req.Header.Set("Content-Type", contentType)
-	resp, err := ts.http.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s: %d %s", op, resp.StatusCode, raw)
+	status, raw := doRawBody(t, ts.http.Client(), ts.request(t, targetPrefix+op, contentType, strings.NewReader(body)))
+	if status != http.StatusOK {
+		t.Fatalf("%s: %d %s", op, status, raw)
 	}
 	return string(raw)
 }
