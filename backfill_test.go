@@ -75,8 +75,7 @@ func describeGSI(t *testing.T, db fdb.Database, tbl *Table, name string) GlobalS
 // resumes from its cursor in another handle, and the index then equals
 // its recomputation.
 func TestBackfillResume(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashRange)
+	db, tbl := openTestTable(t, hashRange)
 	preload(t, db, tbl, 50)
 	d, err := tbl.UpdateTable(db, createByG("byG", projectAll))
 	if err != nil {
@@ -108,10 +107,7 @@ func TestBackfillResume(t *testing.T) {
 		t.Fatalf("partial index: %q", p)
 	}
 	// Another process resumes.
-	other, err := Open(db, "Test", WithRoot(tbl.path[:len(tbl.path)-1]...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := reopen(t, db, tbl)
 	p, err := other.Backfill(t.Context(), db, BackfillInput{IndexName: "byG", BatchSize: 10, Progress: func(p BackfillProgress) { seen = append(seen, p) }})
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +216,7 @@ func TestBackfillOnline(t *testing.T) {
 				if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 31, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.1}); err != nil {
 					t.Fatal(err)
 				}
-				tx = idempotent{db}
+				tx = fdblitetest.Idempotent{DB: db}
 			}
 			stop := make(chan struct{})
 			wg := backfillWriters(t, tx, tbl, n, 2, stop)
@@ -273,8 +269,7 @@ func TestBackfillOnline(t *testing.T) {
 // every entry at once (checkTable finds no orphans); the backfill then
 // stops with a validation error, and the index is refused as unknown.
 func TestDeleteIndex(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashRange)
+	db, tbl := openTestTable(t, hashRange)
 	preload(t, db, tbl, 40)
 	for _, name := range []string{"byG", "byG2"} {
 		if _, err := tbl.UpdateTable(db, createByG(name, projectAll)); err != nil {
@@ -327,8 +322,7 @@ func TestDeleteIndex(t *testing.T) {
 
 // UpdateTable's validation, with DynamoDB's exception categories.
 func TestUpdateTableErrors(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, indexed)
+	db, tbl := openTestTable(t, indexed)
 	create := func(name string, ks []KeySchemaElement, p Projection, defs ...AttributeDefinition) UpdateTableInput {
 		return UpdateTableInput{AttributeDefinitions: defs, GlobalSecondaryIndexUpdates: []GlobalSecondaryIndexUpdate{{Create: &CreateGlobalSecondaryIndexAction{IndexName: name, KeySchema: ks, Projection: p}}}}
 	}

@@ -1,6 +1,7 @@
 package fdyno
 
 import (
+	"fmt"
 	"strconv"
 	"syscall"
 	"testing"
@@ -24,6 +25,17 @@ func batchPerKey(b *testing.B, n int) func() {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops, "ns/key")
 		b.ReportMetric(float64((batchCPUTime()-cpu0).Nanoseconds())/ops, "cpu-ns/key")
 	}
+}
+
+// benchRunPerKey runs op, which handles n keys, as the sub-benchmark
+// name, reporting allocations and the times per key of [batchPerKey].
+func benchRunPerKey(b *testing.B, name string, n int, op func() error) {
+	b.Run(name, func(b *testing.B) {
+		b.ReportAllocs()
+		done := batchPerKey(b, n)
+		benchLoop(b, op)
+		done()
+	})
 }
 
 func batchCPUTime() time.Duration {
@@ -57,95 +69,59 @@ func benchmarkBatchGet(b *testing.B, size int) {
 		b.Fatal(err)
 	}
 	in := BatchGetInput{RequestItems: map[*Table]KeysAndAttributes{tbl: {Keys: keys}}}
-	b.Run(name+"fdyno-BatchGet", func(b *testing.B) {
-		b.ReportAllocs()
-		done := batchPerKey(b, n)
-		for b.Loop() {
-			out, err := BatchGet(db, in)
-			if err != nil || len(out.Responses[tbl]) != n {
-				b.Fatal(err)
+	benchRunPerKey(b, name+"fdyno-BatchGet", n, func() error {
+		out, err := BatchGet(db, in)
+		if err == nil && len(out.Responses[tbl]) != n {
+			err = fmt.Errorf("BatchGet returned %d items, want %d", len(out.Responses[tbl]), n)
+		}
+		return err
+	})
+	benchRunPerKey(b, name+"fdyno-Get-each-own-transaction", n, func() error {
+		for _, k := range keys {
+			if _, err := tbl.Get(db, GetInput{Key: k}); err != nil {
+				return err
 			}
 		}
-		done()
+		return nil
 	})
-	b.Run(name+"fdyno-Get-each-own-transaction", func(b *testing.B) {
-		b.ReportAllocs()
-		done := batchPerKey(b, n)
-		for b.Loop() {
-			for _, k := range keys {
-				if _, err := tbl.Get(db, GetInput{Key: k}); err != nil {
-					b.Fatal(err)
-				}
+	benchRunPerKey(b, name+"fdyno-Get-all-in-one-transaction", n, readOp(db, func(rt fdb.ReadTransaction) (any, error) {
+		for _, k := range keys {
+			if _, err := tbl.Get(rt, GetInput{Key: k}); err != nil {
+				return nil, err
 			}
 		}
-		done()
-	})
-	b.Run(name+"fdyno-Get-all-in-one-transaction", func(b *testing.B) {
-		b.ReportAllocs()
-		done := batchPerKey(b, n)
-		for b.Loop() {
-			if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
-				for _, k := range keys {
-					if _, err := tbl.Get(rt, GetInput{Key: k}); err != nil {
-						return nil, err
-					}
-				}
-				return nil, nil
-			}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		done()
-	})
+		return nil, nil
+	}))
 	// What BatchGet amounts to: the metadata version and 100 gets started
 	// at once, then awaited and decoded.
-	b.Run(name+"raw-parallel-gets-decode", func(b *testing.B) {
-		b.ReportAllocs()
-		done := batchPerKey(b, n)
-		for b.Loop() {
-			if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
-				mv := rt.Snapshot().Get(metadataVersionKey)
-				fs := make([]fdb.FutureByteSlice, len(raw))
-				for i, k := range raw {
-					fs[i] = rt.Get(k)
-				}
-				if _, err := mv.Get(); err != nil {
-					return nil, err
-				}
-				for _, f := range fs {
-					v, err := f.Get()
-					if err != nil {
-						return nil, err
-					}
-					if _, err := DecodeItem(v); err != nil {
-						return nil, err
-					}
-				}
-				return nil, nil
-			}); err != nil {
-				b.Fatal(err)
+	benchRunPerKey(b, name+"raw-parallel-gets-decode", n, readOp(db, func(rt fdb.ReadTransaction) (any, error) {
+		mv := rt.Snapshot().Get(metadataVersionKey)
+		fs := make([]fdb.FutureByteSlice, len(raw))
+		for i, k := range raw {
+			fs[i] = rt.Get(k)
+		}
+		if _, err := mv.Get(); err != nil {
+			return nil, err
+		}
+		for _, f := range fs {
+			v, err := f.Get()
+			if err != nil {
+				return nil, err
+			}
+			if _, err := DecodeItem(v); err != nil {
+				return nil, err
 			}
 		}
-		done()
-	})
+		return nil, nil
+	}))
 	// And what 100 separate Gets amount to: 100 one-get transactions.
-	b.Run(name+"raw-get-each-own-transaction", func(b *testing.B) {
-		b.ReportAllocs()
-		done := batchPerKey(b, n)
-		for b.Loop() {
-			for _, k := range raw {
-				if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
-					v, err := rt.Get(k).Get()
-					if err != nil {
-						return nil, err
-					}
-					return DecodeItem(v)
-				}); err != nil {
-					b.Fatal(err)
-				}
+	benchRunPerKey(b, name+"raw-get-each-own-transaction", n, func() error {
+		for _, k := range raw {
+			if err := readOp(db, rawGetDecode(k))(); err != nil {
+				return err
 			}
 		}
-		done()
+		return nil
 	})
 }
 
@@ -173,131 +149,83 @@ func BenchmarkTransactWrite(b *testing.B) {
 	if _, err := BatchWrite(db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: batch}}); err != nil {
 		b.Fatal(err)
 	}
-	b.Run("items=10/size=1KB/fdyno-TransactWrite", func(b *testing.B) {
-		b.ReportAllocs()
-		done := batchPerKey(b, n)
-		for b.Loop() {
-			if _, err := TransactWrite(db, TransactWriteInput{TransactItems: puts}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		done()
+	benchRunPerKey(b, "items=10/size=1KB/fdyno-TransactWrite", n, func() error {
+		_, err := TransactWrite(db, TransactWriteInput{TransactItems: puts})
+		return err
 	})
-	b.Run("items=10/size=1KB/fdyno-TransactWrite-conditional", func(b *testing.B) {
-		b.ReportAllocs()
-		done := batchPerKey(b, n)
-		for b.Loop() {
-			if _, err := TransactWrite(db, TransactWriteInput{TransactItems: conditional}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		done()
+	benchRunPerKey(b, "items=10/size=1KB/fdyno-TransactWrite-conditional", n, func() error {
+		_, err := TransactWrite(db, TransactWriteInput{TransactItems: conditional})
+		return err
 	})
-	b.Run("items=10/size=1KB/fdyno-TransactWrite-token", func(b *testing.B) {
-		b.ReportAllocs()
-		done := batchPerKey(b, n)
-		i := 0
-		for b.Loop() {
-			i++
-			if _, err := TransactWrite(db, TransactWriteInput{TransactItems: puts, ClientRequestToken: "bench-" + strconv.Itoa(i)}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		done()
+	// Tokens are numbered across runs of the sub-benchmark (-count), so
+	// none is a repeat that DynamoDB would answer without writing.
+	token := 0
+	benchRunPerKey(b, "items=10/size=1KB/fdyno-TransactWrite-token", n, func() error {
+		token++
+		_, err := TransactWrite(db, TransactWriteInput{TransactItems: puts, ClientRequestToken: "bench-" + strconv.Itoa(token)})
+		return err
 	})
-	b.Run("items=10/size=1KB/fdyno-BatchWrite", func(b *testing.B) {
-		b.ReportAllocs()
-		done := batchPerKey(b, n)
-		in := BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: batch}}
-		for b.Loop() {
-			if _, err := BatchWrite(db, in); err != nil {
-				b.Fatal(err)
-			}
-		}
-		done()
+	batchIn := BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: batch}}
+	benchRunPerKey(b, "items=10/size=1KB/fdyno-BatchWrite", n, func() error {
+		_, err := BatchWrite(db, batchIn)
+		return err
 	})
-	b.Run("items=10/size=1KB/fdyno-Put-each-own-transaction", func(b *testing.B) {
-		b.ReportAllocs()
-		done := batchPerKey(b, n)
-		for b.Loop() {
-			for _, it := range items {
-				if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
-					b.Fatal(err)
-				}
+	benchRunPerKey(b, "items=10/size=1KB/fdyno-Put-each-own-transaction", n, func() error {
+		for _, it := range items {
+			if _, err := tbl.Put(db, PutInput{Item: it}); err != nil {
+				return err
 			}
 		}
-		done()
+		return nil
 	})
 	// What an unconditional TransactWrite of puts amounts to: encode, ten
 	// sets, one commit.
-	b.Run("items=10/size=1KB/raw-encode-sets-one-commit", func(b *testing.B) {
-		b.ReportAllocs()
-		done := batchPerKey(b, n)
-		for b.Loop() {
-			if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
-				for i, it := range items {
-					enc, err := EncodeItem(it)
-					if err != nil {
-						return nil, err
-					}
-					tr.Set(raw[i], enc)
-				}
-				return nil, nil
-			}); err != nil {
-				b.Fatal(err)
+	benchRunPerKey(b, "items=10/size=1KB/raw-encode-sets-one-commit", n, txOp(db, func(tr fdb.Transaction) (any, error) {
+		for i, it := range items {
+			enc, err := EncodeItem(it)
+			if err != nil {
+				return nil, err
 			}
+			tr.Set(raw[i], enc)
 		}
-		done()
-	})
+		return nil, nil
+	}))
 	// What a conditional TransactWrite amounts to: the ten old items read
 	// at once and decoded, then encode, ten sets, one commit.
-	b.Run("items=10/size=1KB/raw-parallel-gets-decode-encode-sets-one-commit", func(b *testing.B) {
-		b.ReportAllocs()
-		done := batchPerKey(b, n)
-		for b.Loop() {
+	benchRunPerKey(b, "items=10/size=1KB/raw-parallel-gets-decode-encode-sets-one-commit", n, txOp(db, func(tr fdb.Transaction) (any, error) {
+		fs := make([]fdb.FutureByteSlice, len(raw))
+		for i, k := range raw {
+			fs[i] = tr.Get(k)
+		}
+		for i, f := range fs {
+			v, err := f.Get()
+			if err != nil {
+				return nil, err
+			}
+			if _, err := DecodeItem(v); err != nil {
+				return nil, err
+			}
+			enc, err := EncodeItem(items[i])
+			if err != nil {
+				return nil, err
+			}
+			tr.Set(raw[i], enc)
+		}
+		return nil, nil
+	}))
+	benchRunPerKey(b, "items=10/size=1KB/raw-encode-set-commit-each", n, func() error {
+		for i, it := range items {
 			if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
-				fs := make([]fdb.FutureByteSlice, len(raw))
-				for i, k := range raw {
-					fs[i] = tr.Get(k)
+				enc, err := EncodeItem(it)
+				if err != nil {
+					return nil, err
 				}
-				for i, f := range fs {
-					v, err := f.Get()
-					if err != nil {
-						return nil, err
-					}
-					if _, err := DecodeItem(v); err != nil {
-						return nil, err
-					}
-					enc, err := EncodeItem(items[i])
-					if err != nil {
-						return nil, err
-					}
-					tr.Set(raw[i], enc)
-				}
+				tr.Set(raw[i], enc)
 				return nil, nil
 			}); err != nil {
-				b.Fatal(err)
+				return err
 			}
 		}
-		done()
-	})
-	b.Run("items=10/size=1KB/raw-encode-set-commit-each", func(b *testing.B) {
-		b.ReportAllocs()
-		done := batchPerKey(b, n)
-		for b.Loop() {
-			for i, it := range items {
-				if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
-					enc, err := EncodeItem(it)
-					if err != nil {
-						return nil, err
-					}
-					tr.Set(raw[i], enc)
-					return nil, nil
-				}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		done()
+		return nil
 	})
 }

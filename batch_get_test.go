@@ -132,8 +132,7 @@ func TestBatchGetValidation(t *testing.T) {
 // item boundary; the rest come back as UnprocessedKeys, with their
 // table's projection, and a second BatchGet of those reads them.
 func TestBatchGetUnprocessedKeys(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly, WithMaxItemSize(MaxItemSizeLimit))
+	db, tbl := openTestTable(t, hashOnly, WithMaxItemSize(MaxItemSizeLimit))
 	const size = 3_500_000
 	var keys []Item
 	for i := range 5 { // 17.5 MB in all
@@ -302,8 +301,7 @@ func (f recordingFuture) Get() ([]byte, error) {
 // When the table's schema changed since the request was validated, the
 // head reads restarted under the new state are in flight together too.
 func TestBatchGetStartsEveryReadFirst(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly, WithChunkThreshold(200))
+	db, tbl := openTestTable(t, hashOnly, WithChunkThreshold(200))
 	stale := tbl.state.Load() // Open's state, replaced by the first operation
 	chunked := 0
 	var items []Item

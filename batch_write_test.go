@@ -98,8 +98,7 @@ func TestBatchWriteValidation(t *testing.T) {
 // BatchWrite writes whole items up to MaxBatchWriteBytes and returns the
 // rest, which a retry (or BatchWriteAll) writes.
 func TestBatchWriteSplits(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly, WithMaxItemSize(MaxItemSizeLimit))
+	db, tbl := openTestTable(t, hashOnly, WithMaxItemSize(MaxItemSizeLimit))
 	const size = 2_000_000
 	var reqs []WriteRequest
 	for i := range 5 { // 10 MB: two items per transaction fit in 5 MB

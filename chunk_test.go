@@ -7,7 +7,6 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
-	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -25,8 +24,7 @@ func countChunks(t *testing.T, db fdb.Database, tbl *Table) int {
 }
 
 func TestChunkedItemLifecycle(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly)
+	db, tbl := openTestTable(t, hashOnly)
 	key := Item{"pk": S("big")}
 	big := Item{"pk": S("big"), "blob": B([]byte(strings.Repeat("0123456789", 30_000))), "n": N("1")} // 300 KB
 	mustPut(t, db, tbl, big)
@@ -58,8 +56,7 @@ func TestChunkedItemLifecycle(t *testing.T) {
 // The maximum item size is configurable beyond DynamoDB's 400 KB, and the
 // chunk threshold is the table handle's.
 func TestLargeItemLimits(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly, WithMaxItemSize(3<<20), WithChunkThreshold(100))
+	db, tbl := openTestTable(t, hashOnly, WithMaxItemSize(3<<20), WithChunkThreshold(100))
 	huge := Item{"pk": S("h"), "s": S(strings.Repeat("x", 2<<20))}
 	mustPut(t, db, tbl, huge)
 	if diff := cmp.Diff(huge, mustGet(t, db, tbl, Item{"pk": S("h")}), itemCmp); diff != "" {
@@ -95,8 +92,7 @@ func TestManifestDecoding(t *testing.T) {
 
 // A torn chunk is reported as corrupt, never decoded.
 func TestChunkCorruption(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly)
+	db, tbl := openTestTable(t, hashOnly)
 	mustPut(t, db, tbl, Item{"pk": S("c"), "s": S(strings.Repeat("z", 100_000))})
 	st := tbl.state.Load()
 	kv, _ := packKeyValues(S("c"))

@@ -13,8 +13,7 @@ import (
 // Item operations compose with the caller's other writes in one
 // transaction, and commit or roll back with it.
 func TestComposeWithCallerTransaction(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly)
+	db, tbl := openTestTable(t, hashOnly)
 	other := fdblitetest.UniquePrefix(t, db).Pack(nil)
 	mustPut(t, db, tbl, Item{"pk": S("gone")})
 	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
@@ -56,8 +55,7 @@ func TestComposeWithCallerTransaction(t *testing.T) {
 // leaves nothing of that operation written in it: the caller may go on
 // and commit the rest: every check comes before the first write.
 func TestErrorInCallerTransactionWritesNothing(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly, WithMaxItemSize(1000))
+	db, tbl := openTestTable(t, hashOnly, WithMaxItemSize(1000))
 	mustPut(t, db, tbl, Item{"pk": S("k"), "v": N("1"), "big": S("")})
 	tr, err := db.CreateTransaction()
 	if err != nil {
@@ -104,8 +102,7 @@ func TestErrorInCallerTransactionWritesNothing(t *testing.T) {
 // FoundationDB errors stay reachable with errors.As, so Database.Transact
 // retries them; DynamoDB-named errors never wrap one.
 func TestFDBErrorsPassThrough(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly)
+	db, tbl := openTestTable(t, hashOnly)
 	tr, err := db.CreateTransaction()
 	if err != nil {
 		t.Fatal(err)

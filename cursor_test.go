@@ -5,8 +5,6 @@ import (
 	"errors"
 	"github.com/fdyno/fdyno/internal/expr"
 	"testing"
-
-	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
 // TestCursorTampered checks the cursor rules (cursor.go): a cursor from another
@@ -14,8 +12,7 @@ import (
 // and a cursor changed byte by byte is either refused or resumes inside
 // the query's own key range.
 func TestCursorTampered(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashRange)
+	db, tbl := openTestTable(t, hashRange)
 	other, err := Open(db, "Other", testRoot(t, db), WithSchema(hashRange))
 	if err != nil {
 		t.Fatal(err)
@@ -132,11 +129,6 @@ func TestCursorTampered(t *testing.T) {
 			}
 		}
 	})
-}
-
-// testRootOf returns the WithRoot option of the directory tbl lives in.
-func testRootOf(tbl *Table) Option {
-	return WithRoot(tbl.path[:len(tbl.path)-1]...)
 }
 
 // FuzzCursor checks that decoding untrusted cursor bytes never panics,

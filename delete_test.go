@@ -4,13 +4,11 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestDelete(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, productSchema)
+	db, tbl := openTestTable(t, productSchema)
 	key := Item{"Id": N("123")}
 	// Deleting an absent item succeeds and returns nothing.
 	out, err := tbl.Delete(db, DeleteInput{Key: key, ReturnValues: ReturnValueAllOld})

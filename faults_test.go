@@ -11,95 +11,47 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// idempotent is a Transactor whose transactions set the
-// automatic_idempotency option, so a commit that applied is never reported
-// as commit_unknown_result and never re-run.
-type idempotent struct{ db fdb.Database }
-
-func (d idempotent) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, error) {
-	return d.db.ReadTransact(f)
-}
-
-func (d idempotent) Transact(f func(fdb.Transaction) (any, error)) (any, error) {
-	return d.db.Transact(func(tr fdb.Transaction) (any, error) {
-		if err := tr.Options().SetAutomaticIdempotency(); err != nil {
-			return nil, err
-		}
-		return f(tr)
-	})
-}
-
-func faultyDB(t *testing.T, seed uint64) fdb.Database {
-	t.Helper()
-	db := fdblitetest.OpenIsolated(t)
-	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{
-		Seed:                seed,
-		ReadTooOld:          0.02,
-		CommitNotCommitted:  0.1,
-		CommitUnknownResult: 0.1,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		st, err := fdblitetest.ReadStats(db)
-		if err == nil {
-			t.Logf("injected: %+v", st.Injected)
-		}
-	})
-	return db
-}
-
 // Under injected faults, retried writes neither lose nor duplicate:
 // concurrent ADDs with automatic idempotency sum exactly to the
 // acknowledged ones; conditional creates succeed exactly once per key; and
 // puts, which are idempotent by design, all land, chunked or not.
 func TestWritesUnderFaults(t *testing.T) {
-	db := faultyDB(t, 7)
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(7))
 	// Open runs under the faults too.
-	tbl, err := Open(idempotent{db}, "Faulty", WithSchema(hashOnly), WithChunkThreshold(500))
+	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "Faulty", WithSchema(hashOnly), WithChunkThreshold(500))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { checkTable(t, db, tbl) })
 	const workers, adds = 4, 25
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	acked := 0
 	created := map[string]int{}
-	errs := make(chan error, workers)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range adds {
-				_, err := tbl.Update(idempotent{db}, UpdateInput{
-					Key: Item{"pk": S("counter")}, UpdateExpression: "ADD n :one",
-					ExpressionAttributeValues: map[string]Value{":one": N("1")},
-				})
-				if err != nil {
-					errs <- err
-					return
-				}
-				key := "k" + strconv.Itoa(i%10)
-				_, err = tbl.Put(idempotent{db}, PutInput{Item: Item{"pk": S(key), "by": NInt(int64(w))}, ConditionExpression: "attribute_not_exists(pk)"})
-				switch {
-				case err == nil:
-					mu.Lock()
-					created[key]++
-					mu.Unlock()
-				case !errors.Is(err, ErrConditionalCheckFailed):
-					errs <- err
-					return
-				}
-				mu.Lock()
-				acked++
-				mu.Unlock()
+	if err := runWorkers(workers, func(w int) error {
+		for i := range adds {
+			_, err := tbl.Update(fdblitetest.Idempotent{DB: db}, UpdateInput{
+				Key: Item{"pk": S("counter")}, UpdateExpression: "ADD n :one",
+				ExpressionAttributeValues: map[string]Value{":one": N("1")},
+			})
+			if err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+			key := "k" + strconv.Itoa(i%10)
+			_, err = tbl.Put(fdblitetest.Idempotent{DB: db}, PutInput{Item: Item{"pk": S(key), "by": NInt(int64(w))}, ConditionExpression: "attribute_not_exists(pk)"})
+			switch {
+			case err == nil:
+				mu.Lock()
+				created[key]++
+				mu.Unlock()
+			case !errors.Is(err, ErrConditionalCheckFailed):
+				return err
+			}
+			mu.Lock()
+			acked++
+			mu.Unlock()
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	got := mustGet(t, db, tbl, Item{"pk": S("counter")})
@@ -134,8 +86,8 @@ func TestWritesUnderFaults(t *testing.T) {
 // acknowledged ≤ counter ≤ attempts. fdyno does not hide this; callers
 // who need exactly-once use automatic idempotency or idempotent writes.
 func TestNonIdempotentUpdateUnderFaults(t *testing.T) {
-	db := faultyDB(t, 11)
-	tbl, err := Open(idempotent{db}, "Faulty", WithSchema(hashOnly))
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(11))
+	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "Faulty", WithSchema(hashOnly))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,8 +33,7 @@ var productSchema = TableSchema{
 }
 
 func TestGetProjection(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, productSchema)
+	db, tbl := openTestTable(t, productSchema)
 	mustPut(t, db, tbl, productCatalogItem())
 	key := Item{"Id": N("123")}
 	// Expected results follow the developer guide's "Projection
@@ -76,8 +75,7 @@ func TestGetProjection(t *testing.T) {
 }
 
 func TestGetValidation(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashRange)
+	db, tbl := openTestTable(t, hashRange)
 	tests := []struct {
 		name string
 		in   GetInput
@@ -101,8 +99,7 @@ func TestGetValidation(t *testing.T) {
 // Reads take a ReadTransactor: a snapshot of the caller's transaction
 // works, and sees the transaction's own writes.
 func TestGetSnapshot(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly)
+	db, tbl := openTestTable(t, hashOnly)
 	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
 		if _, err := tbl.Put(tr, PutInput{Item: Item{"pk": S("s"), "v": N("1")}}); err != nil {
 			return nil, err

@@ -4,6 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"go/ast"
+	goparser "go/parser"
+	gotoken "go/token"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -39,6 +45,83 @@ func newTestTable(t testing.TB, db fdb.Database, s TableSchema, opts ...Option) 
 	}
 	t.Cleanup(func() { checkTable(t, db, tbl) })
 	return tbl
+}
+
+// testRootOf returns the WithRoot option of the directory tbl lives in.
+func testRootOf(tbl *Table) Option {
+	return WithRoot(tbl.path[:len(tbl.path)-1]...)
+}
+
+// reopen returns another handle on tbl, opened as another process would
+// open it.
+func reopen(t testing.TB, db fdb.Database, tbl *Table) *Table {
+	t.Helper()
+	h, err := Open(db, tbl.name, testRootOf(tbl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// runWorkers runs work(0), …, work(n-1) in goroutines of their own and,
+// once all have returned, returns their errors joined (nil if none).
+func runWorkers(n int, work func(w int) error) error {
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = work(w)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// sourceFile is one parsed non-test Go file of the package.
+type sourceFile struct {
+	name string
+	f    *ast.File
+}
+
+// parseSources parses the package's non-test Go files into fset, failing
+// t if one does not parse.
+func parseSources(t testing.TB, fset *gotoken.FileSet) []sourceFile {
+	t.Helper()
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []sourceFile
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := goparser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, sourceFile{name, f})
+	}
+	return files
+}
+
+// values builds an attribute value map from name, value pairs.
+func values(kv ...any) map[string]Value {
+	m := map[string]Value{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1].(Value)
+	}
+	return m
+}
+
+// openTestTable creates a table with schema s on the shared database, as
+// [newTestTable] does, and returns the database with it.
+func openTestTable(t testing.TB, s TableSchema, opts ...Option) (fdb.Database, *Table) {
+	t.Helper()
+	db := fdblitetest.Open(t)
+	return db, newTestTable(t, db, s, opts...)
 }
 
 // checkTable verifies the storage invariants of tbl (tableProblems) and

@@ -121,52 +121,20 @@ func BenchmarkQueryIndex(b *testing.B) {
 	}
 	for _, tc := range []struct{ name, index, attr string }{{"gsi", "byG", "g"}, {"table", "", "pk"}} {
 		in := QueryInput{IndexName: tc.index, KeyConditionExpression: tc.attr + " = :p", ExpressionAttributeValues: map[string]Value{":p": S("p1")}}
-		b.Run("items=100/size=1KB/"+tc.name+"/fdyno", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				out, err := tbl.Query(db, in)
-				if err != nil || len(out.Items) != 100 {
-					b.Fatalf("Query: %v", err)
-				}
-			}
-		})
+		benchRun(b, "items=100/size=1KB/"+tc.name+"/fdyno", 0, queryOp(db, tbl, in, 100))
 	}
 	st := tbl.state.Load()
 	p, _ := packKeyValues(S("p1"))
 	prefix := st.keys.indexPrefix("byG")
 	r := fdb.KeyRange{Begin: indexKey(prefix, p), End: indexKey(prefix, append(p, 0xff))}
-	b.Run("items=100/size=1KB/gsi/raw-range-decode", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			items, err := readTransact(db, func(tr fdb.ReadTransaction) ([]Item, error) {
-				kvs, err := tr.GetRange(r, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
-				if err != nil {
-					return nil, err
-				}
-				items := make([]Item, len(kvs))
-				for i, kv := range kvs {
-					if items[i], err = DecodeItem(kv.Value); err != nil {
-						return nil, err
-					}
-				}
-				return items, nil
-			})
-			if err != nil || len(items) != 100 {
-				b.Fatalf("raw: %d items, %v", len(items), err)
-			}
-		}
-	})
+	benchRun(b, "items=100/size=1KB/gsi/raw-range-decode", 0, rawRangeDecode(db, r, 100))
 }
 
 // BenchmarkBackfill creates a GSI on a table of 10k items of 100 bytes,
 // backfills it in batches of DefaultBackfillBatchSize and deletes it,
 // reporting items/s.
 func BenchmarkBackfill(b *testing.B) {
-	db := fdblitetest.Open(b)
-	tbl, err := Open(db, "Bench", testRoot(b, db), WithSchema(hashRange))
-	if err != nil {
-		b.Fatal(err)
-	}
+	db, tbl := benchTableOf(b, hashRange)
 	const n = 10_000
 	loadPartitions(b, db, tbl, n, 100, 100)
 	create := UpdateTableInput{AttributeDefinitions: []AttributeDefinition{{"name", ScalarAttributeTypeS}},

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"pgregory.net/rapid"
 )
 
@@ -16,8 +15,7 @@ import (
 // is refused or resumes inside the query's own range; ExclusiveStartKeys
 // must hold exactly the index and table keys.
 func TestIndexCursors(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, indexed)
+	db, tbl := openTestTable(t, indexed)
 	for i := range 6 {
 		mustPut(t, db, tbl, Item{"pk": S("a"), "sk": NInt(int64(i)), "g": S("x"), "h": NInt(int64(i % 2)), "l": S("m" + strconv.Itoa(i)), "k": B([]byte{1})})
 	}

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -170,8 +169,7 @@ var indexed = TableSchema{
 // Writes move, add and remove entries as DynamoDB's indexes do, and a
 // Query on each index sees every write at once.
 func TestIndexMaintenance(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, indexed)
+	db, tbl := openTestTable(t, indexed)
 	q := func(index, cond string, vals map[string]Value) []Item {
 		t.Helper()
 		out, err := tbl.Query(db, QueryInput{IndexName: index, KeyConditionExpression: cond, ExpressionAttributeValues: vals})
@@ -234,8 +232,7 @@ func TestIndexMaintenance(t *testing.T) {
 // Select and projection rules of Query on an index, with DynamoDB's
 // errors.
 func TestIndexQuerySelect(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, indexed)
+	db, tbl := openTestTable(t, indexed)
 	it := Item{"pk": S("a"), "sk": NInt(1), "g": S("x"), "h": NInt(5), "l": S("m"), "a": S("A"), "z": S("Z"), "k": B([]byte{1}), "extra": N("3")}
 	mustPut(t, db, tbl, it)
 	lsi := map[string]Value{":p": S("a")}
@@ -555,24 +552,15 @@ func compareKeyValues(a, b Value) int {
 // is the database's to choose, the index invariant is not.
 func (m *indexModel) concurrent(t *rapid.T) {
 	seed := rapid.Uint64().Draw(t, "seed")
-	var wg sync.WaitGroup
-	errs := make(chan error, 3)
-	for w := range 3 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, uint64(w)))
-			for range 4 {
-				if err := randomWrite(m.tx, m.tbl, r); err != nil {
-					errs <- err
-					return
-				}
+	if err := runWorkers(3, func(w int) error {
+		r := rand.New(rand.NewPCG(seed, uint64(w)))
+		for range 4 {
+			if err := randomWrite(m.tx, m.tbl, r); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	m.items = map[string]Item{}
@@ -712,7 +700,7 @@ func TestIndexModel(t *testing.T) {
 			}
 			var tx fdb.Transactor = db
 			if faults {
-				tx = idempotent{db}
+				tx = fdblitetest.Idempotent{DB: db}
 			}
 			n := 0
 			rapid.Check(t, func(rt *rapid.T) {
@@ -792,24 +780,15 @@ func randomWrite(tx fdb.Transactor, tbl *Table, r *rand.Rand) error {
 // overlap, so their transactions conflict and retry.
 func runWriters(t *testing.T, tx fdb.Transactor, tbl *Table, workers, n int, seed uint64) {
 	t.Helper()
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, uint64(w)))
-			for range n {
-				if err := randomWrite(tx, tbl, r); err != nil {
-					errs <- err
-					return
-				}
+	if err := runWorkers(workers, func(w int) error {
+		r := rand.New(rand.NewPCG(seed, uint64(w)))
+		for range n {
+			if err := randomWrite(tx, tbl, r); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -817,8 +796,7 @@ func runWriters(t *testing.T, tx fdb.Transactor, tbl *Table, workers, n int, see
 // Concurrent writers on overlapping keys leave every index exactly equal
 // to its recomputation (checked at cleanup by checkTable).
 func TestIndexConcurrentWriters(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, indexed)
+	db, tbl := openTestTable(t, indexed)
 	runWriters(t, db, tbl, 4, 40, 1)
 	if p := tableProblems(db, tbl); len(p) > 0 {
 		t.Fatalf("table invariants: %q", p)
@@ -828,8 +806,8 @@ func TestIndexConcurrentWriters(t *testing.T) {
 // Under injected faults (transaction_too_old, not_committed,
 // commit_unknown_result), retried writes keep every index exact.
 func TestIndexWritesUnderFaults(t *testing.T) {
-	db := faultyDB(t, 23)
-	tbl, err := Open(idempotent{db}, "Faulty", WithSchema(indexed))
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(23))
+	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "Faulty", WithSchema(indexed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -862,10 +840,7 @@ func TestIndexWritesUnderFaults(t *testing.T) {
 func TestIndexStaleHandle(t *testing.T) {
 	db := fdblitetest.Open(t)
 	h1 := newTestTable(t, db, hashRange)
-	h2, err := Open(db, "Test", WithRoot(h1.path[:len(h1.path)-1]...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	h2 := reopen(t, db, h1)
 	mustPut(t, db, h2, Item{"pk": S("a"), "sk": NInt(1)})
 	if _, err := h1.UpdateTable(db, UpdateTableInput{AttributeDefinitions: []AttributeDefinition{{"g", ScalarAttributeTypeS}},
 		GlobalSecondaryIndexUpdates: []GlobalSecondaryIndexUpdate{{Create: &CreateGlobalSecondaryIndexAction{IndexName: "byG",
@@ -891,8 +866,7 @@ func TestIndexStaleHandle(t *testing.T) {
 // key, 1024 for a sort key) is an index key violation: the write is
 // refused, as DynamoDB refuses it, and nothing is written.
 func TestIndexKeyViolations(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, indexed)
+	db, tbl := openTestTable(t, indexed)
 	base := Item{"pk": S("a"), "sk": NInt(1)}
 	for _, tc := range []struct {
 		name string

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"go/ast"
-	goparser "go/parser"
 	gotoken "go/token"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -263,18 +261,11 @@ func TestPackKeyValuesMatchesTuple(t *testing.T) {
 // tuple or subspace packages, and no other file using the bindings calls
 // Pack, Unpack, Sub or PackWithVersionstamp.
 func TestOnlyKeysGoPacksTuples(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	fset := gotoken.NewFileSet()
-	for _, name := range files {
-		if name == "keys.go" || strings.HasSuffix(name, "_test.go") {
+	for _, src := range parseSources(t, fset) {
+		name, f := src.name, src.f
+		if name == "keys.go" {
 			continue
-		}
-		f, err := goparser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
 		}
 		usesFDB := false
 		for _, imp := range f.Imports {

@@ -72,8 +72,7 @@ func TestTokenKey(t *testing.T) {
 // ParseFilter decides as a Query's FilterExpression does, and refuses
 // what a Query refuses with the same error.
 func TestParseFilter(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashRange)
+	db, tbl := openTestTable(t, hashRange)
 	items := []Item{
 		{"pk": S("p"), "sk": N("1"), "a": N("5"), "tags": SS("x", "y")},
 		{"pk": S("p"), "sk": N("2"), "a": N("50")},

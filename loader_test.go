@@ -2,11 +2,8 @@ package fdyno
 
 import (
 	"go/ast"
-	goparser "go/parser"
 	gotoken "go/token"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -30,21 +27,11 @@ func TestLoaderOnlyDecodes(t *testing.T) {
 		// format, never chunked and never an item head.
 		"stream.go": {"DecodeItem"},
 	}
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	fset := gotoken.NewFileSet()
 	seen := map[string]bool{} // watched calls found in loader.go
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := goparser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
+	for _, src := range parseSources(t, fset) {
+		name := src.name
+		ast.Inspect(src.f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true

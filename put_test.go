@@ -30,8 +30,7 @@ func mustPut(t *testing.T, db fdb.Transactor, tbl *Table, it Item) {
 }
 
 func TestPut(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashRange)
+	db, tbl := openTestTable(t, hashRange)
 	old := Item{"pk": S("Amazon DynamoDB"), "sk": N("1"), "Message": S("first")}
 	mustPut(t, db, tbl, old)
 	newer := Item{"pk": S("Amazon DynamoDB"), "sk": N("1.0"), "Subject": S("second")}
@@ -60,8 +59,7 @@ func TestPut(t *testing.T) {
 }
 
 func TestPutCondition(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly)
+	db, tbl := openTestTable(t, hashOnly)
 	first := Item{"pk": S("p1"), "Price": N("500")}
 	// attribute_not_exists(pk): put only if absent (the developer guide's
 	// "Preventing overwrites of an existing item").
@@ -101,8 +99,7 @@ func TestPutCondition(t *testing.T) {
 }
 
 func TestPutValidation(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashRange, WithMaxItemSize(1000))
+	db, tbl := openTestTable(t, hashRange, WithMaxItemSize(1000))
 	big := strings.Repeat("x", 1000)
 	tests := []struct {
 		name string

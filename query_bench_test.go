@@ -1,12 +1,12 @@
 package fdyno
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
-	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
 // Query benchmarks, each beside the raw FoundationDB
@@ -34,12 +34,44 @@ func loadPartitions(b *testing.B, db fdb.Database, tbl *Table, n, per, size int)
 	}
 }
 
-func BenchmarkQuery(b *testing.B) {
-	db := fdblitetest.Open(b)
-	tbl, err := Open(db, "Bench", testRoot(b, db), WithSchema(hashRange))
-	if err != nil {
-		b.Fatal(err)
+// rawRangeDecode is an op that reads range r in one transaction of db,
+// decodes every value as an item and fails unless there are want.
+func rawRangeDecode(db fdb.Database, r fdb.KeyRange, want int) func() error {
+	return func() error {
+		items, err := readTransact(db, func(tr fdb.ReadTransaction) ([]Item, error) {
+			kvs, err := tr.GetRange(r, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
+			if err != nil {
+				return nil, err
+			}
+			items := make([]Item, len(kvs))
+			for i, kv := range kvs {
+				if items[i], err = DecodeItem(kv.Value); err != nil {
+					return nil, err
+				}
+			}
+			return items, nil
+		})
+		if err == nil && len(items) != want {
+			err = fmt.Errorf("raw: %d items, want %d", len(items), want)
+		}
+		return err
 	}
+}
+
+// queryOp is an op that runs Query in on tbl and fails unless it returns
+// want items.
+func queryOp(db fdb.Database, tbl *Table, in QueryInput, want int) func() error {
+	return func() error {
+		out, err := tbl.Query(db, in)
+		if err == nil && len(out.Items) != want {
+			err = fmt.Errorf("Query: %d items, want %d", len(out.Items), want)
+		}
+		return err
+	}
+}
+
+func BenchmarkQuery(b *testing.B) {
+	db, tbl := benchTableOf(b, hashRange)
 	loadPartitions(b, db, tbl, 300, 100, 1024)
 	in := QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: map[string]Value{":p": S("p1")}}
 	out, err := tbl.Query(db, in)
@@ -47,41 +79,11 @@ func BenchmarkQuery(b *testing.B) {
 		b.Fatalf("Query: %d items, %v", len(out.Items), err)
 	}
 	enc, _ := EncodeItem(out.Items[0])
-	b.Run("items=100/size=1KB/fdyno", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(100 * len(enc)))
-		for b.Loop() {
-			out, err := tbl.Query(db, in)
-			if err != nil || len(out.Items) != 100 {
-				b.Fatalf("Query: %v", err)
-			}
-		}
-	})
+	benchRun(b, "items=100/size=1KB/fdyno", 100*len(enc), queryOp(db, tbl, in, 100))
 	st := tbl.state.Load()
 	p, _ := packKeyValues(S("p1"))
 	r := fdb.KeyRange{Begin: st.keys.itemKey(p), End: st.keys.itemKey(append(p, 0xff))}
-	b.Run("items=100/size=1KB/raw-range-decode", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(100 * len(enc)))
-		for b.Loop() {
-			items, err := readTransact(db, func(tr fdb.ReadTransaction) ([]Item, error) {
-				kvs, err := tr.GetRange(r, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
-				if err != nil {
-					return nil, err
-				}
-				items := make([]Item, len(kvs))
-				for i, kv := range kvs {
-					if items[i], err = DecodeItem(kv.Value); err != nil {
-						return nil, err
-					}
-				}
-				return items, nil
-			})
-			if err != nil || len(items) != 100 {
-				b.Fatalf("raw: %d items, %v", len(items), err)
-			}
-		}
-	})
+	benchRun(b, "items=100/size=1KB/raw-range-decode", 100*len(enc), rawRangeDecode(db, r, 100))
 }
 
 // BenchmarkQueryTableSize queries 10 items of one partition of tables of
@@ -90,20 +92,11 @@ func BenchmarkQuery(b *testing.B) {
 func BenchmarkQueryTableSize(b *testing.B) {
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		b.Run("items="+strconv.Itoa(n/1000)+"k", func(b *testing.B) {
-			db := fdblitetest.Open(b)
-			tbl, err := Open(db, "Bench", testRoot(b, db), WithSchema(hashRange))
-			if err != nil {
-				b.Fatal(err)
-			}
+			db, tbl := benchTableOf(b, hashRange)
 			loadPartitions(b, db, tbl, n, 10, 100)
 			in := QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: map[string]Value{":p": S("p" + strconv.Itoa(n/20))}}
 			b.ReportAllocs()
-			for b.Loop() {
-				out, err := tbl.Query(db, in)
-				if err != nil || len(out.Items) != 10 {
-					b.Fatalf("Query: %v", err)
-				}
-			}
+			benchLoop(b, queryOp(db, tbl, in, 10))
 		})
 	}
 }

@@ -49,13 +49,6 @@ func TestQuery(t *testing.T) {
 	}
 	mustPut(t, db, tbl, Item{"pk": S("other"), "sk": N("5")})
 	mustPut(t, db, tbl, Item{"pk": S("p\x00"), "sk": N("5")}) // shares a byte prefix with "p" before the terminator
-	v := func(kv ...any) map[string]Value {
-		m := map[string]Value{}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i].(string)] = kv[i+1].(Value)
-		}
-		return m
-	}
 	tests := []struct {
 		name        string
 		in          QueryInput
@@ -64,38 +57,38 @@ func TestQuery(t *testing.T) {
 		scanned     int // -1: len(want)
 		wantLastKey bool
 	}{
-		{name: "hash only", in: QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: v(":p", S("p"))},
+		{name: "hash only", in: QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: values(":p", S("p"))},
 			want: []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}, count: -1, scanned: -1},
-		{name: "swapped hash", in: QueryInput{KeyConditionExpression: ":p = pk", ExpressionAttributeValues: v(":p", S("other"))},
+		{name: "swapped hash", in: QueryInput{KeyConditionExpression: ":p = pk", ExpressionAttributeValues: values(":p", S("other"))},
 			want: []string{"5"}, count: -1, scanned: -1},
-		{name: "eq", in: QueryInput{KeyConditionExpression: "pk = :p AND sk = :s", ExpressionAttributeValues: v(":p", S("p"), ":s", N("3.0"))},
+		{name: "eq", in: QueryInput{KeyConditionExpression: "pk = :p AND sk = :s", ExpressionAttributeValues: values(":p", S("p"), ":s", N("3.0"))},
 			want: []string{"3"}, count: -1, scanned: -1},
-		{name: "lt", in: QueryInput{KeyConditionExpression: "pk = :p AND sk < :s", ExpressionAttributeValues: v(":p", S("p"), ":s", N("3"))},
+		{name: "lt", in: QueryInput{KeyConditionExpression: "pk = :p AND sk < :s", ExpressionAttributeValues: values(":p", S("p"), ":s", N("3"))},
 			want: []string{"1", "2"}, count: -1, scanned: -1},
-		{name: "le", in: QueryInput{KeyConditionExpression: "pk = :p AND sk <= :s", ExpressionAttributeValues: v(":p", S("p"), ":s", N("3"))},
+		{name: "le", in: QueryInput{KeyConditionExpression: "pk = :p AND sk <= :s", ExpressionAttributeValues: values(":p", S("p"), ":s", N("3"))},
 			want: []string{"1", "2", "3"}, count: -1, scanned: -1},
-		{name: "gt swapped", in: QueryInput{KeyConditionExpression: ":s < sk AND pk = :p", ExpressionAttributeValues: v(":p", S("p"), ":s", N("8"))},
+		{name: "gt swapped", in: QueryInput{KeyConditionExpression: ":s < sk AND pk = :p", ExpressionAttributeValues: values(":p", S("p"), ":s", N("8"))},
 			want: []string{"9", "10"}, count: -1, scanned: -1},
-		{name: "ge", in: QueryInput{KeyConditionExpression: "(pk = :p) AND (sk >= :s)", ExpressionAttributeValues: v(":p", S("p"), ":s", N("9.5"))},
+		{name: "ge", in: QueryInput{KeyConditionExpression: "(pk = :p) AND (sk >= :s)", ExpressionAttributeValues: values(":p", S("p"), ":s", N("9.5"))},
 			want: []string{"10"}, count: -1, scanned: -1},
-		{name: "between", in: QueryInput{KeyConditionExpression: "pk = :p AND sk BETWEEN :a AND :b", ExpressionAttributeValues: v(":p", S("p"), ":a", N("-1"), ":b", N("2"))},
+		{name: "between", in: QueryInput{KeyConditionExpression: "pk = :p AND sk BETWEEN :a AND :b", ExpressionAttributeValues: values(":p", S("p"), ":a", N("-1"), ":b", N("2"))},
 			want: []string{"1", "2"}, count: -1, scanned: -1},
-		{name: "descending", in: QueryInput{KeyConditionExpression: "pk = :p AND sk > :s", ScanIndexForward: Forward(false), ExpressionAttributeValues: v(":p", S("p"), ":s", N("7"))},
+		{name: "descending", in: QueryInput{KeyConditionExpression: "pk = :p AND sk > :s", ScanIndexForward: Forward(false), ExpressionAttributeValues: values(":p", S("p"), ":s", N("7"))},
 			want: []string{"10", "9", "8"}, count: -1, scanned: -1},
-		{name: "no such partition", in: QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: v(":p", S("q"))},
+		{name: "no such partition", in: QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: values(":p", S("q"))},
 			want: []string{}, count: -1, scanned: -1},
 		{name: "filter after limit", in: QueryInput{KeyConditionExpression: "pk = :p", FilterExpression: "odd = :t", Limit: 4,
-			ExpressionAttributeValues: v(":p", S("p"), ":t", Bool(true))},
+			ExpressionAttributeValues: values(":p", S("p"), ":t", Bool(true))},
 			want: []string{"1", "3"}, count: -1, scanned: 4, wantLastKey: true},
-		{name: "limit reached exactly", in: QueryInput{KeyConditionExpression: "pk = :p AND sk >= :s", Limit: 2, ExpressionAttributeValues: v(":p", S("p"), ":s", N("9"))},
+		{name: "limit reached exactly", in: QueryInput{KeyConditionExpression: "pk = :p AND sk >= :s", Limit: 2, ExpressionAttributeValues: values(":p", S("p"), ":s", N("9"))},
 			want: []string{"9", "10"}, count: -1, scanned: -1, wantLastKey: true},
 		{name: "projection", in: QueryInput{KeyConditionExpression: "pk = :p AND sk = :s", ProjectionExpression: "#s, odd", ExpressionAttributeNames: map[string]string{"#s": "sk"},
-			ExpressionAttributeValues: v(":p", S("p"), ":s", N("1"))},
+			ExpressionAttributeValues: values(":p", S("p"), ":s", N("1"))},
 			want: []string{"1"}, count: -1, scanned: -1},
 		{name: "count", in: QueryInput{KeyConditionExpression: "pk = :p", Select: SelectCount, FilterExpression: "size(#d) > :n",
-			ExpressionAttributeNames: map[string]string{"#d": "data"}, ExpressionAttributeValues: v(":p", S("p"), ":n", N("7"))},
+			ExpressionAttributeNames: map[string]string{"#d": "data"}, ExpressionAttributeValues: values(":p", S("p"), ":n", N("7"))},
 			want: []string{}, count: 3, scanned: 10},
-		{name: "page size", in: QueryInput{KeyConditionExpression: "pk = :p", PageSize: 1, ExpressionAttributeValues: v(":p", S("p"))},
+		{name: "page size", in: QueryInput{KeyConditionExpression: "pk = :p", PageSize: 1, ExpressionAttributeValues: values(":p", S("p"))},
 			want: []string{"1"}, count: -1, scanned: -1, wantLastKey: true},
 	}
 	for _, tc := range tests {
@@ -127,7 +120,7 @@ func TestQuery(t *testing.T) {
 
 	t.Run("projection content", func(t *testing.T) {
 		out, err := tbl.Query(db, QueryInput{KeyConditionExpression: "pk = :p AND sk = :s", ProjectionExpression: "odd",
-			ExpressionAttributeValues: v(":p", S("p"), ":s", N("1"))})
+			ExpressionAttributeValues: values(":p", S("p"), ":s", N("1"))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +129,7 @@ func TestQuery(t *testing.T) {
 		}
 	})
 	t.Run("last evaluated key", func(t *testing.T) {
-		in := QueryInput{KeyConditionExpression: "pk = :p", Limit: 3, ExpressionAttributeValues: v(":p", S("p"))}
+		in := QueryInput{KeyConditionExpression: "pk = :p", Limit: 3, ExpressionAttributeValues: values(":p", S("p"))}
 		out, err := tbl.Query(db, in)
 		if err != nil {
 			t.Fatal(err)

@@ -17,8 +17,7 @@ import (
 // once, in key order here; filters (which may name key attributes) after
 // Limit; projections; COUNT; pages.
 func TestScan(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashRange, WithChunkThreshold(100))
+	db, tbl := openTestTable(t, hashRange, WithChunkThreshold(100))
 	var keys []string
 	for _, pk := range []string{"b", "a", "c"} {
 		for i := range 4 {
@@ -135,8 +134,7 @@ func TestScan(t *testing.T) {
 
 // TestScanValidation checks Scan's ValidationExceptions (API_Scan).
 func TestScanValidation(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly)
+	db, tbl := openTestTable(t, hashOnly)
 	mustPut(t, db, tbl, Item{"pk": S("a")})
 	mustPut(t, db, tbl, Item{"pk": S("z")})
 	first, err := tbl.Scan(db, ScanInput{Segment: 0, TotalSegments: 2, Limit: 1})

@@ -3,8 +3,6 @@ package fdyno
 import (
 	"strings"
 	"testing"
-
-	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
 // DynamoDB charges a Query or Scan for the items it reads, whole, before
@@ -12,8 +10,7 @@ import (
 // not change the capacity consumed"): ScannedSize is their summed
 // Item.Size, however few attributes or items come back.
 func TestScannedSize(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashRange)
+	db, tbl := openTestTable(t, hashRange)
 	want := 0
 	for i := 1; i <= 5; i++ {
 		it := Item{"pk": S("p"), "sk": NInt(int64(i)), "payload": S(strings.Repeat("x", 1000*i))}

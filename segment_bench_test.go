@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
-	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
 // BenchmarkParallelScan reads a table of 4,000 items of about 200 bytes
@@ -16,11 +15,7 @@ import (
 // extra work over a whole Scan is the partition directory and one range
 // read per partition.
 func BenchmarkParallelScan(b *testing.B) {
-	db := fdblitetest.Open(b)
-	tbl, err := Open(db, "Bench", testRoot(b, db), WithSchema(hashRange))
-	if err != nil {
-		b.Fatal(err)
-	}
+	db, tbl := benchTableOf(b, hashRange)
 	const n = 4000
 	loadPartitions(b, db, tbl, n, 4, 200)
 	count := func(b *testing.B, in ScanInput) int {

@@ -226,8 +226,7 @@ func (r recordingTransaction) GetRange(rg fdb.Range, opts fdb.RangeOptions) fdb.
 // reads only its own slice of the partition directory and the items of
 // the partitions in it, never the rest of the table.
 func TestSegmentReadsItsOwnPartitions(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, TableSchema{
+	db, tbl := openTestTable(t, TableSchema{
 		KeySchema:            []KeySchemaElement{{"pk", KeyTypeHash}, {"sk", KeyTypeRange}},
 		AttributeDefinitions: []AttributeDefinition{{"pk", ScalarAttributeTypeS}, {"sk", ScalarAttributeTypeN}},
 	})
@@ -379,8 +378,7 @@ func TestParallelScanWhileWriting(t *testing.T) {
 // entries, and its parallel Scan segments, slices of the key bytes, still
 // read every item exactly once.
 func TestSegmentsOfFormat1Table(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, TableSchema{
+	db, tbl := openTestTable(t, TableSchema{
 		KeySchema:            []KeySchemaElement{{"pk", KeyTypeHash}},
 		AttributeDefinitions: []AttributeDefinition{{"pk", ScalarAttributeTypeS}},
 	})
@@ -431,8 +429,7 @@ func TestSegmentsOfFormat1Table(t *testing.T) {
 // ExclusiveStartKey that another segment owns, and that a cursor cannot
 // move to another segment.
 func TestSegmentStartKeyValidation(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, TableSchema{
+	db, tbl := openTestTable(t, TableSchema{
 		KeySchema:            []KeySchemaElement{{"pk", KeyTypeHash}},
 		AttributeDefinitions: []AttributeDefinition{{"pk", ScalarAttributeTypeS}},
 	})

@@ -149,7 +149,7 @@ func TestConsumerExactlyOnce(t *testing.T) {
 // every record exactly once: they conflict on the checkpoint, and a retry
 // re-reads it.
 func TestConsumerConcurrentInstances(t *testing.T) {
-	db := faultyDB(t, 23)
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(23))
 	src, err := Open(db, "Src", WithSchema(streamSchema(StreamViewTypeKeysOnly, 3)))
 	if err != nil {
 		t.Fatal(err)
@@ -200,8 +200,7 @@ func TestConsumerConcurrentInstances(t *testing.T) {
 
 // TestConsumerRejects: bad names and limits are ValidationExceptions.
 func TestConsumerRejects(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, 0))
+	db, tbl := openTestTable(t, streamSchema(StreamViewTypeKeysOnly, 0))
 	for _, name := range []string{"", string(make([]byte, MaxConsumerNameLength+1)), "\xff"} {
 		if _, err := tbl.Consumer(name); !errors.Is(err, ErrValidation) {
 			t.Errorf("Consumer(%q) = %v, want ErrValidation", name, err)

@@ -171,66 +171,57 @@ func TestStreamReplayModel(t *testing.T) {
 func TestStreamUnderFaults(t *testing.T) {
 	for _, shards := range []int{1, 3} {
 		t.Run("shards="+strconv.Itoa(shards), func(t *testing.T) {
-			db := faultyDB(t, uint64(40+shards))
+			db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(uint64(40+shards)))
 			tbl, err := Open(db, "Faulty", WithSchema(streamSchema(StreamViewTypeNewAndOldImages, shards)), WithChunkThreshold(500))
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { checkTable(t, db, tbl) })
 			const workers, ops = 4, 30
-			var wg sync.WaitGroup
-			errs := make(chan error, workers)
 			var mu sync.Mutex
 			adds := 0
-			for w := range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := range ops {
-						key := Item{"pk": S("k" + strconv.Itoa((w+i)%5)), "sk": N("1")}
-						var err error
-						switch i % 4 {
-						case 0:
-							it := maps.Clone(key)
-							it["w"], it["pad"] = NInt(int64(w)), S(string(make([]byte, (i%3)*300)))
-							_, err = tbl.Put(db, PutInput{Item: it})
-						case 1:
-							_, err = tbl.Update(db, UpdateInput{Key: key, UpdateExpression: "ADD n :one", ExpressionAttributeValues: map[string]Value{":one": N("1")}})
-							if err == nil {
-								mu.Lock()
-								adds++
-								mu.Unlock()
-							}
-						case 2:
-							_, err = tbl.Delete(db, DeleteInput{Key: key, ConditionExpression: "attribute_exists(n)"})
-							if errors.Is(err, ErrConditionalCheckFailed) {
-								err = nil
-							}
-						case 3:
-							// A caller's transaction of two changes, idempotent.
-							_, err = idempotent{db}.Transact(func(tr fdb.Transaction) (any, error) {
-								if _, err := tbl.Update(tr, UpdateInput{Key: key, UpdateExpression: "ADD n :one", ExpressionAttributeValues: map[string]Value{":one": N("1")}}); err != nil {
-									return nil, err
-								}
-								other := Item{"pk": S("k" + strconv.Itoa((w+i+1)%5)), "sk": N("1"), "by": NInt(int64(i))}
-								return tbl.Put(tr, PutInput{Item: other})
-							})
-							if err == nil {
-								mu.Lock()
-								adds++
-								mu.Unlock()
-							}
+			if err := runWorkers(workers, func(w int) error {
+				for i := range ops {
+					key := Item{"pk": S("k" + strconv.Itoa((w+i)%5)), "sk": N("1")}
+					var err error
+					switch i % 4 {
+					case 0:
+						it := maps.Clone(key)
+						it["w"], it["pad"] = NInt(int64(w)), S(string(make([]byte, (i%3)*300)))
+						_, err = tbl.Put(db, PutInput{Item: it})
+					case 1:
+						_, err = tbl.Update(db, UpdateInput{Key: key, UpdateExpression: "ADD n :one", ExpressionAttributeValues: map[string]Value{":one": N("1")}})
+						if err == nil {
+							mu.Lock()
+							adds++
+							mu.Unlock()
 						}
-						if err != nil {
-							errs <- err
-							return
+					case 2:
+						_, err = tbl.Delete(db, DeleteInput{Key: key, ConditionExpression: "attribute_exists(n)"})
+						if errors.Is(err, ErrConditionalCheckFailed) {
+							err = nil
+						}
+					case 3:
+						// A caller's transaction of two changes, idempotent.
+						_, err = fdblitetest.Idempotent{DB: db}.Transact(func(tr fdb.Transaction) (any, error) {
+							if _, err := tbl.Update(tr, UpdateInput{Key: key, UpdateExpression: "ADD n :one", ExpressionAttributeValues: map[string]Value{":one": N("1")}}); err != nil {
+								return nil, err
+							}
+							other := Item{"pk": S("k" + strconv.Itoa((w+i+1)%5)), "sk": N("1"), "by": NInt(int64(i))}
+							return tbl.Put(tr, PutInput{Item: other})
+						})
+						if err == nil {
+							mu.Lock()
+							adds++
+							mu.Unlock()
 						}
 					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
+					if err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
 				t.Fatal(err)
 			}
 			recs := checkReplay(t, db, tbl)
@@ -264,7 +255,7 @@ type streamOp struct {
 // replay to the table exactly, and hold exactly one "n grew by one" record
 // per acknowledged ADD.
 func TestStreamConcurrentReplayModel(t *testing.T) {
-	db := faultyDB(t, 99)
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(99))
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
@@ -284,57 +275,49 @@ func TestStreamConcurrentReplayModel(t *testing.T) {
 		add := UpdateInput{UpdateExpression: "ADD n :one", ExpressionAttributeValues: map[string]Value{":one": N("1")}}
 		var mu sync.Mutex
 		adds := 0
-		var wg sync.WaitGroup
-		errs := make(chan error, workers)
-		for _, plan := range plans {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for _, op := range plan {
-					var err error
-					added := 0
-					switch op.kind {
-					case 0:
-						it := key(op.key)
-						it["v"] = NInt(op.v)
-						_, err = tbl.Put(db, PutInput{Item: it})
-					case 1:
+		if err := runWorkers(len(plans), func(w int) error {
+			plan := plans[w]
+			for _, op := range plan {
+				var err error
+				added := 0
+				switch op.kind {
+				case 0:
+					it := key(op.key)
+					it["v"] = NInt(op.v)
+					_, err = tbl.Put(db, PutInput{Item: it})
+				case 1:
+					in := add
+					in.Key = key(op.key)
+					if _, err = tbl.Update(db, in); err == nil {
+						added = 1
+					}
+				case 2:
+					_, err = tbl.Delete(db, DeleteInput{Key: key(op.key), ConditionExpression: "v = :v", ExpressionAttributeValues: map[string]Value{":v": NInt(op.v)}})
+					if errors.Is(err, ErrConditionalCheckFailed) {
+						err = nil
+					}
+				case 3:
+					_, err = fdblitetest.Idempotent{DB: db}.Transact(func(tr fdb.Transaction) (any, error) {
 						in := add
 						in.Key = key(op.key)
-						if _, err = tbl.Update(db, in); err == nil {
-							added = 1
+						if _, err := tbl.Update(tr, in); err != nil {
+							return nil, err
 						}
-					case 2:
-						_, err = tbl.Delete(db, DeleteInput{Key: key(op.key), ConditionExpression: "v = :v", ExpressionAttributeValues: map[string]Value{":v": NInt(op.v)}})
-						if errors.Is(err, ErrConditionalCheckFailed) {
-							err = nil
-						}
-					case 3:
-						_, err = idempotent{db}.Transact(func(tr fdb.Transaction) (any, error) {
-							in := add
-							in.Key = key(op.key)
-							if _, err := tbl.Update(tr, in); err != nil {
-								return nil, err
-							}
-							return tbl.Delete(tr, DeleteInput{Key: key((op.key + 1) % 4)})
-						})
-						if err == nil {
-							added = 1
-						}
+						return tbl.Delete(tr, DeleteInput{Key: key((op.key + 1) % 4)})
+					})
+					if err == nil {
+						added = 1
 					}
-					if err != nil {
-						errs <- err
-						return
-					}
-					mu.Lock()
-					adds += added
-					mu.Unlock()
 				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+				if err != nil {
+					return err
+				}
+				mu.Lock()
+				adds += added
+				mu.Unlock()
+			}
+			return nil
+		}); err != nil {
 			rt.Fatal(err)
 		}
 		recs := checkReplay(rt, db, tbl)

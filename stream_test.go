@@ -108,8 +108,7 @@ func TestStreamRecords(t *testing.T) {
 // condition failed, nor for a PutItem or UpdateItem that changes no data,
 // nor (nothing being deleted) for a DeleteItem of an absent item.
 func TestStreamNoRecord(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, streamSchema(StreamViewTypeNewAndOldImages, 0))
+	db, tbl := openTestTable(t, streamSchema(StreamViewTypeNewAndOldImages, 0))
 	it := Item{"pk": S("a"), "sk": N("1"), "x": S("v")}
 	mustPut(t, db, tbl, it)
 	ops := []struct {
@@ -202,8 +201,7 @@ func TestStreamOrderInTransaction(t *testing.T) {
 // TestStreamLargeImages: a record whose images exceed FoundationDB's value
 // limit is stored in parts and read back whole.
 func TestStreamLargeImages(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, streamSchema(StreamViewTypeNewAndOldImages, 0))
+	db, tbl := openTestTable(t, streamSchema(StreamViewTypeNewAndOldImages, 0))
 	big1 := Item{"pk": S("big"), "sk": N("1"), "blob": B([]byte(strings.Repeat("x", 380_000)))}
 	big2 := Item{"pk": S("big"), "sk": N("1"), "blob": B([]byte(strings.Repeat("y", 390_000)))}
 	mustPut(t, db, tbl, big1)
@@ -234,8 +232,7 @@ func TestStreamLargeImages(t *testing.T) {
 // TestGetRecordsPaging: ExclusiveStartSequenceNumber is exclusive, Limit
 // bounds the page, and LastEvaluatedSequenceNumber resumes it.
 func TestGetRecordsPaging(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, 3))
+	db, tbl := openTestTable(t, streamSchema(StreamViewTypeKeysOnly, 3))
 	const n = 25
 	for i := range n {
 		mustPut(t, db, tbl, Item{"pk": S(string(rune('a' + i))), "sk": N("1")})
@@ -277,8 +274,7 @@ func TestGetRecordsPaging(t *testing.T) {
 // TestGetRecordsRejects: bad cursors, limits and tables without a stream
 // are ValidationExceptions.
 func TestGetRecordsRejects(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, 0))
+	db, tbl := openTestTable(t, streamSchema(StreamViewTypeKeysOnly, 0))
 	plain := newTestTable(t, db, hashOnly)
 	for _, tc := range []struct {
 		name string
@@ -305,8 +301,7 @@ func TestGetRecordsRejects(t *testing.T) {
 // TestStreamTTLIdentity: a deletion by the TTL sweeper (itemChange.byTTL)
 // carries DynamoDB's service identity; other deletions carry none.
 func TestStreamTTLIdentity(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, streamSchema(StreamViewTypeOldImage, 0))
+	db, tbl := openTestTable(t, streamSchema(StreamViewTypeOldImage, 0))
 	it := Item{"pk": S("a"), "sk": N("1"), "exp": N("1")}
 	mustPut(t, db, tbl, it)
 	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
@@ -380,8 +375,7 @@ func TestSequenceNumberRoundTrip(t *testing.T) {
 // TestStreamShardsGrow: a stream's shards can grow (records in the old
 // shards stay in the merged order) but not shrink.
 func TestStreamShardsGrow(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, 0))
+	db, tbl := openTestTable(t, streamSchema(StreamViewTypeKeysOnly, 0))
 	putN(t, db, tbl, 0, 5)
 	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
 		return nil, tbl.replaceSchema(tr, streamSchema(StreamViewTypeKeysOnly, 4))
@@ -411,8 +405,7 @@ func TestStreamShardsGrow(t *testing.T) {
 // FoundationDB transaction; one that would not is a ValidationException
 // and writes nothing.
 func TestStreamRecordTooLarge(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, streamSchema(StreamViewTypeNewAndOldImages, 0), WithMaxItemSize(MaxItemSizeLimit))
+	db, tbl := openTestTable(t, streamSchema(StreamViewTypeNewAndOldImages, 0), WithMaxItemSize(MaxItemSizeLimit))
 	key := Item{"pk": S("big"), "sk": N("1")}
 	first := Item{"pk": S("big"), "sk": N("1"), "b": B([]byte(strings.Repeat("a", 3<<20)))}
 	mustPut(t, db, tbl, first)
@@ -433,8 +426,7 @@ func TestStreamRecordTooLarge(t *testing.T) {
 // ValidationException (the write-order key is set to the last order here,
 // instead of making 65,536 changes).
 func TestStreamTooManyChanges(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, 0))
+	db, tbl := openTestTable(t, streamSchema(StreamViewTypeKeysOnly, 0))
 	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
 		if _, err := tbl.Put(tr, PutInput{Item: Item{"pk": S("a"), "sk": N("1")}}); err != nil {
 			return nil, err

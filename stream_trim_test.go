@@ -81,8 +81,7 @@ func TestTrimStream(t *testing.T) {
 // TestTrimStreamRejects: a trim needs a limit; a registered consumer that
 // has not started holds everything.
 func TestTrimStreamRejects(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, streamSchema(StreamViewTypeKeysOnly, 0))
+	db, tbl := openTestTable(t, streamSchema(StreamViewTypeKeysOnly, 0))
 	for _, in := range []TrimStreamInput{{}, {KeepLast: -1}, {OlderThan: -time.Second}, {KeepLast: 1, BatchSize: 5000}} {
 		if _, err := tbl.TrimStream(context.Background(), db, in); !errors.Is(err, ErrValidation) {
 			t.Errorf("TrimStream(%+v) = %v, want ErrValidation", in, err)
@@ -173,7 +172,7 @@ func (d plainDB) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, er
 // keep exactly the newest KeepLast records: a batch re-reads the trimmed
 // counts, so a retry of a batch that applied trims nothing twice.
 func TestTrimStreamUnderFaults(t *testing.T) {
-	db := faultyDB(t, 5)
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(5))
 	for _, shards := range []int{1, 3} {
 		tbl, err := Open(db, "Trim"+strconv.Itoa(shards), WithSchema(streamSchema(StreamViewTypeKeysOnly, shards)))
 		if err != nil {

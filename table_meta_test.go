@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"go/ast"
-	goparser "go/parser"
 	gotoken "go/token"
 	"os"
 	"path/filepath"
@@ -333,19 +332,8 @@ func FuzzDecodeMeta(f *testing.F) {
 // any table's stored bytes.
 func TestExportedTypesHaveNoStorageTags(t *testing.T) {
 	fset := gotoken.NewFileSet()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := goparser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
+	for _, src := range parseSources(t, fset) {
+		ast.Inspect(src.f, func(n ast.Node) bool {
 			ts, ok := n.(*ast.TypeSpec)
 			if !ok || !ts.Name.IsExported() {
 				return true

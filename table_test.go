@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -244,10 +243,7 @@ func TestOpenInCallerTransaction(t *testing.T) {
 func TestStaleHandleSeesIndexChange(t *testing.T) {
 	db := fdblitetest.Open(t)
 	h1 := newTestTable(t, db, hashOnly)
-	h2, err := Open(db, "Test", WithRoot(h1.path[:len(h1.path)-1]...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	h2 := reopen(t, db, h1)
 	mustPut(t, db, h2, Item{"pk": S("a"), "g": S("text")})
 	indexed := hashOnly.clone()
 	indexed.AttributeDefinitions = append(indexed.AttributeDefinitions, AttributeDefinition{"g", ScalarAttributeTypeN})
@@ -309,30 +305,21 @@ func TestWriteConflictsWithDeleteTable(t *testing.T) {
 // counts exactly once (FoundationDB's conflicts and retries, with no
 // faults injected, make each ADD apply once).
 func TestConcurrentUpdates(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly)
+	db, tbl := openTestTable(t, hashOnly)
 	const workers, adds = 6, 30
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for range workers {
-		h, err := Open(db, "Test", WithRoot(tbl.path[:len(tbl.path)-1]...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range adds {
-				if _, err := h.Update(db, UpdateInput{Key: Item{"pk": S("c")}, UpdateExpression: "ADD n :one", ExpressionAttributeValues: map[string]Value{":one": N("1")}}); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
+	handles := make([]*Table, workers)
+	for w := range handles {
+		handles[w] = reopen(t, db, tbl)
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	if err := runWorkers(len(handles), func(w int) error {
+		h := handles[w]
+		for range adds {
+			if _, err := h.Update(db, UpdateInput{Key: Item{"pk": S("c")}, UpdateExpression: "ADD n :one", ExpressionAttributeValues: map[string]Value{":one": N("1")}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustGet(t, db, tbl, Item{"pk": S("c")})["n"]; !got.Equal(NInt(workers * adds)) {
@@ -396,7 +383,7 @@ func TestAllocationError(t *testing.T) {
 // allocation is retried like any other (it used to surface as
 // "unable to allocate new directory prefix").
 func TestOpenUnderFaults(t *testing.T) {
-	db := faultyDB(t, 11) // a database of its own: no cleanup needed
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(11)) // a database of its own: no cleanup needed
 	for i := range 100 {
 		if _, err := Open(db, "Table"+strconv.Itoa(i), WithRoot("open-under-faults"), WithSchema(hashOnly)); err != nil {
 			t.Fatalf("Open #%d under faults: %v", i, err)

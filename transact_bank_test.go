@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -27,12 +28,12 @@ import (
 //  3. the transfer records are exactly the acknowledged transfers;
 //  4. no balance is negative (the debit's condition).
 func TestBankTransfersUnderFaults(t *testing.T) {
-	db := faultyDB(t, 21)
-	accounts, err := Open(idempotent{db}, "Accounts", WithSchema(hashOnly))
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(21))
+	accounts, err := Open(fdblitetest.Idempotent{DB: db}, "Accounts", WithSchema(hashOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
-	transfers, err := Open(idempotent{db}, "Transfers", WithSchema(hashOnly))
+	transfers, err := Open(fdblitetest.Idempotent{DB: db}, "Transfers", WithSchema(hashOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,51 +57,41 @@ func TestBankTransfersUnderFaults(t *testing.T) {
 		mu       sync.Mutex
 		acked    []transfer
 		canceled int
-		wg       sync.WaitGroup
-		errs     = make(chan error, workers)
 	)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), 7))
-			for i := range perWorker {
-				from := rng.IntN(nAccounts)
-				to := (from + 1 + rng.IntN(nAccounts-1)) % nAccounts
-				x := transfer{id: "w" + strconv.Itoa(w) + "-" + strconv.Itoa(i), from: from, to: to, amount: int64(1 + rng.IntN(60))}
-				amt := map[string]Value{":a": NInt(x.amount)}
-				_, err := TransactWrite(db, TransactWriteInput{ClientRequestToken: x.id, TransactItems: []TransactWriteItem{
-					{Update: &TransactUpdate{Table: accounts, Key: acct(from), UpdateExpression: "SET bal = bal - :a", ConditionExpression: "bal >= :a", ExpressionAttributeValues: amt}},
-					{Update: &TransactUpdate{Table: accounts, Key: acct(to), UpdateExpression: "ADD bal :a", ExpressionAttributeValues: amt}},
-					{Put: &TransactPut{Table: transfers, Item: Item{"pk": S(x.id), "from": NInt(int64(from)), "to": NInt(int64(to)), "amount": NInt(x.amount)},
-						ConditionExpression: "attribute_not_exists(pk)"}},
-				}})
-				var tce *TransactionCanceledError
-				switch {
-				case err == nil:
-					mu.Lock()
-					acked = append(acked, x)
-					mu.Unlock()
-				case errors.As(err, &tce):
-					// Only the debit's condition may fail: a rerun of an
-					// applied transfer must not reach the record's condition.
-					if tce.CancellationReasons[0].Code != CancellationCodeConditionalCheckFailed || tce.CancellationReasons[2].Code != CancellationCodeNone {
-						errs <- err
-						return
-					}
-					mu.Lock()
-					canceled++
-					mu.Unlock()
-				default:
-					errs <- err
-					return
+	if err := runWorkers(workers, func(w int) error {
+		rng := rand.New(rand.NewPCG(uint64(w), 7))
+		for i := range perWorker {
+			from := rng.IntN(nAccounts)
+			to := (from + 1 + rng.IntN(nAccounts-1)) % nAccounts
+			x := transfer{id: "w" + strconv.Itoa(w) + "-" + strconv.Itoa(i), from: from, to: to, amount: int64(1 + rng.IntN(60))}
+			amt := map[string]Value{":a": NInt(x.amount)}
+			_, err := TransactWrite(db, TransactWriteInput{ClientRequestToken: x.id, TransactItems: []TransactWriteItem{
+				{Update: &TransactUpdate{Table: accounts, Key: acct(from), UpdateExpression: "SET bal = bal - :a", ConditionExpression: "bal >= :a", ExpressionAttributeValues: amt}},
+				{Update: &TransactUpdate{Table: accounts, Key: acct(to), UpdateExpression: "ADD bal :a", ExpressionAttributeValues: amt}},
+				{Put: &TransactPut{Table: transfers, Item: Item{"pk": S(x.id), "from": NInt(int64(from)), "to": NInt(int64(to)), "amount": NInt(x.amount)},
+					ConditionExpression: "attribute_not_exists(pk)"}},
+			}})
+			var tce *TransactionCanceledError
+			switch {
+			case err == nil:
+				mu.Lock()
+				acked = append(acked, x)
+				mu.Unlock()
+			case errors.As(err, &tce):
+				// Only the debit's condition may fail: a rerun of an
+				// applied transfer must not reach the record's condition.
+				if tce.CancellationReasons[0].Code != CancellationCodeConditionalCheckFailed || tce.CancellationReasons[2].Code != CancellationCodeNone {
+					return err
 				}
+				mu.Lock()
+				canceled++
+				mu.Unlock()
+			default:
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]int64{}
@@ -157,8 +148,8 @@ func TestBankTransfersUnderFaults(t *testing.T) {
 // ClientRequestToken. The test pins all three so the documentation's
 // advice stays true.
 func TestTransferWithoutTokenUnderFaults(t *testing.T) {
-	db := faultyDB(t, 5)
-	tbl, err := Open(idempotent{db}, "Once", WithSchema(hashOnly))
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(5))
+	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "Once", WithSchema(hashOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,9 +200,9 @@ func TestTransferWithoutTokenUnderFaults(t *testing.T) {
 // the requested items, chunks included; the sweeper removes exactly the
 // expired items.
 func TestBatchWriteAndSweepUnderFaults(t *testing.T) {
-	db := faultyDB(t, 33)
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(33))
 	clock := newBatchClock()
-	tbl, err := Open(idempotent{db}, "Faulty", WithSchema(ttlSchema), WithClock(clock.Now), WithChunkThreshold(500))
+	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "Faulty", WithSchema(ttlSchema), WithClock(clock.Now), WithChunkThreshold(500))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +258,7 @@ func TestBatchWriteAndSweepUnderFaults(t *testing.T) {
 	// With automatic idempotency a commit that applied is never rerun, so
 	// the count is exact (without it, a rerun finds its items gone and
 	// counts less: the state is the same).
-	stats, err := tbl.SweepExpiredOnce(t.Context(), idempotent{db}, SweepOptions{BatchSize: 7})
+	stats, err := tbl.SweepExpiredOnce(t.Context(), fdblitetest.Idempotent{DB: db}, SweepOptions{BatchSize: 7})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -413,22 +413,22 @@ func TestUpdateTimeToLive(t *testing.T) {
 // error; with automatic idempotency, as here, it did not happen in the
 // runs seen.
 func TestUpdateTimeToLiveUnderFaults(t *testing.T) {
-	db := faultyDB(t, 7)
-	tbl, err := Open(idempotent{db}, "FaultyTTL", WithSchema(hashRange))
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(7))
+	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "FaultyTTL", WithSchema(hashRange))
 	if err != nil {
 		t.Fatal(err)
 	}
 	already := 0
 	for i := range 40 {
 		spec := TimeToLiveSpecification{AttributeName: "exp", Enabled: i%2 == 0}
-		if _, err := tbl.UpdateTimeToLive(idempotent{db}, spec); err != nil {
+		if _, err := tbl.UpdateTimeToLive(fdblitetest.Idempotent{DB: db}, spec); err != nil {
 			var ve *ValidationError
 			if !errors.As(err, &ve) || !strings.Contains(ve.Reason, "already") {
 				t.Fatalf("step %d: UpdateTimeToLive(%+v) = %v", i, spec, err)
 			}
 			already++
 		}
-		d, err := tbl.Describe(idempotent{db})
+		d, err := tbl.Describe(fdblitetest.Idempotent{DB: db})
 		if err != nil {
 			t.Fatal(err)
 		}

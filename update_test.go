@@ -13,8 +13,7 @@ import (
 // applied one after another to the ProductCatalog item, with the results
 // the guide shows.
 func TestUpdateGuideSequence(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, productSchema)
+	db, tbl := openTestTable(t, productSchema)
 	mustPut(t, db, tbl, productCatalogItem())
 	key := Item{"Id": N("123")}
 	steps := []struct {
@@ -75,8 +74,7 @@ func TestUpdateGuideSequence(t *testing.T) {
 }
 
 func TestUpdateReturnValues(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly)
+	db, tbl := openTestTable(t, hashOnly)
 	old := Item{"pk": S("k"), "a": N("1"), "b": S("x")}
 	in := UpdateInput{Key: Item{"pk": S("k")}, UpdateExpression: "SET a = :two", ExpressionAttributeValues: map[string]Value{":two": N("2")}}
 	want := map[ReturnValue]Item{
@@ -105,8 +103,7 @@ func TestUpdateReturnValues(t *testing.T) {
 // UpdateItem "Edits an existing item's attributes, or adds a new item to
 // the table if it does not already exist" (API_UpdateItem).
 func TestUpdateCreatesItem(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashRange)
+	db, tbl := openTestTable(t, hashRange)
 	key := Item{"pk": S("new"), "sk": N("7")}
 	out, err := tbl.Update(db, UpdateInput{Key: key, UpdateExpression: "SET n = :one", ExpressionAttributeValues: map[string]Value{":one": N("1")}, ReturnValues: ReturnValueAllOld})
 	if err != nil {
@@ -130,8 +127,7 @@ func TestUpdateCreatesItem(t *testing.T) {
 }
 
 func TestUpdateCondition(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, productSchema)
+	db, tbl := openTestTable(t, productSchema)
 	mustPut(t, db, tbl, productCatalogItem())
 	// The developer guide's conditional update: reduce the price only if
 	// it is above 500 (it is 500, so the condition fails).
@@ -168,34 +164,26 @@ func TestUpdateCondition(t *testing.T) {
 }
 
 func TestUpdateValidation(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashRange, WithMaxItemSize(200))
+	db, tbl := openTestTable(t, hashRange, WithMaxItemSize(200))
 	key := Item{"pk": S("a"), "sk": N("1")}
 	mustPut(t, db, tbl, Item{"pk": S("a"), "sk": N("1"), "n": N("1"), "s": S("str"), "l": L(N("1"))})
-	v := func(kv ...any) map[string]Value {
-		m := map[string]Value{}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i].(string)] = kv[i+1].(Value)
-		}
-		return m
-	}
 	tests := []struct {
 		name string
 		in   UpdateInput
 	}{
 		{"extra key attribute", UpdateInput{Key: Item{"pk": S("a"), "sk": N("1"), "x": N("1")}}},
-		{"update the hash key", UpdateInput{Key: key, UpdateExpression: "SET pk = :v", ExpressionAttributeValues: v(":v", S("b"))}},
+		{"update the hash key", UpdateInput{Key: key, UpdateExpression: "SET pk = :v", ExpressionAttributeValues: values(":v", S("b"))}},
 		{"remove the range key", UpdateInput{Key: key, UpdateExpression: "REMOVE sk"}},
-		{"overlapping paths", UpdateInput{Key: key, UpdateExpression: "SET a = :v, a.b = :v", ExpressionAttributeValues: v(":v", N("1"))}},
-		{"clause twice", UpdateInput{Key: key, UpdateExpression: "SET a = :v SET b = :v", ExpressionAttributeValues: v(":v", N("1"))}},
-		{"arithmetic on a string", UpdateInput{Key: key, UpdateExpression: "SET s = s + :v", ExpressionAttributeValues: v(":v", N("1"))}},
-		{"ADD to a string", UpdateInput{Key: key, UpdateExpression: "ADD s :v", ExpressionAttributeValues: v(":v", N("1"))}},
-		{"DELETE from a number", UpdateInput{Key: key, UpdateExpression: "DELETE n :v", ExpressionAttributeValues: v(":v", NS("1"))}},
-		{"list_append of a number", UpdateInput{Key: key, UpdateExpression: "SET l = list_append(l, :v)", ExpressionAttributeValues: v(":v", N("1"))}},
-		{"parent missing", UpdateInput{Key: key, UpdateExpression: "SET nope.x = :v", ExpressionAttributeValues: v(":v", N("1"))}},
-		{"over the size limit", UpdateInput{Key: key, UpdateExpression: "SET big = :v", ExpressionAttributeValues: v(":v", S(strings.Repeat("x", 300)))}},
+		{"overlapping paths", UpdateInput{Key: key, UpdateExpression: "SET a = :v, a.b = :v", ExpressionAttributeValues: values(":v", N("1"))}},
+		{"clause twice", UpdateInput{Key: key, UpdateExpression: "SET a = :v SET b = :v", ExpressionAttributeValues: values(":v", N("1"))}},
+		{"arithmetic on a string", UpdateInput{Key: key, UpdateExpression: "SET s = s + :v", ExpressionAttributeValues: values(":v", N("1"))}},
+		{"ADD to a string", UpdateInput{Key: key, UpdateExpression: "ADD s :v", ExpressionAttributeValues: values(":v", N("1"))}},
+		{"DELETE from a number", UpdateInput{Key: key, UpdateExpression: "DELETE n :v", ExpressionAttributeValues: values(":v", NS("1"))}},
+		{"list_append of a number", UpdateInput{Key: key, UpdateExpression: "SET l = list_append(l, :v)", ExpressionAttributeValues: values(":v", N("1"))}},
+		{"parent missing", UpdateInput{Key: key, UpdateExpression: "SET nope.x = :v", ExpressionAttributeValues: values(":v", N("1"))}},
+		{"over the size limit", UpdateInput{Key: key, UpdateExpression: "SET big = :v", ExpressionAttributeValues: values(":v", S(strings.Repeat("x", 300)))}},
 		{"ReturnValues bad", UpdateInput{Key: key, ReturnValues: "ALL"}},
-		{"unused name", UpdateInput{Key: key, UpdateExpression: "SET a = :v", ExpressionAttributeNames: map[string]string{"#x": "x"}, ExpressionAttributeValues: v(":v", N("1"))}},
+		{"unused name", UpdateInput{Key: key, UpdateExpression: "SET a = :v", ExpressionAttributeNames: map[string]string{"#x": "x"}, ExpressionAttributeValues: values(":v", N("1"))}},
 	}
 	before := mustGet(t, db, tbl, key)
 	for _, tc := range tests {

@@ -238,8 +238,8 @@ func modelRecord(table string, view StreamViewType, event EventName, keys, newIm
 // "already" error, never a FoundationDB error), and the writes between
 // them record exactly while the stream is enabled.
 func TestUpdateTableStreamUnderFaults(t *testing.T) {
-	db := faultyDB(t, 11)
-	tbl, err := Open(idempotent{db}, "FaultyStream", WithSchema(hashRange))
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(11))
+	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "FaultyStream", WithSchema(hashRange))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,13 +250,13 @@ func TestUpdateTableStreamUnderFaults(t *testing.T) {
 		if enable {
 			spec.StreamViewType = StreamViewTypeNewImage
 		}
-		if _, err := tbl.UpdateTable(idempotent{db}, UpdateTableInput{StreamSpecification: &spec}); err != nil {
+		if _, err := tbl.UpdateTable(fdblitetest.Idempotent{DB: db}, UpdateTableInput{StreamSpecification: &spec}); err != nil {
 			var ve *ValidationError
 			if !errors.As(err, &ve) || !strings.Contains(ve.Reason, "already has an enabled stream") && !strings.Contains(ve.Reason, "does not have an enabled stream") {
 				t.Fatalf("step %d: UpdateTable(%+v) = %v", i, spec, err)
 			}
 		}
-		d, err := tbl.Describe(idempotent{db})
+		d, err := tbl.Describe(fdblitetest.Idempotent{DB: db})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,7 +264,7 @@ func TestUpdateTableStreamUnderFaults(t *testing.T) {
 			t.Fatalf("step %d: StreamViewType %q after %+v", i, d.StreamViewType, spec)
 		}
 		it := Item{"pk": S("a"), "sk": N("1"), "v": N(fmt.Sprint(i))}
-		if _, err := tbl.Put(idempotent{db}, PutInput{Item: it}); err != nil {
+		if _, err := tbl.Put(fdblitetest.Idempotent{DB: db}, PutInput{Item: it}); err != nil {
 			t.Fatalf("step %d: Put: %v", i, err)
 		}
 		if enable {
@@ -275,16 +275,16 @@ func TestUpdateTableStreamUnderFaults(t *testing.T) {
 			want = append(want, StreamRecord{TableName: "FaultyStream", EventName: event, Keys: Item{"pk": S("a"), "sk": N("1")}, NewImage: it, StreamViewType: StreamViewTypeNewImage})
 		}
 	}
-	if _, err := tbl.UpdateTable(idempotent{db}, UpdateTableInput{StreamSpecification: &StreamSpecification{StreamEnabled: true, StreamViewType: StreamViewTypeKeysOnly}}); err != nil {
+	if _, err := tbl.UpdateTable(fdblitetest.Idempotent{DB: db}, UpdateTableInput{StreamSpecification: &StreamSpecification{StreamEnabled: true, StreamViewType: StreamViewTypeKeysOnly}}); err != nil {
 		t.Fatal(err)
 	}
-	recs := readStream(t, idempotent{db}, tbl)
+	recs := readStream(t, fdblitetest.Idempotent{DB: db}, tbl)
 	if diff := cmp.Diff(want, recs, recordCmp); diff != "" {
 		t.Fatalf("records mismatch (-want +got):\n%s", diff)
 	}
 	// Each disabling noted the stream's last record exactly once: the
 	// record of the step before it.
-	d, err := tbl.Describe(idempotent{db})
+	d, err := tbl.Describe(fdblitetest.Idempotent{DB: db})
 	if err != nil {
 		t.Fatal(err)
 	}

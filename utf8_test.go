@@ -3,8 +3,6 @@ package fdyno
 import (
 	"errors"
 	"testing"
-
-	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
 // TestInvalidUTF8Refused writes, reads and updates with strings that are
@@ -17,8 +15,7 @@ import (
 // In particular the keys "\xc3" and "\xff", which a U+FFFD rewrite would
 // make one, never reach storage.
 func TestInvalidUTF8Refused(t *testing.T) {
-	db := fdblitetest.Open(t)
-	tbl := newTestTable(t, db, hashOnly)
+	db, tbl := openTestTable(t, hashOnly)
 	for _, tc := range []struct {
 		name string
 		run  func() error

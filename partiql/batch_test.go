@@ -193,8 +193,8 @@ func TestExecuteTransaction(t *testing.T) {
 // keep their sum, every acknowledged transfer is counted once, and of
 // concurrent INSERTs of one key exactly one succeeds.
 func TestPartiQLUnderFaults(t *testing.T) {
-	db := faultyDB(t, 11)
-	tx := idempotent{db}
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(11))
+	tx := fdblitetest.Idempotent{DB: db}
 	if _, err := fdyno.Open(tx, "Music", fdyno.WithSchema(musicSchema)); err != nil {
 		t.Fatal(err)
 	}

@@ -17,46 +17,6 @@ func testRoot(t testing.TB, db fdb.Database) fdyno.Option {
 	return fdyno.WithRoot(dir.GetPath()...)
 }
 
-// idempotent is a Transactor whose transactions set the
-// automatic_idempotency option, so a commit that applied is never reported
-// as commit_unknown_result and never re-run.
-type idempotent struct{ db fdb.Database }
-
-func (d idempotent) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, error) {
-	return d.db.ReadTransact(f)
-}
-
-func (d idempotent) Transact(f func(fdb.Transaction) (any, error)) (any, error) {
-	return d.db.Transact(func(tr fdb.Transaction) (any, error) {
-		if err := tr.Options().SetAutomaticIdempotency(); err != nil {
-			return nil, err
-		}
-		return f(tr)
-	})
-}
-
-// faultyDB returns a database of its own that injects retryable faults,
-// reproducible from seed.
-func faultyDB(t *testing.T, seed uint64) fdb.Database {
-	t.Helper()
-	db := fdblitetest.OpenIsolated(t)
-	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{
-		Seed:                seed,
-		ReadTooOld:          0.02,
-		CommitNotCommitted:  0.1,
-		CommitUnknownResult: 0.1,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		st, err := fdblitetest.ReadStats(db)
-		if err == nil {
-			t.Logf("injected: %+v", st.Injected)
-		}
-	})
-	return db
-}
-
 var hashRange = fdyno.TableSchema{
 	KeySchema: []fdyno.KeySchemaElement{{AttributeName: "pk", KeyType: fdyno.KeyTypeHash}, {AttributeName: "sk", KeyType: fdyno.KeyTypeRange}},
 	AttributeDefinitions: []fdyno.AttributeDefinition{{AttributeName: "pk", AttributeType: fdyno.ScalarAttributeTypeS},

@@ -82,13 +82,8 @@ func TestSigV4WithSDK(t *testing.T) {
 
 	// Requests signed with the SDK's signer, then altered.
 	signed := func(body string, alter func(*http.Request)) *http.Request {
-		r, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Header.Set("Content-Type", contentType)
-		r.Header.Set("X-Amz-Target", targetPrefix+"ListTables")
-		err = v4.NewSigner().SignHTTP(context.Background(), testCredentials, r, hexSHA256([]byte(body)), "dynamodb", "us-east-1", time.Now())
+		r := ts.request(t, targetPrefix+"ListTables", contentType, strings.NewReader(body))
+		err := v4.NewSigner().SignHTTP(context.Background(), testCredentials, r, hexSHA256([]byte(body)), "dynamodb", "us-east-1", time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,8 +44,7 @@ func waitIndexActive(t *testing.T, c *dynamodb.Client, table, index string) {
 }
 
 func TestSDKUpdateTableGSI(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Orders", "sk", types.ScalarAttributeTypeN)
 	tbl := aws.String("Orders")
 	put := func(pk string, sk int, status string, amt int) {
@@ -164,8 +163,7 @@ func TestSDKBackfillResumesAtStart(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestServer(t, Config{DB: db})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{DB: db})
 	waitIndexActive(t, c, "Resume", "byG")
 	out, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String("Resume"), IndexName: aws.String("byG"),
 		KeyConditionExpression: aws.String("g = :x"), ExpressionAttributeValues: avMap{":x": s("x")}, Select: types.SelectCount})
@@ -181,8 +179,7 @@ func TestSDKBackfillResumesAtStart(t *testing.T) {
 // With -short (about 10 s less under -race), 14 items: 5.5 MB of writes,
 // still more than one BatchWrite transaction, and no UnprocessedKeys.
 func TestSDKBatchUnprocessed(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Big", "sk", types.ScalarAttributeTypeN)
 	blob := strings.Repeat("z", 390*1024)
 	total := 44
@@ -239,8 +236,7 @@ func TestSDKBatchUnprocessed(t *testing.T) {
 }
 
 func TestSDKBatchItems(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "TblA", "", "")
 	createTable(t, c, "TblB", "sk", types.ScalarAttributeTypeN)
 	_, err := c.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
@@ -319,8 +315,7 @@ func TestSDKBatchItems(t *testing.T) {
 }
 
 func TestSDKTransactions(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Acct", "", "")
 	createTable(t, c, "Log", "sk", types.ScalarAttributeTypeN)
 	acct := aws.String("Acct")
@@ -438,8 +433,7 @@ func TestSDKTransactions(t *testing.T) {
 }
 
 func TestSDKTimeToLive(t *testing.T) {
-	ts := newTestServer(t, Config{TTLSweepInterval: 20 * time.Millisecond})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{TTLSweepInterval: 20 * time.Millisecond})
 	createTable(t, c, "Sessions", "", "")
 	tbl := aws.String("Sessions")
 	describe := func() types.TimeToLiveDescription {

@@ -27,8 +27,7 @@ import (
 const benchPayload = 1000
 
 func benchSetup(b *testing.B) (*testServer, *dynamodb.Client, *fdyno.Table, fdb.Database) {
-	ts := newTestServer(b, Config{Logger: slog.New(slog.DiscardHandler)})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(b, Config{Logger: slog.New(slog.DiscardHandler)})
 	createTable(b, c, "Bench", "", "")
 	tbl, err := ts.table("Bench")
 	if err != nil {

@@ -24,8 +24,7 @@ import (
 // items with its own formula (UTF-8 name and string lengths, numbers by
 // digits), not the server's.
 func TestCapacityModel(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "CapModel", "", "")
 	// lastOther is the size of each item the transactions updated.
 	lastOther := map[string]int{}

@@ -17,8 +17,7 @@ import (
 // capacity consumed"); eventually consistent reads cost half; a secondary
 // index's reads are charged to the index.
 func TestSDKReadCapacity(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	_, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
 		TableName: aws.String("Cap"), BillingMode: types.BillingModePayPerRequest,
 		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
@@ -88,8 +87,7 @@ func TestSDKReadCapacity(t *testing.T) {
 // developer guide, "Capacity management for transactions"), reported per
 // table.
 func TestSDKTransactionCapacity(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "TxA", "", "")
 	createTable(t, c, "TxB", "", "")
 	big := strings.Repeat("x", 1500) // 2 write units, 1 read unit
@@ -140,8 +138,7 @@ func TestSDKTransactionCapacity(t *testing.T) {
 // before and after the update, so an item growing past 2 KB costs 3
 // write units and one shrinking from there costs 3 as well.
 func TestSDKItemCapacity(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "ItemCap", "", "")
 	key := map[string]types.AttributeValue{"pk": s("k")}
 	// An item of about 5 KB: 2 read units read strongly, 1 eventually.
@@ -246,8 +243,7 @@ func TestSDKItemCapacity(t *testing.T) {
 // reading the item", DynamoDB's API reference): two per 4 KB of each
 // action's item.
 func TestSDKTransactionItemCapacity(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "TxCap", "", "")
 	put := func(pk string, size int) {
 		t.Helper()

@@ -16,8 +16,7 @@ import (
 // range in GB (here a small collection: [0, 1]); a table without one, or
 // NONE, returns nothing.
 func TestSDKItemCollectionMetrics(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	_, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
 		TableName:   aws.String("Coll"),
 		BillingMode: types.BillingModePayPerRequest,
@@ -75,8 +74,7 @@ func TestSDKItemCollectionMetrics(t *testing.T) {
 // (1 KB per write unit, 4 KB per read unit); a key with no item costs a
 // read unit; eventually consistent reads cost half.
 func TestSDKBatchConsumedCapacity(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "CapA", "", "")
 	createTable(t, c, "CapB", "", "")
 	big := strings.Repeat("x", 1500) // about 1.5 KB: two write units

@@ -5,14 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"log/slog"
-	"net/http/httptest"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/fdyno/fdyno/fdblite/fdblitetest"
-	"github.com/fdyno/fdyno/server"
 )
 
 // Code written against DynamoDB's legacy parameters runs unchanged:
@@ -20,26 +16,10 @@ import (
 // UpdateItem, KeyConditions and QueryFilter on Query. The server
 // translates each into the expression it stands for.
 func Example_legacyParameters() {
-	db, err := fdblitetest.OpenDatabase("server-example-legacy")
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv, err := server.New(server.Config{DB: db, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer srv.Close()
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
+	client, _, stop := startExampleServer("server-example-legacy")
+	defer stop()
 	ctx := context.Background()
-	client := dynamodb.New(dynamodb.Options{
-		BaseEndpoint: aws.String(hs.URL),
-		Region:       "us-east-1",
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
-		}),
-	})
-	_, err = client.CreateTable(ctx, &dynamodb.CreateTableInput{
+	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:   aws.String("Scores"),
 		BillingMode: types.BillingModePayPerRequest,
 		KeySchema: []types.KeySchemaElement{

@@ -5,48 +5,26 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"log/slog"
-	"net/http/httptest"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/fdyno/fdyno/fdblite/fdblitetest"
-	"github.com/fdyno/fdyno/server"
 )
 
 // GET /metrics answers in Prometheus's text format: here, the request
 // counters after two ListTables and a PutItem on a table that does not
 // exist.
 func Example_metrics() {
-	db, err := fdblitetest.OpenDatabase("server-metrics-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv, err := server.New(server.Config{DB: db, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer srv.Close()
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-
+	client, hs, stop := startExampleServer("server-metrics-example", func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
+	defer stop()
 	ctx := context.Background()
-	client := dynamodb.New(dynamodb.Options{
-		BaseEndpoint: aws.String(hs.URL),
-		Region:       "us-east-1",
-		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
-		}),
-		Retryer: aws.NopRetryer{},
-	})
 	for range 2 {
 		if _, err := client.ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {
 			log.Fatal(err)
 		}
 	}
-	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{
+	_, err := client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String("NoSuchTable"),
 		Item:      map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}},
 	})

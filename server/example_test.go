@@ -84,11 +84,12 @@ func Example() {
 	// Output: Plays: 1
 }
 
-// A TransactWriteItems whose condition fails is canceled as a whole; the
-// SDK's TransactionCanceledException carries one reason per action, with
-// the item as it was for ReturnValuesOnConditionCheckFailure ALL_OLD.
-func Example_transactWriteItems() {
-	db, err := fdblitetest.OpenDatabase("server-example-transact")
+// startExampleServer starts fdyno-server on the in-memory database name,
+// as Example does step by step, and returns an SDK client of it with
+// static credentials (optFns applied to its options), the HTTP server,
+// and a function that stops both.
+func startExampleServer(name string, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, *httptest.Server, func()) {
+	db, err := fdblitetest.OpenDatabase(name)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -96,18 +97,28 @@ func Example_transactWriteItems() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer srv.Close()
 	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	ctx := context.Background()
 	client := dynamodb.New(dynamodb.Options{
 		BaseEndpoint: aws.String(hs.URL),
 		Region:       "us-east-1",
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: "local", SecretAccessKey: "local"}, nil
 		}),
-	})
-	_, err = client.CreateTable(ctx, &dynamodb.CreateTableInput{
+	}, optFns...)
+	return client, hs, func() {
+		hs.Close()
+		srv.Close() // stops backfills and the TTL sweeper, after hs
+	}
+}
+
+// A TransactWriteItems whose condition fails is canceled as a whole; the
+// SDK's TransactionCanceledException carries one reason per action, with
+// the item as it was for ReturnValuesOnConditionCheckFailure ALL_OLD.
+func Example_transactWriteItems() {
+	client, _, stop := startExampleServer("server-example-transact")
+	defer stop()
+	ctx := context.Background()
+	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String("Accounts"),
 		BillingMode:          types.BillingModePayPerRequest,
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},

@@ -22,10 +22,7 @@ import (
 // exactly, and each conditional create succeeds exactly once. This rests
 // on fdyno's automatic_idempotency (transactor.go).
 func TestWritesUnderFaults(t *testing.T) {
-	db := fdblitetest.OpenIsolated(t)
-	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 11, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.15}); err != nil {
-		t.Fatal(err)
-	}
+	db := fdblitetest.OpenFaulty(t, fdblitetest.Faults{Seed: 11, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.15})
 	ts := newTestServer(t, Config{DB: db})
 	createTable(t, ts.client(testCredentials), "Faulty", "", "")
 	const clients, ops = 4, 12
@@ -88,8 +85,7 @@ func TestWritesUnderFaults(t *testing.T) {
 // complete.
 func TestBatchesAndBackfillUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
-	ts := newTestServer(t, Config{DB: db})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{DB: db})
 	createTable(t, c, "FaultyTx", "", "")
 	tbl := aws.String("FaultyTx")
 	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 12, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.15}); err != nil {
@@ -181,19 +177,12 @@ func TestStreamedWritesIdempotent(t *testing.T) {
 	if err := db.Options().SetTransactionRetryLimit(2); err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestServer(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
 	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 5, CommitUnknownResult: 1}); err != nil {
 		t.Fatal(err)
 	}
 	tbl := aws.String("Once")
-	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{TableName: tbl, BillingMode: types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
-	}); err != nil {
-		t.Fatalf("CreateTable: %v", err)
-	}
+	createStreamTable(t, c, "Once", types.StreamViewTypeNewAndOldImages)
 	key := map[string]types.AttributeValue{"pk": s("counter")}
 	for range 3 {
 		if _, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: tbl, Key: key, UpdateExpression: aws.String("ADD n :one"),

@@ -1,11 +1,13 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -86,9 +88,54 @@ func (ts *testServer) client(creds aws.Credentials) *dynamodb.Client {
 	})
 }
 
+// newTestClient starts a server for t as [newTestServer] does and returns
+// it with an SDK client of it (credentials testCredentials).
+func newTestClient(t testing.TB, cfg Config) (*testServer, *dynamodb.Client) {
+	t.Helper()
+	ts := newTestServer(t, cfg)
+	return ts, ts.client(testCredentials)
+}
+
+// halfSentRequest connects to addr and sends a ListTables request whose
+// body stops after 4 bytes, so that the server holds it in its operation.
+// finish sends the rest and returns the answer's status code. The
+// connection closes when t ends.
+func halfSentRequest(t testing.TB, addr string) (finish func() int) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	body := `{"Limit":5}`
+	head := "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: " + contentType + "\r\nX-Amz-Target: " + targetPrefix + "ListTables\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n"
+	if _, err := io.WriteString(conn, head+body[:4]); err != nil {
+		t.Fatal(err)
+	}
+	return func() int {
+		t.Helper()
+		if _, err := io.WriteString(conn, body[4:]); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+}
+
 // post sends a raw request and returns the status and the decoded error
 // type (the part of __type after '#') and message, if any.
 func (ts *testServer) post(t testing.TB, target, contentType string, body io.Reader) (int, string, string) {
+	t.Helper()
+	return doRaw(t, ts.http.Client(), ts.request(t, target, contentType, body))
+}
+
+// request is a POST to ts with the headers X-Amz-Target target and
+// Content-Type contentType (each left out if "").
+func (ts *testServer) request(t testing.TB, target, contentType string, body io.Reader) *http.Request {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, ts.URL, body)
 	if err != nil {
@@ -100,10 +147,29 @@ func (ts *testServer) post(t testing.TB, target, contentType string, body io.Rea
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	return doRaw(t, ts.http.Client(), req)
+	return req
 }
 
+// doRaw sends req with c and returns the status and the decoded error
+// type (the part of __type after '#') and message, if any.
 func doRaw(t testing.TB, c *http.Client, req *http.Request) (int, string, string) {
+	t.Helper()
+	status, raw := doRawBody(t, c, req)
+	var e struct {
+		Type    string `json:"__type"`
+		Message string `json:"message"`
+	}
+	if status != http.StatusOK {
+		if err := json.Unmarshal(raw, &e); err != nil {
+			t.Fatalf("error body %q is not JSON: %v", raw, err)
+		}
+	}
+	_, name, _ := strings.Cut(e.Type, "#")
+	return status, name, e.Message
+}
+
+// doRawBody sends req with c and returns the status and the body.
+func doRawBody(t testing.TB, c *http.Client, req *http.Request) (int, []byte) {
 	t.Helper()
 	resp, err := c.Do(req)
 	if err != nil {
@@ -114,35 +180,46 @@ func doRaw(t testing.TB, c *http.Client, req *http.Request) (int, string, string
 	if err != nil {
 		t.Fatal(err)
 	}
-	var e struct {
-		Type    string `json:"__type"`
-		Message string `json:"message"`
-	}
-	if resp.StatusCode != http.StatusOK {
-		if err := json.Unmarshal(raw, &e); err != nil {
-			t.Fatalf("error body %q is not JSON: %v", raw, err)
-		}
-	}
-	_, name, _ := strings.Cut(e.Type, "#")
-	return resp.StatusCode, name, e.Message
+	return resp.StatusCode, raw
 }
 
 // createTable creates table name with a string partition key pk and, if
 // sk is not "", a sort key sk of type skType.
 func createTable(t testing.TB, c *dynamodb.Client, name, sk string, skType types.ScalarAttributeType) {
 	t.Helper()
-	in := &dynamodb.CreateTableInput{
+	in := pkTableInput(name)
+	if sk != "" {
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange})
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(sk), AttributeType: skType})
+	}
+	mustCreateTable(t, c, in)
+}
+
+// createStreamTable creates table name with a string partition key pk and
+// a stream of view type view.
+func createStreamTable(t testing.TB, c *dynamodb.Client, name string, view types.StreamViewType) {
+	t.Helper()
+	in := pkTableInput(name)
+	in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: view}
+	mustCreateTable(t, c, in)
+}
+
+// pkTableInput is the CreateTable input of an on-demand table name with a
+// string partition key pk.
+func pkTableInput(name string) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
 		TableName:            aws.String(name),
 		BillingMode:          types.BillingModePayPerRequest,
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
 	}
-	if sk != "" {
-		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange})
-		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(sk), AttributeType: skType})
-	}
+}
+
+// mustCreateTable runs CreateTable with in and fails t if it fails.
+func mustCreateTable(t testing.TB, c *dynamodb.Client, in *dynamodb.CreateTableInput) {
+	t.Helper()
 	if _, err := c.CreateTable(ctx(t), in); err != nil {
-		t.Fatalf("CreateTable %s: %v", name, err)
+		t.Fatalf("CreateTable %s: %v", aws.ToString(in.TableName), err)
 	}
 }
 

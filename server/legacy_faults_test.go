@@ -21,10 +21,7 @@ import (
 // PutItem with Expected Exists false creates its item exactly once, and a
 // DeleteItem whose Expected fails leaves the item.
 func TestLegacyWritesUnderFaults(t *testing.T) {
-	db := fdblitetest.OpenIsolated(t)
-	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 14, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.15}); err != nil {
-		t.Fatal(err)
-	}
+	db := fdblitetest.OpenFaulty(t, fdblitetest.Faults{Seed: 14, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.15})
 	ts := newTestServer(t, Config{DB: db})
 	createTable(t, ts.client(testCredentials), "LegacyFaulty", "", "")
 	tbl := aws.String("LegacyFaulty")

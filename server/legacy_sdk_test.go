@@ -25,8 +25,7 @@ func legacyAV() cmp.Option {
 // and writes nothing; with ReturnValuesOnConditionCheckFailure ALL_OLD it
 // carries the item. One that passes writes.
 func TestSDKLegacyExpected(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Accounts", "", "")
 	tbl := aws.String("Accounts")
 	old := map[string]types.AttributeValue{"pk": s("alice"), "balance": n("10"), "status": s("open")}
@@ -79,8 +78,7 @@ func TestSDKLegacyExpected(t *testing.T) {
 // UpdateItem with AttributeUpdates: PUT, ADD to a number, a set and a
 // list, DELETE from a set and of an attribute, returning ALL_NEW.
 func TestSDKLegacyAttributeUpdates(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Counters", "", "")
 	tbl := aws.String("Counters")
 	key := map[string]types.AttributeValue{"pk": s("page")}
@@ -125,8 +123,7 @@ func TestSDKLegacyAttributeUpdates(t *testing.T) {
 // QueryFilter and AttributesToGet; Scan with ScanFilter and
 // ConditionalOperator; GetItem and BatchGetItem with AttributesToGet.
 func TestSDKLegacyQueryScan(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Events", "seq", types.ScalarAttributeTypeN)
 	tbl := aws.String("Events")
 	for i := range 25 {

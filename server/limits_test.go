@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/binary"
@@ -20,16 +19,7 @@ import (
 func TestMaxConcurrentRequests(t *testing.T) {
 	ts := newTestServer(t, Config{MaxConcurrentRequests: 1})
 	addr := strings.TrimPrefix(ts.URL, "http://")
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	body := `{"Limit":5}`
-	head := "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: " + contentType + "\r\nX-Amz-Target: " + targetPrefix + "ListTables\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n"
-	if _, err := io.WriteString(conn, head+body[:4]); err != nil {
-		t.Fatal(err)
-	}
+	finish := halfSentRequest(t, addr)
 	for deadline := time.Now().Add(10 * time.Second); len(ts.inFlight) == 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the first request never took its slot")
@@ -39,16 +29,8 @@ func TestMaxConcurrentRequests(t *testing.T) {
 	if status != 400 || typ != "ThrottlingException" || msg != "Rate of requests exceeds the allowed throughput." {
 		t.Errorf("second request: %d %s %q, want 400 ThrottlingException", status, typ, msg)
 	}
-	if _, err := io.WriteString(conn, body[4:]); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("first request: status %d", resp.StatusCode)
+	if status := finish(); status != 200 {
+		t.Errorf("first request: status %d", status)
 	}
 	if status, typ, _ := ts.post(t, targetPrefix+"ListTables", contentType, strings.NewReader(`{}`)); status != 200 {
 		t.Errorf("after the first finished: %d %s, want 200", status, typ)

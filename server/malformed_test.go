@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -148,16 +147,7 @@ func TestGracefulShutdown(t *testing.T) {
 	})
 	go func() { served <- Serve(c, ln, h, Timeouts{Shutdown: 10 * time.Second}, ts.log) }()
 
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	body := `{"Limit":5}`
-	head := "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: " + contentType + "\r\nX-Amz-Target: " + targetPrefix + "ListTables\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n"
-	if _, err := io.WriteString(conn, head+body[:4]); err != nil {
-		t.Fatal(err)
-	}
+	finish := halfSentRequest(t, ln.Addr().String())
 	<-inHand
 	cancel()
 	select {
@@ -165,16 +155,8 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatalf("Serve returned %v with a request in flight", err)
 	case <-time.After(100 * time.Millisecond):
 	}
-	if _, err := io.WriteString(conn, body[4:]); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("in-flight request: status %d", resp.StatusCode)
+	if status := finish(); status != 200 {
+		t.Errorf("in-flight request: status %d", status)
 	}
 	select {
 	case err := <-served:

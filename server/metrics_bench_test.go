@@ -15,8 +15,7 @@ import (
 // whole GetItem through ServeHTTP with and without metrics, in the same
 // run.
 func BenchmarkMetrics(b *testing.B) {
-	ts := newTestServer(b, Config{Logger: slog.New(slog.DiscardHandler), TTLSweepInterval: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(b, Config{Logger: slog.New(slog.DiscardHandler), TTLSweepInterval: -1})
 	createTable(b, c, "Bench", "", "")
 	if _, err := c.PutItem(ctx(b), &dynamodb.PutItemInput{TableName: aws.String("Bench"), Item: benchItem("k")}); err != nil {
 		b.Fatal(err)

@@ -79,8 +79,7 @@ next:
 // Requests are counted by operation and by result as the client saw it:
 // success, or the DynamoDB error name the SDK received.
 func TestMetricsRequests(t *testing.T) {
-	ts := newTestServer(t, Config{TTLSweepInterval: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1})
 	createTable(t, c, "Music", "", "")
 	tbl := aws.String("Music")
 	for i := range 3 {
@@ -162,8 +161,7 @@ func TestMetricsRequests(t *testing.T) {
 // own count of the conflicts it injected.
 func TestMetricsConflictsAndRetries(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
-	ts := newTestServer(t, Config{DB: db, TTLSweepInterval: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{DB: db, TTLSweepInterval: -1})
 	createTable(t, c, "Counters", "", "")
 	update := func(i int) error {
 		_, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: aws.String("Counters"), Key: avMap{"pk": s(fmt.Sprint(i % 3))},
@@ -245,8 +243,7 @@ func waitMetric(t *testing.T, ts *testServer, want float64, name string, labels 
 // Background work is counted: an index backfill that completes, and TTL
 // sweeps that delete expired items.
 func TestMetricsBackground(t *testing.T) {
-	ts := newTestServer(t, Config{TTLSweepInterval: 20 * time.Millisecond})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: 20 * time.Millisecond})
 	createTable(t, c, "Sessions", "", "")
 	tbl := aws.String("Sessions")
 	now := time.Now().Unix()
@@ -303,17 +300,8 @@ func TestMetricsBackground(t *testing.T) {
 // The stream trimmer removes records older than the retention and counts
 // them; a reader from TRIM_HORIZON then finds none.
 func TestMetricsStreamTrims(t *testing.T) {
-	ts := newTestServer(t, Config{TTLSweepInterval: -1, StreamRetention: time.Millisecond, StreamTrimInterval: 20 * time.Millisecond})
-	c := ts.client(testCredentials)
-	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
-		TableName:            aws.String("Events"),
-		BillingMode:          types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1, StreamRetention: time.Millisecond, StreamTrimInterval: 20 * time.Millisecond})
+	createStreamTable(t, c, "Events", types.StreamViewTypeKeysOnly)
 	createTable(t, c, "Quiet", "", "") // no stream: not trimmed, not an error
 	for i := range 4 {
 		if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Events"), Item: avMap{"pk": s(fmt.Sprint(i))}}); err != nil {
@@ -355,8 +343,7 @@ func TestMetricsStreamTrims(t *testing.T) {
 // cost more than the requests), so each run checks the running totals;
 // after a first failure, shrunk runs may report the same drift.
 func TestRapidMetricsRequests(t *testing.T) {
-	ts := newTestServer(t, Config{TTLSweepInterval: -1, StreamRetention: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1, StreamRetention: -1})
 	createTable(t, c, "Model", "", "")
 	model := map[[2]string]float64{{"CreateTable", "success"}: 1}
 	rapid.Check(t, func(rt *rapid.T) {
@@ -443,8 +430,7 @@ func TestRapidMetricsRequests(t *testing.T) {
 // counted as read retries, each under its error code; no request fails.
 func TestMetricsReadRetries(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
-	ts := newTestServer(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
 	createTable(t, c, "Reads", "", "")
 	get := func() error {
 		_, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: aws.String("Reads"), Key: avMap{"pk": s("a")}})

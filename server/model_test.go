@@ -21,8 +21,7 @@ import (
 // BatchWriteItem applies every put and delete, TransactWriteItems all or
 // nothing, BatchGetItem returns exactly the model's items.
 func TestSDKModel(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	var tables atomic.Int64
 	rapid.Check(t, func(rt *rapid.T) {
 		table := fmt.Sprint("Model", tables.Add(1))

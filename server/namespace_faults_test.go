@@ -19,10 +19,7 @@ import (
 // namespace only, and a server started afterwards on the same database
 // finds every namespace.
 func TestNamespacesUnderFaults(t *testing.T) {
-	db := fdblitetest.OpenIsolated(t)
-	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 7, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.15}); err != nil {
-		t.Fatal(err)
-	}
+	db := fdblitetest.OpenFaulty(t, fdblitetest.Faults{Seed: 7, ReadTooOld: 0.02, CommitNotCommitted: 0.1, CommitUnknownResult: 0.15})
 	ts := newTestServer(t, Config{DB: db, Namespaces: PerAccountNamespaces})
 	keys := []string{"AKIDF1", "AKIDF2", "AKIDF3"}
 	want := map[string][]string{}

@@ -110,9 +110,7 @@ func TestSDKNamespaces(t *testing.T) {
 	}
 	// A region no AWS region could be is refused.
 	// (The SDK refuses to sign for it, so the request is raw.)
-	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(`{}`))
-	req.Header.Set("X-Amz-Target", targetPrefix+"ListTables")
-	req.Header.Set("Content-Type", contentType)
+	req := ts.request(t, targetPrefix+"ListTables", contentType, strings.NewReader(`{}`))
 	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKIDONE/20250101/us_east_1/dynamodb/aws4_request, SignedHeaders=host, Signature=00")
 	if status, typ, msg := doRaw(t, ts.http.Client(), req); status != 400 || typ != "IncompleteSignatureException" || msg != "Credential should be scoped to a valid region, not 'us_east_1'." {
 		t.Errorf("region us_east_1: %d %s %q", status, typ, msg)

@@ -14,8 +14,7 @@ import (
 // and a cache period of 1440 minutes; DescribeLimits DynamoDB's default
 // quotas (80,000 capacity units per account, 40,000 per table).
 func TestSDKDescribeEndpointsAndLimits(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{})
 	e, err := c.DescribeEndpoints(ctx(t), &dynamodb.DescribeEndpointsInput{})
 	if err != nil {
 		t.Fatal(err)
@@ -42,8 +41,7 @@ func TestSDKDescribeEndpointsAndLimits(t *testing.T) {
 // constraint, and a missing table is TableNotFoundException, as the API
 // reference of both operations says.
 func TestSDKContinuousBackups(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{})
 	createTable(t, c, "Backed", "", "")
 	disabled := func(what string, d *types.ContinuousBackupsDescription) {
 		t.Helper()

@@ -18,19 +18,12 @@ func TestRoundTripBudgets(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
 	// The counts are the database's: no background work may read
 	// meanwhile (the TTL sweeper and the stream trimmer walk the tables).
-	ts := newTestServer(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
 	createTable(t, c, "Budget", "sk", types.ScalarAttributeTypeN)
 	// A table with a stream: every write reads the old item and records
 	// the change, in one wave (fdyno owns the server's transactions as it
 	// owns an fdb.Database's: transactor.go).
-	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{TableName: aws.String("BudgetStream"), BillingMode: types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createStreamTable(t, c, "BudgetStream", types.StreamViewTypeNewAndOldImages)
 	streamed := aws.String("BudgetStream")
 	if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: streamed, Item: map[string]types.AttributeValue{"pk": s("warm")}}); err != nil {
 		t.Fatal(err)

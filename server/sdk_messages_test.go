@@ -11,29 +11,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// wantAPIErrorExact checks that err is the API error name with exactly
-// the message msg.
-func wantAPIErrorExact(t *testing.T, err error, name, msg string) {
-	t.Helper()
-	var ae interface {
-		ErrorCode() string
-		ErrorMessage() string
-	}
-	if !errors.As(err, &ae) {
-		t.Errorf("error %v, want %s", err, name)
-		return
-	}
-	if ae.ErrorCode() != name || ae.ErrorMessage() != msg {
-		t.Errorf("error %s: %q\nwant  %s: %q", ae.ErrorCode(), ae.ErrorMessage(), name, msg)
-	}
-}
-
 // TestSDKMessages checks DynamoDB's wording of request errors that the
 // library words: expression syntax, sets, unused placeholders and key
 // conditions.
 func TestSDKMessages(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Hash", "", "")
 	createTable(t, c, "Composite", "sk", types.ScalarAttributeTypeS)
 	key := map[string]types.AttributeValue{"pk": s("k")}
@@ -91,8 +73,7 @@ func TestSDKMessages(t *testing.T) {
 // does not match cancels the transaction with reason ValidationError
 // (the other actions None) instead of failing the request.
 func TestSDKTransactGetKeyMismatch(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Hash", "", "")
 	_, err := c.TransactGetItems(ctx(t), &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
 		{Get: &types.Get{TableName: aws.String("Hash"), Key: map[string]types.AttributeValue{"pk": s("a")}}},
@@ -116,8 +97,7 @@ func TestSDKTransactGetKeyMismatch(t *testing.T) {
 // may total at most 4 MB (DynamoDB's API reference); a request over it is
 // a ValidationException and writes nothing. Just under it succeeds.
 func TestSDKTransactWriteAggregateSize(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Hash", "", "")
 	payload := strings.Repeat("x", 350_000)
 	puts := func(prefix string, n int) []types.TransactWriteItem {
@@ -145,8 +125,7 @@ func TestSDKTransactWriteAggregateSize(t *testing.T) {
 // constraints (3 to 255 characters of [a-zA-Z0-9_.-]), reported against
 // the index's member, not the table's.
 func TestSDKCreateTableIndexName(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	_, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
 		TableName: aws.String("Tbl"), BillingMode: types.BillingModePayPerRequest,
 		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
@@ -168,8 +147,7 @@ func TestSDKCreateTableIndexName(t *testing.T) {
 // actions are invalid, DynamoDB reports the first one's ValidationError
 // and None for every other action, in the reasons and in the message.
 func TestSDKTransactWriteFirstInvalidOnly(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Hash", "", "")
 	bad := func(v string) types.TransactWriteItem { // a number key on a string key
 		return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String("Hash"), Key: map[string]types.AttributeValue{"pk": n(v)}}}

@@ -14,8 +14,7 @@ import (
 // PartiQL through the AWS SDK for Go v2, with the results DynamoDB's
 // PartiQL reference and API reference state.
 func TestSDKExecuteStatement(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Music", "sk", types.ScalarAttributeTypeN)
 	exec := func(stmt string, params ...types.AttributeValue) (*dynamodb.ExecuteStatementOutput, error) {
 		in := &dynamodb.ExecuteStatementInput{Statement: aws.String(stmt)}
@@ -110,8 +109,7 @@ func TestSDKExecuteStatement(t *testing.T) {
 }
 
 func TestSDKBatchExecuteStatement(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Things", "", "")
 	out, err := c.BatchExecuteStatement(ctx(t), &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
 		{Statement: aws.String(`INSERT INTO "Things" VALUE {'pk': 'a', 'v': 1}`)},
@@ -149,8 +147,7 @@ func TestSDKBatchExecuteStatement(t *testing.T) {
 }
 
 func TestSDKExecuteTransaction(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Things", "", "")
 	stmts := func(ss ...string) []types.ParameterizedStatement {
 		out := make([]types.ParameterizedStatement, len(ss))

@@ -31,8 +31,7 @@ func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Valu
 func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
 
 func TestSDKTables(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Music", "sk", types.ScalarAttributeTypeN)
 
 	d, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Music")})
@@ -136,22 +135,37 @@ func TestSDKTables(t *testing.T) {
 // contains msg.
 func wantAPIError(t *testing.T, err error, name, msg string) {
 	t.Helper()
+	if code, got, ok := sdkAPIError(t, err, name); ok && (code != name || !strings.Contains(got, msg)) {
+		t.Errorf("error %s: %q, want %s containing %q", code, got, name, msg)
+	}
+}
+
+// wantAPIErrorExact checks that err is the API error name with exactly
+// the message msg.
+func wantAPIErrorExact(t *testing.T, err error, name, msg string) {
+	t.Helper()
+	if code, got, ok := sdkAPIError(t, err, name); ok && (code != name || got != msg) {
+		t.Errorf("error %s: %q\nwant  %s: %q", code, got, name, msg)
+	}
+}
+
+// sdkAPIError returns the code and message of err, an API error; if err is
+// not one it fails t, saying it wanted name, and returns ok false.
+func sdkAPIError(t *testing.T, err error, name string) (code, msg string, ok bool) {
+	t.Helper()
 	var ae interface {
 		ErrorCode() string
 		ErrorMessage() string
 	}
 	if !errors.As(err, &ae) {
 		t.Errorf("error %v, want %s", err, name)
-		return
+		return "", "", false
 	}
-	if ae.ErrorCode() != name || !strings.Contains(ae.ErrorMessage(), msg) {
-		t.Errorf("error %s: %q, want %s containing %q", ae.ErrorCode(), ae.ErrorMessage(), name, msg)
-	}
+	return ae.ErrorCode(), ae.ErrorMessage(), true
 }
 
 func TestSDKItems(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Items", "sk", types.ScalarAttributeTypeN)
 	tbl := aws.String("Items")
 	key := map[string]types.AttributeValue{"pk": s("p"), "sk": n("1")}
@@ -260,8 +274,7 @@ func TestSDKItems(t *testing.T) {
 }
 
 func TestSDKValidation(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Val", "", "")
 	tbl := aws.String("Val")
 	for _, tc := range []struct {
@@ -353,8 +366,7 @@ func TestSDKValidation(t *testing.T) {
 }
 
 func TestSDKQueryScan(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Songs", "sk", types.ScalarAttributeTypeN)
 	tbl := aws.String("Songs")
 	const perPartition = 23
@@ -506,8 +518,7 @@ func TestSDKConcurrentClients(t *testing.T) {
 // DynamoDB's shapes; a GSI under PROVISIONED billing needs its own
 // throughput.
 func TestSDKCreateTableIndexesAndStream(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	in := &dynamodb.CreateTableInput{
 		TableName:   aws.String("Indexed"),
 		BillingMode: types.BillingModePayPerRequest,
@@ -564,8 +575,7 @@ func TestSDKCreateTableIndexesAndStream(t *testing.T) {
 // Operations the server does not serve yet answer with DynamoDB's
 // UnknownOperationException.
 func TestSDKUnsupportedOperations(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	for name, call := range map[string]func() error{
 		"CreateBackup": func() error {
 			_, err := c.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: aws.String("Any"), BackupName: aws.String("b")})
@@ -585,8 +595,7 @@ func TestSDKUnsupportedOperations(t *testing.T) {
 // GetItem of an item that has none of the projected attributes returns
 // an empty Item; of an absent item, no Item.
 func TestSDKGetItemEmptyProjection(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Proj", "", "")
 	if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Proj"), Item: map[string]types.AttributeValue{"pk": s("a")}}); err != nil {
 		t.Fatal(err)
@@ -609,8 +618,7 @@ func TestSDKGetItemEmptyProjection(t *testing.T) {
 // Query stops its page at DynamoDB's 1 MB, so three items of 390 KB take
 // two pages without any Limit.
 func TestSDKLargeItems(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Large", "sk", types.ScalarAttributeTypeN)
 	blob := make([]byte, 390*1024)
 	for i := range blob {

@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -22,8 +21,7 @@ import (
 // order (developer guide, "Adding elements to a list"); REMOVE of several
 // elements names the original elements.
 func TestSDKUpdateListIndexes(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Lists", "", "")
 	tbl := aws.String("Lists")
 	key := map[string]types.AttributeValue{"pk": s("k")}
@@ -50,8 +48,7 @@ func TestSDKUpdateListIndexes(t *testing.T) {
 // An UpdateItem of only REMOVE or DELETE actions on a missing item
 // creates nothing and returns no attributes for ALL_NEW.
 func TestSDKUpdateRemoveCreatesNothing(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Phantom", "", "")
 	tbl := aws.String("Phantom")
 	key := map[string]types.AttributeValue{"pk": s("missing")}
@@ -153,8 +150,7 @@ func TestUpdateRemoveNestedPath(t *testing.T) {
 // TransactWriteItems with a ValidationError reason for that action and
 // None for the others (API_TransactWriteItems, CancellationReasons).
 func TestSDKTransactWriteValidationReason(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "TxTable", "", "")
 	tbl := aws.String("TxTable")
 	_, err := c.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
@@ -185,8 +181,7 @@ func TestSDKTransactWriteValidationReason(t *testing.T) {
 // expression can not be empty;") and writes nothing; an absent one is
 // not.
 func TestSDKEmptyExpressions(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{})
 	createTable(t, c, "Empty", "sk", types.ScalarAttributeTypeN)
 	tbl := aws.String("Empty")
 	key := map[string]types.AttributeValue{"pk": s("p"), "sk": n("1")}
@@ -279,23 +274,9 @@ func TestListTablesEmptyIsArray(t *testing.T) {
 // 200 answer.
 func rawCall(t *testing.T, ts *testServer, op, body string) string {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("X-Amz-Target", targetPrefix+op)
-	req.Header.Set("Content-Type", contentType)
-	resp, err := ts.http.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s: %d %s", op, resp.StatusCode, raw)
+	status, raw := doRawBody(t, ts.http.Client(), ts.request(t, targetPrefix+op, contentType, strings.NewReader(body)))
+	if status != http.StatusOK {
+		t.Fatalf("%s: %d %s", op, status, raw)
 	}
 	return string(raw)
 }
@@ -305,8 +286,7 @@ func rawCall(t *testing.T, ts *testServer, op, body string) string {
 // segments by a hash of the partition key (developer guide, "Parallel
 // scan"). 1,000 keys k0000..k0999 share their first bytes.
 func TestSDKParallelScanFair(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Segments", "", "")
 	tbl := aws.String("Segments")
 	const items, total = 1000, 4

@@ -25,12 +25,7 @@ func TestSerializationWireShape(t *testing.T) {
 			`{"__type":"com.amazon.coral.validate#ValidationException","message":"1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, err := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(tc.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Header.Set("Content-Type", contentType)
-			req.Header.Set("X-Amz-Target", tc.target)
+			req := ts.request(t, tc.target, contentType, strings.NewReader(tc.body))
 			resp, err := ts.http.Client().Do(req)
 			if err != nil {
 				t.Fatal(err)

@@ -25,18 +25,9 @@ import (
 // read of 100 values of 1 KB).
 func BenchmarkGetRecords(b *testing.B) {
 	const n = 100
-	ts := newTestServer(b, Config{Logger: slog.New(slog.DiscardHandler), TTLSweepInterval: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(b, Config{Logger: slog.New(slog.DiscardHandler), TTLSweepInterval: -1})
 	sc := ts.streamsClient()
-	if _, err := c.CreateTable(ctx(b), &dynamodb.CreateTableInput{
-		TableName:            aws.String("BenchStream"),
-		BillingMode:          types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
-	}); err != nil {
-		b.Fatal(err)
-	}
+	createStreamTable(b, c, "BenchStream", types.StreamViewTypeNewImage)
 	for i := range n {
 		if _, err := c.PutItem(ctx(b), &dynamodb.PutItemInput{TableName: aws.String("BenchStream"), Item: benchItem(fmt.Sprint(i))}); err != nil {
 			b.Fatal(err)

@@ -25,17 +25,9 @@ import (
 // ResourceNotFoundException. The server's clock is injected.
 func TestSDKStreamDisabled(t *testing.T) {
 	clock := testtime.NewClock(time.Now())
-	ts := newTestServer(t, Config{TTLSweepInterval: -1, StreamRetention: -1, Now: clock.Now})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1, StreamRetention: -1, Now: clock.Now})
 	sc := ts.streamsClient()
-	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
-		TableName: aws.String("Closed"), BillingMode: types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createStreamTable(t, c, "Closed", types.StreamViewTypeNewImage)
 	put := func(pk string) {
 		t.Helper()
 		if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Closed"), Item: avMap{"pk": s(pk)}}); err != nil {

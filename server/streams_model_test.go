@@ -23,8 +23,7 @@ import (
 // TRIM_HORIZON, or from AFTER_SEQUENCE_NUMBER / AT_SEQUENCE_NUMBER of a
 // random record, returns exactly the model's records from there on.
 func TestSDKStreamsModel(t *testing.T) {
-	ts := newTestServer(t, Config{TTLSweepInterval: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1})
 	sc := ts.streamsClient()
 	var tables atomic.Int64
 	rapid.Check(t, func(rt *rapid.T) {

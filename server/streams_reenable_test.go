@@ -21,17 +21,9 @@ import (
 // old ARN is served, DISABLED, for 24 hours.
 func TestSDKStreamReenabled(t *testing.T) {
 	clock := testtime.NewClock(time.Now())
-	ts := newTestServer(t, Config{TTLSweepInterval: -1, Now: clock.Now})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1, Now: clock.Now})
 	sc := ts.streamsClient()
-	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
-		TableName: aws.String("Again"), BillingMode: types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createStreamTable(t, c, "Again", types.StreamViewTypeNewImage)
 	d, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Again")})
 	if err != nil {
 		t.Fatal(err)

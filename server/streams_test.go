@@ -143,18 +143,9 @@ func getIterator(t checker, sc *dynamodbstreams.Client, arn string, typ st.Shard
 // DynamoDB Streams' records; LATEST sees only later writes;
 // AFTER_SEQUENCE_NUMBER and AT_SEQUENCE_NUMBER resume exactly.
 func TestSDKStreams(t *testing.T) {
-	ts := newTestServer(t, Config{TTLSweepInterval: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1})
 	sc := ts.streamsClient()
-	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
-		TableName:            aws.String("Images"),
-		BillingMode:          types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createStreamTable(t, c, "Images", types.StreamViewTypeNewAndOldImages)
 	createTable(t, c, "Keys", "", "")
 	createTable(t, c, "NoStream", "", "")
 	// A stream enabled at creation is labelled with the table's creation
@@ -320,18 +311,9 @@ func TestSDKStreams(t *testing.T) {
 // and ARNs answer DynamoDB Streams' errors.
 func TestSDKStreamsErrors(t *testing.T) {
 	clock := testtime.NewClock(time.Now())
-	ts := newTestServer(t, Config{TTLSweepInterval: -1, Now: clock.Now})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1, Now: clock.Now})
 	sc := ts.streamsClient()
-	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
-		TableName:            aws.String("Errs"),
-		BillingMode:          types.BillingModePayPerRequest,
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createStreamTable(t, c, "Errs", types.StreamViewTypeKeysOnly)
 	arn := ts.streamARN("Errs")
 	label := arn[strings.LastIndex(arn, "/")+1:]
 	it := getIterator(t, sc, arn, st.ShardIteratorTypeTrimHorizon, "")
@@ -404,8 +386,7 @@ func TestSDKStreamsErrors(t *testing.T) {
 // that were trimmed answers TrimmedDataAccessException, and TRIM_HORIZON
 // then starts at the oldest record kept.
 func TestSDKStreamsTTLAndTrim(t *testing.T) {
-	ts := newTestServer(t, Config{TTLSweepInterval: -1})
-	c := ts.client(testCredentials)
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1})
 	sc := ts.streamsClient()
 	createTable(t, c, "Expiring", "", "")
 	if _, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("Expiring"),

@@ -44,8 +44,7 @@ func describeThroughput(t *testing.T, c *dynamodb.Client, name string) (string, 
 // makes DeleteTable fail until it is turned off; DeleteTable answers the
 // shorter description with status DELETING.
 func TestSDKTableSettings(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	before := time.Now().Add(-time.Second)
 	out, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
 		TableName:             aws.String("Prov"),
@@ -158,8 +157,7 @@ func TestBillingModeSummaryLastUpdate(t *testing.T) {
 	clock := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); clock = clock.Add(d) }
-	ts := newTestServer(t, Config{Now: now})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{Now: now})
 	last := func(s *types.BillingModeSummary) (types.BillingMode, *time.Time) {
 		if s == nil {
 			return "", nil

@@ -48,8 +48,7 @@ func tagMap(tags []types.Tag) map[string]string {
 // limits (50 tags, 128-character keys, 256-character values, no "aws:"
 // keys), the ARN checks, and tags going with their table.
 func TestSDKTags(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	_, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
 		TableName:            aws.String("Tagged"),
 		BillingMode:          types.BillingModePayPerRequest,
@@ -149,8 +148,7 @@ func TestSDKTags(t *testing.T) {
 // tags, in key order, each once; a call that would pass 50 tags fails and
 // changes nothing.
 func TestTagsModel(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	c := ts.client(testCredentials)
+	_, c := newTestClient(t, Config{})
 	createTable(t, c, "Model", "", "")
 	arn := "arn:aws:dynamodb:us-east-1:000000000000:table/Model"
 	rapid.Check(t, func(rt *rapid.T) {

@@ -13,41 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// idempotent is a Transactor whose transactions set automatic_idempotency,
-// so a commit that applied is never reported as commit_unknown_result and
-// never run twice.
-type idempotent struct{ db fdb.Database }
-
-func (d idempotent) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, error) {
-	return d.db.ReadTransact(f)
-}
-
-func (d idempotent) Transact(f func(fdb.Transaction) (any, error)) (any, error) {
-	return d.db.Transact(func(tr fdb.Transaction) (any, error) {
-		if err := tr.Options().SetAutomaticIdempotency(); err != nil {
-			return nil, err
-		}
-		return f(tr)
-	})
-}
-
-func setFaults(t *testing.T, db fdb.Database, seed uint64) {
-	t.Helper()
-	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{
-		Seed:                seed,
-		ReadTooOld:          0.02,
-		CommitNotCommitted:  0.1,
-		CommitUnknownResult: 0.1,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if st, err := fdblitetest.ReadStats(db); err == nil {
-			t.Logf("injected: %+v", st.Injected)
-		}
-	})
-}
-
 // randomOp applies one random tree operation through tx and to m (if m is
 // not nil), returning the operation's name and error.
 func randomOp(tr *Tree, tx fdb.Transactor, r *rand.Rand, m modelTree) (string, error) {
@@ -99,11 +64,11 @@ func randomOp(tr *Tree, tx fdb.Transactor, r *rand.Rand, m modelTree) (string, e
 func TestWritesUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
 	tr := newTestTree(t, db, Options{})
-	setFaults(t, db, 11)
+	fdblitetest.InjectFaults(t, db, fdblitetest.RetryableFaults(11))
 	r := rand.New(rand.NewPCG(11, 0))
 	m := modelTree{}
 	for i := range 200 {
-		op, err := randomOp(tr, idempotent{db}, r, m)
+		op, err := randomOp(tr, fdblitetest.Idempotent{DB: db}, r, m)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			t.Fatalf("step %d %s: %v", i, op, err)
 		}
@@ -122,7 +87,7 @@ func TestWritesUnderFaults(t *testing.T) {
 func TestConcurrentWritesUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
 	tr := newTestTree(t, db, Options{})
-	setFaults(t, db, 12)
+	fdblitetest.InjectFaults(t, db, fdblitetest.RetryableFaults(12))
 	const workers, ops = 4, 60
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)

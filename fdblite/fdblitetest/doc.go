@@ -56,6 +56,10 @@
 //		t.Logf("injected: %+v", st.Injected)
 //	}
 //
+// [OpenFaulty] does the same in one call ([InjectFaults] for a database
+// already open), logging the injected counts when the test ends, and
+// [RetryableFaults] is the configuration fdyno's own fault tests share.
+//
 // The injected errors are FoundationDB's retryable codes, so fdb.Database's
 // Transact retries them like real cluster failures. Two of them deserve care:
 //
@@ -66,6 +70,9 @@
 //  2. A transaction that set the automatic_idempotency option
 //     (fdb.TransactionOptions.SetAutomaticIdempotency, code 505) never sees an
 //     injected 1021 for a commit that applied: its commit succeeds.
+//
+// [Idempotent] wraps a database so that every transaction it runs sets
+// automatic_idempotency.
 //
 // Under faults, assert invariants (no lost update, counters equal the number
 // of acknowledged increments or more), not exact outcomes.

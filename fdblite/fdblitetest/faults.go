@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
@@ -184,4 +185,41 @@ func ReadFaults(db fdb.Database) (Faults, error) {
 		return Faults{}, fmt.Errorf("fdblitetest: read faults: %w", err)
 	}
 	return ParseFaults(string(v.([]byte)))
+}
+
+// InjectFaults turns on fault configuration f for db and fails t if it
+// cannot. When t ends it logs how many faults were injected, so a failing
+// run says what it met.
+func InjectFaults(t testing.TB, db fdb.Database, f Faults) {
+	t.Helper()
+	if err := SetFaults(db, f); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if st, err := ReadStats(db); err == nil {
+			t.Logf("injected: %+v", st.Injected)
+		}
+	})
+}
+
+// OpenFaulty opens a database of t's own with [OpenIsolated] and turns on
+// fault configuration f for it with [InjectFaults].
+func OpenFaulty(t testing.TB, f Faults) fdb.Database {
+	t.Helper()
+	db := OpenIsolated(t)
+	InjectFaults(t, db, f)
+	return db
+}
+
+// RetryableFaults is the configuration the write-path fault tests share,
+// reproducible from seed: reads too old (2%), commits not committed (10%)
+// and commits that applied but report commit_unknown_result (10%). Every
+// one of them is retryable.
+func RetryableFaults(seed uint64) Faults {
+	return Faults{
+		Seed:                seed,
+		ReadTooOld:          0.02,
+		CommitNotCommitted:  0.1,
+		CommitUnknownResult: 0.1,
+	}
 }
