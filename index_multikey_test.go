@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -497,4 +498,80 @@ func FuzzMultiKeyCondition(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMultiKeyLifecycle adds a multi-attribute GSI by UpdateTable to a
+// table holding items (some chunked, some lacking a key attribute, one
+// with a key attribute of another type, written before the index
+// existed), backfills it, expires items by Time to Live, checks that the
+// stream records the writes as for any table, and deletes the index; the
+// table's invariants hold throughout (checked at cleanup and after each
+// step).
+func TestMultiKeyLifecycle(t *testing.T) {
+	db := fdblitetest.Open(t)
+	clock := newBatchClock()
+	s := TableSchema{KeySchema: []KeySchemaElement{{"pk", KeyTypeHash}}, AttributeDefinitions: []AttributeDefinition{{"pk", ScalarAttributeTypeS}},
+		StreamViewType: StreamViewTypeKeysOnly, TimeToLiveAttribute: "exp"}
+	tbl := newTestTable(t, db, s, WithClock(clock.Now), WithChunkThreshold(300))
+	now := clock.Now().Unix()
+	put := func(pk, t1 string, n int64, exp int64, big bool) Item {
+		it := Item{"pk": S(pk), "t": S(t1), "n": NInt(n)}
+		if exp != 0 {
+			it["exp"] = NInt(exp)
+		}
+		if big {
+			it["pad"] = S(strings.Repeat("z", 5000))
+		}
+		mustPut(t, db, tbl, it)
+		return it
+	}
+	put("a", "T", 2, 0, true)
+	put("b", "T", 1, now-10, false) // expired
+	put("c", "T", 3, 0, false)
+	put("d", "U", 1, now-5, true)                                     // expired, chunked
+	mustPut(t, db, tbl, Item{"pk": S("e"), "t": S("T")})              // no n: not indexed
+	mustPut(t, db, tbl, Item{"pk": S("f"), "t": S("T"), "n": S("x")}) // n of another type: skipped
+	_, err := tbl.UpdateTable(db, UpdateTableInput{
+		AttributeDefinitions: []AttributeDefinition{{"t", ScalarAttributeTypeS}, {"pk", ScalarAttributeTypeS}, {"n", ScalarAttributeTypeN}},
+		GlobalSecondaryIndexUpdates: []GlobalSecondaryIndexUpdate{{Create: &CreateGlobalSecondaryIndexAction{IndexName: "byTN",
+			KeySchema: cat(hashes("t"), ranges("n", "pk")), Projection: Projection{ProjectionType: ProjectionTypeAll}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Backfill(t.Context(), db, BackfillInput{IndexName: "byTN", BatchSize: 2}); err != nil {
+		t.Fatal(err)
+	}
+	checkTable(t, db, tbl)
+	ids := func(h string) []string {
+		var out []string
+		for it, err := range tbl.QueryAll(t.Context(), db, QueryInput{IndexName: "byTN", KeyConditionExpression: "t = :t",
+			ExpressionAttributeValues: values(":t", S(h))}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, it["pk"].S())
+		}
+		return out
+	}
+	if diff := cmp.Diff([]string{"b", "a", "c"}, ids("T")); diff != "" {
+		t.Errorf("backfilled partition T (-want +got):\n%s", diff)
+	}
+	if stats, err := tbl.SweepExpiredOnce(t.Context(), db, SweepOptions{}); err != nil || stats.Deleted != 2 {
+		t.Fatalf("sweep = %+v, %v; want b and d deleted", stats, err)
+	}
+	checkTable(t, db, tbl)
+	if diff := cmp.Diff([]string{"a", "c"}, ids("T")); diff != "" {
+		t.Errorf("partition T after the sweep (-want +got):\n%s", diff)
+	}
+	if got := ids("U"); len(got) != 0 {
+		t.Errorf("partition U after the sweep: %v", got)
+	}
+	recs, err := tbl.GetRecords(db, GetRecordsInput{})
+	if err != nil || len(recs.Records) != 8 {
+		t.Fatalf("GetRecords: %d records, %v; want 6 inserts and 2 TTL deletions", len(recs.Records), err)
+	}
+	if _, err := tbl.UpdateTable(db, UpdateTableInput{GlobalSecondaryIndexUpdates: []GlobalSecondaryIndexUpdate{{Delete: &DeleteGlobalSecondaryIndexAction{IndexName: "byTN"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	checkTable(t, db, tbl) // invariant 3: no entry of a deleted index
 }
