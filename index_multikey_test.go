@@ -272,6 +272,27 @@ func TestMultiKeyWrites(t *testing.T) {
 		ve.Reason != "One or more parameter values were invalid: Type mismatch for Index Key round Expected: S Actual: N IndexName: PlayerMatchHistoryIndex" {
 		t.Errorf("Put with an N round: %v, want the type mismatch", err)
 	}
+	// An empty string, or a sort attribute over 1024 bytes (each attribute
+	// has the limit of its kind, index_keys.go rule 4), is refused too.
+	for _, tc := range []struct {
+		v    Value
+		want string
+	}{
+		{S(""), "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: "},
+		{S(strings.Repeat("r", 1025)), "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes IndexName: "},
+	} {
+		_, err := tbl.Put(db, PutInput{Item: match("match-008", "WINTER2024", "NA-EAST", "FINALS", "UPPER", "105", "2024-01-21").with("bracket", tc.v)})
+		if !errors.As(err, &ve) || !strings.HasPrefix(ve.Reason, tc.want) {
+			t.Errorf("Put with bracket of %d bytes: %v, want %q…", len(tc.v.s), err, tc.want)
+		}
+	}
+	if _, err := tbl.Put(db, PutInput{Item: match("match-008", "WINTER2024", "NA-EAST", "FINALS", "UPPER", "105", "2024-01-21").
+		with("bracket", S(strings.Repeat("r", 1024)))}); err != nil {
+		t.Errorf("Put with a bracket of 1024 bytes: %v", err)
+	}
+	if _, err := tbl.Delete(db, DeleteInput{Key: Item{"matchId": S("match-008")}}); err != nil {
+		t.Fatal(err)
+	}
 	regionIDs := func() []string {
 		out, err := query(QueryInput{IndexName: "TournamentRegionIndex", KeyConditionExpression: "tournamentId = :t AND #region = :r",
 			ExpressionAttributeNames: map[string]string{"#region": "region"}, ExpressionAttributeValues: values(":t", S("WINTER2024"), ":r", S("NA-EAST"))})
@@ -322,6 +343,9 @@ func TestMultiKeyWrites(t *testing.T) {
 	wantSort := []AttributeDefinition{{"round", ScalarAttributeTypeS}, {"bracket", ScalarAttributeTypeS}, {"matchId", ScalarAttributeTypeS}}
 	if !ok || !slices.Equal(hash, wantHash) || !slices.Equal(sort, wantSort) {
 		t.Errorf("KeySchemaAttributes = %v %v %v", hash, sort, ok)
+	}
+	if h, r, ok := tbl.KeyAttributes("TournamentRegionIndex"); !ok || h != wantHash[0] || r != wantSort[0] {
+		t.Errorf("KeyAttributes = %v %v %v, want the first of each", h, r, ok)
 	}
 }
 
