@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/expr"
 )
 
 // Multi-attribute GSI keys on the developer guide's example ("Multi-attribute
@@ -598,4 +599,86 @@ func TestMultiKeyLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkTable(t, db, tbl) // invariant 3: no entry of a deleted index
+}
+
+// FuzzMultiKeyConditionText: any KeyConditionExpression text on the
+// multi-attribute key of byM (multiModelSchema: h1 S, h2 N | r1 S, r2 N,
+// r3 B) never panics, is refused with a *ValidationError, or has one key
+// range inside the partition its = terms name.
+func FuzzMultiKeyConditionText(f *testing.F) {
+	for _, s := range []string{"h1 = :s AND h2 = :n", "h2 = :n AND h1 = :s AND r1 = :s AND r2 > :n", "h1 = :s AND h2 = :n AND begins_with(r1, :s)",
+		"h1 = :s AND h2 = :n AND r1 = :s AND r2 = :n AND r3 BETWEEN :b AND :b", "h1 = :s AND r1 = :s", "h1 = :s AND h2 = :n AND r2 = :n",
+		"(h1 = :s) AND (h2 = :n) AND (r1 < :s)", "h1 = :s OR h2 = :n", "h1 = :s AND h2 = :n AND r1 = r2"} {
+		f.Add(s)
+	}
+	st := newTableState(nil, tableKeys{}, multiModelSchema)
+	ix := st.index("byM")
+	eav := map[string]Value{":s": S("x"), ":n": N("1"), ":b": B([]byte{0, 0xff})}
+	f.Fuzz(func(t *testing.T, src string) {
+		c, err := newExprContext(nil, eav)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kc, err := parseKeyCondition(c, src, ix.hash, ix.rng)
+		if err != nil {
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("parseKeyCondition(%q) error %T %v, want *ValidationError", src, err, err)
+			}
+			return
+		}
+		if len(kc.Hash) != 2 || len(kc.Eq) >= len(ix.rng) || kc.Op == "" && len(kc.Eq) > 0 {
+			t.Fatalf("parseKeyCondition(%q) = %s: not a prefix of the key", src, keyConditionString(kc))
+		}
+		lo, hi, err := indexKeyRange(kc, len(ix.rng))
+		if err != nil {
+			t.Fatalf("indexKeyRange(%s): %v", keyConditionString(kc), err)
+		}
+		p, _ := packKeyValues(kc.Hash...)
+		if string(lo) > string(hi) || !strings.HasPrefix(string(lo), string(p)) || string(hi) > string(p)+"\xff" {
+			t.Fatalf("%q: range [%x, %x) outside partition %x", src, lo, hi, p)
+		}
+	})
+}
+
+// FuzzMultiKeyCursor: decoding untrusted bytes as the cursor of a query
+// on a multi-attribute index never panics, accepts only entry keys of the
+// index (every key attribute and the table key) inside the query's range,
+// and round-trips what it accepts.
+func FuzzMultiKeyCursor(f *testing.F) {
+	st := newTableState(nil, tableKeys{}, multiModelSchema)
+	p := &readPlan{op: "Query", st: st, ix: st.index("byM"), forward: true}
+	kc := &keyCondition{Hash: []Value{S("a"), N("2")}, Eq: []Value{S("b")}, Op: expr.SortLt, Lo: N("10")}
+	lo, hi, err := p.keyRange(kc)
+	if err != nil {
+		f.Fatal(err)
+	}
+	p.lo, p.hi = lo, hi
+	fp := newCursorFingerprint([]byte("key"), "Test", []byte("prefix"), "Query", "byM", lo, hi, true)
+	for _, r2 := range []string{"1", "-3.5", "10", "11"} {
+		ikv, _ := packKeyValues(S("a"), N("2"), S("b"), N(r2), B([]byte{0}))
+		kv, _ := packKeyValues(S("p1"))
+		f.Add(encodeCursor(fp, append(ikv, kv...)))
+	}
+	f.Add([]byte{cursorVersion})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		k, err := decodeCursorWith(b, fp, p.keyItem, lo, hi)
+		if err != nil {
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("decodeCursorWith(%x) error %T, want *ValidationError", b, err)
+			}
+			return
+		}
+		if !inRange(k, lo, hi) {
+			t.Fatalf("decodeCursorWith(%x) = %x, outside [%x, %x)", b, k, lo, hi)
+		}
+		it, err := p.keyItem(k)
+		if err != nil || len(it) != 6 {
+			t.Fatalf("decodeCursorWith(%x) = %x, not an index key: %v %v", b, k, it, err)
+		}
+		if got := encodeCursor(fp, k); !bytes.Equal(got, b) {
+			t.Fatalf("decodeCursorWith(%x) = %x, which encodes to %x", b, k, got)
+		}
+	})
 }
