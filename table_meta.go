@@ -23,6 +23,12 @@ import (
 //     Layout under FormatVersion 3) never changes after its creation: it
 //     says how its items are laid out (segment.go), not how the metadata
 //     is encoded. Fields added since are optional.
+//  4. The settings record is opaque here: the library stores and returns
+//     it and never reads it. Tables written before it existed kept their
+//     server's settings (billing, throughput, deletion protection, tags)
+//     among the stored properties; decodeMeta returns those fields, as a
+//     JSON object, as the settings record, and the next write stores them
+//     as one.
 //  5. Metadata that a version without some feature would misread is
 //     stored under a FormatVersion that version refuses. A GSI with a
 //     multi-attribute key (index_keys.go) is such a feature: a version
@@ -32,12 +38,6 @@ import (
 //     refuse FormatVersion > 2); all other metadata is stored as before,
 //     so those versions keep reading it, and it returns to its old form
 //     when the last such GSI is deleted.
-//  4. The settings record is opaque here: the library stores and returns
-//     it and never reads it. Tables written before it existed kept their
-//     server's settings (billing, throughput, deletion protection, tags)
-//     among the stored properties; decodeMeta returns those fields, as a
-//     JSON object, as the settings record, and the next write stores them
-//     as one.
 
 // tableMeta is a table's metadata as the code uses it.
 type tableMeta struct {
