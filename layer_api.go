@@ -79,3 +79,46 @@ func ParseFilter(expr string, names map[string]string, values map[string]Value) 
 func (f *Filter) Match(it Item) bool {
 	return testCondition(f.cond, it)
 }
+
+// KeyAttributeLists returns the partition key attributes and the sort key
+// attributes of the table (index "") or of its index, each list in key
+// schema order, and ok false when there is no such index. The table and
+// its local secondary indexes have one partition attribute and at most
+// one sort attribute; a global secondary index with a multi-attribute key
+// has up to four of each (the developer guide's "Multi-attribute key
+// schema"), its sort order being the left-to-right order of the sort
+// attributes. It reads the schema the handle holds, no database.
+func (t *Table) KeyAttributeLists(index string) (hash, sort []AttributeDefinition, ok bool) {
+	s := &t.state.Load().schema
+	ks := s.KeySchema
+	if index != "" {
+		ks, ok = nil, false
+		for _, ix := range s.GlobalSecondaryIndexes {
+			if ix.IndexName == index {
+				ks, ok = ix.KeySchema, true
+			}
+		}
+		for _, ix := range s.LocalSecondaryIndexes {
+			if ix.IndexName == index {
+				ks, ok = ix.KeySchema, true
+			}
+		}
+		if !ok {
+			return nil, nil, false
+		}
+	}
+	for _, k := range ks {
+		d := AttributeDefinition{AttributeName: k.AttributeName}
+		for _, a := range s.AttributeDefinitions {
+			if a.AttributeName == k.AttributeName {
+				d.AttributeType = a.AttributeType
+			}
+		}
+		if k.KeyType == KeyTypeHash {
+			hash = append(hash, d)
+		} else {
+			sort = append(sort, d)
+		}
+	}
+	return hash, sort, true
+}

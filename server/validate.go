@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fdyno/fdyno"
 )
 
 // validate.go: DynamoDB's constraint checks on request members, which run
@@ -168,33 +170,21 @@ func checkCreateTableMembers(in *createTableInput) error {
 		return err
 	}
 	var v constraints
-	if n := len(in.KeySchema); in.KeySchema != nil && (n < 1 || n > 2) {
-		parts := make([]string, n)
-		for i, k := range in.KeySchema {
-			parts[i] = "KeySchemaElement(attributeName=" + k.AttributeName + ", keyType=" + string(k.KeyType) + ")"
-		}
-		list := "[" + strings.Join(parts, ", ") + "]"
-		if n < 1 {
-			v.add("keySchema", &list, "Member must have length greater than or equal to 1")
-		} else {
-			v.add("keySchema", &list, "Member must have length less than or equal to 2")
-		}
-	}
-	for i, k := range in.KeySchema {
-		at := "keySchema." + strconv.Itoa(i+1) + ".member."
-		checkAttributeName(&v, at+"attributeName", k.AttributeName)
-		v.enum(at+"keyType", string(k.KeyType), "HASH", "RANGE")
-	}
+	checkKeySchemaMember(&v, "keySchema", in.KeySchema, in.KeySchema != nil, 2)
 	for i, d := range in.AttributeDefinitions {
 		at := "attributeDefinitions." + strconv.Itoa(i+1) + ".member."
 		checkAttributeName(&v, at+"attributeName", d.AttributeName)
 		v.enum(at+"attributeType", string(d.AttributeType), "B", "N", "S")
 	}
 	for i, l := range in.LocalSecondaryIndexes {
-		checkIndexNameMember(&v, "localSecondaryIndexes."+strconv.Itoa(i+1)+".member.indexName", l.IndexName)
+		at := "localSecondaryIndexes." + strconv.Itoa(i+1) + ".member."
+		checkIndexNameMember(&v, at+"indexName", l.IndexName)
+		checkKeySchemaMember(&v, at+"keySchema", l.KeySchema, true, 2)
 	}
 	for i, g := range in.GlobalSecondaryIndexes {
-		checkIndexNameMember(&v, "globalSecondaryIndexes."+strconv.Itoa(i+1)+".member.indexName", g.IndexName)
+		at := "globalSecondaryIndexes." + strconv.Itoa(i+1) + ".member."
+		checkIndexNameMember(&v, at+"indexName", g.IndexName)
+		checkKeySchemaMember(&v, at+"keySchema", g.KeySchema, true, 0)
 	}
 	v.enum("billingMode", in.BillingMode, "PROVISIONED", "PAY_PER_REQUEST")
 	if err := v.err(); err != nil {
@@ -204,6 +194,36 @@ func checkCreateTableMembers(in *createTableInput) error {
 		return validation("Invalid KeySchema: Some index key attribute have no definition")
 	}
 	return nil
+}
+
+// checkKeySchemaMember applies DynamoDB's model constraints to a
+// KeySchema at field: present is whether the request has the member (an
+// absent one is reported elsewhere, as a missing parameter); at least one
+// element and, when max > 0, at most max; each element's attribute name
+// length and key type. The table's KeySchema and a local secondary
+// index's take at most two elements; a global secondary index's has no
+// maximum in the model (the API reference's GlobalSecondaryIndex:
+// "Minimum number of 1 item"), its up to four HASH and four RANGE
+// elements being a rule of the schema checked later, with DynamoDB's own
+// words.
+func checkKeySchemaMember(v *constraints, field string, ks []fdyno.KeySchemaElement, present bool, max int) {
+	if n := len(ks); present && (n < 1 || max > 0 && n > max) {
+		parts := make([]string, n)
+		for i, k := range ks {
+			parts[i] = "KeySchemaElement(attributeName=" + k.AttributeName + ", keyType=" + string(k.KeyType) + ")"
+		}
+		list := "[" + strings.Join(parts, ", ") + "]"
+		if n < 1 {
+			v.add(field, &list, "Member must have length greater than or equal to 1")
+		} else {
+			v.add(field, &list, "Member must have length less than or equal to "+strconv.Itoa(max))
+		}
+	}
+	for i, k := range ks {
+		at := field + "." + strconv.Itoa(i+1) + ".member."
+		checkAttributeName(v, at+"attributeName", k.AttributeName)
+		v.enum(at+"keyType", string(k.KeyType), "HASH", "RANGE")
+	}
 }
 
 // checkIndexNameMember applies DynamoDB's constraints on an IndexName,
