@@ -522,6 +522,10 @@ func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan,
 		lists = append(lists, vals)
 	}
 	pl.query = lists != nil
+	for _, h := range hashes {
+		// The partition attributes are named first: #n0, #n1, ...
+		pl.hashPHs = append(pl.hashPHs, kb.name(h.Name))
+	}
 	if pl.query {
 		// The partitions: every combination of the attributes' values,
 		// the first attribute's varying slowest. A multi-attribute key's
@@ -611,9 +615,6 @@ func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan,
 		return nil, err
 	}
 	pl.filter, pl.filterNames, pl.filterValues = filter, fb.names, fb.values
-	for _, h := range hashes {
-		pl.hashPHs = append(pl.hashPHs, kb.name(h.Name))
-	}
 	pl.keyNames, pl.keyValues = kb.names, kb.values
 	isKey := func(o pqOrder, attrs []keyAttr) int {
 		for j, a := range attrs {

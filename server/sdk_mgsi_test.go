@@ -546,3 +546,78 @@ func TestSDKMultiAttributeSchemaErrors(t *testing.T) {
 		t.Errorf("DescribeTable after UpdateTable: %+v", d.Table.GlobalSecondaryIndexes)
 	}
 }
+
+// TestSDKMultiAttributeKeyConditions: the legacy KeyConditions of a Query
+// work on a multi-attribute index as DynamoDB's do (observed: EQ on every
+// partition attribute, sort attributes left to right, GT on the last),
+// under the same rules as a KeyConditionExpression.
+func TestSDKMultiAttributeKeyConditions(t *testing.T) {
+	_, c := newTestClient(t, Config{})
+	skipWithoutMultiAttributeKeys(t, c)
+	mustCreateTable(t, c, mgsiTableInput("Matches"))
+	ms := mgsiMatches()
+	for _, m := range ms {
+		if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Matches"), Item: sdkItem(m.attrs())}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	legacy := map[string]types.ComparisonOperator{"=": types.ComparisonOperatorEq, "<": types.ComparisonOperatorLt, "<=": types.ComparisonOperatorLe,
+		">": types.ComparisonOperatorGt, ">=": types.ComparisonOperatorGe, "BETWEEN": types.ComparisonOperatorBetween, "begins_with": types.ComparisonOperatorBeginsWith}
+	query := func(q mgsiQuery, forward bool) ([]string, error) {
+		kc := map[string]types.Condition{}
+		for _, cd := range q.conds {
+			var vs []types.AttributeValue
+			for _, v := range cd.vals {
+				vs = append(vs, sdkValue(v))
+			}
+			kc[cd.attr] = types.Condition{ComparisonOperator: legacy[cd.op], AttributeValueList: vs}
+		}
+		out, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String("Matches"), IndexName: aws.String(q.ix.name),
+			KeyConditions: kc, ScanIndexForward: aws.Bool(forward)})
+		if err != nil {
+			return nil, err
+		}
+		var ids []string
+		for _, it := range out.Items {
+			ids = append(ids, it["matchId"].(*types.AttributeValueMemberS).Value)
+		}
+		return ids, nil
+	}
+	for _, q := range mgsiQueries() {
+		for _, forward := range []bool{true, false} {
+			ids, err := query(q, forward)
+			if err != nil {
+				t.Fatalf("%s %v: %v", q.ix.name, q.conds, err)
+			}
+			if diff := gocmp.Diff(q.want(ms, forward), ids, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%s %v forward=%v (-want +got):\n%s", q.ix.name, q.conds, forward, diff)
+			}
+		}
+	}
+	w, na := eq("tournamentId", "WINTER2024"), eq("region", "NA-EAST")
+	for _, tc := range []struct {
+		name string
+		q    mgsiQuery
+		msg  string
+	}{
+		{"partition attribute missing", mgsiQuery{mgsiByRegion, []mgsiCond{w, eq("round", 1)}}, "Query condition missed key schema element: region"},
+		{"range on a partition attribute", mgsiQuery{mgsiByRegion, []mgsiCond{w, {"region", "begins_with", []any{"NA"}}}}, "Query key condition not supported"},
+		{"sort attribute skipped", mgsiQuery{mgsiByRegion, []mgsiCond{w, na, eq("bracket", "UPPER")}}, "Query condition missed key schema element: round"},
+		{"range before an equality", mgsiQuery{mgsiByRegion, []mgsiCond{w, na, {"round", ">", []any{1}}, eq("bracket", "UPPER")}}, "Query key condition not supported"},
+		{"a condition on no key attribute", mgsiQuery{mgsiByRound, []mgsiCond{w, na, eq("round", 1), eq("bracket", "A"), eq("matchNumber", 1), eq("score", "x")}}, "Query key condition not supported"},
+	} {
+		_, err := query(tc.q, true)
+		wantAPIErrorExact(t, err, "ValidationException", tc.msg)
+	}
+	// More conditions than a key has attributes: DynamoDB's words for a
+	// one-attribute key, kept for any key.
+	nine := map[string]types.Condition{}
+	for i := range 9 {
+		nine["a"+strconv.Itoa(i)] = types.Condition{ComparisonOperator: types.ComparisonOperatorEq, AttributeValueList: []types.AttributeValue{s("x")}}
+	}
+	_, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String("Matches"), IndexName: aws.String(mgsiByRegion.name), KeyConditions: nine})
+	wantAPIErrorExact(t, err, "ValidationException", "Conditions can be of length 1 or 2 only")
+	three := map[string]types.Condition{"matchId": nine["a0"], "round": nine["a1"], "bracket": nine["a2"]}
+	_, err = c.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String("Matches"), KeyConditions: three})
+	wantAPIErrorExact(t, err, "ValidationException", "Conditions can be of length 1 or 2 only")
+}
