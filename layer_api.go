@@ -80,7 +80,7 @@ func (f *Filter) Match(it Item) bool {
 	return testCondition(f.cond, it)
 }
 
-// KeyAttributeLists returns the partition key attributes and the sort key
+// KeySchemaAttributes returns the partition key attributes and the sort key
 // attributes of the table (index "") or of its index, each list in key
 // schema order, and ok false when there is no such index. The table and
 // its local secondary indexes have one partition attribute and at most
@@ -88,7 +88,7 @@ func (f *Filter) Match(it Item) bool {
 // has up to four of each (the developer guide's "Multi-attribute key
 // schema"), its sort order being the left-to-right order of the sort
 // attributes. It reads the schema the handle holds, no database.
-func (t *Table) KeyAttributeLists(index string) (hash, sort []AttributeDefinition, ok bool) {
+func (t *Table) KeySchemaAttributes(index string) (hash, sort []AttributeDefinition, ok bool) {
 	s := &t.state.Load().schema
 	ks := s.KeySchema
 	if index != "" {

@@ -838,7 +838,7 @@ func keyAttrs(t *fdyno.Table, index string) (hash, rng keyAttr, ok bool) {
 // most one, or up to four each for a global secondary index with a
 // multi-attribute key; ok is false when there is no such index.
 func keyAttrLists(t *fdyno.Table, index string) (hashes, sorts []keyAttr, ok bool) {
-	h, r, ok := t.KeyAttributeLists(index)
+	h, r, ok := t.KeySchemaAttributes(index)
 	for _, d := range h {
 		hashes = append(hashes, keyAttrOf(d))
 	}
