@@ -89,7 +89,7 @@ func TestCursorTampered(t *testing.T) {
 		// A cursor for another key in range, built as fdyno builds one but
 		// without the table's secret key, is refused.
 		st := tbl.state.Load()
-		kc := &keyCondition{Hash: S("p"), Op: expr.SortLt, Lo: N("4")}
+		kc := &keyCondition{Hash: []Value{S("p")}, Op: expr.SortLt, Lo: N("4")}
 		lo, hi, err := kvRange(kc, true)
 		if err != nil {
 			t.Fatal(err)
@@ -136,7 +136,7 @@ func TestCursorTampered(t *testing.T) {
 // request's range, and round-trips what it accepts.
 func FuzzCursor(f *testing.F) {
 	st := newTableState(nil, tableKeys{}, hashRange)
-	kc := &keyCondition{Hash: S("p"), Op: expr.SortLt, Lo: N("10")}
+	kc := &keyCondition{Hash: []Value{S("p")}, Op: expr.SortLt, Lo: N("10")}
 	lo, hi, err := kvRange(kc, true)
 	if err != nil {
 		f.Fatal(err)

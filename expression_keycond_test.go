@@ -45,7 +45,7 @@ func TestParseKeyCondition(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			kc, err := parseKeyCondition(c, tc.expr, keyHash, tc.rng)
+			kc, err := parseKeyCondition(c, tc.expr, []keyAttr{keyHash}, []keyAttr{tc.rng})
 			if err != nil {
 				t.Fatalf("parseKeyCondition(%q): %v", tc.expr, err)
 			}
@@ -110,7 +110,7 @@ func keyCondGen(typ Type) *rapid.Generator[*keyCondition] {
 		if typ != TypeN {
 			ops = append(ops, expr.SortBeginsWith)
 		}
-		kc := &keyCondition{Hash: S("p"), Op: rapid.SampledFrom(ops).Draw(t, "op")}
+		kc := &keyCondition{Hash: []Value{S("p")}, Op: rapid.SampledFrom(ops).Draw(t, "op")}
 		if kc.Op != expr.SortNone {
 			kc.Lo = sortValueGen(typ).Draw(t, "lo")
 		}
@@ -176,7 +176,7 @@ func FuzzParseKeyCondition(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kc, err := parseKeyCondition(c, expr, keyHash, rng)
+		kc, err := parseKeyCondition(c, expr, []keyAttr{keyHash}, []keyAttr{rng})
 		if err != nil {
 			if _, ok := err.(*ValidationError); !ok {
 				t.Fatalf("parseKeyCondition(%q) error %T %v, want *ValidationError", expr, err, err)
@@ -187,7 +187,7 @@ func FuzzParseKeyCondition(f *testing.F) {
 		if err != nil {
 			t.Fatalf("kvRange(%s): %v", keyConditionString(kc), err)
 		}
-		p, _ := packKeyValues(kc.Hash)
+		p, _ := packKeyValues(kc.Hash...)
 		if string(lo) > string(hi) || !strings.HasPrefix(string(lo), string(p)) || string(hi) > string(p)+"\xff" {
 			t.Fatalf("%q: range [%x, %x) outside partition %x", expr, lo, hi, p)
 		}

@@ -12,7 +12,7 @@ import (
 // for each base item that holds its key attributes with valid values, one
 // entry (keys.go):
 //
-//	x/<index>/<hashValue>[/<sortValue>]/<basePK>  →  value
+//	x/<index>/<hashValue>…[/<sortValue>…]/<basePK>  →  value
 //
 // written by writeItem (write.go) in the transaction that writes the base
 // item, so an index never disagrees with its table. The value is the
@@ -54,12 +54,12 @@ const (
 // DynamoDB refuses on write (a backfill skips such items instead).
 func checkIndexKeySizes(op string, it Item, st *tableState) error {
 	for _, ix := range st.indexes {
-		for i, a := range []keyAttr{ix.hash, ix.rng}[:ix.indexKeyCount()] {
+		for i, a := range ix.keyAttrs() {
 			v, ok := it[a.Name]
 			if !ok || v.typ != a.Type || (a.Name == st.hash.Name || a.Name == st.rng.Name) {
 				continue // absent, or checked as a table key or index key type
 			}
-			if err := checkKeyValue(a.Name, v, a.Type, i == 0); err != nil {
+			if err := checkKeyValue(a.Name, v, a.Type, i < len(ix.hash)); err != nil {
 				ve := err.(*ValidationError)
 				ve.Op, ve.Reason = op, ve.Reason+" IndexName: "+ix.name
 				return ve
@@ -71,8 +71,22 @@ func checkIndexKeySizes(op string, it Item, st *tableState) error {
 
 // isKey reports whether name is a key attribute of the index or table.
 func (ix *indexDef) isKey(st *tableState, name string) bool {
-	return name == ix.hash.Name || ix.rng.Name != "" && name == ix.rng.Name ||
-		name == st.hash.Name || st.rng.Name != "" && name == st.rng.Name
+	return ix.isIndexKey(name) || name == st.hash.Name || st.rng.Name != "" && name == st.rng.Name
+}
+
+// isIndexKey reports whether name is a key attribute of the index.
+func (ix *indexDef) isIndexKey(name string) bool {
+	for _, a := range ix.hash {
+		if a.Name == name {
+			return true
+		}
+	}
+	for _, a := range ix.rng {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // projects reports whether the index's entries hold attribute name.
@@ -94,23 +108,21 @@ func (ix *indexDef) project(st *tableState, it Item) Item {
 	return out
 }
 
-// keyValues returns the packed index key values of it, or ok false when
-// it is not indexed: an index key attribute is absent or not a valid key
-// value of its declared type.
+// keyValues returns the packed index key values of it, partition values
+// then sort values in key schema order, or ok false when it is not
+// indexed: an index key attribute is absent or not a valid key value of
+// its declared type (index_keys.go, rule 2).
 func (ix *indexDef) keyValues(it Item) (ikv []byte, ok bool) {
-	hv, found := it[ix.hash.Name]
-	if !found || checkKeyValue(ix.hash.Name, hv, ix.hash.Type, true) != nil {
-		return nil, false
+	var buf [2 * (MaxIndexHashKeyAttributes + MaxIndexRangeKeyAttributes)]Value
+	vs := buf[:0]
+	for i, a := range ix.keyAttrs() {
+		v, found := it[a.Name]
+		if !found || checkKeyValue(a.Name, v, a.Type, i < len(ix.hash)) != nil {
+			return nil, false
+		}
+		vs = append(vs, v)
 	}
-	if ix.rng.Name == "" {
-		ikv, err := packKeyValues(hv)
-		return ikv, err == nil
-	}
-	rv, found := it[ix.rng.Name]
-	if !found || checkKeyValue(ix.rng.Name, rv, ix.rng.Type, false) != nil {
-		return nil, false
-	}
-	ikv, err := packKeyValues(hv, rv)
+	ikv, err := packKeyValues(vs...)
 	return ikv, err == nil
 }
 

@@ -119,7 +119,7 @@ func TestIndexCursors(t *testing.T) {
 func FuzzIndexCursor(f *testing.F) {
 	st := newTableState(nil, tableKeys{}, indexed)
 	p := &readPlan{op: "Query", st: st, ix: st.index("byG"), forward: true}
-	lo, hi, err := p.keyRange(&keyCondition{Hash: S("x"), Op: expr.SortLt, Lo: N("10")})
+	lo, hi, err := p.keyRange(&keyCondition{Hash: []Value{S("x")}, Op: expr.SortLt, Lo: N("10")})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestIndexKeyConditionRange(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		typ := rapid.SampledFrom([]Type{TypeS, TypeB, TypeN}).Draw(t, "type")
 		kc := keyCondGen(typ).Draw(t, "kc")
-		lo, hi, err := indexKeyRange(kc.Hash, kc.Op, kc.Lo, kc.Hi, true)
+		lo, hi, err := indexKeyRange(kc, 1)
 		if err != nil {
 			t.Fatalf("indexKeyRange(%s): %v", kc, err)
 		}
@@ -183,7 +183,7 @@ func TestIndexKeyConditionRange(t *testing.T) {
 			}
 		}
 		// Without a sort key: every base key of the one index key.
-		lo, hi, _ = indexKeyRange(kc.Hash, expr.SortNone, Value{}, Value{}, false)
+		lo, hi, _ = indexKeyRange(&keyCondition{Hash: kc.Hash}, 0)
 		for _, base := range bases {
 			kv, _ := packKeyValues(base...)
 			p, _ := packKeyValues(S("p"))

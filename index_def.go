@@ -39,10 +39,13 @@ type GlobalSecondaryIndexDescription struct {
 
 // indexDef is one index of a table state, ready for writes and reads.
 type indexDef struct {
-	name      string
-	local     bool
-	building  bool // a GSI in state CREATING
-	hash, rng keyAttr
+	name     string
+	local    bool
+	building bool // a GSI in state CREATING
+	// hash and rng are the index's partition and sort key attributes in
+	// key schema order: one and at most one for an LSI, 1–4 and 0–4 for a
+	// GSI (index_keys.go).
+	hash, rng []keyAttr
 	proj      Projection
 	include   map[string]bool // INCLUDE's NonKeyAttributes
 	prefix    fdb.Key         // x/<name>/; nil in a state without keys
@@ -59,10 +62,7 @@ func newIndexDefs(keys tableKeys, s TableSchema) []*indexDef {
 	var defs []*indexDef
 	add := func(name string, local bool, ks []KeySchemaElement, p Projection) {
 		ix := &indexDef{name: name, local: local, proj: p}
-		ix.hash = keyAttr{Name: ks[0].AttributeName, Type: types[ks[0].AttributeName]}
-		if len(ks) > 1 {
-			ix.rng = keyAttr{Name: ks[1].AttributeName, Type: types[ks[1].AttributeName]}
-		}
+		ix.hash, ix.rng = splitKeySchema(ks, types)
 		if p.ProjectionType == ProjectionTypeInclude {
 			ix.include = map[string]bool{}
 			for _, a := range p.NonKeyAttributes {
@@ -166,10 +166,13 @@ func (st *tableState) describeIndexes(rt fdb.ReadTransaction) ([]GlobalSecondary
 
 // indexKeyCount returns the number of key values of the index.
 func (ix *indexDef) indexKeyCount() int {
-	if ix.rng.Name == "" {
-		return 1
-	}
-	return 2
+	return len(ix.hash) + len(ix.rng)
+}
+
+// keyAttrs returns the index's key attributes, partition then sort, in
+// the order of their values in an entry key.
+func (ix *indexDef) keyAttrs() []keyAttr {
+	return append(ix.hash[:len(ix.hash):len(ix.hash)], ix.rng...)
 }
 
 // backfillCursorVersion is the first byte of a backfill cursor.

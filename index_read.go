@@ -33,17 +33,17 @@ import (
 // keyAttrs returns the hash and sort key attributes the plan's key
 // condition, segments and filter restriction apply to: the index's or
 // the table's.
-func (p *readPlan) keyAttrs() (hash, rng keyAttr) {
+func (p *readPlan) keyAttrs() (hash, rng []keyAttr) {
 	if p.ix != nil {
 		return p.ix.hash, p.ix.rng
 	}
-	return p.st.hash, p.st.rng
+	return p.st.tableKeyAttrs()
 }
 
 // keyRange returns the plan's range for key condition kc.
 func (p *readPlan) keyRange(kc *keyCondition) (lo, hi []byte, err error) {
 	if p.ix != nil {
-		return indexKeyRange(kc.Hash, kc.Op, kc.Lo, kc.Hi, p.ix.rng.Name != "")
+		return indexKeyRange(kc, len(p.ix.rng))
 	}
 	return kvRange(kc, p.st.rng.Name != "")
 }
@@ -70,12 +70,16 @@ func (p *readPlan) keyItem(k []byte) (Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	types := []Type{p.ix.hash.Type, p.ix.rng.Type}[:p.ix.indexKeyCount()]
+	attrs := p.ix.keyAttrs()
+	types := make([]Type, len(attrs))
+	for i, a := range attrs {
+		types[i] = a.Type
+	}
 	vs, err := unpackKeyValues(ikv, types...)
 	if err != nil {
 		return nil, err
 	}
-	for i, a := range []keyAttr{p.ix.hash, p.ix.rng}[:len(vs)] {
+	for i, a := range attrs {
 		if old, ok := it[a.Name]; ok && !old.Equal(vs[i]) {
 			return nil, &CorruptError{What: "key", Reason: "index key " + a.Name + " differs from the table key"}
 		}
@@ -103,13 +107,13 @@ func (p *readPlan) startKey(esk Item) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	values := make([]Value, 0, 2)
-	for i, a := range []keyAttr{p.ix.hash, p.ix.rng}[:p.ix.indexKeyCount()] {
+	values := make([]Value, 0, p.ix.indexKeyCount())
+	for i, a := range p.ix.keyAttrs() {
 		v, ok := esk[a.Name]
 		if !ok {
 			return nil, mismatch
 		}
-		if err := checkKeyValue(a.Name, v, a.Type, i == 0); err != nil {
+		if err := checkKeyValue(a.Name, v, a.Type, i < len(p.ix.hash)); err != nil {
 			return nil, err
 		}
 		values = append(values, v)

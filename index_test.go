@@ -391,24 +391,24 @@ func (m *indexModel) query(t *rapid.T) {
 	if m.refused(t, ix) {
 		return
 	}
-	hv, _ := drawAttr(t, ix.hash.Name)
-	if ix.hash.Name == "pk" {
+	hv, _ := drawAttr(t, ixHash(ix).Name)
+	if ixHash(ix).Name == "pk" {
 		hv = m.drawKey(t)["pk"]
 	}
 	for hv.typ == 0 {
-		hv, _ = drawAttr(t, ix.hash.Name)
+		hv, _ = drawAttr(t, ixHash(ix).Name)
 	}
 	cond := "#h = :h"
-	names := map[string]string{"#h": ix.hash.Name}
+	names := map[string]string{"#h": ixHash(ix).Name}
 	vals := map[string]Value{":h": hv}
 	var sortOK func(Value) bool = func(Value) bool { return true }
-	if ix.rng.Name != "" && rapid.Bool().Draw(t, "sortCond") {
+	if ixRng(ix).Name != "" && rapid.Bool().Draw(t, "sortCond") {
 		var sv Value
-		if ix.rng.Name == "sk" {
+		if ixRng(ix).Name == "sk" {
 			sv = NInt(rapid.Int64Range(-1, 2).Draw(t, "sv"))
 		} else {
 			for sv.typ == 0 {
-				sv, _ = drawAttr(t, ix.rng.Name)
+				sv, _ = drawAttr(t, ixRng(ix).Name)
 			}
 		}
 		ops := []string{"=", "<", "<=", ">", ">=", "BETWEEN"}
@@ -416,7 +416,7 @@ func (m *indexModel) query(t *rapid.T) {
 			ops = append(ops, "begins_with")
 		}
 		op := rapid.SampledFrom(ops).Draw(t, "op")
-		names["#r"], vals[":r"] = ix.rng.Name, sv
+		names["#r"], vals[":r"] = ixRng(ix).Name, sv
 		switch op {
 		case "BETWEEN":
 			hi := sv
@@ -446,12 +446,12 @@ func (m *indexModel) query(t *rapid.T) {
 	// Brute force.
 	var want []Item
 	for _, it := range m.items {
-		v, ok := it[ix.hash.Name]
+		v, ok := it[ixHash(ix).Name]
 		if !ok || !v.Equal(hv) {
 			continue
 		}
-		if ix.rng.Name != "" {
-			r, ok := it[ix.rng.Name]
+		if ixRng(ix).Name != "" {
+			r, ok := it[ixRng(ix).Name]
 			if !ok || !sortOK(r) {
 				continue
 			}
@@ -460,8 +460,8 @@ func (m *indexModel) query(t *rapid.T) {
 	}
 	slices.SortFunc(want, func(a, b Item) int {
 		c := 0
-		if ix.rng.Name != "" {
-			c = compareKeyValues(a[ix.rng.Name], b[ix.rng.Name])
+		if ixRng(ix).Name != "" {
+			c = compareKeyValues(a[ixRng(ix).Name], b[ixRng(ix).Name])
 		}
 		if c == 0 {
 			c = cmp.Or(strings.Compare(a["pk"].S(), b["pk"].S()), compareKeyValues(a["sk"], b["sk"]))
@@ -472,7 +472,7 @@ func (m *indexModel) query(t *rapid.T) {
 		return c
 	})
 	for i, it := range want {
-		want[i] = expectedProjection(st.schema, append([]KeySchemaElement{{ix.hash.Name, KeyTypeHash}}, rangeKS(ix)...), ix.proj, it)
+		want[i] = expectedProjection(st.schema, append([]KeySchemaElement{{ixHash(ix).Name, KeyTypeHash}}, rangeKS(ix)...), ix.proj, it)
 	}
 	// Pages.
 	limit := rapid.IntRange(0, 4).Draw(t, "limit")
@@ -501,7 +501,7 @@ func (m *indexModel) query(t *rapid.T) {
 		// LastEvaluatedKey: the index and table keys of the last item.
 		last := got[len(got)-1]
 		wantLEK := Item{}
-		for _, a := range []string{"pk", "sk", ix.hash.Name, ix.rng.Name} {
+		for _, a := range []string{"pk", "sk", ixHash(ix).Name, ixRng(ix).Name} {
 			if a != "" {
 				wantLEK[a] = last[a]
 			}
@@ -520,11 +520,23 @@ func (m *indexModel) query(t *rapid.T) {
 	}
 }
 
+// ixHash and ixRng return the partition and sort key attribute of a
+// one-attribute-key index (index_multikey_test.go tests multi-attribute
+// keys).
+func ixHash(ix *indexDef) keyAttr { return ix.hash[0] }
+
+func ixRng(ix *indexDef) keyAttr {
+	if len(ix.rng) == 0 {
+		return keyAttr{}
+	}
+	return ix.rng[0]
+}
+
 func rangeKS(ix *indexDef) []KeySchemaElement {
-	if ix.rng.Name == "" {
+	if ixRng(ix).Name == "" {
 		return nil
 	}
-	return []KeySchemaElement{{ix.rng.Name, KeyTypeRange}}
+	return []KeySchemaElement{{ixRng(ix).Name, KeyTypeRange}}
 }
 
 func trimItems(items []Item) string {
@@ -582,14 +594,14 @@ func (m *indexModel) scan(t *rapid.T) {
 	}
 	total := rapid.IntRange(0, 3).Draw(t, "totalSegments")
 	limit := rapid.IntRange(0, 3).Draw(t, "limit")
-	ks := append([]KeySchemaElement{{ix.hash.Name, KeyTypeHash}}, rangeKS(ix)...)
+	ks := append([]KeySchemaElement{{ixHash(ix).Name, KeyTypeHash}}, rangeKS(ix)...)
 	var want []string
 	valid := func(it Item, a keyAttr, hash bool) bool {
 		v, ok := it[a.Name]
 		return ok && checkKeyValue(a.Name, v, a.Type, hash) == nil // e.g. at most 2048 bytes
 	}
 	for _, it := range m.items {
-		if !valid(it, ix.hash, true) || ix.rng.Name != "" && !valid(it, ix.rng, false) {
+		if !valid(it, ixHash(ix), true) || ixRng(ix).Name != "" && !valid(it, ixRng(ix), false) {
 			continue
 		}
 		want = append(want, expectedProjection(st.schema, ks, ix.proj, it).String())

@@ -10,7 +10,7 @@ package fdyno
 //	    m                                             table metadata
 //	    i/<hash>[/<range>]                            item head: the encoded item (codec.go)
 //	    c/<hash>[/<range>]/<chunk>                    chunks of an item too large for one value
-//	    x/<index>/<hashValue>/<sortValue>/<basePK>    secondary index entries (index.go)
+//	    x/<index>/<hashValue>…/<sortValue>…/<basePK>  secondary index entries (index.go)
 //	    b/<index>                                     backfill progress of a new index (backfill.go)
 //	    p/<bucket>/<hash>                             partition directory: parallel Scan segments (segment.go)
 //	    v/<shard>/<versionstamp>/<part>               stream records, in commit order per shard
@@ -60,7 +60,7 @@ import (
 //	("i", <hash>[, <range>])    the item head: the encoded item, or a chunk
 //	                            manifest (chunk.go) when the item is large
 //	("c", <hash>[, <range>], n) chunk n (an int64 tuple element) of a large item
-//	("x", <index>, <hashValue>[, <sortValue>], <hash>[, <range>])
+//	("x", <index>, <hashValue>…, <sortValue>…, <hash>[, <range>])
 //	                            an index entry (index.go)
 //	("b", <index>)              backfill progress of a CREATING index
 //	                            (backfill.go)
@@ -402,10 +402,11 @@ func checkTuple(key []byte) error {
 //     string is a prefix code (TestKeyConditionRange checks this by brute
 //     force): beginsWithRange.
 
-// beginsWithRange returns the range [lo, hi) of the packed key values of
-// partition h whose sort key value begins with s.
-func beginsWithRange(h, s Value) (lo, hi []byte, err error) {
-	k, err := packKeyValues(h, s)
+// beginsWithRange returns the range [lo, hi) of the packed key values
+// that start with the values fixed (a partition's, and a multi-attribute
+// sort key's leading equalities) and whose next value begins with s.
+func beginsWithRange(fixed []Value, s Value) (lo, hi []byte, err error) {
+	k, err := packKeyValues(append(fixed[:len(fixed):len(fixed)], s)...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -457,8 +458,9 @@ func segmentRange(hashType Type, seg, total int) (lo, hi []byte) {
 //	p/<index>/<bucket>/<hashValue>     each secondary index's
 //
 // One empty entry per partition key value (the packed tuple element of
-// the table's hash key, or of the index's) that has, or once had, an item
-// or index entry. <bucket> is a tuple integer, partitionBucket of the
+// the table's hash key, or the index's: the packed elements of all its
+// partition attributes for a multi-attribute key) that has, or once had,
+// an item or index entry. <bucket> is a tuple integer, partitionBucket of the
 // packed value: a fixed 32-bit hash, so it is part of the stored format
 // and must never change. The entries are ordered by (bucket, value), and
 // parallel Scan segment s of n owns the buckets [⌊s·2^32/n⌋,
@@ -503,10 +505,11 @@ func (d partitionDir) key(h []byte) fdb.Key {
 	return concatKey(append(d[:len(d):len(d)], tuple.Tuple{int64(partitionBucket(h))}.Pack()...), h)
 }
 
-// split returns the packed hash key value of directory entry key. It
+// split returns the packed hash key value of directory entry key, n
+// tuple elements (an index's partition attributes; 1 for a table). It
 // fails with a *CorruptError, and never panics, on a key segment.go did
 // not write.
-func (d partitionDir) split(key fdb.Key) ([]byte, error) {
+func (d partitionDir) split(key fdb.Key, elems int) ([]byte, error) {
 	rest, ok := bytes.CutPrefix(key, d)
 	if !ok {
 		return nil, &CorruptError{What: "key", Reason: "not a partition key"}
@@ -522,7 +525,7 @@ func (d partitionDir) split(key fdb.Key) ([]byte, error) {
 		bucket = bucket<<8 | uint64(b)
 	}
 	h := rest[1+n:]
-	if _, tail, err := splitTuple(h, 1); err != nil || len(tail) != 0 {
+	if _, tail, err := splitTuple(h, elems); err != nil || len(tail) != 0 {
 		return nil, &CorruptError{What: "key", Reason: "bad partition key value"}
 	}
 	if bucket != uint64(partitionBucket(h)) {
@@ -546,7 +549,15 @@ func (d partitionDir) all() fdb.KeyRange { return d.buckets(0, 1<<32) }
 // key values kv (a table's, or an index's key values followed by its
 // base item's).
 func hashValue(kv []byte) ([]byte, error) {
-	h, _, err := splitTuple(kv, 1)
+	return hashValues(kv, 1)
+}
+
+// hashValues returns the packed partition key values at the head of the
+// packed key values kv, for a key of n partition attributes (more than
+// one for a GSI's multi-attribute key, whose partition is the tuple of
+// them all).
+func hashValues(kv []byte, n int) ([]byte, error) {
+	h, _, err := splitTuple(kv, n)
 	return h, err
 }
 
@@ -575,10 +586,13 @@ func partitionRange(prefix, h, after []byte) fdb.KeyRange {
 // index key values and then the base item's packed key values, all tuple
 // elements one after the other:
 //
-//	x/<index>/<hashValue>[/<sortValue>]/<hash>[/<range>]
+//	x/<index>/<hashValue>…[/<sortValue>…]/<hash>[/<range>]
 //
-// so the entries of one index key are ordered by base primary key, and an
-// index key condition is a range of the same shape as a table's
+// (one value per partition attribute, then one per sort attribute, in key
+// schema order: a GSI's multi-attribute key has up to four of each,
+// index_keys.go), so the entries of one partition are ordered by the sort
+// attributes left to right and those of one index key by base primary
+// key, and an index key condition is a range of the same shape as a table's
 // (query.go: keyConditionRange with prefixEnd). The entries of one index form the
 // contiguous range indexRange, which one ClearRange removes.
 

@@ -13,25 +13,45 @@ import (
 // KeyAttributes returns the partition key and sort key of the table
 // (index "") or of its index named index, as the handle last loaded them,
 // without I/O. sort is the zero AttributeDefinition when there is no sort
-// key; ok is false when the table has no index of that name. It is safe
-// for concurrent use by multiple goroutines.
+// key; ok is false when the table has no index of that name. For a global
+// secondary index with a multi-attribute key it returns the first
+// partition and sort attributes; [Table.KeySchemaAttributes] returns them
+// all. It is safe for concurrent use by multiple goroutines.
 func (t *Table) KeyAttributes(index string) (hash, sort AttributeDefinition, ok bool) {
+	hs, rs, ok := t.KeySchemaAttributes(index)
+	if !ok {
+		return AttributeDefinition{}, AttributeDefinition{}, false
+	}
+	if len(rs) > 0 {
+		sort = rs[0]
+	}
+	return hs[0], sort, true
+}
+
+// KeySchemaAttributes returns the partition key attributes and sort key
+// attributes of the table (index "") or of its index named index, in key
+// schema order, as the handle last loaded them, without I/O: one and at
+// most one, or for a global secondary index with a multi-attribute key up
+// to four of each. ok is false when the table has no index of that name.
+// It is safe for concurrent use by multiple goroutines.
+func (t *Table) KeySchemaAttributes(index string) (hash, sort []AttributeDefinition, ok bool) {
 	st := t.state.Load()
-	h, r := st.hash, st.rng
+	h, r := st.tableKeyAttrs()
 	if index != "" {
 		ix := st.index(index)
 		if ix == nil {
-			return AttributeDefinition{}, AttributeDefinition{}, false
+			return nil, nil, false
 		}
 		h, r = ix.hash, ix.rng
 	}
-	def := func(a keyAttr) AttributeDefinition {
-		if a.Name == "" {
-			return AttributeDefinition{}
+	defs := func(as []keyAttr) []AttributeDefinition {
+		var out []AttributeDefinition
+		for _, a := range as {
+			out = append(out, AttributeDefinition{AttributeName: a.Name, AttributeType: ScalarAttributeType(a.Type.String())})
 		}
-		return AttributeDefinition{AttributeName: a.Name, AttributeType: ScalarAttributeType(a.Type.String())}
+		return out
 	}
-	return def(h), def(r), true
+	return defs(h), defs(r), true
 }
 
 // TokenKey returns a 32-byte secret of the table for purpose, for a layer

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/fdyno/fdyno/internal/expr"
 	"iter"
+	"slices"
 	"strconv"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -390,14 +391,19 @@ func (t *Table) finishExprs(op string, st *tableState, p *readPlan, c *exprConte
 }
 
 // keyAttrIn returns the first of the key attributes hash and rng that cd
-// names, or "".
-func keyAttrIn(cd *condition, hash, rng keyAttr) string {
+// names, or "". For a GSI with a multi-attribute key that is any of its
+// key attributes, as DynamoDB refuses a filter on any of them.
+func keyAttrIn(cd *condition, hash, rng []keyAttr) string {
 	if cd == nil {
 		return ""
 	}
+	isKey := func(name string) bool {
+		return slices.ContainsFunc(hash, func(a keyAttr) bool { return a.Name == name }) ||
+			slices.ContainsFunc(rng, func(a keyAttr) bool { return a.Name == name })
+	}
 	var inOperand func(o operand) string
 	inOperand = func(o operand) string {
-		if o.Kind == expr.OpPath && (o.Path[0].Name == hash.Name || rng.Name != "" && o.Path[0].Name == rng.Name) {
+		if o.Kind == expr.OpPath && isKey(o.Path[0].Name) {
 			return o.Path[0].Name
 		}
 		for _, a := range o.Args {
@@ -454,68 +460,71 @@ func (t *Table) planStart(p *readPlan, o *readOptions, outside string) error {
 }
 
 // kvRange returns the range [lo, hi) of packed key values whose items
-// satisfy kc, for a table with a sort key if hasRange.
+// satisfy kc, for a table with a sort key if hasRange: keyConditionRange,
+// where the least key after a full key k is next(k), since a table key
+// ends with its sort element.
 func kvRange(kc *keyCondition, hasRange bool) (lo, hi []byte, err error) {
-	return sortKeyRange(kc.Hash, kc.Op, kc.Lo, kc.Hi, hasRange)
-}
-
-// sortKeyRange returns the range [lo, hi) of packed key values whose items
-// satisfy a key condition (hash = h, and sort key op a [and b]), for a
-// table with a sort key if hasRange: keyConditionRange, where the least
-// key after a full key k is next(k), since a table key ends with its sort
-// element.
-func sortKeyRange(h Value, op string, a, b Value, hasRange bool) (lo, hi []byte, err error) {
-	return keyConditionRange(h, op, a, b, hasRange, next)
+	n := 0
+	if hasRange {
+		n = 1
+	}
+	return keyConditionRange(kc, n, next)
 }
 
 // indexKeyRange returns the range [lo, hi) of the bytes that follow an
 // index's prefix (index key values, then base key values) of the entries
-// whose index key satisfies a key condition: keyConditionRange, where the
-// least key after a full index key k is prefixEnd(k), since base key
-// values follow it.
-func indexKeyRange(h Value, op string, a, b Value, hasRange bool) (lo, hi []byte, err error) {
-	return keyConditionRange(h, op, a, b, hasRange, prefixEnd)
+// whose index key satisfies kc, for an index of sortAttrs sort key
+// attributes: keyConditionRange, where the least key after a full index
+// key k is prefixEnd(k), since base key values follow it.
+func indexKeyRange(kc *keyCondition, sortAttrs int) (lo, hi []byte, err error) {
+	return keyConditionRange(kc, sortAttrs, prefixEnd)
 }
 
-// keyConditionRange plans the range of a key condition (hash = h, and
-// sort key op a [and b] if hasRange) from the packing's facts that keys.go
-// states: a partition is [pack(h), prefixEnd(pack(h))), and the least key
-// after a full key k is after(k).
-func keyConditionRange(h Value, op string, a, b Value, hasRange bool, after func([]byte) []byte) (lo, hi []byte, err error) {
-	p, err := packKeyValues(h)
+// keyConditionRange plans the one range of key condition kc, for a key of
+// sortAttrs sort attributes, from the packing's facts that keys.go
+// states: the keys whose leading values are the partition values and the
+// sort equalities (kc.Hash, kc.Eq), packed as p, are [p, prefixEnd(p));
+// the least key after a full key k is after(k); and within that prefix
+// the next sort attribute's values order the keys, whatever follows them.
+// So every condition, a multi-attribute key's too, is pushed into the key
+// range: nothing is filtered after the read.
+func keyConditionRange(kc *keyCondition, sortAttrs int, after func([]byte) []byte) (lo, hi []byte, err error) {
+	fixed := append(slices.Clip(kc.Hash), kc.Eq...)
+	p, err := packKeyValues(fixed...)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !hasRange {
-		return p, after(p), nil
+	end := prefixEnd(p)
+	if kc.Op == expr.SortNone {
+		if sortAttrs == 0 {
+			return p, after(p), nil
+		}
+		return p, end, nil
 	}
 	pack := func(v Value) []byte {
 		if err != nil {
 			return nil
 		}
 		var k []byte
-		k, err = packKeyValues(h, v)
+		k, err = packKeyValues(append(slices.Clip(fixed), v)...)
 		return k
 	}
-	end := prefixEnd(p)
-	switch op {
-	case expr.SortNone:
-		lo, hi = p, end
+	switch kc.Op {
 	case expr.SortEq:
-		lo = pack(a)
+		lo = pack(kc.Lo)
 		hi = after(lo)
 	case expr.SortLt:
-		lo, hi = p, pack(a)
+		lo, hi = p, pack(kc.Lo)
 	case expr.SortLe:
-		lo, hi = p, after(pack(a))
+		lo, hi = p, after(pack(kc.Lo))
 	case expr.SortGt:
-		lo, hi = after(pack(a)), end
+		lo, hi = after(pack(kc.Lo)), end
 	case expr.SortGe:
-		lo, hi = pack(a), end
+		lo, hi = pack(kc.Lo), end
 	case expr.SortBetween:
-		lo, hi = pack(a), after(pack(b))
+		lo, hi = pack(kc.Lo), after(pack(kc.Hi))
 	case expr.SortBeginsWith:
-		return beginsWithRange(h, a)
+		return beginsWithRange(fixed, kc.Lo)
 	}
 	return lo, hi, err
 }

@@ -289,7 +289,7 @@ func TestQueryModel(t *testing.T) {
 			model[string(kv)] = it
 		}
 		kc := keyCondGen(typ).Draw(rt, "kc")
-		kc.Hash = hashes[0]
+		kc.Hash = []Value{hashes[0]}
 		// Bounds equal to stored sort keys (or prefixes of them) are
 		// where off-by-one ranges show.
 		if len(items) > 0 && kc.Op != expr.SortNone && rapid.Bool().Draw(rt, "storedBound") {
@@ -315,7 +315,7 @@ func TestQueryModel(t *testing.T) {
 		forward := rapid.Bool().Draw(rt, "forward")
 		in := QueryInput{
 			KeyConditionExpression:    "pk = :p",
-			ExpressionAttributeValues: map[string]Value{":p": kc.Hash},
+			ExpressionAttributeValues: map[string]Value{":p": kc.Hash[0]},
 			ScanIndexForward:          Forward(forward),
 			Limit:                     rapid.IntRange(0, 8).Draw(rt, "limit"),
 			PageSize:                  rapid.SampledFrom([]int{0, 1, 100, 400, 2000}).Draw(rt, "pageSize"),
@@ -342,7 +342,7 @@ func TestQueryModel(t *testing.T) {
 		var want, matched []Item
 		for _, k := range sortedKeys(model) {
 			it := model[k]
-			if !it["pk"].Equal(kc.Hash) || !modelKeyCond(kc, it["sk"]) {
+			if !it["pk"].Equal(kc.Hash[0]) || !modelKeyCond(kc, it["sk"]) {
 				continue
 			}
 			matched = append(matched, it)

@@ -167,10 +167,10 @@ func (t *Table) scanPlan(st *tableState, in *ScanInput) (*readPlan, error) {
 	case in.TotalSegments > 1 && st.format >= metaFormatVersion:
 		// Segments by partition-key hash (segment.go).
 		lo, hi := segmentBuckets(in.Segment, in.TotalSegments)
-		p.seg = &hashSegment{lo: lo, hi: hi}
-		p.lo, p.hi = segmentRange(hash.Type, 0, 1)
+		p.seg = &hashSegment{lo: lo, hi: hi, hashAttrs: len(hash)}
+		p.lo, p.hi = segmentRange(hash[0].Type, 0, 1)
 	default:
-		p.lo, p.hi = segmentRange(hash.Type, in.Segment, max(in.TotalSegments, 1))
+		p.lo, p.hi = segmentRange(hash[0].Type, in.Segment, max(in.TotalSegments, 1))
 	}
 	outside := "The provided Exclusive start key does not map to the provided Segment: TotalSegments: " +
 		strconv.Itoa(in.TotalSegments) + " Segment: " + strconv.Itoa(in.Segment)

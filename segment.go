@@ -74,13 +74,13 @@ func (ix *indexDef) partitionEntry(st *tableState, oldKey, newKey fdb.Key) fdb.K
 	if st.format < metaFormatVersion {
 		return nil
 	}
-	h, err := hashValue(newKey[len(ix.prefix):])
+	h, err := hashValues(newKey[len(ix.prefix):], len(ix.hash))
 	if err != nil {
 		return nil // index.go built the key: cannot happen
 	}
 	if oldKey != nil {
 		// Not bytes.HasPrefix: "x" packs to a prefix of "x\x00"'s packing.
-		if oh, err := hashValue(oldKey[len(ix.prefix):]); err == nil && bytes.Equal(oh, h) {
+		if oh, err := hashValues(oldKey[len(ix.prefix):], len(ix.hash)); err == nil && bytes.Equal(oh, h) {
 			return nil
 		}
 	}

@@ -15,13 +15,18 @@ import (
 const segmentBatch = 64
 
 // hashSegment is the slice of the partition directory one parallel Scan
-// segment owns: the buckets [lo, hi).
-type hashSegment struct{ lo, hi uint64 }
+// segment owns: the buckets [lo, hi). hashAttrs is the number of
+// partition attributes of the table or index scanned (keys.go:
+// hashValues).
+type hashSegment struct {
+	lo, hi    uint64
+	hashAttrs int
+}
 
 // holds reports whether the item whose packed key values are kv belongs
 // to the segment.
 func (s *hashSegment) holds(kv []byte) bool {
-	h, err := hashValue(kv)
+	h, err := hashValues(kv, s.hashAttrs)
 	if err != nil {
 		return false
 	}
@@ -53,6 +58,7 @@ type partitionWalker struct {
 	// afterHash is after's packed hash key value.
 	afterHash []byte
 	limit     int // the page's Limit (0: none), the most any partition yields
+	hashAttrs int // the partition attributes of the table or index
 	reads     []*fdb.RangeIterator
 	cur       int
 	err       error
@@ -60,7 +66,7 @@ type partitionWalker struct {
 }
 
 func newPartitionWalker(tr fdb.ReadTransaction, p *readPlan) *partitionWalker {
-	w := &partitionWalker{tr: tr, limit: p.limit}
+	w := &partitionWalker{tr: tr, limit: p.limit, hashAttrs: p.seg.hashAttrs}
 	if p.ix != nil {
 		w.parts, w.prefix = p.ix.parts, p.ix.prefix
 	} else {
@@ -69,7 +75,7 @@ func newPartitionWalker(tr fdb.ReadTransaction, p *readPlan) *partitionWalker {
 	w.dir = w.parts.buckets(p.seg.lo, p.seg.hi)
 	if p.start != nil {
 		// The plan checked that start is this segment's (invariant 2).
-		if h, err := hashValue(p.start); err == nil {
+		if h, err := hashValues(p.start, p.seg.hashAttrs); err == nil {
 			w.dir.Begin = w.parts.key(h)
 			w.afterHash, w.after = h, p.start
 		}
@@ -127,7 +133,7 @@ func (w *partitionWalker) nextBatch() error {
 	// reaches cost little.
 	opts := fdb.RangeOptions{Limit: w.limit, Mode: fdb.StreamingModeIterator}
 	for _, e := range entries {
-		h, err := w.parts.split(e.Key)
+		h, err := w.parts.split(e.Key, w.hashAttrs)
 		if err != nil {
 			return err
 		}

@@ -39,11 +39,12 @@ func partitionProblems(rt fdb.ReadTransaction, st *tableState, items map[string]
 	type dirCheck struct {
 		name        string
 		dir         partitionDir
+		hashAttrs   int
 		have, needs map[string]bool
 	}
-	dirs := []*dirCheck{{name: "table", dir: st.keys.tablePartitions()}}
+	dirs := []*dirCheck{{name: "table", dir: st.keys.tablePartitions(), hashAttrs: 1}}
 	for _, ix := range st.indexes {
-		dirs = append(dirs, &dirCheck{name: "index " + ix.name, dir: ix.parts})
+		dirs = append(dirs, &dirCheck{name: "index " + ix.name, dir: ix.parts, hashAttrs: len(ix.hash)})
 	}
 	for _, e := range all {
 		var d *dirCheck
@@ -56,7 +57,7 @@ func partitionProblems(rt fdb.ReadTransaction, st *tableState, items map[string]
 			errorf("partition entry %s belongs to no directory", fdb.Printable(e.Key))
 			continue
 		}
-		h, err := d.dir.split(e.Key)
+		h, err := d.dir.split(e.Key, d.hashAttrs)
 		if err != nil {
 			errorf("%s partition entry %s: %v", d.name, fdb.Printable(e.Key), err)
 			continue
@@ -67,7 +68,7 @@ func partitionProblems(rt fdb.ReadTransaction, st *tableState, items map[string]
 		d.have[string(h)] = true
 	}
 	need := func(d *dirCheck, kv []byte) {
-		h, err := hashValue(kv)
+		h, err := hashValues(kv, d.hashAttrs)
 		if err != nil {
 			errorf("%s key %s: %v", d.name, fdb.Printable(kv), err)
 			return
@@ -469,10 +470,17 @@ func FuzzSplitPartitionKey(f *testing.F) {
 			f.Add([]byte(d.key(h)))
 		}
 	}
+	// A multi-attribute partition key of three values.
+	if h, err := packKeyValues(S("T1"), NInt(7), B([]byte{0})); err == nil {
+		f.Add([]byte(dirs[1].key(h)))
+	}
 	f.Fuzz(func(t *testing.T, key []byte) {
 		for _, d := range dirs {
-			h, err := d.split(key)
+			h, err := d.split(key, 1)
 			if err != nil {
+				if h3, err3 := d.split(key, 3); err3 == nil && !bytes.Equal(d.key(h3), key) {
+					t.Fatalf("split(%x, 3) = %x, whose key is %x", key, h3, d.key(h3))
+				}
 				var ce *CorruptError
 				if !errors.As(err, &ce) {
 					t.Fatalf("split(%x) error %T, want *CorruptError", key, err)

@@ -694,8 +694,14 @@ func (s *TableSchema) validate() error {
 		defined[d.AttributeName] = d.AttributeType
 	}
 	used := map[string]bool{}
-	checkKeys := func(where string, ks []KeySchemaElement) error {
-		if len(ks) < 1 || len(ks) > 2 || ks[0].KeyType != KeyTypeHash || len(ks) == 2 && ks[1].KeyType != KeyTypeRange {
+	// checkKeys checks a key schema: a GSI's may have multi-attribute
+	// keys (index_keys.go), the table's and an LSI's may not.
+	checkKeys := func(where string, ks []KeySchemaElement, gsi bool) error {
+		if gsi {
+			if err := checkGSIKeyShape(ks); err != nil {
+				return err
+			}
+		} else if len(ks) < 1 || len(ks) > 2 || ks[0].KeyType != KeyTypeHash || len(ks) == 2 && ks[1].KeyType != KeyTypeRange {
 			return fail(where + ": KeySchema must be one HASH key optionally followed by one RANGE key")
 		}
 		for _, k := range ks {
@@ -707,12 +713,9 @@ func (s *TableSchema) validate() error {
 			}
 			used[k.AttributeName] = true
 		}
-		if len(ks) == 2 && ks[0].AttributeName == ks[1].AttributeName {
-			return fail(where + ": Both the Hash Key and the Range Key element in the KeySchema have the same name")
-		}
-		return nil
+		return repeatedKeyName(ks)
 	}
-	if err := checkKeys("KeySchema", s.KeySchema); err != nil {
+	if err := checkKeys("KeySchema", s.KeySchema, false); err != nil {
 		return err
 	}
 	names := map[string]bool{}
@@ -725,7 +728,7 @@ func (s *TableSchema) validate() error {
 			return fail("Duplicate index name: " + name)
 		}
 		names[name] = true
-		if err := checkKeys(kind+" "+name, ks); err != nil {
+		if err := checkKeys(kind+" "+name, ks, kind == "GlobalSecondaryIndex"); err != nil {
 			return err
 		}
 		switch p.ProjectionType {

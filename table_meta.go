@@ -19,9 +19,19 @@ import (
 //  1. encodeMeta and decodeMeta are the only encoder and decoder of the
 //     metadata; putMeta is the only writer of the metadata key.
 //  2. decodeMeta(encodeMeta(m)) == m for every metadata m of this version.
-//  3. A table's format (FormatVersion) never changes after its creation:
-//     it says how its items are laid out (segment.go), not how the
-//     metadata is encoded. Fields added since are optional.
+//  3. A table's format (tableMeta.format, stored as FormatVersion, or as
+//     Layout under FormatVersion 3) never changes after its creation: it
+//     says how its items are laid out (segment.go), not how the metadata
+//     is encoded. Fields added since are optional.
+//  5. Metadata that a version without some feature would misread is
+//     stored under a FormatVersion that version refuses. A GSI with a
+//     multi-attribute key (index_keys.go) is such a feature: a version
+//     before it would take a second HASH element for a sort key and write
+//     wrong index entries. Metadata whose schema has one is stored as
+//     FormatVersion 3 with the table's format in Layout (versions before
+//     refuse FormatVersion > 2); all other metadata is stored as before,
+//     so those versions keep reading it, and it returns to its old form
+//     when the last such GSI is deleted.
 //  4. The settings record is opaque here: the library stores and returns
 //     it and never reads it. Tables written before it existed kept their
 //     server's settings (billing, throughput, deletion protection, tags)
@@ -58,11 +68,17 @@ type tableMeta struct {
 const (
 	metaFormatVersion  = 2
 	firstFormatVersion = 1
+	// multiKeyFormatVersion is the FormatVersion of metadata with a
+	// multi-attribute GSI key (invariant 5); its Layout is the format.
+	multiKeyFormatVersion = 3
 )
 
 // storedMeta is the JSON stored at ("m",).
 type storedMeta struct {
-	FormatVersion    int
+	FormatVersion int
+	// Layout is the table's format when FormatVersion is
+	// multiKeyFormatVersion (invariant 5).
+	Layout           int `json:",omitempty"`
 	TableName        string
 	Schema           storedSchema
 	Building         []string         `json:",omitempty"`
@@ -128,6 +144,9 @@ func encodeMeta(m *tableMeta) ([]byte, error) {
 	s := storedMeta{FormatVersion: m.format, TableName: m.name, Schema: storeSchema(m.schema), Building: m.building,
 		CursorKey: m.cursorKey, TableID: m.tableID, CreationDateTime: m.created, Settings: m.settings,
 		Properties: storedProperties{StreamLabel: m.streamLabel, StreamStartAfter: m.streamStartAfter}}
+	if m.schema.hasMultiAttributeKeys() {
+		s.FormatVersion, s.Layout = multiKeyFormatVersion, m.format
+	}
 	for _, d := range m.disabledStreams {
 		s.Properties.DisabledStreams = append(s.Properties.DisabledStreams, storedDisabledStream{StreamLabel: d.StreamLabel,
 			StreamStartAfter: d.StreamStartAfter, StreamViewType: string(d.StreamViewType), DisabledAt: d.DisabledAt, LastSequenceNumber: d.LastSequenceNumber})
@@ -140,15 +159,27 @@ func encodeMeta(m *tableMeta) ([]byte, error) {
 func decodeMeta(raw []byte, name string) (*tableMeta, error) {
 	corrupt := &CorruptError{What: "table metadata", Reason: "cannot decode the schema of " + name}
 	var s storedMeta
-	if err := json.Unmarshal(raw, &s); err != nil || s.FormatVersion < firstFormatVersion || s.FormatVersion > metaFormatVersion {
+	if err := json.Unmarshal(raw, &s); err != nil || s.FormatVersion < firstFormatVersion || s.FormatVersion > multiKeyFormatVersion {
 		return nil, corrupt
 	}
-	m := &tableMeta{format: s.FormatVersion, name: s.TableName, schema: loadSchema(s.Schema), building: s.Building,
+	format := s.FormatVersion
+	if format == multiKeyFormatVersion {
+		format = s.Layout
+	} else if s.Layout != 0 {
+		return nil, corrupt
+	}
+	if format < firstFormatVersion || format > metaFormatVersion {
+		return nil, corrupt
+	}
+	m := &tableMeta{format: format, name: s.TableName, schema: loadSchema(s.Schema), building: s.Building,
 		cursorKey: s.CursorKey, tableID: s.TableID, created: s.CreationDateTime, settings: s.Settings,
 		streamLabel: s.Properties.StreamLabel, streamStartAfter: s.Properties.StreamStartAfter}
 	for _, d := range s.Properties.DisabledStreams {
 		m.disabledStreams = append(m.disabledStreams, DisabledStream{StreamLabel: d.StreamLabel, StreamStartAfter: d.StreamStartAfter,
 			StreamViewType: StreamViewType(d.StreamViewType), DisabledAt: d.DisabledAt, LastSequenceNumber: d.LastSequenceNumber})
+	}
+	if m.schema.hasMultiAttributeKeys() != (s.FormatVersion == multiKeyFormatVersion) {
+		return nil, corrupt // invariant 5: written by no version
 	}
 	if m.settings == nil {
 		legacy, err := legacySettings(raw)

@@ -3,6 +3,7 @@ package fdyno
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"go/ast"
 	gotoken "go/token"
@@ -67,6 +68,8 @@ var metaGoldens = []struct {
 	}, goldenSettings},
 	{"2-settings-record.json", "this version: the settings record", currentGolden(2), ""},
 	{"1-settings-record.json", "this version, a format 1 table", currentGolden(1), ""},
+	{"3-multi-attribute-keys.json", "this version: a GSI with a multi-attribute key (FormatVersion 3)", multiKeyGolden(2), ""},
+	{"3-multi-attribute-keys-layout-1.json", "this version: a format 1 table with a multi-attribute GSI key", multiKeyGolden(1), ""},
 }
 
 var (
@@ -109,6 +112,19 @@ func currentGolden(format int) func(*tableMeta) {
 	}
 }
 
+// multiKeyGolden returns the metadata this version writes for the Music
+// table in format format with a third GSI, byM, whose partition key is g
+// and lsk and whose sort key is sk and pk (index_keys.go).
+func multiKeyGolden(format int) func(*tableMeta) {
+	return func(m *tableMeta) {
+		currentGolden(format)(m)
+		m.building = nil
+		m.schema.GlobalSecondaryIndexes = append(m.schema.GlobalSecondaryIndexes, GlobalSecondaryIndex{IndexName: "byM",
+			KeySchema:  []KeySchemaElement{{"g", KeyTypeHash}, {"lsk", KeyTypeHash}, {"sk", KeyTypeRange}, {"pk", KeyTypeRange}},
+			Projection: Projection{ProjectionType: ProjectionTypeKeysOnly}})
+	}
+}
+
 func wantGolden(i int) *tableMeta {
 	m := &tableMeta{name: "Music", schema: goldenSchema(), format: 2}
 	metaGoldens[i].want(m)
@@ -126,7 +142,7 @@ func TestMetaGoldens(t *testing.T) {
 		t.Run(g.file, func(t *testing.T) {
 			path := filepath.Join("testdata", "meta", g.file)
 			want := wantGolden(i)
-			if *updateMeta && g.legacySettings == "" && strings.HasSuffix(g.file, "-settings-record.json") {
+			if *updateMeta && g.legacySettings == "" && (strings.HasSuffix(g.file, "-settings-record.json") || strings.HasPrefix(g.file, "3-")) {
 				raw, err := encodeMeta(want)
 				if err != nil {
 					t.Fatal(err)
@@ -367,5 +383,49 @@ func TestOpenSameSchemaEmptyLists(t *testing.T) {
 	s.GlobalSecondaryIndexes[0].Projection.NonKeyAttributes = []string{}
 	if _, err := Open(db, "Same", root, WithSchema(s)); err != nil {
 		t.Errorf("Open with empty lists for absent ones: %v", err)
+	}
+}
+
+// TestMetaMultiKeyFormat checks invariant 5: metadata with a GSI whose key
+// has several HASH or RANGE attributes is stored under a FormatVersion
+// the versions before multi-attribute keys refuse (they accept 1 and 2
+// only), the format moving to Layout; any other metadata keeps its old
+// form, also after its last multi-attribute GSI is deleted. Metadata
+// claiming one form with the other's schema is refused.
+func TestMetaMultiKeyFormat(t *testing.T) {
+	stored := func(m *tableMeta) (version, layout int) {
+		raw, err := encodeMeta(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct{ FormatVersion, Layout int }
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.FormatVersion, s.Layout
+	}
+	for _, format := range []int{1, 2} {
+		m := &tableMeta{name: "Music", schema: goldenSchema(), format: format}
+		multiKeyGolden(format)(m)
+		if v, l := stored(m); v <= 2 || l != format {
+			t.Errorf("format %d with a multi-attribute GSI stored as FormatVersion %d Layout %d, want > 2 and %d", format, v, l, format)
+		}
+		m.schema.GlobalSecondaryIndexes = m.schema.GlobalSecondaryIndexes[:2] // byM deleted
+		if v, l := stored(m); v != format || l != 0 {
+			t.Errorf("format %d without one stored as FormatVersion %d Layout %d, want %d and none", format, v, l, format)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join("testdata", "meta", "3-multi-attribute-keys.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{
+		strings.Replace(string(raw), `"FormatVersion":3,"Layout":2`, `"FormatVersion":2`, 1),
+		strings.Replace(string(raw), `"Layout":2`, `"Layout":3`, 1),
+		strings.Replace(string(raw), `"Layout":2,`, ``, 1),
+	} {
+		if _, err := decodeMeta([]byte(bad), "Music"); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("decodeMeta(%.60s…) error = %v, want ErrCorrupt", bad, err)
+		}
 	}
 }

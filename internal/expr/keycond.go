@@ -3,7 +3,8 @@ package expr
 import "strconv"
 
 // KeyConditionExpression, Query's choice of items by key (the key
-// condition rules of DynamoDB's Query documentation), as a grammar:
+// condition rules of DynamoDB's Query documentation), as a grammar, for a
+// key of one partition and at most one sort attribute:
 //
 //	key-cond := pk-eq [ AND sk-cond ]      either order, parentheses allowed
 //	pk-eq    := pk = :v | :v = pk
@@ -15,7 +16,9 @@ import "strconv"
 // condition grammar's tokens, syntax errors, placeholders and parenthesis
 // rules, and the tree is then checked for the key-condition shape: OR,
 // NOT, IN and <> and every function but begins_with are refused, as
-// DynamoDB refuses them.
+// DynamoDB refuses them. A global secondary index's multi-attribute key
+// has one pk-eq per partition attribute and sk-conds on a prefix of its
+// sort attributes (ParseKeyCondition).
 // See https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Query.KeyConditionExpressions.html.
 
 // kindKeyCondition is the expression kind DynamoDB names in its messages.
@@ -39,18 +42,26 @@ type KeyAttr struct {
 	Type Type
 }
 
-// KeyCondition is a parsed KeyConditionExpression.
+// KeyCondition is a parsed KeyConditionExpression, for a key whose
+// partition key is one or more attributes and whose sort key is none, one
+// or more (a global secondary index's multi-attribute key: up to four of
+// each).
 //
 // Invariants:
 //
-//  1. Hash has the type of the key's hash attribute and passed the
-//     caller's check.
-//  2. Op is SortNone when the condition has no sort key term; otherwise
-//     the key has a sort key and Lo (and Hi, for BETWEEN) have its type
-//     and passed the check; begins_with only on an S or B sort key.
+//  1. Hash holds one value per partition key attribute, in key schema
+//     order, each of its attribute's type and passed the caller's check.
+//  2. Eq holds equalities on the first len(Eq) sort key attributes, and
+//     Op is the condition on sort key attribute len(Eq), SortNone when
+//     there is none (then Eq is empty); so the sort key terms are a
+//     left-to-right prefix of equalities with at most one range
+//     condition, on the last attribute given. Eq, Lo (and Hi, for
+//     BETWEEN) have their attributes' types and passed the check;
+//     begins_with only on an S or B attribute.
 //  3. For BETWEEN, Lo <= Hi.
 type KeyCondition[V any] struct {
-	Hash   V
+	Hash   []V
+	Eq     []V
 	Op     string
 	Lo, Hi V
 }
@@ -59,12 +70,24 @@ type KeyCondition[V any] struct {
 // "sk > :v".
 var Flipped = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
-// ParseKeyCondition parses a KeyConditionExpression for a key with hash
-// attribute hash and sort attribute rng (Name "" if none). Placeholders are
-// resolved in c and marked used. Every value compared with a key
-// attribute must have the attribute's type and pass check, whose errors
-// are returned as they are; the others are *[Error].
-func ParseKeyCondition[V any](ops Ops[V], c *Context[V], src string, hash, rng KeyAttr, check func(name string, v V, want Type, hash bool) error) (*KeyCondition[V], error) {
+// ParseKeyCondition parses a KeyConditionExpression for a key with
+// partition attributes hash (at least one) and sort attributes rng (none
+// or more), in key schema order. Placeholders are resolved in c and marked
+// used. Every value compared with a key attribute must have the
+// attribute's type and pass check, whose errors are returned as they are;
+// the others are *[Error].
+//
+// The terms may come in any order. Every partition attribute needs one =
+// term ("Query condition missed key schema element" names the first one
+// missing, in key schema order); the sort attributes given must be a
+// prefix of rng whose terms are all = but the last. DynamoDB's text for a
+// gap or an early range condition names the first attribute that lacks
+// its equality and the next one that has a term ("RANGE key attributes a
+// must have equality conditions specified in the query because a
+// condition is present on key attribute b"), as the service words it for
+// a global secondary index with a multi-attribute key (the developer
+// guide's "Multi-attribute key schema" states the rule, not the text).
+func ParseKeyCondition[V any](ops Ops[V], c *Context[V], src string, hash, rng []KeyAttr, check func(name string, v V, want Type, hash bool) error) (*KeyCondition[V], error) {
 	cond, err := ParseCondition(ops, c, kindKeyCondition, src)
 	if err != nil {
 		return nil, err
@@ -97,56 +120,99 @@ func ParseKeyCondition[V any](ops Ops[V], c *Context[V], src string, hash, rng K
 	if err := flatten(cond); err != nil {
 		return nil, err
 	}
-	if len(terms) > 2 {
+	if len(hash) == 1 && len(rng) <= 1 && len(terms) > 2 {
+		// A one-attribute key's words; a multi-attribute key has more
+		// terms, and a term too many names a key twice or a non-key.
 		return nil, keyCondError("Conditions can be of length 1 or 2 only")
 	}
-	kc := &KeyCondition[V]{}
-	seenHash, nonKey := false, false
+	type sortTerm struct {
+		op   string
+		vals []V
+	}
+	hashVals := make([]V, len(hash))
+	seenHash := make([]bool, len(hash))
+	sorts := make([]*sortTerm, len(rng))
+	nonKey := false
+	find := func(attrs []KeyAttr, name string) int {
+		for i, a := range attrs {
+			if a.Name == name {
+				return i
+			}
+		}
+		return -1
+	}
 	for _, term := range terms {
 		name, op, vals, err := keyTerm(term)
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case name == hash.Name:
-			if seenHash {
+		if i := find(hash, name); i >= 0 {
+			if seenHash[i] {
 				return nil, keyCondError("KeyConditionExpressions must only contain one condition per key")
 			}
-			seenHash = true
+			seenHash[i] = true
 			if op != SortEq {
 				return nil, keyCondError("Query key condition not supported")
 			}
-			if err := checkValue(name, vals[0], hash.Type, true); err != nil {
+			if err := checkValue(name, vals[0], hash[i].Type, true); err != nil {
 				return nil, err
 			}
-			kc.Hash = vals[0]
-		case rng.Name != "" && name == rng.Name:
-			if kc.Op != SortNone {
+			hashVals[i] = vals[0]
+			continue
+		}
+		if i := find(rng, name); i >= 0 {
+			if sorts[i] != nil {
 				return nil, keyCondError("KeyConditionExpressions must only contain one condition per key")
 			}
-			if op == SortBeginsWith && rng.Type == TypeN {
+			if op == SortBeginsWith && rng[i].Type == TypeN {
 				return nil, newError(kindKeyCondition, ReasonOperandType+"begins_with, Operand[V] type: N")
 			}
 			for _, v := range vals {
-				if err := checkValue(name, v, rng.Type, false); err != nil {
+				if err := checkValue(name, v, rng[i].Type, false); err != nil {
 					return nil, err
 				}
 			}
-			kc.Op, kc.Lo = op, vals[0]
-			if op == SortBetween {
-				kc.Hi = vals[1]
-			}
-		default:
-			// A condition on an attribute outside the key schema: DynamoDB
-			// names the partition key when the condition lacks it.
-			nonKey = true
+			sorts[i] = &sortTerm{op: op, vals: vals}
+			continue
 		}
+		// A condition on an attribute outside the key schema: DynamoDB
+		// names the partition key when the condition lacks it.
+		nonKey = true
 	}
-	if !seenHash {
-		return nil, keyCondError("Query condition missed key schema element: " + hash.Name)
+	for i, seen := range seenHash {
+		if !seen {
+			return nil, keyCondError("Query condition missed key schema element: " + hash[i].Name)
+		}
 	}
 	if nonKey {
 		return nil, keyCondError("Query key condition not supported")
+	}
+	// The sort terms: every attribute before one that has a term needs an
+	// equality (the guide's left-to-right rule).
+	for later := 1; later < len(rng); later++ {
+		if sorts[later] == nil {
+			continue
+		}
+		for prior := range later {
+			if sorts[prior] == nil || sorts[prior].op != SortEq {
+				return nil, keyCondError("RANGE key attributes " + rng[prior].Name +
+					" must have equality conditions specified in the query because a condition is present on key attribute " + rng[later].Name)
+			}
+		}
+	}
+	kc := &KeyCondition[V]{Hash: hashVals}
+	for i, st := range sorts {
+		if st == nil {
+			break
+		}
+		if i+1 < len(sorts) && sorts[i+1] != nil {
+			kc.Eq = append(kc.Eq, st.vals[0])
+			continue
+		}
+		kc.Op, kc.Lo = st.op, st.vals[0]
+		if st.op == SortBetween {
+			kc.Hi = st.vals[1]
+		}
 	}
 	return kc, nil
 }
