@@ -442,12 +442,12 @@ const conditionsLength = "Conditions can be of length 1 or 2 only"
 //
 // The rules are the developer guide's for every key, one attribute or
 // several ("Multi-attribute key schema"): every partition attribute with
-// EQ; sort attributes left to right in key schema order, none skipped;
-// a range comparison only on the last sort attribute given. The words
-// are DynamoDB's for the same faults on a one-attribute key: a missing
-// (or skipped) key attribute is "Query condition missed key schema
-// element" naming it, a comparison the position does not allow is "Query
-// key condition not supported".
+// EQ ("Query condition missed key schema element" names the first one
+// missing, "Query key condition not supported" refuses another
+// comparison); sort attributes left to right in key schema order, none
+// skipped, a range comparison only on the last one given ("RANGE key
+// attributes ... must have equality conditions ...", DynamoDB's words as
+// observed), as for a KeyConditionExpression.
 func (s *Server) keyConditions(t *fdyno.Table, index string, conds, filter []legacyCond, ph *placeholders) (string, error) {
 	desc, err := t.Describe(s.db)
 	if err != nil {
@@ -494,28 +494,39 @@ func (s *Server) keyConditions(t *fdyno.Table, index string, conds, filter []leg
 		}
 		ordered = append(ordered, c)
 	}
+	var given []bool // whether each sort attribute has a condition
 	for _, k := range sort {
 		c, ok := byName[k]
+		given = append(given, ok)
 		if !ok {
-			if len(ordered) < len(conds) {
-				// A condition remains: on a later sort attribute (this
-				// one skipped) or on no key attribute at all.
-				return "", validation("Query condition missed key schema element: " + k)
-			}
-			break
+			continue
 		}
 		if err := check(k, c); err != nil {
 			return "", err
 		}
-		if len(ordered) > len(hash) && ordered[len(ordered)-1].op != "EQ" {
-			// A range comparison on an earlier sort attribute.
-			return "", validation("Query key condition not supported")
-		}
 		ordered = append(ordered, c)
 	}
 	if len(ordered) < len(conds) {
-		// Every key attribute has its condition and one names none.
+		// A condition on no key attribute. With one sort attribute
+		// DynamoDB names the sort key when it has no condition.
+		if len(sort) == 1 && !given[0] {
+			return "", validation("Query condition missed key schema element: " + sort[0])
+		}
 		return "", validation("Query key condition not supported")
+	}
+	// Sort attributes left to right, none skipped, a range comparison
+	// only on the last one given, in DynamoDB's words (observed on a
+	// multi-attribute key): the first attribute lacking its equality, and
+	// the later one that has a condition.
+	for later := 1; later < len(sort); later++ {
+		if !given[later] {
+			continue
+		}
+		for prior := range later {
+			if !given[prior] || byName[sort[prior]].op != "EQ" {
+				return "", validation("RANGE key attributes " + sort[prior] + " must have equality conditions specified in the query because a condition is present on key attribute " + sort[later])
+			}
+		}
 	}
 	for _, k := range append(slices.Clone(hash), sort...) {
 		for _, c := range filter {
