@@ -481,10 +481,14 @@ func (s *Server) keyConditions(t *fdyno.Table, index string, conds, filter []leg
 		}
 		return nil
 	}
+	// Each condition on a key attribute first, in key schema order (an
+	// operation the position does not allow, a value of another type),
+	// then the partition attributes without one, as the library checks a
+	// KeyConditionExpression written in that order.
 	for _, k := range hash {
 		c, ok := byName[k]
 		if !ok {
-			return "", validation("Query condition missed key schema element: " + k)
+			continue
 		}
 		if err := check(k, c); err != nil {
 			return "", err
@@ -492,7 +496,6 @@ func (s *Server) keyConditions(t *fdyno.Table, index string, conds, filter []leg
 		if c.op != "EQ" {
 			return "", validation("Query key condition not supported")
 		}
-		ordered = append(ordered, c)
 	}
 	var given []bool // whether each sort attribute has a condition
 	for _, k := range sort {
@@ -504,7 +507,18 @@ func (s *Server) keyConditions(t *fdyno.Table, index string, conds, filter []leg
 		if err := check(k, c); err != nil {
 			return "", err
 		}
+	}
+	for _, k := range hash {
+		c, ok := byName[k]
+		if !ok {
+			return "", validation("Query condition missed key schema element: " + k)
+		}
 		ordered = append(ordered, c)
+	}
+	for i, k := range sort {
+		if given[i] {
+			ordered = append(ordered, byName[k])
+		}
 	}
 	if len(ordered) < len(conds) {
 		// A condition on no key attribute. With one sort attribute

@@ -2,6 +2,7 @@ package server
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,8 +13,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"pgregory.net/rapid"
 )
 
 // Multi-attribute keys of global secondary indexes through the wire, with
@@ -606,4 +609,133 @@ func TestSDKMultiAttributeKeyConditions(t *testing.T) {
 	three := map[string]types.Condition{"matchId": nine["a0"], "round": nine["a1"], "bracket": nine["a2"]}
 	_, err = c.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String("Matches"), KeyConditions: three})
 	wantAPIErrorExact(t, err, "ValidationException", "Conditions can be of length 1 or 2 only")
+}
+
+// TestMultiAttributeKeyConditionsModel draws random key conditions on
+// the two test indexes, legal and not, and checks the legacy
+// KeyConditions and the KeyConditionExpression a user would write for
+// them against the guide's rules ("Multi-attribute key schema") and the
+// model: a legal condition (every partition attribute with =, sort
+// attributes a prefix whose conditions are = but the last) returns the
+// model's items in the model's order, both ways; an illegal one is a
+// ValidationException, with the same message both ways.
+func TestMultiAttributeKeyConditionsModel(t *testing.T) {
+	_, c := newTestClient(t, Config{})
+	mustCreateTable(t, c, mgsiTableInput("Matches"))
+	ms := mgsiMatches()
+	for _, m := range ms {
+		if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Matches"), Item: sdkItem(m.attrs())}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	domain := map[string][]any{
+		"tournamentId": {"WINTER2024", "SPRING2025", "X"}, "region": {"NA-EAST", "EU-WEST"},
+		"round": {0, 1, 2, 3, 4}, "bracket": {"LOWER", "UPPER", "M", "UP", "L"}, "matchNumber": {0, 1, 2, 3, 4, 5},
+		"matchId": {"WINTER2024-NA-EAST-r2-UPPER-m3", "SPRING2025", "W", "sparse-no-number-1"},
+	}
+	legacy := map[string]types.ComparisonOperator{"=": types.ComparisonOperatorEq, "<": types.ComparisonOperatorLt, "<=": types.ComparisonOperatorLe,
+		">": types.ComparisonOperatorGt, ">=": types.ComparisonOperatorGe, "BETWEEN": types.ComparisonOperatorBetween, "begins_with": types.ComparisonOperatorBeginsWith}
+	legal, illegal := 0, 0
+	rapid.Check(t, func(rt *rapid.T) {
+		ix := rapid.SampledFrom([]mgsiIndex{mgsiByRegion, mgsiByRound}).Draw(rt, "index")
+		q := mgsiQuery{ix: ix}
+		valid, rangeSeen, gap := true, false, false
+		for i, a := range append(slices.Clone(ix.hash), ix.sort...) {
+			isHash := i < len(ix.hash)
+			// Partition attributes are given nine times in ten, sort
+			// attributes six in ten.
+			if rapid.IntRange(0, 9).Draw(rt, "has "+a) >= map[bool]int{true: 9, false: 6}[isHash] {
+				valid = valid && !isHash
+				gap = gap || !isHash
+				continue
+			}
+			// Mostly equalities (nine in ten on a partition attribute, one
+			// in two on a sort attribute), so that legal conditions are
+			// common.
+			ops := []string{"<", "<=", ">", ">=", "BETWEEN"}
+			if !mgsiNumeric[a] {
+				ops = append(ops, "begins_with")
+			}
+			op := "="
+			if rapid.IntRange(0, 9).Draw(rt, "eq "+a) >= map[bool]int{true: 9, false: 5}[isHash] {
+				op = rapid.SampledFrom(ops).Draw(rt, "op "+a)
+			}
+			v := rapid.SampledFrom(domain[a]).Draw(rt, "value "+a)
+			vals := []any{v}
+			if op == "BETWEEN" {
+				w := rapid.SampledFrom(domain[a]).Draw(rt, "upper "+a)
+				if compareAny(v, w) > 0 {
+					v, w = w, v
+				}
+				vals = []any{v, w}
+			}
+			q.conds = append(q.conds, mgsiCond{a, op, vals})
+			switch {
+			case isHash:
+				valid = valid && op == "="
+			case gap || rangeSeen:
+				valid = false
+			default:
+				rangeSeen = op != "="
+			}
+		}
+		if len(q.conds) == 0 {
+			return
+		}
+		forward := rapid.Bool().Draw(rt, "forward")
+		kce, names, values := q.expression()
+		vals := map[string]types.AttributeValue{}
+		for k, v := range values {
+			vals[k] = sdkValue(v)
+		}
+		ids := func(out *dynamodb.QueryOutput) []string {
+			var ids []string
+			for _, it := range out.Items {
+				ids = append(ids, it["matchId"].(*types.AttributeValueMemberS).Value)
+			}
+			return ids
+		}
+		exprOut, exprErr := c.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String("Matches"), IndexName: aws.String(ix.name),
+			KeyConditionExpression: aws.String(kce), ExpressionAttributeNames: names, ExpressionAttributeValues: vals, ScanIndexForward: aws.Bool(forward)})
+		kc := map[string]types.Condition{}
+		for _, cd := range q.conds {
+			var vs []types.AttributeValue
+			for _, v := range cd.vals {
+				vs = append(vs, sdkValue(v))
+			}
+			kc[cd.attr] = types.Condition{ComparisonOperator: legacy[cd.op], AttributeValueList: vs}
+		}
+		legacyOut, legacyErr := c.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String("Matches"), IndexName: aws.String(ix.name),
+			KeyConditions: kc, ScanIndexForward: aws.Bool(forward)})
+		if !valid {
+			illegal++
+			var msgs []string
+			for what, err := range map[string]error{"KeyConditionExpression " + kce: exprErr, "KeyConditions": legacyErr} {
+				var ae smithy.APIError
+				if !errors.As(err, &ae) || ae.ErrorCode() != "ValidationException" {
+					rt.Fatalf("%s on %s: %v, want a ValidationException", what, ix.name, err)
+				}
+				msgs = append(msgs, ae.ErrorMessage())
+			}
+			if msgs[0] != msgs[1] {
+				rt.Fatalf("%s on %s: the refusals differ:\n %q\n %q", kce, ix.name, msgs[0], msgs[1])
+			}
+			return
+		}
+		if exprErr != nil || legacyErr != nil {
+			rt.Fatalf("legal condition %s on %s: expression %v, legacy %v", kce, ix.name, exprErr, legacyErr)
+		}
+		legal++
+		want := q.want(ms, forward)
+		if diff := gocmp.Diff(want, ids(exprOut), cmpopts.EquateEmpty()); diff != "" {
+			rt.Fatalf("KeyConditionExpression %s on %s (-want +got):\n%s", kce, ix.name, diff)
+		}
+		if diff := gocmp.Diff(want, ids(legacyOut), cmpopts.EquateEmpty()); diff != "" {
+			rt.Fatalf("KeyConditions %v on %s (-want +got):\n%s", q.conds, ix.name, diff)
+		}
+	})
+	// Both kinds are drawn often enough to test something.
+	if legal*10 < legal+illegal || illegal*10 < legal+illegal {
+		t.Errorf("%d legal and %d illegal conditions drawn: the generator is lopsided", legal, illegal)
+	}
 }
