@@ -100,9 +100,9 @@ func trimBytes(b []byte) []byte { return b[:min(len(b), 40)] }
 // in the index with key schema ks and projection p, by DynamoDB's rules.
 func expectedEntry(st *tableState, types map[string]ScalarAttributeType, name string, ks []KeySchemaElement, p Projection, kv []byte, it Item) (key, value []byte, ok bool) {
 	var vals []Value
-	for i, k := range ks {
+	for _, k := range ks {
 		v, found := it[k.AttributeName]
-		if !found || checkKeyValue(k.AttributeName, v, scalarType(types[k.AttributeName]), i == 0) != nil {
+		if !found || checkKeyValue(k.AttributeName, v, scalarType(types[k.AttributeName]), k.KeyType == KeyTypeHash) != nil {
 			return nil, nil, false
 		}
 		vals = append(vals, v)

@@ -53,7 +53,9 @@ func newBudgetFixture(t *testing.T) *budgetFixture {
 	f.plain = newTestTable(t, db, hashRange)
 	gsi := hashRange
 	gsi.AttributeDefinitions = append(gsi.AttributeDefinitions[:2:2], AttributeDefinition{"g", ScalarAttributeTypeS})
-	gsi.GlobalSecondaryIndexes = []GlobalSecondaryIndex{{IndexName: "byG", KeySchema: []KeySchemaElement{{"g", KeyTypeHash}}, Projection: Projection{ProjectionType: ProjectionTypeAll}}}
+	gsi.GlobalSecondaryIndexes = []GlobalSecondaryIndex{{IndexName: "byG", KeySchema: []KeySchemaElement{{"g", KeyTypeHash}}, Projection: Projection{ProjectionType: ProjectionTypeAll}},
+		// A multi-attribute key (index_keys.go): partition g and pk, sort sk.
+		{IndexName: "byGP", KeySchema: []KeySchemaElement{{"g", KeyTypeHash}, {"pk", KeyTypeHash}, {"sk", KeyTypeRange}}, Projection: Projection{ProjectionType: ProjectionTypeAll}}}
 	var err error
 	if f.gsi, err = Open(db, "WithIndex", testRoot(t, db), WithSchema(gsi)); err != nil {
 		t.Fatal(err)
@@ -169,6 +171,11 @@ func TestRoundTripBudgets(t *testing.T) {
 		}, rt(1, 1, 0)},
 		{"Query page on a GSI", func() error {
 			return ignore(f.gsi.Query(db, QueryInput{IndexName: "byG", KeyConditionExpression: "g = :g", ExpressionAttributeValues: map[string]Value{":g": S("gs")}}))
+		}, rt(1, 1, 0)},
+		// A multi-attribute key's condition is one range too.
+		{"Query page on a GSI with a multi-attribute key", func() error {
+			return ignore(f.gsi.Query(db, QueryInput{IndexName: "byGP", KeyConditionExpression: "g = :g AND pk = :p AND sk > :s",
+				ExpressionAttributeValues: map[string]Value{":g": S("gs"), ":p": S("p"), ":s": N("7")}}))
 		}, rt(1, 1, 0)},
 		// An index entry too long to hold its projection refers to the
 		// item: the item's key is known only once the entry is read, and a
