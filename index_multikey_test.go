@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/expr"
 )
 
 // Multi-attribute GSI keys on the developer guide's example ("Multi-attribute
@@ -272,6 +273,27 @@ func TestMultiKeyWrites(t *testing.T) {
 		ve.Reason != "One or more parameter values were invalid: Type mismatch for Index Key round Expected: S Actual: N IndexName: PlayerMatchHistoryIndex" {
 		t.Errorf("Put with an N round: %v, want the type mismatch", err)
 	}
+	// An empty string, or a sort attribute over 1024 bytes (each attribute
+	// has the limit of its kind, index_keys.go rule 4), is refused too.
+	for _, tc := range []struct {
+		v    Value
+		want string
+	}{
+		{S(""), "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: "},
+		{S(strings.Repeat("r", 1025)), "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes IndexName: "},
+	} {
+		_, err := tbl.Put(db, PutInput{Item: match("match-008", "WINTER2024", "NA-EAST", "FINALS", "UPPER", "105", "2024-01-21").with("bracket", tc.v)})
+		if !errors.As(err, &ve) || !strings.HasPrefix(ve.Reason, tc.want) {
+			t.Errorf("Put with bracket of %d bytes: %v, want %q…", len(tc.v.s), err, tc.want)
+		}
+	}
+	if _, err := tbl.Put(db, PutInput{Item: match("match-008", "WINTER2024", "NA-EAST", "FINALS", "UPPER", "105", "2024-01-21").
+		with("bracket", S(strings.Repeat("r", 1024)))}); err != nil {
+		t.Errorf("Put with a bracket of 1024 bytes: %v", err)
+	}
+	if _, err := tbl.Delete(db, DeleteInput{Key: Item{"matchId": S("match-008")}}); err != nil {
+		t.Fatal(err)
+	}
 	regionIDs := func() []string {
 		out, err := query(QueryInput{IndexName: "TournamentRegionIndex", KeyConditionExpression: "tournamentId = :t AND #region = :r",
 			ExpressionAttributeNames: map[string]string{"#region": "region"}, ExpressionAttributeValues: values(":t", S("WINTER2024"), ":r", S("NA-EAST"))})
@@ -322,6 +344,9 @@ func TestMultiKeyWrites(t *testing.T) {
 	wantSort := []AttributeDefinition{{"round", ScalarAttributeTypeS}, {"bracket", ScalarAttributeTypeS}, {"matchId", ScalarAttributeTypeS}}
 	if !ok || !slices.Equal(hash, wantHash) || !slices.Equal(sort, wantSort) {
 		t.Errorf("KeySchemaAttributes = %v %v %v", hash, sort, ok)
+	}
+	if h, r, ok := tbl.KeyAttributes("TournamentRegionIndex"); !ok || h != wantHash[0] || r != wantSort[0] {
+		t.Errorf("KeyAttributes = %v %v %v, want the first of each", h, r, ok)
 	}
 }
 
@@ -574,4 +599,86 @@ func TestMultiKeyLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkTable(t, db, tbl) // invariant 3: no entry of a deleted index
+}
+
+// FuzzMultiKeyConditionText: any KeyConditionExpression text on the
+// multi-attribute key of byM (multiModelSchema: h1 S, h2 N | r1 S, r2 N,
+// r3 B) never panics, is refused with a *ValidationError, or has one key
+// range inside the partition its = terms name.
+func FuzzMultiKeyConditionText(f *testing.F) {
+	for _, s := range []string{"h1 = :s AND h2 = :n", "h2 = :n AND h1 = :s AND r1 = :s AND r2 > :n", "h1 = :s AND h2 = :n AND begins_with(r1, :s)",
+		"h1 = :s AND h2 = :n AND r1 = :s AND r2 = :n AND r3 BETWEEN :b AND :b", "h1 = :s AND r1 = :s", "h1 = :s AND h2 = :n AND r2 = :n",
+		"(h1 = :s) AND (h2 = :n) AND (r1 < :s)", "h1 = :s OR h2 = :n", "h1 = :s AND h2 = :n AND r1 = r2"} {
+		f.Add(s)
+	}
+	st := newTableState(nil, tableKeys{}, multiModelSchema)
+	ix := st.index("byM")
+	eav := map[string]Value{":s": S("x"), ":n": N("1"), ":b": B([]byte{0, 0xff})}
+	f.Fuzz(func(t *testing.T, src string) {
+		c, err := newExprContext(nil, eav)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kc, err := parseKeyCondition(c, src, ix.hash, ix.rng)
+		if err != nil {
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("parseKeyCondition(%q) error %T %v, want *ValidationError", src, err, err)
+			}
+			return
+		}
+		if len(kc.Hash) != 2 || len(kc.Eq) >= len(ix.rng) || kc.Op == "" && len(kc.Eq) > 0 {
+			t.Fatalf("parseKeyCondition(%q) = %s: not a prefix of the key", src, keyConditionString(kc))
+		}
+		lo, hi, err := indexKeyRange(kc, len(ix.rng))
+		if err != nil {
+			t.Fatalf("indexKeyRange(%s): %v", keyConditionString(kc), err)
+		}
+		p, _ := packKeyValues(kc.Hash...)
+		if string(lo) > string(hi) || !strings.HasPrefix(string(lo), string(p)) || string(hi) > string(p)+"\xff" {
+			t.Fatalf("%q: range [%x, %x) outside partition %x", src, lo, hi, p)
+		}
+	})
+}
+
+// FuzzMultiKeyCursor: decoding untrusted bytes as the cursor of a query
+// on a multi-attribute index never panics, accepts only entry keys of the
+// index (every key attribute and the table key) inside the query's range,
+// and round-trips what it accepts.
+func FuzzMultiKeyCursor(f *testing.F) {
+	st := newTableState(nil, tableKeys{}, multiModelSchema)
+	p := &readPlan{op: "Query", st: st, ix: st.index("byM"), forward: true}
+	kc := &keyCondition{Hash: []Value{S("a"), N("2")}, Eq: []Value{S("b")}, Op: expr.SortLt, Lo: N("10")}
+	lo, hi, err := p.keyRange(kc)
+	if err != nil {
+		f.Fatal(err)
+	}
+	p.lo, p.hi = lo, hi
+	fp := newCursorFingerprint([]byte("key"), "Test", []byte("prefix"), "Query", "byM", lo, hi, true)
+	for _, r2 := range []string{"1", "-3.5", "10", "11"} {
+		ikv, _ := packKeyValues(S("a"), N("2"), S("b"), N(r2), B([]byte{0}))
+		kv, _ := packKeyValues(S("p1"))
+		f.Add(encodeCursor(fp, append(ikv, kv...)))
+	}
+	f.Add([]byte{cursorVersion})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		k, err := decodeCursorWith(b, fp, p.keyItem, lo, hi)
+		if err != nil {
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("decodeCursorWith(%x) error %T, want *ValidationError", b, err)
+			}
+			return
+		}
+		if !inRange(k, lo, hi) {
+			t.Fatalf("decodeCursorWith(%x) = %x, outside [%x, %x)", b, k, lo, hi)
+		}
+		it, err := p.keyItem(k)
+		if err != nil || len(it) != 6 {
+			t.Fatalf("decodeCursorWith(%x) = %x, not an index key: %v %v", b, k, it, err)
+		}
+		if got := encodeCursor(fp, k); !bytes.Equal(got, b) {
+			t.Fatalf("decodeCursorWith(%x) = %x, which encodes to %x", b, k, got)
+		}
+	})
 }
