@@ -170,7 +170,7 @@ func checkCreateTableMembers(in *createTableInput) error {
 		return err
 	}
 	var v constraints
-	checkKeySchemaMember(&v, "keySchema", in.KeySchema, in.KeySchema != nil, 2)
+	checkKeySchemaMember(&v, "keySchema", in.KeySchema, false, 2)
 	for i, d := range in.AttributeDefinitions {
 		at := "attributeDefinitions." + strconv.Itoa(i+1) + ".member."
 		checkAttributeName(&v, at+"attributeName", d.AttributeName)
@@ -197,17 +197,23 @@ func checkCreateTableMembers(in *createTableInput) error {
 }
 
 // checkKeySchemaMember applies DynamoDB's model constraints to a
-// KeySchema at field: present is whether the request has the member (an
-// absent one is reported elsewhere, as a missing parameter); at least one
-// element and, when max > 0, at most max; each element's attribute name
-// length and key type. The table's KeySchema and a local secondary
+// KeySchema at field: present (an index's is required: "Member must not
+// be null"; the table's, when absent, is reported after these checks);
+// at least one element and, when max > 0, at most max; each element's
+// attribute name length and key type. The table's KeySchema and a local secondary
 // index's take at most two elements; a global secondary index's has no
 // maximum in the model (the API reference's GlobalSecondaryIndex:
 // "Minimum number of 1 item"), its up to four HASH and four RANGE
 // elements being a rule of the schema checked later, with DynamoDB's own
 // words.
-func checkKeySchemaMember(v *constraints, field string, ks []fdyno.KeySchemaElement, present bool, max int) {
-	if n := len(ks); present && (n < 1 || max > 0 && n > max) {
+func checkKeySchemaMember(v *constraints, field string, ks []fdyno.KeySchemaElement, required bool, max int) {
+	if ks == nil {
+		if required {
+			v.add(field, nil, "Member must not be null")
+		}
+		return
+	}
+	if n := len(ks); n < 1 || max > 0 && n > max {
 		parts := make([]string, n)
 		for i, k := range ks {
 			parts[i] = "KeySchemaElement(attributeName=" + k.AttributeName + ", keyType=" + string(k.KeyType) + ")"

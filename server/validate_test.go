@@ -124,6 +124,9 @@ func TestConstraintMessages(t *testing.T) {
 		{"create gsi no keys", "CreateTable", `{"TableName":"Tbl","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],` +
 			`"GlobalSecondaryIndexes":[{"IndexName":"gsi","KeySchema":[],"Projection":{"ProjectionType":"ALL"}}]}`, "ValidationException",
 			"1 validation error detected: Value '[]' at 'globalSecondaryIndexes.1.member.keySchema' failed to satisfy constraint: Member must have length greater than or equal to 1"},
+		{"create gsi without keys", "CreateTable", `{"TableName":"Tbl","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],` +
+			`"GlobalSecondaryIndexes":[{"IndexName":"gsi","Projection":{"ProjectionType":"ALL"}}]}`, "ValidationException",
+			"1 validation error detected: Value null at 'globalSecondaryIndexes.1.member.keySchema' failed to satisfy constraint: Member must not be null"},
 		{"update gsi key type", "UpdateTable", `{"TableName":"Nope","AttributeDefinitions":[{"AttributeName":"a","AttributeType":"S"}],` +
 			`"GlobalSecondaryIndexUpdates":[{"Create":{"IndexName":"gsi","KeySchema":[{"AttributeName":"a","KeyType":"PARTITION"}],"Projection":{"ProjectionType":"ALL"}}}]}`, "ValidationException",
 			"1 validation error detected: Value 'PARTITION' at 'globalSecondaryIndexUpdates.1.member.create.keySchema.1.member.keyType' failed to satisfy constraint: Member must satisfy enum value set: [HASH, RANGE]"},
