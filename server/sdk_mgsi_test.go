@@ -349,6 +349,26 @@ func TestSDKMultiAttributeIndex(t *testing.T) {
 		}
 	}
 
+	// Select, ProjectionExpression and a FilterExpression on a non-key
+	// attribute behave as on any index: COUNT counts the items the
+	// filter keeps, of those the key condition read.
+	cnt, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String("Matches"), IndexName: aws.String(mgsiByRound.name),
+		KeyConditionExpression: aws.String("tournamentId = :t AND #r = :r AND #n = :n"), FilterExpression: aws.String("score = :x"),
+		ExpressionAttributeNames:  map[string]string{"#r": "region", "#n": "round"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": s("WINTER2024"), ":r": s("EU-WEST"), ":n": n("2"), ":x": s("x")},
+		Select:                    types.SelectCount})
+	if err != nil || cnt.Count != 8 || cnt.ScannedCount != 8 || cnt.Items != nil {
+		t.Errorf("Query Select COUNT: %+v, %v; want Count and ScannedCount 8", cnt, err)
+	}
+	proj, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String("Matches"), IndexName: aws.String(mgsiByRound.name),
+		KeyConditionExpression: aws.String("tournamentId = :t AND #r = :r AND #n = :n AND bracket = :b"), ProjectionExpression: aws.String("matchNumber"),
+		FilterExpression:          aws.String("score <> :x"),
+		ExpressionAttributeNames:  map[string]string{"#r": "region", "#n": "round"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": s("WINTER2024"), ":r": s("EU-WEST"), ":n": n("2"), ":b": s("UPPER"), ":x": s("x")}})
+	if err != nil || proj.Count != 0 || proj.ScannedCount != 4 {
+		t.Errorf("Query with a filter keeping nothing: %+v, %v; want Count 0 of ScannedCount 4", proj, err)
+	}
+
 	// Scan of an index: every item with all its key attributes, no
 	// other.
 	for _, ix := range []mgsiIndex{mgsiByRegion, mgsiByRound} {
