@@ -193,6 +193,16 @@ func checkCreateTableMembers(in *createTableInput) error {
 	if len(in.KeySchema) == 2 && in.KeySchema[0].AttributeName == in.KeySchema[1].AttributeName {
 		return validation("Invalid KeySchema: Some index key attribute have no definition")
 	}
+	// The table's key: a HASH element, then at most one RANGE element, in
+	// DynamoDB's words as observed ("Invalid KeySchema: The first
+	// KeySchemaElement is not a HASH key type", "... The second
+	// KeySchemaElement is not a RANGE key type").
+	switch ks := in.KeySchema; {
+	case len(ks) > 0 && ks[0].KeyType != fdyno.KeyTypeHash:
+		return validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+	case len(ks) == 2 && ks[1].KeyType != fdyno.KeyTypeRange:
+		return validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+	}
 	return nil
 }
 

@@ -108,6 +108,12 @@ func TestConstraintMessages(t *testing.T) {
 				"Value 'FREE' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]"},
 		{"create key attribute twice", "CreateTable", `{"TableName":"Tbl","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"pk","KeyType":"RANGE"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST"}`, "ValidationException",
 			"Invalid KeySchema: Some index key attribute have no definition"},
+		// The table's key: HASH first, then RANGE (DynamoDB's words as
+		// observed on the service).
+		{"create table key RANGE first", "CreateTable", `{"TableName":"Tbl","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"sk","KeyType":"RANGE"},{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"}]}`, "ValidationException",
+			"Invalid KeySchema: The first KeySchemaElement is not a HASH key type"},
+		{"create table key two HASH", "CreateTable", `{"TableName":"Tbl","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"}]}`, "ValidationException",
+			"Invalid KeySchema: The second KeySchemaElement is not a RANGE key type"},
 		// An index's KeySchema in the model: a local secondary index's
 		// takes at most two elements, as the table's (observed: "The
 		// table KeySchema and an LSI KeySchema with 3 elements are
