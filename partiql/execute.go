@@ -396,19 +396,11 @@ func runSelect(t *fdyno.Table, tx fdb.ReadTransactor, s *pqStmt, in ExecuteState
 			}
 			return out, nil
 		}
-		kce := pl.hashPH + " = :p"
-		if pl.sortCond != "" {
-			kce += " AND " + pl.sortCond
-		}
+		kce := pl.keyCondition()
 		left := in.Limit
 		for i := part; i < len(pl.partitions); i++ {
-			values := make(map[string]fdyno.Value, len(pl.keyValues)+1)
-			for k, v := range pl.keyValues {
-				values[k] = v
-			}
-			values[":p"] = pl.partitions[i]
 			qi := fdyno.QueryInput{IndexName: pl.index, KeyConditionExpression: kce, ExpressionAttributeNames: pl.keyNames,
-				ExpressionAttributeValues: values, ScanIndexForward: fdyno.Forward(pl.forward), Limit: left, ConsistentRead: in.ConsistentRead}
+				ExpressionAttributeValues: pl.partitionValues(i), ScanIndexForward: fdyno.Forward(pl.forward), Limit: left, ConsistentRead: in.ConsistentRead}
 			if i == part {
 				qi.Cursor = cursor
 			}

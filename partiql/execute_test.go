@@ -94,8 +94,8 @@ func TestPartiQLPlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			var parts []string
-			for _, v := range pl.partitions {
-				parts = append(parts, v.S())
+			for _, p := range pl.partitions {
+				parts = append(parts, p[0].S())
 			}
 			got := []any{pl.query, parts, pl.sortCond != "", pl.filter != "", pl.getKey != nil}
 			want := []any{tc.query, tc.partitions, tc.sortCond, tc.filter, tc.get}

@@ -416,12 +416,20 @@ const maxINPartitions = 50
 // (in the order written, duplicates dropped), or a Scan.
 type pqSelectPlan struct {
 	index string
-	// query: one Query per partition value, with KeyConditionExpression
-	// "#hash = :p" plus sortCond (if any).
-	query      bool
-	hash       keyAttr
-	hashPH     string // the partition key's placeholder in keyNames
-	partitions []fdyno.Value
+	// query: one Query per partition, with KeyConditionExpression
+	// "#h1 = :p0 AND #h2 = :p1 ..." (hashPHs, one per partition
+	// attribute) plus sortCond (if any).
+	query bool
+	// hashes are the partition attributes of the table or index: one,
+	// or up to four for a global secondary index with a multi-attribute
+	// key; sorts its sort attributes in key schema order.
+	hashes []keyAttr
+	sorts  []keyAttr
+	// hashPHs are the partition attributes' placeholders in keyNames.
+	hashPHs []string
+	// partitions are the partitions read, each the values of hashes in
+	// order.
+	partitions [][]fdyno.Value
 	keyNames   map[string]string
 	keyValues  map[string]fdyno.Value
 	sortCond   string
@@ -438,69 +446,166 @@ type pqSelectPlan struct {
 	proj         []docPath
 }
 
-// planSelect plans a SELECT against table t: a Query when the
-// WHERE pins the partition key of the table (or of the index) by
-// equality or IN, else a Scan, as DynamoDB decides.
+// keyCondition is the KeyConditionExpression of the plan's Queries, its
+// partition values named ":p0", ":p1", ... (partitionValues).
+func (pl *pqSelectPlan) keyCondition() string {
+	parts := make([]string, 0, len(pl.hashPHs)+1)
+	for i, ph := range pl.hashPHs {
+		parts = append(parts, ph+" = :p"+strconv.Itoa(i))
+	}
+	if pl.sortCond != "" {
+		parts = append(parts, pl.sortCond)
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// partitionValues are the placeholder values of partition i's Query.
+func (pl *pqSelectPlan) partitionValues(i int) map[string]fdyno.Value {
+	values := make(map[string]fdyno.Value, len(pl.keyValues)+len(pl.hashPHs))
+	for k, v := range pl.keyValues {
+		values[k] = v
+	}
+	for j, v := range pl.partitions[i] {
+		values[":p"+strconv.Itoa(j)] = v
+	}
+	return values
+}
+
+// planSelect plans a SELECT against table t: a Query when the WHERE pins
+// the partition key of the table (or of the index) by equality or IN,
+// every partition attribute of a multi-attribute key, else a Scan, as
+// DynamoDB decides. The sort attributes a Query's key condition takes
+// follow the developer guide's rules for a multi-attribute key: left to
+// right in key schema order, equalities, then at most one range
+// condition; the rest of the WHERE filters.
 func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan, error) {
-	hash, rng, ok := keyAttrs(t, s.index)
+	hashes, sorts, ok := keyAttrLists(t, s.index)
 	if !ok {
 		return nil, &fdyno.ValidationError{Reason: "The table does not have the specified index: " + s.index}
 	}
-	pl := &pqSelectPlan{index: s.index, hash: hash, proj: s.proj, forward: true}
+	pl := &pqSelectPlan{index: s.index, hashes: hashes, sorts: sorts, proj: s.proj, forward: true}
 	kb, fb := newPQBuilder(params), newPQBuilder(params)
 	cs := conjuncts(s.where)
 	used := make([]bool, len(cs))
-	for i, c := range cs {
-		vs, ok, err := kb.partitionValues(c, hash.Name)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
+	// Each partition attribute's values, from the first conjunct that
+	// pins it; a Query needs them all.
+	lists := make([][]fdyno.Value, 0, len(hashes))
+	for _, h := range hashes {
+		var vals []fdyno.Value
+		found := false
+		for i, c := range cs {
+			if used[i] {
+				continue
+			}
+			vs, ok, err := kb.partitionValues(c, h.Name)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
 			if len(vs) > maxINPartitions {
 				return nil, &fdyno.ValidationError{Reason: "The IN operator on a partition key takes at most " + strconv.Itoa(maxINPartitions) + " values; number of values: " + strconv.Itoa(len(vs))}
 			}
-			pl.query, used[i] = true, true
+			used[i], found = true, true
 			for _, v := range vs {
-				if v.Type() == hash.Type && !slices.ContainsFunc(pl.partitions, v.Equal) {
-					pl.partitions = append(pl.partitions, v)
+				if v.Type() == h.Type && !slices.ContainsFunc(vals, v.Equal) {
+					vals = append(vals, v)
 				}
 			}
 			break
 		}
+		if !found {
+			lists = nil
+			break
+		}
+		lists = append(lists, vals)
+	}
+	pl.query = lists != nil
+	for _, h := range hashes {
+		// The partition attributes are named first: #n0, #n1, ...
+		pl.hashPHs = append(pl.hashPHs, kb.name(h.Name))
+	}
+	if pl.query {
+		// The partitions: every combination of the attributes' values,
+		// the first attribute's varying slowest. A multi-attribute key's
+		// combinations count against the IN limit as one list would.
+		pl.partitions = [][]fdyno.Value{{}}
+		for _, vals := range lists {
+			next := make([][]fdyno.Value, 0, len(pl.partitions)*len(vals))
+			for _, p := range pl.partitions {
+				for _, v := range vals {
+					next = append(next, append(slices.Clip(p), v))
+				}
+			}
+			pl.partitions = next
+		}
+		if len(pl.partitions) > maxINPartitions {
+			return nil, &fdyno.ValidationError{Reason: "The IN operator on a partition key takes at most " + strconv.Itoa(maxINPartitions) + " values; number of values: " + strconv.Itoa(len(pl.partitions))}
+		}
 	}
 	if pl.query && len(pl.partitions) == 1 && s.index == "" {
 		// The full primary key: one point read, as GetItem.
-		if rng.Name == "" {
-			pl.getKey = fdyno.Item{hash.Name: pl.partitions[0]}
+		hash := hashes[0]
+		if len(sorts) == 0 {
+			pl.getKey = fdyno.Item{hash.Name: pl.partitions[0][0]}
 		}
 		for i, c := range cs {
-			if used[i] || rng.Name == "" {
+			if used[i] || len(sorts) == 0 {
 				continue
 			}
+			rng := sorts[0]
 			v, ok, err := kb.keyEquality(c, rng.Name)
 			if err != nil {
 				return nil, err
 			}
 			if ok && v.Type() == rng.Type {
-				pl.getKey, used[i] = fdyno.Item{hash.Name: pl.partitions[0], rng.Name: v}, true
+				pl.getKey, used[i] = fdyno.Item{hash.Name: pl.partitions[0][0], rng.Name: v}, true
 				break
 			}
 		}
 	}
-	if pl.query && rng.Name != "" && pl.getKey == nil {
-		for i, c := range cs {
-			if used[i] {
-				continue
-			}
-			sc, ok, err := kb.sortKeyCondition(c, rng)
-			if err != nil {
-				return nil, err
+	if pl.query && len(sorts) > 0 && pl.getKey == nil {
+		var conds []string
+		for j, rng := range sorts {
+			// An equality on this attribute lets the next one be
+			// conditioned too; another comparison ends the prefix. The
+			// last attribute takes any comparison at once.
+			eq, ok := -1, false
+			for i, c := range cs {
+				if used[i] || j == len(sorts)-1 {
+					continue
+				}
+				v, isEq, err := kb.keyEquality(c, rng.Name)
+				if err != nil {
+					return nil, err
+				}
+				if isEq && v.Type() == rng.Type {
+					eq, ok = i, true
+					conds = append(conds, kb.name(rng.Name)+" = "+kb.value(v))
+					break
+				}
 			}
 			if ok {
-				pl.sortCond, used[i] = sc, true
-				break
+				used[eq] = true
+				continue
 			}
+			for i, c := range cs {
+				if used[i] {
+					continue
+				}
+				sc, ok, err := kb.sortKeyCondition(c, rng)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					conds, used[i] = append(conds, sc), true
+					break
+				}
+			}
+			break
 		}
+		pl.sortCond = strings.Join(conds, " AND ")
 	}
 	if !pl.query {
 		used = nil
@@ -510,31 +615,44 @@ func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan,
 		return nil, err
 	}
 	pl.filter, pl.filterNames, pl.filterValues = filter, fb.names, fb.values
-	pl.hashPH = kb.name(hash.Name)
 	pl.keyNames, pl.keyValues = kb.names, kb.values
+	isKey := func(o pqOrder, attrs []keyAttr) int {
+		for j, a := range attrs {
+			if len(o.path) == 1 && o.path[0].name == a.Name && !o.path[0].isIndex {
+				return j
+			}
+		}
+		return -1
+	}
 	for i, o := range s.order {
 		switch {
 		case !pl.query:
 			return nil, &fdyno.ValidationError{Reason: "Must have WHERE clause in the statement when using ORDER BY clause."}
-		case len(o.path) == 1 && o.path[0].name == hash.Name && !o.path[0].isIndex:
+		case isKey(o, hashes) >= 0:
 			if o.desc {
 				slices.Reverse(pl.partitions)
 			}
-		case len(o.path) == 1 && rng.Name != "" && o.path[0].name == rng.Name && !o.path[0].isIndex:
+		case isKey(o, sorts) >= 0:
 			pl.forward = !o.desc
 		default:
 			return nil, &fdyno.ValidationError{Reason: "Variable reference " + strconv.Quote(o.path.String()) + " in ORDER BY clause must be a key attribute (ORDER BY position " + strconv.Itoa(i+1) + ")"}
 		}
 	}
-	if len(s.order) > 0 && s.order[0].path[0].name == hash.Name && len(pl.partitions) > 1 {
-		// ORDER BY the partition key: read the partitions in key order.
-		slices.SortStableFunc(pl.partitions, func(a, b fdyno.Value) int {
-			c := compareKeys(a, b)
-			if s.order[0].desc {
-				return -c
-			}
-			return c
-		})
+	if len(s.order) > 0 && len(pl.partitions) > 1 {
+		if j := isKey(s.order[0], hashes); j >= 0 {
+			// ORDER BY a partition attribute: read the partitions in the
+			// order of that attribute, then of the others in key order.
+			slices.SortStableFunc(pl.partitions, func(a, b []fdyno.Value) int {
+				c := compareKeys(a[j], b[j])
+				for k := 0; c == 0 && k < len(a); k++ {
+					c = compareKeys(a[k], b[k])
+				}
+				if s.order[0].desc {
+					return -c
+				}
+				return c
+			})
+		}
 	}
 	return pl, nil
 }
@@ -713,6 +831,21 @@ type keyAttr struct {
 func keyAttrs(t *fdyno.Table, index string) (hash, rng keyAttr, ok bool) {
 	h, r, ok := t.KeyAttributes(index)
 	return keyAttrOf(h), keyAttrOf(r), ok
+}
+
+// keyAttrLists returns the partition attributes and the sort attributes
+// of t (index "") or of its index, each in key schema order: one and at
+// most one, or up to four each for a global secondary index with a
+// multi-attribute key; ok is false when there is no such index.
+func keyAttrLists(t *fdyno.Table, index string) (hashes, sorts []keyAttr, ok bool) {
+	h, r, ok := t.KeySchemaAttributes(index)
+	for _, d := range h {
+		hashes = append(hashes, keyAttrOf(d))
+	}
+	for _, d := range r {
+		sorts = append(sorts, keyAttrOf(d))
+	}
+	return hashes, sorts, ok
 }
 
 func keyAttrOf(d fdyno.AttributeDefinition) keyAttr {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -355,8 +356,13 @@ func checkRead(r *readCommon, l *legacyRead) error {
 				return err
 			}
 		}
-		if len(l.keys) != 1 && len(l.keys) != 2 {
-			return validation("Conditions can be of length 1 or 2 only")
+		// A multi-attribute global secondary index key has up to four
+		// partition and four sort attributes, and KeyConditions may name
+		// all of them (DynamoDB accepts KeyConditions on such an index);
+		// more than two on a one-attribute key are refused once the key
+		// schema is known (keyConditions).
+		if len(l.keys) < 1 || len(l.keys) > maxKeyConditions {
+			return validation(conditionsLength)
 		}
 	}
 	return nil
@@ -420,51 +426,123 @@ func (s *Server) applyRead(t *fdyno.Table, r *readCommon, l *legacyRead) error {
 	return nil
 }
 
+// maxKeyConditions is the most KeyConditions a Query may have: one per
+// key attribute of a multi-attribute global secondary index, four
+// partition and four sort attributes (the developer guide's
+// "Multi-attribute key schema").
+const maxKeyConditions = 8
+
+// conditionsLength is DynamoDB's refusal of KeyConditions of a length its
+// key schema cannot take.
+const conditionsLength = "Conditions can be of length 1 or 2 only"
+
 // keyConditions validates a Query's KeyConditions (and that its
 // QueryFilter, filter, names no key attribute) against the key schema of
 // the table or index queried, and returns the KeyConditionExpression.
+//
+// The rules are the developer guide's for every key, one attribute or
+// several ("Multi-attribute key schema"): every partition attribute with
+// EQ ("Query condition missed key schema element" names the first one
+// missing, "Query key condition not supported" refuses another
+// comparison); sort attributes left to right in key schema order, none
+// skipped, a range comparison only on the last one given ("RANGE key
+// attributes ... must have equality conditions ...", DynamoDB's words as
+// observed), as for a KeyConditionExpression.
 func (s *Server) keyConditions(t *fdyno.Table, index string, conds, filter []legacyCond, ph *placeholders) (string, error) {
 	desc, err := t.Describe(s.db)
 	if err != nil {
 		return "", err
 	}
-	keys, types := keySchemaOf(desc, index)
-	if keys == nil {
+	hash, sort, types := keySchemaOf(desc, index)
+	if hash == nil {
 		// An unknown index: the library reports it.
 		return joinConds(ph, conds, "AND"), nil
+	}
+	if len(conds) > 2 && len(hash)+len(sort) <= 2 {
+		return "", validation(conditionsLength)
+	}
+	if len(hash) == 1 && len(sort) == 0 && len(conds) > 1 {
+		return "", validation("Query key condition not supported")
 	}
 	byName := make(map[string]legacyCond, len(conds))
 	for _, c := range conds {
 		byName[c.attr] = c
 	}
-	var ordered []legacyCond
-	for i, k := range keys {
-		isHash := i == 0
-		if isHash && len(keys) == 1 && len(conds) > 1 {
-			return "", validation("Query key condition not supported")
-		}
-		c, ok := byName[k]
-		if !ok {
-			if isHash || len(conds) > 1 {
-				return "", validation("Query condition missed key schema element: " + k)
-			}
-			continue
-		}
+	ordered := make([]legacyCond, 0, len(conds))
+	check := func(k string, c legacyCond) error {
 		switch c.op {
 		case "NULL", "NOT_NULL", "NE", "CONTAINS", "NOT_CONTAINS", "IN":
-			return "", validation("Attempted conditional constraint is not an indexable operation")
+			return validation("Attempted conditional constraint is not an indexable operation")
 		}
 		for _, v := range c.list {
 			if v.Type().String() != types[k] {
-				return "", invalid("Condition parameter type does not match schema type")
+				return invalid("Condition parameter type does not match schema type")
 			}
 		}
-		if isHash && c.op != "EQ" {
+		return nil
+	}
+	// Each condition on a key attribute first, in key schema order (an
+	// operation the position does not allow, a value of another type),
+	// then the partition attributes without one, as the library checks a
+	// KeyConditionExpression written in that order.
+	for _, k := range hash {
+		c, ok := byName[k]
+		if !ok {
+			continue
+		}
+		if err := check(k, c); err != nil {
+			return "", err
+		}
+		if c.op != "EQ" {
 			return "", validation("Query key condition not supported")
+		}
+	}
+	var given []bool // whether each sort attribute has a condition
+	for _, k := range sort {
+		c, ok := byName[k]
+		given = append(given, ok)
+		if !ok {
+			continue
+		}
+		if err := check(k, c); err != nil {
+			return "", err
+		}
+	}
+	for _, k := range hash {
+		c, ok := byName[k]
+		if !ok {
+			return "", validation("Query condition missed key schema element: " + k)
 		}
 		ordered = append(ordered, c)
 	}
-	for _, k := range keys {
+	for i, k := range sort {
+		if given[i] {
+			ordered = append(ordered, byName[k])
+		}
+	}
+	if len(ordered) < len(conds) {
+		// A condition on no key attribute. With one sort attribute
+		// DynamoDB names the sort key when it has no condition.
+		if len(sort) == 1 && !given[0] {
+			return "", validation("Query condition missed key schema element: " + sort[0])
+		}
+		return "", validation("Query key condition not supported")
+	}
+	// Sort attributes left to right, none skipped, a range comparison
+	// only on the last one given, in DynamoDB's words (observed on a
+	// multi-attribute key): the first attribute lacking its equality, and
+	// the later one that has a condition.
+	for later := 1; later < len(sort); later++ {
+		if !given[later] {
+			continue
+		}
+		for prior := range later {
+			if !given[prior] || byName[sort[prior]].op != "EQ" {
+				return "", validation("RANGE key attributes " + sort[prior] + " must have equality conditions specified in the query because a condition is present on key attribute " + sort[later])
+			}
+		}
+	}
+	for _, k := range append(slices.Clone(hash), sort...) {
 		for _, c := range filter {
 			if c.attr == k {
 				return "", validation("QueryFilter can only contain non-primary key attributes: Primary key attribute: " + k)
@@ -474,11 +552,13 @@ func (s *Server) keyConditions(t *fdyno.Table, index string, conds, filter []leg
 	return joinConds(ph, ordered, "AND"), nil
 }
 
-// keySchemaOf returns the key attribute names (hash first) of the table
-// or of its index, and every key attribute's type name, or nil if there
-// is no such index.
-func keySchemaOf(desc *fdyno.TableDescription, index string) ([]string, map[string]string) {
-	types := make(map[string]string, len(desc.AttributeDefinitions))
+// keySchemaOf returns the partition and sort key attribute names, in key
+// schema order, of the table or of its index, and every key attribute's
+// type name; hash is nil if there is no such index. A multi-attribute
+// global secondary index has up to four of each; the table and its local
+// secondary indexes one partition and at most one sort attribute.
+func keySchemaOf(desc *fdyno.TableDescription, index string) (hash, sort []string, types map[string]string) {
+	types = make(map[string]string, len(desc.AttributeDefinitions))
 	for _, d := range desc.AttributeDefinitions {
 		types[d.AttributeName] = string(d.AttributeType)
 	}
@@ -496,18 +576,14 @@ func keySchemaOf(desc *fdyno.TableDescription, index string) ([]string, map[stri
 			}
 		}
 	}
-	if schema == nil {
-		return nil, nil
-	}
-	keys := make([]string, 0, 2)
 	for _, ks := range schema {
 		if ks.KeyType == fdyno.KeyTypeHash {
-			keys = append([]string{ks.AttributeName}, keys...)
+			hash = append(hash, ks.AttributeName)
 		} else {
-			keys = append(keys, ks.AttributeName)
+			sort = append(sort, ks.AttributeName)
 		}
 	}
-	return keys, types
+	return hash, sort, types
 }
 
 // attributesToGet maps an AttributesToGet list to a ProjectionExpression

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -39,19 +40,7 @@ except Exception as e:
 // which turns its absence into a failure; a bare `go test` without boto3
 // skips the test and says so.
 func TestTLSWithBoto3(t *testing.T) {
-	python := ""
-	for _, p := range []string{"/usr/bin/python3", "python3"} {
-		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import boto3").Run() == nil {
-			python = path
-			break
-		}
-	}
-	if python == "" {
-		if os.Getenv("FDYNO_REQUIRE_BOTO3") == "1" {
-			t.Fatal("no python3 with boto3, and FDYNO_REQUIRE_BOTO3=1")
-		}
-		t.Skip("no python3 with boto3 (apt-get install python3-boto3, or make test-boto3)")
-	}
+	python := boto3Python(t)
 	ts := newTestServer(t, Config{})
 	certFile, _, _ := selfSigned(t, t.TempDir())
 	url := serveTLSFiles(t, ts, certFile)
@@ -70,4 +59,40 @@ func TestTLSWithBoto3(t *testing.T) {
 	if !strings.Contains(ts.logs.String(), `"op":"PutItem"`) {
 		t.Error("the server logged no PutItem")
 	}
+}
+
+// boto3Python returns a python3 that can import boto3, or skips t when
+// there is none; with FDYNO_REQUIRE_BOTO3=1 (make test) it fails t
+// instead.
+func boto3Python(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import boto3").Run() == nil {
+			return path
+		}
+	}
+	if os.Getenv("FDYNO_REQUIRE_BOTO3") == "1" {
+		t.Fatal("no python3 with boto3, and FDYNO_REQUIRE_BOTO3=1")
+	}
+	t.Skip("no python3 with boto3 (apt-get install python3-boto3, or make test-boto3)")
+	return ""
+}
+
+// runBoto3 runs script with python against ts, the server's URL as
+// sys.argv[1] and input on its standard input, with no AWS configuration
+// of the machine, and returns its standard output.
+func runBoto3(t *testing.T, python, script, url string, input []byte) []byte {
+	t.Helper()
+	c, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(c, python, "-c", script, url)
+	cmd.Env = append(os.Environ(), "AWS_CONFIG_FILE="+filepath.Join(t.TempDir(), "none"), "AWS_SHARED_CREDENTIALS_FILE="+filepath.Join(t.TempDir(), "none"))
+	cmd.Stdin = bytes.NewReader(input)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("boto3: %v\n%s\n%s", err, out, stderr.Bytes())
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"strconv"
+
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
 )
@@ -60,6 +62,13 @@ func (in *updateTableInput) prepare(c *call) (string, error) {
 	}
 	var v constraints
 	v.enum("billingMode", in.BillingMode, "PROVISIONED", "PAY_PER_REQUEST")
+	for i, u := range in.GlobalSecondaryIndexUpdates {
+		if u.Create != nil {
+			at := "globalSecondaryIndexUpdates." + strconv.Itoa(i+1) + ".member.create."
+			checkIndexNameMember(&v, at+"indexName", u.Create.IndexName)
+			checkKeySchemaMember(&v, at+"keySchema", u.Create.KeySchema, true, 0)
+		}
+	}
 	if err := v.err(); err != nil {
 		return "", err
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fdyno/fdyno"
 )
 
 // validate.go: DynamoDB's constraint checks on request members, which run
@@ -168,33 +170,21 @@ func checkCreateTableMembers(in *createTableInput) error {
 		return err
 	}
 	var v constraints
-	if n := len(in.KeySchema); in.KeySchema != nil && (n < 1 || n > 2) {
-		parts := make([]string, n)
-		for i, k := range in.KeySchema {
-			parts[i] = "KeySchemaElement(attributeName=" + k.AttributeName + ", keyType=" + string(k.KeyType) + ")"
-		}
-		list := "[" + strings.Join(parts, ", ") + "]"
-		if n < 1 {
-			v.add("keySchema", &list, "Member must have length greater than or equal to 1")
-		} else {
-			v.add("keySchema", &list, "Member must have length less than or equal to 2")
-		}
-	}
-	for i, k := range in.KeySchema {
-		at := "keySchema." + strconv.Itoa(i+1) + ".member."
-		checkAttributeName(&v, at+"attributeName", k.AttributeName)
-		v.enum(at+"keyType", string(k.KeyType), "HASH", "RANGE")
-	}
+	checkKeySchemaMember(&v, "keySchema", in.KeySchema, false, 2)
 	for i, d := range in.AttributeDefinitions {
 		at := "attributeDefinitions." + strconv.Itoa(i+1) + ".member."
 		checkAttributeName(&v, at+"attributeName", d.AttributeName)
 		v.enum(at+"attributeType", string(d.AttributeType), "B", "N", "S")
 	}
 	for i, l := range in.LocalSecondaryIndexes {
-		checkIndexNameMember(&v, "localSecondaryIndexes."+strconv.Itoa(i+1)+".member.indexName", l.IndexName)
+		at := "localSecondaryIndexes." + strconv.Itoa(i+1) + ".member."
+		checkIndexNameMember(&v, at+"indexName", l.IndexName)
+		checkKeySchemaMember(&v, at+"keySchema", l.KeySchema, true, 2)
 	}
 	for i, g := range in.GlobalSecondaryIndexes {
-		checkIndexNameMember(&v, "globalSecondaryIndexes."+strconv.Itoa(i+1)+".member.indexName", g.IndexName)
+		at := "globalSecondaryIndexes." + strconv.Itoa(i+1) + ".member."
+		checkIndexNameMember(&v, at+"indexName", g.IndexName)
+		checkKeySchemaMember(&v, at+"keySchema", g.KeySchema, true, 0)
 	}
 	v.enum("billingMode", in.BillingMode, "PROVISIONED", "PAY_PER_REQUEST")
 	if err := v.err(); err != nil {
@@ -203,7 +193,53 @@ func checkCreateTableMembers(in *createTableInput) error {
 	if len(in.KeySchema) == 2 && in.KeySchema[0].AttributeName == in.KeySchema[1].AttributeName {
 		return validation("Invalid KeySchema: Some index key attribute have no definition")
 	}
+	// The table's key: a HASH element, then at most one RANGE element, in
+	// DynamoDB's words as observed ("Invalid KeySchema: The first
+	// KeySchemaElement is not a HASH key type", "... The second
+	// KeySchemaElement is not a RANGE key type").
+	switch ks := in.KeySchema; {
+	case len(ks) > 0 && ks[0].KeyType != fdyno.KeyTypeHash:
+		return validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+	case len(ks) == 2 && ks[1].KeyType != fdyno.KeyTypeRange:
+		return validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+	}
 	return nil
+}
+
+// checkKeySchemaMember applies DynamoDB's model constraints to a
+// KeySchema at field: present (an index's is required: "Member must not
+// be null"; the table's, when absent, is reported after these checks);
+// at least one element and, when max > 0, at most max; each element's
+// attribute name length and key type. The table's KeySchema and a local secondary
+// index's take at most two elements; a global secondary index's has no
+// maximum in the model (the API reference's GlobalSecondaryIndex:
+// "Minimum number of 1 item"), its up to four HASH and four RANGE
+// elements being a rule of the schema checked later, with DynamoDB's own
+// words.
+func checkKeySchemaMember(v *constraints, field string, ks []fdyno.KeySchemaElement, required bool, max int) {
+	if ks == nil {
+		if required {
+			v.add(field, nil, "Member must not be null")
+		}
+		return
+	}
+	if n := len(ks); n < 1 || max > 0 && n > max {
+		parts := make([]string, n)
+		for i, k := range ks {
+			parts[i] = "KeySchemaElement(attributeName=" + k.AttributeName + ", keyType=" + string(k.KeyType) + ")"
+		}
+		list := "[" + strings.Join(parts, ", ") + "]"
+		if n < 1 {
+			v.add(field, &list, "Member must have length greater than or equal to 1")
+		} else {
+			v.add(field, &list, "Member must have length less than or equal to "+strconv.Itoa(max))
+		}
+	}
+	for i, k := range ks {
+		at := field + "." + strconv.Itoa(i+1) + ".member."
+		checkAttributeName(v, at+"attributeName", k.AttributeName)
+		v.enum(at+"keyType", string(k.KeyType), "HASH", "RANGE")
+	}
 }
 
 // checkIndexNameMember applies DynamoDB's constraints on an IndexName,

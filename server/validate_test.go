@@ -108,6 +108,34 @@ func TestConstraintMessages(t *testing.T) {
 				"Value 'FREE' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]"},
 		{"create key attribute twice", "CreateTable", `{"TableName":"Tbl","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"pk","KeyType":"RANGE"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST"}`, "ValidationException",
 			"Invalid KeySchema: Some index key attribute have no definition"},
+		// The table's key: HASH first, then RANGE (DynamoDB's words as
+		// observed on the service).
+		{"create table key RANGE first", "CreateTable", `{"TableName":"Tbl","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"sk","KeyType":"RANGE"},{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"}]}`, "ValidationException",
+			"Invalid KeySchema: The first KeySchemaElement is not a HASH key type"},
+		{"create table key two HASH", "CreateTable", `{"TableName":"Tbl","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"}]}`, "ValidationException",
+			"Invalid KeySchema: The second KeySchemaElement is not a RANGE key type"},
+		// An index's KeySchema in the model: a local secondary index's
+		// takes at most two elements, as the table's (observed: "The
+		// table KeySchema and an LSI KeySchema with 3 elements are
+		// rejected with 'Member must have length less than or equal to
+		// 2'"); a global secondary index's has no maximum in the model
+		// (multi-attribute keys), but its elements' key types are an
+		// enum there too, here and in UpdateTable's Create.
+		{"create lsi three keys", "CreateTable", `{"TableName":"Tbl","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],` +
+			`"LocalSecondaryIndexes":[{"IndexName":"lsi","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"a","KeyType":"RANGE"},{"AttributeName":"b","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}]}`, "ValidationException",
+			"1 validation error detected: Value '[KeySchemaElement(attributeName=pk, keyType=HASH), KeySchemaElement(attributeName=a, keyType=RANGE), KeySchemaElement(attributeName=b, keyType=RANGE)]' at 'localSecondaryIndexes.1.member.keySchema' failed to satisfy constraint: Member must have length less than or equal to 2"},
+		{"create gsi key type", "CreateTable", `{"TableName":"Tbl","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],` +
+			`"GlobalSecondaryIndexes":[{"IndexName":"gsi","KeySchema":[{"AttributeName":"a","KeyType":"HASH"},{"AttributeName":"b","KeyType":"HASH"},{"AttributeName":"c","KeyType":"SORT"}],"Projection":{"ProjectionType":"ALL"}}]}`, "ValidationException",
+			"1 validation error detected: Value 'SORT' at 'globalSecondaryIndexes.1.member.keySchema.3.member.keyType' failed to satisfy constraint: Member must satisfy enum value set: [HASH, RANGE]"},
+		{"create gsi no keys", "CreateTable", `{"TableName":"Tbl","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],` +
+			`"GlobalSecondaryIndexes":[{"IndexName":"gsi","KeySchema":[],"Projection":{"ProjectionType":"ALL"}}]}`, "ValidationException",
+			"1 validation error detected: Value '[]' at 'globalSecondaryIndexes.1.member.keySchema' failed to satisfy constraint: Member must have length greater than or equal to 1"},
+		{"create gsi without keys", "CreateTable", `{"TableName":"Tbl","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],` +
+			`"GlobalSecondaryIndexes":[{"IndexName":"gsi","Projection":{"ProjectionType":"ALL"}}]}`, "ValidationException",
+			"1 validation error detected: Value null at 'globalSecondaryIndexes.1.member.keySchema' failed to satisfy constraint: Member must not be null"},
+		{"update gsi key type", "UpdateTable", `{"TableName":"Nope","AttributeDefinitions":[{"AttributeName":"a","AttributeType":"S"}],` +
+			`"GlobalSecondaryIndexUpdates":[{"Create":{"IndexName":"gsi","KeySchema":[{"AttributeName":"a","KeyType":"PARTITION"}],"Projection":{"ProjectionType":"ALL"}}}]}`, "ValidationException",
+			"1 validation error detected: Value 'PARTITION' at 'globalSecondaryIndexUpdates.1.member.create.keySchema.1.member.keyType' failed to satisfy constraint: Member must satisfy enum value set: [HASH, RANGE]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, name, msg := ts.post(t, targetPrefix+tc.op, contentType, strings.NewReader(tc.body))
