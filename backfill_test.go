@@ -343,7 +343,7 @@ func TestUpdateTableErrors(t *testing.T) {
 		{"name in use by a GSI", create("byG", hashN, projectAll, AttributeDefinition{"n", ScalarAttributeTypeN}), ErrValidation, "Index with name: byG already exists"},
 		{"name in use by an LSI", create("byL", hashN, projectAll, AttributeDefinition{"n", ScalarAttributeTypeN}), ErrValidation, "Index with name: byL already exists"},
 		{"undefined key", create("byN", hashN, projectAll), ErrValidation, "not defined in AttributeDefinitions"},
-		{"unused definition", create("byN", hashN, projectAll, AttributeDefinition{"n", ScalarAttributeTypeN}, AttributeDefinition{"m", ScalarAttributeTypeN}), ErrValidation, "does not exactly match"},
+		{"unused definition", create("byN", hashN, projectAll, AttributeDefinition{"n", ScalarAttributeTypeN}, AttributeDefinition{"m", ScalarAttributeTypeN}), ErrValidation, "Some AttributeDefinitions are not used"},
 		{"type change", create("byN", []KeySchemaElement{{"g", KeyTypeHash}}, projectAll, AttributeDefinition{"g", ScalarAttributeTypeN}), ErrValidation,
 			"One or more parameter values were invalid: Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. " +
 				"Existing schema: Schema:[SchemaElement: key{g:S:HASH}, SchemaElement: key{h:N:RANGE}] New schema: Schema:[SchemaElement: key{g:N:HASH}]"},

@@ -694,6 +694,7 @@ func (s *TableSchema) validate() error {
 		defined[d.AttributeName] = d.AttributeType
 	}
 	used := map[string]bool{}
+	var usedOrder []string // the key attributes in order of first use
 	// checkKeys checks a key schema: a GSI's may have multi-attribute
 	// keys (index_keys.go), the table's and an LSI's may not.
 	checkKeys := func(where string, ks []KeySchemaElement, gsi bool) error {
@@ -711,7 +712,10 @@ func (s *TableSchema) validate() error {
 			if _, ok := defined[k.AttributeName]; !ok {
 				return undefinedKeys(ks, s.AttributeDefinitions)
 			}
-			used[k.AttributeName] = true
+			if !used[k.AttributeName] {
+				used[k.AttributeName] = true
+				usedOrder = append(usedOrder, k.AttributeName)
+			}
 		}
 		return repeatedKeyName(ks)
 	}
@@ -781,7 +785,19 @@ func (s *TableSchema) validate() error {
 		return fail("the indexes project more than 100 NonKeyAttributes in total")
 	}
 	if len(used) != len(defined) {
-		return fail("Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions")
+		// DynamoDB's two texts for a definition no key uses: without
+		// indexes, and with them (where it lists both sets; the
+		// definitions here in request order, the keys in order of first
+		// use, table key first).
+		if len(s.LocalSecondaryIndexes)+len(s.GlobalSecondaryIndexes) == 0 {
+			return fail("Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions")
+		}
+		defs := make([]string, len(s.AttributeDefinitions))
+		for i, d := range s.AttributeDefinitions {
+			defs[i] = d.AttributeName
+		}
+		return fail("Some AttributeDefinitions are not used. AttributeDefinitions: [" + strings.Join(defs, ", ") +
+			"], keys used: [" + strings.Join(usedOrder, ", ") + "]")
 	}
 	switch s.StreamViewType {
 	case "", StreamViewTypeKeysOnly, StreamViewTypeNewImage, StreamViewTypeOldImage, StreamViewTypeNewAndOldImages:

@@ -181,6 +181,30 @@ func TestSchemaValidation(t *testing.T) {
 	}
 }
 
+// A definition no key uses: DynamoDB words it one way for a table without
+// indexes and another, listing both sets, for a table with them (the
+// texts as AWS answered them, quoted in CloudFormation's and moto's
+// reports; moto's responses pick between them by whether indexes exist).
+func TestUnusedDefinitionText(t *testing.T) {
+	defs := []AttributeDefinition{{"created_at", ScalarAttributeTypeN}, {"id", ScalarAttributeTypeS}, {"user", ScalarAttributeTypeS}}
+	noIndex := TableSchema{KeySchema: []KeySchemaElement{{"id", KeyTypeHash}}, AttributeDefinitions: defs[:2]}
+	withIndex := TableSchema{KeySchema: []KeySchemaElement{{"id", KeyTypeHash}}, AttributeDefinitions: defs,
+		GlobalSecondaryIndexes: []GlobalSecondaryIndex{{IndexName: "gsi_user-items", KeySchema: []KeySchemaElement{{"user", KeyTypeHash}},
+			Projection: Projection{ProjectionType: ProjectionTypeAll}}}}
+	for _, tc := range []struct {
+		schema TableSchema
+		want   string
+	}{
+		{noIndex, "One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions"},
+		{withIndex, "One or more parameter values were invalid: Some AttributeDefinitions are not used. AttributeDefinitions: [created_at, id, user], keys used: [id, user]"},
+	} {
+		var ve *ValidationError
+		if err := tc.schema.validate(); !errors.As(err, &ve) || ve.Reason != tc.want {
+			t.Errorf("validate() = %v, want %q", err, tc.want)
+		}
+	}
+}
+
 // DynamoDB table names: 3 to 255 of [a-zA-Z0-9_.-] (API reference).
 func TestTableNames(t *testing.T) {
 	tests := []struct {
