@@ -563,12 +563,12 @@ func evalSetValue[V any](ops Ops[V], old map[string]V, o Operand[V]) (V, error) 
 // attribute counts as empty).
 func addValues[V any](ops Ops[V], cur, v V) (V, error) {
 	var zero V
-	t := ops.Type(cur)
-	if t == 0 {
+	t, err := setOperands(ops, cur, v)
+	switch {
+	case err != nil:
+		return zero, err
+	case t == 0:
 		return v, nil
-	}
-	if t != ops.Type(v) || ops.Malformed(cur) || ops.Malformed(v) {
-		return zero, updateError(ReasonUpdateOperandType)
 	}
 	switch t {
 	case TypeN:
@@ -578,10 +578,7 @@ func addValues[V any](ops Ops[V], cur, v V) (V, error) {
 		}
 		return ops.Number(s), nil
 	case TypeSS, TypeBS, TypeNS:
-		cmp := strings.Compare
-		if t == TypeNS {
-			cmp = ops.CompareNumbers
-		}
+		cmp := memberOrder(ops, t)
 		set := append(slices.Clone(ops.Members(cur)), ops.Members(v)...)
 		slices.SortFunc(set, cmp)
 		set = slices.CompactFunc(set, func(a, b string) bool { return cmp(a, b) == 0 })
@@ -595,17 +592,11 @@ func addValues[V any](ops Ops[V], cur, v V) (V, error) {
 // nothing.
 func deleteValues[V any](ops Ops[V], cur, v V) (V, error) {
 	var zero V
-	t := ops.Type(cur)
-	if t == 0 {
-		return zero, nil
+	t, err := setOperands(ops, cur, v)
+	if err != nil || t == 0 {
+		return zero, err
 	}
-	if t != ops.Type(v) || ops.Malformed(cur) || ops.Malformed(v) {
-		return zero, updateError(ReasonUpdateOperandType)
-	}
-	cmp := strings.Compare
-	if t == TypeNS {
-		cmp = ops.CompareNumbers
-	}
+	cmp := memberOrder(ops, t)
 	members, remove := ops.Members(cur), ops.Members(v)
 	set := make([]string, 0, len(members))
 	for _, m := range members {
@@ -617,4 +608,24 @@ func deleteValues[V any](ops Ops[V], cur, v V) (V, error) {
 		return zero, nil
 	}
 	return ops.MakeSet(t, set), nil
+}
+
+// setOperands is what ADD and DELETE check first: the type of the current
+// value cur, 0 if the attribute is missing, and an error if the operand v
+// is not of cur's type or either value is malformed.
+func setOperands[V any](ops Ops[V], cur, v V) (Type, error) {
+	t := ops.Type(cur)
+	if t != 0 && (t != ops.Type(v) || ops.Malformed(cur) || ops.Malformed(v)) {
+		return 0, updateError(ReasonUpdateOperandType)
+	}
+	return t, nil
+}
+
+// memberOrder returns the order of the members of a set of type t:
+// numeric for NS, bytewise for SS and BS.
+func memberOrder[V any](ops Ops[V], t Type) func(a, b string) int {
+	if t == TypeNS {
+		return ops.CompareNumbers
+	}
+	return strings.Compare
 }
