@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/fdyno/fdyno/internal/number"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,7 @@ func nameGen() *rapid.Generator[string] {
 
 func canonicalNumberGen() *rapid.Generator[string] {
 	return rapid.Custom(func(t *rapid.T) string {
-		c, err := canonicalNumber(numberGen().Draw(t, "n"))
+		c, err := number.Canonical(numberGen().Draw(t, "n"))
 		if err != nil {
 			t.Fatalf("numberGen: %v", err)
 		}

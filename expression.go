@@ -14,6 +14,7 @@ package fdyno
 
 import (
 	"errors"
+	"github.com/fdyno/fdyno/internal/number"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,7 +87,7 @@ type valueOps struct{}
 func (valueOps) Type(v Value) expr.Type           { return expr.Type(v.typ) }
 func (valueOps) Malformed(v Value) bool           { return v.bad }
 func (valueOps) Text(v Value) string              { return v.s }
-func (valueOps) CompareNumbers(a, b string) int   { return compareNumbers(a, b) }
+func (valueOps) CompareNumbers(a, b string) int   { return number.Compare(a, b) }
 func (valueOps) Equal(a, b Value) bool            { return a.Equal(b) }
 func (valueOps) Len(v Value) int                  { return v.Len() }
 func (valueOps) Members(v Value) []string         { return v.setv() }
@@ -98,8 +99,8 @@ func (valueOps) MakeList(l []Value) Value         { return L(l...) }
 func (valueOps) MakeSet(t expr.Type, members []string) Value {
 	return Value{typ: Type(t), x: members}
 }
-func (valueOps) AddNumbers(a, b string) (string, error)      { return addNumbers(a, b) }
-func (valueOps) SubtractNumbers(a, b string) (string, error) { return subNumbers(a, b) }
+func (valueOps) AddNumbers(a, b string) (string, error)      { return number.Add(a, b) }
+func (valueOps) SubtractNumbers(a, b string) (string, error) { return number.Sub(a, b) }
 func (valueOps) Field(v Value, name string) (Value, bool) {
 	w, ok := v.mapv()[name]
 	return w, ok

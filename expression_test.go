@@ -3,6 +3,7 @@ package fdyno
 import (
 	"errors"
 	"github.com/fdyno/fdyno/internal/expr"
+	"github.com/fdyno/fdyno/internal/number"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestExprContextErrors(t *testing.T) {
 		{"empty name", map[string]string{"#a": ""}, nil, "ExpressionAttributeNames contains invalid value: Empty attribute name for key #a"},
 		{"empty set value", nil, map[string]Value{":v": SS()}, "ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: An string set  may not be empty for key :v"},
 		{"zero value", nil, map[string]Value{":v": {}}, "ExpressionAttributeValues contains invalid value: " + reasonEmptyValue + " for key :v"},
-		{"bad number", nil, map[string]Value{":v": N("NaN")}, "ExpressionAttributeValues contains invalid value: " + reasonNumberSyntax + ": NaN for key :v"},
+		{"bad number", nil, map[string]Value{":v": N("NaN")}, "ExpressionAttributeValues contains invalid value: " + number.ReasonSyntax + ": NaN for key :v"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"encoding/base64"
+	"github.com/fdyno/fdyno/internal/number"
 	"math/big"
 	"slices"
 	"strconv"
@@ -125,7 +126,7 @@ func S(s string) Value { return Value{typ: TypeS, s: s} }
 // "1000"). Illegal text is kept as is, for [Item.Validate] to reject; use
 // [ParseN] to get the error at once.
 func N(s string) Value {
-	c, err := canonicalNumber(s)
+	c, err := number.Canonical(s)
 	if err != nil {
 		return Value{typ: TypeN, s: s, bad: true}
 	}
@@ -134,7 +135,7 @@ func N(s string) Value {
 
 // ParseN is like [N] but returns a *[ValidationError] for illegal text.
 func ParseN(s string) (Value, error) {
-	c, err := canonicalNumber(s)
+	c, err := number.Canonical(s)
 	if err != nil {
 		return Value{}, &ValidationError{Reason: err.Error()}
 	}
@@ -151,7 +152,7 @@ func NUint(u uint64) Value { return Value{typ: TypeN, s: strconv.FormatUint(u, 1
 // as f. NaN, infinities and magnitudes outside DynamoDB's range give a
 // value that [Item.Validate] rejects.
 func NFloat(f float64) Value {
-	c, err := formatFloat(f, 64)
+	c, err := number.FormatFloat(f, 64)
 	if err != nil {
 		return Value{typ: TypeN, s: strconv.FormatFloat(f, 'g', -1, 64), bad: true}
 	}
@@ -160,7 +161,7 @@ func NFloat(f float64) Value {
 
 // NDecimal returns the number value of d; see [N] for the rules.
 func NDecimal(d *apd.Decimal) Value {
-	c, err := canonicalDecimal(d)
+	c, err := number.CanonicalDecimal(d)
 	if err != nil {
 		return Value{typ: TypeN, s: d.String(), bad: true}
 	}
@@ -199,14 +200,14 @@ func NS(members ...string) Value {
 	set := make([]string, len(members))
 	bad := false
 	for i, m := range members {
-		c, err := canonicalNumber(m)
+		c, err := number.Canonical(m)
 		if err != nil {
 			bad, c = true, m
 		}
 		set[i] = c
 	}
 	if !bad {
-		slices.SortFunc(set, compareNumbers)
+		slices.SortFunc(set, number.Compare)
 	}
 	return Value{typ: TypeNS, x: set, bad: bad}
 }
@@ -610,7 +611,7 @@ func validateValue(v Value, p *pathNode, depth int) error {
 		}
 	case TypeN:
 		if v.bad {
-			_, err := canonicalNumber(v.s)
+			_, err := number.Canonical(v.s)
 			return fail(err.Error())
 		}
 	case TypeSS, TypeNS, TypeBS:
@@ -624,7 +625,7 @@ func validateValue(v Value, p *pathNode, depth int) error {
 		}
 		if v.bad {
 			for _, m := range v.setv() {
-				if _, err := canonicalNumber(m); err != nil {
+				if _, err := number.Canonical(m); err != nil {
 					return fail(err.Error())
 				}
 			}
@@ -682,7 +683,7 @@ func (v Value) Size() int {
 		if v.bad {
 			return len(v.s)
 		}
-		return numberSize(v.s)
+		return number.Size(v.s)
 	case TypeBOOL, TypeNULL:
 		return 1
 	case TypeSS, TypeBS:
@@ -697,7 +698,7 @@ func (v Value) Size() int {
 			if v.bad {
 				n += len(m)
 			} else {
-				n += numberSize(m)
+				n += number.Size(m)
 			}
 		}
 		return n
@@ -761,7 +762,7 @@ func checkKeyValue(name string, v Value, want Type, hash bool) error {
 		}
 	case TypeN:
 		if v.bad {
-			_, err := canonicalNumber(v.s)
+			_, err := number.Canonical(v.s)
 			return fail(err.Error())
 		}
 	default:

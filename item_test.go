@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"errors"
+	"github.com/fdyno/fdyno/internal/number"
 	"strings"
 	"testing"
 
@@ -59,10 +60,10 @@ func TestItemValidate(t *testing.T) {
 		{name: "duplicate NS by value", item: Item{"ns": NS("1", "1.0")}, path: "ns", reason: reasonDuplicates},
 		{name: "duplicate NS by exponent", item: Item{"ns": NS("1e3", "1000")}, path: "ns", reason: reasonDuplicates},
 		{name: "duplicate BS", item: Item{"bs": BS([]byte{1}, []byte{1})}, path: "bs", reason: reasonDuplicates},
-		{name: "bad NS member", item: Item{"ns": NS("1", "x")}, path: "ns", reason: reasonNumberSyntax + ": x"},
-		{name: "bad number in list", item: Item{"l": L(S("a"), N("1E+126"))}, path: "l[1]", reason: reasonNumberOverflow},
+		{name: "bad NS member", item: Item{"ns": NS("1", "x")}, path: "ns", reason: number.ReasonSyntax + ": x"},
+		{name: "bad number in list", item: Item{"l": L(S("a"), N("1E+126"))}, path: "l[1]", reason: number.ReasonOverflow},
 		{name: "zero value", item: Item{"m": M(Item{"k": {}})}, path: "m.k", reason: reasonEmptyValue},
-		{name: "NaN float", item: Item{"f": NFloat(nan())}, path: "f", reason: reasonNumberSyntax + ": NaN"},
+		{name: "NaN float", item: Item{"f": NFloat(nan())}, path: "f", reason: number.ReasonSyntax + ": NaN"},
 		// Strings are UTF-8: DynamoDB's wire refuses other bytes, so what
 		// the library stores must be valid UTF-8 to come back unchanged.
 		{name: "UTF-8 S, SS and names", item: Item{"é": S("\u00e9𝄞"), "ss": SS("ü", "\U0010ffff"), "m": M(Item{"ñ": S("x")})}},
@@ -222,7 +223,7 @@ func TestCheckKeyValue(t *testing.T) {
 			reason: "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes"},
 		{name: "sort key 1025 bytes", v: S(strings.Repeat("x", 1025)), want: TypeS,
 			reason: "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes"},
-		{name: "bad number", v: N("1e999"), want: TypeN, reason: reasonNumberOverflow},
+		{name: "bad number", v: N("1e999"), want: TypeN, reason: number.ReasonOverflow},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

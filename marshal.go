@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"encoding/json"
+	"github.com/fdyno/fdyno/internal/number"
 	"math/big"
 	"reflect"
 	"slices"
@@ -310,7 +311,7 @@ func marshalReflect(rv reflect.Value, opts fieldOptions, p *pathNode, depth int)
 		return marshalNumber(rv, f.Text('g', -1), p)
 	case typeDecimal.Elem():
 		d := addrOf(rv).Interface().(*apd.Decimal)
-		c, err := canonicalDecimal(d)
+		c, err := number.CanonicalDecimal(d)
 		if err != nil {
 			return Value{}, marshalErr(rv, p, err.Error(), &ValidationError{Path: p.String(), Reason: err.Error()})
 		}
@@ -327,7 +328,7 @@ func marshalReflect(rv reflect.Value, opts fieldOptions, p *pathNode, depth int)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		return NUint(rv.Uint()), nil
 	case reflect.Float32, reflect.Float64:
-		c, err := formatFloat(rv.Float(), rv.Type().Bits())
+		c, err := number.FormatFloat(rv.Float(), rv.Type().Bits())
 		if err != nil {
 			return Value{}, marshalErr(rv, p, err.Error(), &ValidationError{Path: p.String(), Reason: err.Error()})
 		}
@@ -431,7 +432,7 @@ func isEmpty(rv reflect.Value) bool {
 }
 
 func marshalNumber(rv reflect.Value, text string, p *pathNode) (Value, error) {
-	c, err := canonicalNumber(text)
+	c, err := number.Canonical(text)
 	if err != nil {
 		return Value{}, marshalErr(rv, p, err.Error(), &ValidationError{Path: p.String(), Reason: err.Error()})
 	}
@@ -508,7 +509,7 @@ func marshalSet(rv reflect.Value, t Type, p *pathNode) (Value, error) {
 		set[i] = ev.s
 	}
 	if t == TypeNS {
-		slices.SortFunc(set, compareNumbers)
+		slices.SortFunc(set, number.Compare)
 	} else {
 		slices.Sort(set)
 	}
