@@ -395,10 +395,14 @@ func FuzzDecode(f *testing.F) {
 
 // TestFuzzCorpusPresent keeps the checked-in seed corpora from vanishing.
 func TestFuzzCorpusPresent(t *testing.T) {
-	for _, target := range []string{"FuzzDecode", "FuzzDecodeKey", "FuzzParseNumber"} {
-		files, _ := filepath.Glob(filepath.Join("testdata", "fuzz", target, "*"))
+	for _, target := range []string{"FuzzDecode", "FuzzDecodeKey", "internal/number/testdata/fuzz/FuzzParseNumber"} {
+		dir := filepath.Join("testdata", "fuzz", target)
+		if strings.Contains(target, "/") {
+			dir = target
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*"))
 		if len(files) == 0 {
-			t.Errorf("no seed corpus in testdata/fuzz/%s", target)
+			t.Errorf("no seed corpus in %s", dir)
 		}
 	}
 }

@@ -14,7 +14,6 @@ package fdyno
 
 import (
 	"errors"
-	"github.com/fdyno/fdyno/internal/number"
 	"sort"
 	"strconv"
 	"strings"
@@ -84,10 +83,10 @@ type (
 // valueOps are the operations on Value package internal/expr uses.
 type valueOps struct{}
 
-func (valueOps) Type(v Value) expr.Type           { return expr.Type(v.typ) }
-func (valueOps) Malformed(v Value) bool           { return v.bad }
-func (valueOps) Text(v Value) string              { return v.s }
-func (valueOps) CompareNumbers(a, b string) int   { return number.Compare(a, b) }
+func (valueOps) Type(v Value) expr.Type { return expr.Type(v.typ) }
+func (valueOps) Scalar(v Value) expr.Scalar {
+	return expr.Scalar{Type: expr.Type(v.typ), Text: v.s, Malformed: v.bad}
+}
 func (valueOps) Equal(a, b Value) bool            { return a.Equal(b) }
 func (valueOps) Len(v Value) int                  { return v.Len() }
 func (valueOps) Members(v Value) []string         { return v.setv() }
@@ -99,8 +98,6 @@ func (valueOps) MakeList(l []Value) Value         { return L(l...) }
 func (valueOps) MakeSet(t expr.Type, members []string) Value {
 	return Value{typ: Type(t), x: members}
 }
-func (valueOps) AddNumbers(a, b string) (string, error)      { return number.Add(a, b) }
-func (valueOps) SubtractNumbers(a, b string) (string, error) { return number.Sub(a, b) }
 func (valueOps) Field(v Value, name string) (Value, bool) {
 	w, ok := v.mapv()[name]
 	return w, ok

@@ -19,8 +19,9 @@ import (
 // exprCmpOpts compares parsed expressions field by field; Values compare
 // with their Equal method.
 var exprCmpOpts = cmp.Options{cmp.AllowUnexported(condition{}, operand{}, pathElem{}, update{}, updateAction{}),
-	// The tree is derived from the actions.
-	cmpopts.IgnoreFields(update{}, "tree")}
+	// The tree is derived from the actions, an operand's scalar from its
+	// value.
+	cmpopts.IgnoreFields(update{}, "tree"), cmpopts.IgnoreFields(operand{}, "scalar")}
 
 // Placeholders the generated expressions use.
 var genValues = map[string]Value{
