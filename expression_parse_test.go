@@ -502,7 +502,7 @@ func FuzzParseProjection(f *testing.F) {
 			checkFuzzError(t, expr, err)
 			return
 		}
-		got := p.apply(fuzzItem)
+		got := applyProjection(p, fuzzItem)
 		if !isSubItem(got, fuzzItem) {
 			t.Fatalf("projection %q of %v gave %v, not part of it", expr, fuzzItem, got)
 		}
@@ -511,7 +511,7 @@ func FuzzParseProjection(f *testing.F) {
 		if err != nil {
 			t.Fatalf("parse(%q) printed %q, which fails: %v", expr, text, err)
 		}
-		if diff := cmp.Diff(p.paths, again.paths, exprCmpOpts); diff != "" {
+		if diff := cmp.Diff(p.Paths, again.Paths, exprCmpOpts); diff != "" {
 			t.Fatalf("parse(%q) printed %q, which parses differently (-first +second):\n%s", expr, text, diff)
 		}
 	})

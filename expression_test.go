@@ -128,7 +128,7 @@ func TestProjection(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseProjection(%q): %v", tc.expr, err)
 			}
-			if diff := cmp.Diff(tc.want, p.apply(it)); diff != "" {
+			if diff := cmp.Diff(tc.want, applyProjection(p, it)); diff != "" {
 				t.Errorf("apply(%q) mismatch (-want +got):\n%s", tc.expr, diff)
 			}
 		})
@@ -137,7 +137,7 @@ func TestProjection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p.apply(nil); got != nil {
+	if got := applyProjection(p, nil); got != nil {
 		t.Errorf("apply(nil) = %v, want nil", got)
 	}
 }
@@ -164,7 +164,7 @@ func TestProjectionErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseProjection(nil, tc.expr)
-			checkExprError(t, kindProjection, tc, err)
+			checkExprError(t, "ProjectionExpression", tc, err)
 		})
 	}
 }

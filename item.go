@@ -587,6 +587,18 @@ func (p *pathNode) String() string {
 	return b.String()
 }
 
+// checkAttributeName returns DynamoDB's reason the non-empty attribute
+// name n is illegal (too long, or not UTF-8), or "".
+func checkAttributeName(n string) string {
+	switch {
+	case len(n) > MaxAttributeNameLength:
+		return reasonNameTooLong
+	case !utf8.ValidString(n):
+		return reasonInvalidUTF8Name
+	}
+	return ""
+}
+
 func validateValue(v Value, p *pathNode, depth int) error {
 	fail := func(reason string) error {
 		return &ValidationError{Path: p.String(), Reason: reason}
@@ -595,11 +607,8 @@ func validateValue(v Value, p *pathNode, depth int) error {
 		return fail(reasonNesting)
 	}
 	if p != nil && !p.isElem {
-		if len(p.name) > MaxAttributeNameLength {
-			return fail(reasonNameTooLong)
-		}
-		if !utf8.ValidString(p.name) {
-			return fail(reasonInvalidUTF8Name)
+		if reason := checkAttributeName(p.name); reason != "" {
+			return fail(reason)
 		}
 	}
 	switch v.typ {

@@ -705,7 +705,7 @@ func (p *readPlan) add(pg *page, item Item, project func(Item) Item) error {
 		return nil
 	}
 	if p.proj != nil {
-		item = p.proj.apply(item)
+		item = applyProjection(p.proj, item)
 	}
 	pg.items = append(pg.items, item)
 	return nil
