@@ -3,10 +3,11 @@ package fdyno
 // This file joins the root package to package internal/expr, which holds
 // the lexer, the reserved words, document paths, the parser of conditions
 // and operands, their syntax tree, condition evaluation, key conditions and
-// UpdateExpression, over any value type: here are the Value operations it
-// uses (valueOps), the validation of a request's ExpressionAttributeNames
-// and ExpressionAttributeValues (exprContext), the conversion of its
-// errors, and ProjectionExpression.
+// UpdateExpression, ProjectionExpression and the validation of a request's
+// ExpressionAttributeNames and ExpressionAttributeValues, over any value
+// type: here are the root's names for them, the conversion of their errors
+// to *ValidationError, and the wrappers the operations call. The Value
+// operations they use are valueOps (value_ops.go).
 //
 // The grammar is restated from the DynamoDB developer guide's expressions
 // chapter:
@@ -58,29 +59,6 @@ type (
 	operand   = expr.Operand[Value]
 	condition = expr.Condition[Value]
 )
-
-// valueOps are the operations on Value package internal/expr uses.
-type valueOps struct{}
-
-func (valueOps) Type(v Value) expr.Type { return expr.Type(v.typ) }
-func (valueOps) Scalar(v Value) expr.Scalar {
-	return expr.Scalar{Type: expr.Type(v.typ), Text: v.s, Malformed: v.bad}
-}
-func (valueOps) Equal(a, b Value) bool            { return a.Equal(b) }
-func (valueOps) Len(v Value) int                  { return v.Len() }
-func (valueOps) Members(v Value) []string         { return v.setv() }
-func (valueOps) List(v Value) []Value             { return v.listv() }
-func (valueOps) Number(s string) Value            { return Value{typ: TypeN, s: s} }
-func (valueOps) Map(v Value) map[string]Value     { return v.mapv() }
-func (valueOps) MakeMap(m map[string]Value) Value { return M(m) }
-func (valueOps) MakeList(l []Value) Value         { return L(l...) }
-func (valueOps) MakeSet(t expr.Type, members []string) Value {
-	return Value{typ: Type(t), x: members}
-}
-func (valueOps) Field(v Value, name string) (Value, bool) {
-	w, ok := v.mapv()[name]
-	return w, ok
-}
 
 // update is a parsed UpdateExpression; see [expr.Update].
 type (

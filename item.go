@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"encoding/base64"
+	"github.com/fdyno/fdyno/internal/expr"
 	"github.com/fdyno/fdyno/internal/number"
 	"math/big"
 	"slices"
@@ -538,7 +539,7 @@ func (it Item) Validate() error {
 		if name == "" {
 			return &ValidationError{Reason: reasonEmptyName}
 		}
-		p := pathNode{name: name}
+		p := pathNode{PathElem: expr.PathElem{Name: name}}
 		if err := validateValue(it[name], &p, 1); err != nil {
 			return err
 		}
@@ -553,39 +554,9 @@ func (v Value) Validate() error {
 }
 
 // pathNode is one step of a document path, kept on the stack while
-// validating and turned into text only for an error.
-type pathNode struct {
-	parent *pathNode
-	name   string
-	index  int
-	isElem bool
-}
-
-func (p *pathNode) String() string {
-	if p == nil {
-		return ""
-	}
-	var steps []*pathNode
-	for n := p; n != nil; n = n.parent {
-		steps = append(steps, n)
-	}
-	var b strings.Builder
-	for i := len(steps) - 1; i >= 0; i-- {
-		n := steps[i]
-		switch {
-		case n.isElem:
-			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(n.index))
-			b.WriteByte(']')
-		default:
-			if i != len(steps)-1 {
-				b.WriteByte('.')
-			}
-			b.WriteString(n.name)
-		}
-	}
-	return b.String()
-}
+// validating and turned into text only for an error; see
+// [expr.PathNode].
+type pathNode = expr.PathNode
 
 // checkAttributeName returns DynamoDB's reason the non-empty attribute
 // name n is illegal (too long, or not UTF-8), or "".
@@ -606,8 +577,8 @@ func validateValue(v Value, p *pathNode, depth int) error {
 	if depth > MaxNestingDepth {
 		return fail(reasonNesting)
 	}
-	if p != nil && !p.isElem {
-		if reason := checkAttributeName(p.name); reason != "" {
+	if p != nil && !p.IsIndex {
+		if reason := checkAttributeName(p.Name); reason != "" {
 			return fail(reason)
 		}
 	}
@@ -653,14 +624,14 @@ func validateValue(v Value, p *pathNode, depth int) error {
 		}
 	case TypeM:
 		for _, k := range sortedNames(v.mapv()) {
-			c := pathNode{parent: p, name: k}
+			c := pathNode{Parent: p, PathElem: expr.PathElem{Name: k}}
 			if err := validateValue(v.mapv()[k], &c, depth+1); err != nil {
 				return err
 			}
 		}
 	case TypeL:
 		for i, e := range v.listv() {
-			c := pathNode{parent: p, index: i, isElem: true}
+			c := pathNode{Parent: p, PathElem: expr.PathElem{Index: i, IsIndex: true}}
 			if err := validateValue(e, &c, depth+1); err != nil {
 				return err
 			}
