@@ -1,7 +1,7 @@
 package fdyno
 
 import (
-	"encoding/base64"
+	"github.com/fdyno/fdyno/internal/avjson"
 	"github.com/fdyno/fdyno/internal/expr"
 	"github.com/fdyno/fdyno/internal/number"
 	"math/big"
@@ -413,109 +413,12 @@ func (it Item) Equal(other Item) bool {
 // String returns v in DynamoDB's JSON form, such as {"S":"x"} or
 // {"NS":["1","2.5"]}, for debugging and test output.
 func (v Value) String() string {
-	return string(appendValueJSON(nil, v))
+	return string(avjson.AppendValue[Value](valueOps{}, nil, v))
 }
 
 // String returns it in DynamoDB's JSON form with the names in byte order.
 func (it Item) String() string {
-	return string(appendItemJSON(nil, it))
-}
-
-func appendItemJSON(dst []byte, it Item) []byte {
-	dst = append(dst, '{')
-	for i, k := range sortedNames(it) {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendJSONString(dst, k)
-		dst = append(dst, ':')
-		dst = appendValueJSON(dst, it[k])
-	}
-	return append(dst, '}')
-}
-
-func appendValueJSON(dst []byte, v Value) []byte {
-	if v.typ == 0 {
-		return append(dst, "{}"...)
-	}
-	dst = append(dst, '{')
-	dst = appendJSONString(dst, v.typ.String())
-	dst = append(dst, ':')
-	switch v.typ {
-	case TypeS, TypeN:
-		dst = appendJSONString(dst, v.s)
-	case TypeB:
-		dst = appendBase64JSON(dst, v.s)
-	case TypeBOOL, TypeNULL:
-		dst = strconv.AppendBool(dst, v.b)
-	case TypeM:
-		dst = appendItemJSON(dst, v.mapv())
-	case TypeL:
-		dst = append(dst, '[')
-		for i, e := range v.listv() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendValueJSON(dst, e)
-		}
-		dst = append(dst, ']')
-	case TypeSS, TypeNS, TypeBS:
-		dst = append(dst, '[')
-		for i, m := range v.setv() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			if v.typ == TypeBS {
-				dst = appendBase64JSON(dst, m)
-			} else {
-				dst = appendJSONString(dst, m)
-			}
-		}
-		dst = append(dst, ']')
-	}
-	return append(dst, '}')
-}
-
-func appendBase64JSON(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	dst = base64.StdEncoding.AppendEncode(dst, []byte(s))
-	return append(dst, '"')
-}
-
-// appendJSONString appends s as a JSON string; invalid UTF-8 becomes U+FFFD
-// as in encoding/json.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, `\ufffd`...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
+	return string(avjson.AppendItem[Value](valueOps{}, nil, it))
 }
 
 // sortedNames returns the names of it in byte order.

@@ -174,6 +174,10 @@ func TestValueAccessors(t *testing.T) {
 		{"Type", it["bs"].Type().String(), "BS"},
 		{"String", it["ns"].String(), `{"NS":["-1.5","9","10"]}`},
 		{"Item String", Item{"b": B([]byte{0xff}), "a": S("q\"\n")}.String(), `{"a":{"S":"q\"\n"},"b":{"B":"/w=="}}`},
+		// Every type, in DynamoDB's JSON: names in byte order, BS members
+		// in base64, invalid UTF-8 as U+FFFD, control bytes escaped.
+		{"String of every type", Item{"m": M(Item{"z": Null(), "t": Bool(false)}), "l": L(N("1"), S("\x01\xff")), "ss": SS("b", "a"), "bs": BS([]byte{1}), "zero": {}}.String(),
+			`{"bs":{"BS":["AQ=="]},"l":{"L":[{"N":"1"},{"S":"\u0001\ufffd"}]},"m":{"M":{"t":{"BOOL":false},"z":{"NULL":true}}},"ss":{"SS":["a","b"]},"zero":{}}`},
 	}
 	for _, c := range checks {
 		if diff := cmp.Diff(c.want, c.got); diff != "" {

@@ -8,7 +8,7 @@ import (
 
 // valueOps are the operations on Value that the internal packages generic
 // over the value type use: internal/expr's [expr.Ops] and
-// internal/marshal's [marshal.Values].
+// internal/marshal's [marshal.Values] and internal/avjson's [avjson.Ops].
 type valueOps struct{}
 
 func (valueOps) Type(v Value) expr.Type { return expr.Type(v.typ) }
