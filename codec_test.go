@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"github.com/fdyno/fdyno/internal/number"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,7 +132,7 @@ func TestCodecRoundTrip(t *testing.T) {
 // rebuild returns a deep copy of it whose maps are filled in an order drawn
 // by rapid, and whose sets are rebuilt from shuffled members.
 func rebuild(t *rapid.T, it Item) Item {
-	names := sortedNames(it)
+	names := slices.Sorted(maps.Keys(it))
 	names = rapid.Permutation(names).Draw(t, "order")
 	out := make(Item, len(names))
 	for _, n := range names {

@@ -15,6 +15,7 @@ package fdyno
 
 import (
 	"errors"
+	"github.com/fdyno/fdyno/internal/validate"
 
 	"github.com/fdyno/fdyno/internal/expr"
 )
@@ -138,7 +139,7 @@ func parseConditionKind(c *exprContext, kind, src string) (*condition, error) {
 // names and values; see [expr.CheckContext]. Errors are
 // *[ValidationError].
 func newExprContext(names map[string]string, values map[string]Value) (*exprContext, error) {
-	c, err := expr.CheckContext(names, values, checkAttributeName, func(v Value) (int, string) {
+	c, err := expr.CheckContext(names, values, validate.Name, func(v Value) (int, string) {
 		if err := v.Validate(); err != nil {
 			if ve, ok := err.(*ValidationError); ok {
 				return 0, ve.Reason

@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"errors"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -214,7 +215,7 @@ func TestUpdatePrintParse(t *testing.T) {
 
 // genItemPath draws a path that mostly exists in it, by a random walk.
 func genItemPath(t *rapid.T, it Item) docPath {
-	names := sortedNames(it)
+	names := slices.Sorted(maps.Keys(it))
 	if len(names) == 0 || rapid.IntRange(0, 5).Draw(t, "stray") == 0 {
 		return docPath{{Name: rapid.StringN(1, 4, -1).Draw(t, "name")}}
 	}
@@ -223,7 +224,7 @@ func genItemPath(t *rapid.T, it Item) docPath {
 	for rapid.IntRange(0, 2).Draw(t, "deeper") > 0 {
 		switch {
 		case v.typ == TypeM && len(v.mapv()) > 0:
-			k := rapid.SampledFrom(sortedNames(v.mapv())).Draw(t, "key")
+			k := rapid.SampledFrom(slices.Sorted(maps.Keys(v.mapv()))).Draw(t, "key")
 			p, v = append(p, pathElem{Name: k}), v.mapv()[k]
 		case v.typ == TypeL && len(v.listv()) > 0:
 			i := rapid.IntRange(0, len(v.listv())).Draw(t, "index")

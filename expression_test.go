@@ -4,6 +4,7 @@ import (
 	"errors"
 	"github.com/fdyno/fdyno/internal/expr"
 	"github.com/fdyno/fdyno/internal/number"
+	"github.com/fdyno/fdyno/internal/validate"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestExprContextErrors(t *testing.T) {
 		{"value key with name sigil", nil, map[string]Value{"#v": N("1")}, `ExpressionAttributeValues contains invalid key: Syntax error; key: "#v"`},
 		{"empty name", map[string]string{"#a": ""}, nil, "ExpressionAttributeNames contains invalid value: Empty attribute name for key #a"},
 		{"empty set value", nil, map[string]Value{":v": SS()}, "ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: An string set  may not be empty for key :v"},
-		{"zero value", nil, map[string]Value{":v": {}}, "ExpressionAttributeValues contains invalid value: " + reasonEmptyValue + " for key :v"},
+		{"zero value", nil, map[string]Value{":v": {}}, "ExpressionAttributeValues contains invalid value: " + validate.ReasonEmptyValue + " for key :v"},
 		{"bad number", nil, map[string]Value{":v": N("NaN")}, "ExpressionAttributeValues contains invalid value: " + number.ReasonSyntax + ": NaN for key :v"},
 	}
 	for _, tc := range tests {

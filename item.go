@@ -2,42 +2,26 @@ package fdyno
 
 import (
 	"github.com/fdyno/fdyno/internal/avjson"
-	"github.com/fdyno/fdyno/internal/expr"
 	"github.com/fdyno/fdyno/internal/number"
+	"github.com/fdyno/fdyno/internal/validate"
 	"math/big"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
 )
 
-// DynamoDB's item limits (the service quotas page).
+// DynamoDB's item limits (the service quotas page); package
+// internal/validate checks them.
 const (
 	// MaxAttributeNameLength is the longest attribute name, in UTF-8
 	// bytes; 64 KB itself is rejected.
-	MaxAttributeNameLength = 65535
+	MaxAttributeNameLength = validate.MaxNameLength
 	// MaxNestingDepth is the deepest level a value may sit at: a top-level
 	// attribute's value is at level 1 and each enclosing M or L adds a
 	// level, so a scalar may be wrapped in at most 31 maps or lists.
-	MaxNestingDepth = 32
-)
-
-// Reasons for rejecting a value, in DynamoDB's words where it has them.
-const (
-	reasonEmptyValue     = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
-	reasonDuplicates     = "One or more parameter values were invalid: Input collection contains duplicates"
-	reasonNesting        = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
-	reasonEmptyName      = "Empty attribute name"
-	reasonNameTooLong    = "Attribute name is too large, must be less than 65536 bytes"
-	reasonEmptySetFormat = "One or more parameter values were invalid: An %s set  may not be empty"
-	reasonEmptyBS        = "One or more parameter values were invalid: Binary sets should not be empty"
-	// DynamoDB's strings are UTF-8: its wire refuses other bytes with a
-	// SerializationException, so fdyno refuses them too rather than
-	// store what the wire could not return unchanged.
-	reasonInvalidUTF8     = "One or more parameter values were invalid: String value is not valid UTF-8"
-	reasonInvalidUTF8Name = "Attribute name is not valid UTF-8"
+	MaxNestingDepth = validate.MaxNestingDepth
 )
 
 // Type is one of DynamoDB's ten attribute types. The zero Type is the type
@@ -421,16 +405,6 @@ func (it Item) String() string {
 	return string(avjson.AppendItem[Value](valueOps{}, nil, it))
 }
 
-// sortedNames returns the names of it in byte order.
-func sortedNames(it Item) []string {
-	names := make([]string, 0, len(it))
-	for k := range it {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // Validate checks it against DynamoDB's rules for item contents: attribute
 // names (map keys included) of 1 to 65535 bytes of valid UTF-8, S values
 // and SS members of valid UTF-8, legal numbers, non-empty sets without
@@ -438,109 +412,22 @@ func sortedNames(it Item) []string {
 // item size or key attributes, which depend on the table. The error is a
 // *[ValidationError] naming the attribute path and the rule.
 func (it Item) Validate() error {
-	for _, name := range sortedNames(it) {
-		if name == "" {
-			return &ValidationError{Reason: reasonEmptyName}
-		}
-		p := pathNode{PathElem: expr.PathElem{Name: name}}
-		if err := validateValue(it[name], &p, 1); err != nil {
-			return err
-		}
-	}
-	return nil
+	return validationFrom(validate.Item[Value](valueOps{}, it))
 }
 
 // Validate checks v on its own as a top-level attribute value; see
 // [Item.Validate].
 func (v Value) Validate() error {
-	return validateValue(v, nil, 1)
+	return validationFrom(validate.Value[Value](valueOps{}, v))
 }
 
-// pathNode is one step of a document path, kept on the stack while
-// validating and turned into text only for an error; see
-// [expr.PathNode].
-type pathNode = expr.PathNode
-
-// checkAttributeName returns DynamoDB's reason the non-empty attribute
-// name n is illegal (too long, or not UTF-8), or "".
-func checkAttributeName(n string) string {
-	switch {
-	case len(n) > MaxAttributeNameLength:
-		return reasonNameTooLong
-	case !utf8.ValidString(n):
-		return reasonInvalidUTF8Name
+// validationFrom returns err, an error of package internal/validate, as
+// a *[ValidationError].
+func validationFrom(err error) error {
+	if e, ok := err.(*validate.Error); ok {
+		return &ValidationError{Path: e.Path, Reason: e.Reason}
 	}
-	return ""
-}
-
-func validateValue(v Value, p *pathNode, depth int) error {
-	fail := func(reason string) error {
-		return &ValidationError{Path: p.String(), Reason: reason}
-	}
-	if depth > MaxNestingDepth {
-		return fail(reasonNesting)
-	}
-	if p != nil && !p.IsIndex {
-		if reason := checkAttributeName(p.Name); reason != "" {
-			return fail(reason)
-		}
-	}
-	switch v.typ {
-	case 0:
-		return fail(reasonEmptyValue)
-	case TypeS:
-		if !utf8.ValidString(v.s) {
-			return fail(reasonInvalidUTF8)
-		}
-	case TypeN:
-		if v.bad {
-			_, err := number.Canonical(v.s)
-			return fail(err.Error())
-		}
-	case TypeSS, TypeNS, TypeBS:
-		if len(v.setv()) == 0 {
-			if v.typ == TypeBS {
-				// DynamoDB words the empty binary set differently.
-				return fail(reasonEmptyBS)
-			}
-			kind := map[Type]string{TypeSS: "string", TypeNS: "number"}[v.typ]
-			return fail(strings.Replace(reasonEmptySetFormat, "%s", kind, 1))
-		}
-		if v.bad {
-			for _, m := range v.setv() {
-				if _, err := number.Canonical(m); err != nil {
-					return fail(err.Error())
-				}
-			}
-		}
-		for i := 1; i < len(v.setv()); i++ {
-			if v.setv()[i] == v.setv()[i-1] {
-				return fail(reasonDuplicates)
-			}
-		}
-		if v.typ == TypeSS {
-			for _, m := range v.setv() {
-				if !utf8.ValidString(m) {
-					return fail(reasonInvalidUTF8)
-				}
-			}
-		}
-	case TypeM:
-		for _, k := range sortedNames(v.mapv()) {
-			c := pathNode{Parent: p, PathElem: expr.PathElem{Name: k}}
-			if err := validateValue(v.mapv()[k], &c, depth+1); err != nil {
-				return err
-			}
-		}
-	case TypeL:
-		for i, e := range v.listv() {
-			c := pathNode{Parent: p, PathElem: expr.PathElem{Index: i, IsIndex: true}}
-			if err := validateValue(e, &c, depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return err
 }
 
 // Size returns the size DynamoDB charges for it, the measure of its 400 KB
@@ -641,7 +528,7 @@ func checkKeyValue(name string, v Value, want Type, hash bool) error {
 		case !hash && len(v.s) > MaxSortKeyLength:
 			return fail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
 		case v.typ == TypeS && !utf8.ValidString(v.s):
-			return fail(reasonInvalidUTF8)
+			return fail(validate.ReasonInvalidUTF8)
 		}
 	case TypeN:
 		if v.bad {

@@ -1,6 +1,7 @@
 package fdyno
 
 import (
+	"github.com/fdyno/fdyno/internal/validate"
 	"math/big"
 	"reflect"
 
@@ -99,8 +100,8 @@ var valueModel = &marshal.Model[Value]{
 	Marshaler:        reflect.TypeFor[Marshaler](),
 	Unmarshaler:      reflect.TypeFor[Unmarshaler](),
 	MaxDepth:         MaxNestingDepth,
-	ReasonNesting:    reasonNesting,
-	ReasonDuplicates: reasonDuplicates,
+	ReasonNesting:    validate.ReasonNesting,
+	ReasonDuplicates: validate.ReasonDuplicates,
 }
 
 // Go types the Value accessors name in their errors.
