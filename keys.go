@@ -22,7 +22,7 @@ package fdyno
 //	S   tuple string (code 0x02) of the UTF-8 bytes: orders by bytes
 //	B   tuple bytes (code 0x01) of the raw bytes: orders by bytes
 //	N   tuple bytes (code 0x01) of the order-preserving number encoding
-//	    below (number.go: appendNumberKey): orders by numeric value
+//	    below (internal/number: AppendKey): orders by numeric value
 //
 // A key attribute's type is fixed by the table's key schema, so an N and a
 // B never meet in the same position and need no distinct codes.
