@@ -87,23 +87,20 @@ type projNode[V any] struct {
 
 func (n *projNode[V]) child(e PathElem) *projNode[V] {
 	if e.IsIndex {
-		if n.elems == nil {
-			n.elems = make(map[int]*projNode[V])
-		}
-		c := n.elems[e.Index]
-		if c == nil {
-			c = &projNode[V]{}
-			n.elems[e.Index] = c
-		}
-		return c
+		return childIn(&n.elems, e.Index)
 	}
-	if n.fields == nil {
-		n.fields = make(map[string]*projNode[V])
+	return childIn(&n.fields, e.Name)
+}
+
+// childIn returns the node at k in *m, adding it (and the map) if absent.
+func childIn[K comparable, V any](m *map[K]*projNode[V], k K) *projNode[V] {
+	if *m == nil {
+		*m = make(map[K]*projNode[V])
 	}
-	c := n.fields[e.Name]
+	c := (*m)[k]
 	if c == nil {
 		c = &projNode[V]{}
-		n.fields[e.Name] = c
+		(*m)[k] = c
 	}
 	return c
 }
