@@ -93,7 +93,7 @@ func UnmarshalValue(val Value, v any) error {
 
 // valueModel is the root package's Value for package internal/marshal,
 // which holds the rules above.
-var valueModel = &marshal.Model[Value]{
+var valueModel = marshal.NewModel(marshal.Model[Value]{
 	Values:           valueOps{},
 	ItemType:         reflect.TypeFor[Item](),
 	NumberType:       reflect.TypeFor[Number](),
@@ -102,7 +102,7 @@ var valueModel = &marshal.Model[Value]{
 	MaxDepth:         MaxNestingDepth,
 	ReasonNesting:    validate.ReasonNesting,
 	ReasonDuplicates: validate.ReasonDuplicates,
-}
+})
 
 // Go types the Value accessors name in their errors.
 var (

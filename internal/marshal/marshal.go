@@ -84,9 +84,8 @@ func (m *Model[V]) marshal(rv reflect.Value, opts fieldOptions, p *expr.PathNode
 		}
 		rv = rv.Elem()
 	}
-	valueType, mapType := reflect.TypeFor[V](), reflect.TypeFor[map[string]V]()
 	switch rv.Type() {
-	case valueType:
+	case m.valueType:
 		v := rv.Interface().(V)
 		if m.Type(v) == 0 {
 			return m.Null(), nil // an unset Value field, like a nil pointer
@@ -155,7 +154,7 @@ func (m *Model[V]) marshal(rv reflect.Value, opts fieldOptions, p *expr.PathNode
 			return m.Null(), nil
 		}
 		if rv.Type() == m.ItemType {
-			return m.MakeMap(rv.Convert(mapType).Interface().(map[string]V)), nil
+			return m.MakeMap(rv.Convert(m.mapType).Interface().(map[string]V)), nil
 		}
 		if rv.Type().Key().Kind() != reflect.String {
 			return zero, marshalErr(rv, p, "map keys must be strings", nil)

@@ -56,6 +56,15 @@ type Model[V any] struct {
 	// ReasonNesting and ReasonDuplicates are the caller's words for a
 	// value nested too deep and a set with duplicate members.
 	ReasonNesting, ReasonDuplicates string
+
+	// valueType and mapType are V and map[string]V, set by NewModel.
+	valueType, mapType reflect.Type
+}
+
+// NewModel returns m, ready for use.
+func NewModel[V any](m Model[V]) *Model[V] {
+	m.valueType, m.mapType = reflect.TypeFor[V](), reflect.TypeFor[map[string]V]()
+	return &m
 }
 
 // Error is a Go value that cannot be marshalled, or a DynamoDB value that

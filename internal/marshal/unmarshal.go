@@ -48,7 +48,7 @@ func (m *Model[V]) unmarshal(val V, rv reflect.Value, p *expr.PathNode, depth in
 		return m.unmarshalErr(val, rv, p, "type mismatch", nil)
 	}
 	switch rv.Type() {
-	case reflect.TypeFor[V]():
+	case m.valueType:
 		rv.Set(reflect.ValueOf(val))
 		return nil
 	case typeTime:

@@ -8,7 +8,6 @@
 package validate
 
 import (
-	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -57,7 +56,7 @@ func (e *Error) Error() string { return e.Reason }
 
 // Item checks every attribute of it, in name order.
 func Item[V any](ops expr.Ops[V], it map[string]V) error {
-	for _, name := range slices.Sorted(maps.Keys(it)) {
+	for _, name := range sortedKeys(it) {
 		if name == "" {
 			return &Error{Reason: ReasonEmptyName}
 		}
@@ -142,7 +141,7 @@ func value[V any](ops expr.Ops[V], v V, p *expr.PathNode, depth int) error {
 		}
 	case expr.TypeM:
 		m := ops.Map(v)
-		for _, k := range slices.Sorted(maps.Keys(m)) {
+		for _, k := range sortedKeys(m) {
 			c := expr.PathNode{Parent: p, PathElem: expr.PathElem{Name: k}}
 			if err := value(ops, m[k], &c, depth+1); err != nil {
 				return err
@@ -157,4 +156,15 @@ func value[V any](ops expr.Ops[V], v V, p *expr.PathNode, depth int) error {
 		}
 	}
 	return nil
+}
+
+// sortedKeys returns the keys of m in byte order, in a slice of the
+// right size.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
