@@ -70,7 +70,7 @@ func TestNumberNormalisationMatchesApd(t *testing.T) {
 			t.Fatalf("IsCanonical(%q) = false", c)
 		}
 		if again, _ := number.Canonical(c); again != c {
-			t.Fatalf("canonicalNumber not idempotent: %q -> %q", c, again)
+			t.Fatalf("Canonical not idempotent: %q -> %q", c, again)
 		}
 		want, _, _ := apd.NewFromString(s)
 		got, _, _ := apd.NewFromString(c)

@@ -228,7 +228,7 @@ func (p *Parser[V]) checkAddDeleteValue(kind ActionKind, v V) {
 
 // Paths returns the path of every action, in the order written: what SET,
 // REMOVE, ADD and DELETE target. Callers use it for ReturnValues
-// UPDATED_OLD and UPDATED_NEW (with [projectPaths]) and to reject updates
+// UPDATED_OLD and UPDATED_NEW (with [Project]) and to reject updates
 // of key attributes.
 func (u *Update[V]) Paths() []Path {
 	out := make([]Path, len(u.Actions))
