@@ -190,7 +190,7 @@ func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes in
 		it := tg.old
 		sizes[i] = it.Size()
 		if it != nil && reqs[i].proj != nil {
-			it = reqs[i].proj.apply(it)
+			it = applyProjection(reqs[i].proj, it)
 		}
 		items[i] = it
 	}

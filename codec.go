@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"bytes"
+	"github.com/fdyno/fdyno/internal/number"
 	"slices"
 	"strconv"
 	"sync"
@@ -433,7 +434,7 @@ func (d *decoder) decodeValue(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		if !isCanonicalNumber(s) {
+		if !number.IsCanonical(s) {
 			d.off = start
 			return Value{}, d.fail("number not in canonical form")
 		}
@@ -475,11 +476,11 @@ func (d *decoder) decodeValue(depth int) (Value, error) {
 				return Value{}, err
 			}
 			if tag == tagNS {
-				if !isCanonicalNumber(set[i]) {
+				if !number.IsCanonical(set[i]) {
 					d.off = start
 					return Value{}, d.fail("number not in canonical form")
 				}
-				if i > 0 && compareNumbers(set[i-1], set[i]) >= 0 {
+				if i > 0 && number.Compare(set[i-1], set[i]) >= 0 {
 					d.off = start
 					return Value{}, d.fail("set members not in strictly increasing order")
 				}

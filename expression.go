@@ -3,10 +3,11 @@ package fdyno
 // This file joins the root package to package internal/expr, which holds
 // the lexer, the reserved words, document paths, the parser of conditions
 // and operands, their syntax tree, condition evaluation, key conditions and
-// UpdateExpression, over any value type: here are the Value operations it
-// uses (valueOps), the validation of a request's ExpressionAttributeNames
-// and ExpressionAttributeValues (exprContext), the conversion of its
-// errors, and ProjectionExpression.
+// UpdateExpression, ProjectionExpression and the validation of a request's
+// ExpressionAttributeNames and ExpressionAttributeValues, over any value
+// type: here are the root's names for them, the conversion of their errors
+// to *ValidationError, and the wrappers the operations call. The Value
+// operations they use are valueOps (value_ops.go).
 //
 // The grammar is restated from the DynamoDB developer guide's expressions
 // chapter:
@@ -14,36 +15,16 @@ package fdyno
 
 import (
 	"errors"
-	"sort"
-	"strconv"
-	"strings"
-	"unicode/utf8"
+	"github.com/fdyno/fdyno/internal/validate"
 
 	"github.com/fdyno/fdyno/internal/expr"
 )
 
-// maxSubstitutionsSize bounds ExpressionAttributeNames and
-// ExpressionAttributeValues together (the DynamoDB service quotas page,
-// "Expression parameters"); the other expression limits are package
-// internal/expr's.
-const maxSubstitutionsSize = 2 << 20
-
-// Reasons, in DynamoDB's words. The expression kind is prefixed by
-// exprError ("Invalid UpdateExpression: ...").
-const (
-	reasonNamesEmpty        = "ExpressionAttributeNames must not be empty"
-	reasonValuesEmpty       = "ExpressionAttributeValues must not be empty"
-	reasonNamesUnused       = "Value provided in ExpressionAttributeNames unused in expressions: keys: {"
-	reasonValuesUnused      = "Value provided in ExpressionAttributeValues unused in expressions: keys: {"
-	reasonSubstitutionsSize = "ExpressionAttributeNames and ExpressionAttributeValues exceed the size limit of 2 MB"
-)
-
 // Expression kinds, as DynamoDB names them in its messages.
 const (
-	kindCondition  = "ConditionExpression"
-	kindFilter     = "FilterExpression"
-	kindUpdate     = "UpdateExpression"
-	kindProjection = "ProjectionExpression"
+	kindCondition = "ConditionExpression"
+	kindFilter    = "FilterExpression"
+	kindUpdate    = "UpdateExpression"
 )
 
 // validationFromExpr returns err, an error of package expr, as the
@@ -79,31 +60,6 @@ type (
 	operand   = expr.Operand[Value]
 	condition = expr.Condition[Value]
 )
-
-// valueOps are the operations on Value package internal/expr uses.
-type valueOps struct{}
-
-func (valueOps) Type(v Value) expr.Type           { return expr.Type(v.typ) }
-func (valueOps) Malformed(v Value) bool           { return v.bad }
-func (valueOps) Text(v Value) string              { return v.s }
-func (valueOps) CompareNumbers(a, b string) int   { return compareNumbers(a, b) }
-func (valueOps) Equal(a, b Value) bool            { return a.Equal(b) }
-func (valueOps) Len(v Value) int                  { return v.Len() }
-func (valueOps) Members(v Value) []string         { return v.setv() }
-func (valueOps) List(v Value) []Value             { return v.listv() }
-func (valueOps) Number(s string) Value            { return Value{typ: TypeN, s: s} }
-func (valueOps) Map(v Value) map[string]Value     { return v.mapv() }
-func (valueOps) MakeMap(m map[string]Value) Value { return M(m) }
-func (valueOps) MakeList(l []Value) Value         { return L(l...) }
-func (valueOps) MakeSet(t expr.Type, members []string) Value {
-	return Value{typ: Type(t), x: members}
-}
-func (valueOps) AddNumbers(a, b string) (string, error)      { return addNumbers(a, b) }
-func (valueOps) SubtractNumbers(a, b string) (string, error) { return subNumbers(a, b) }
-func (valueOps) Field(v Value, name string) (Value, bool) {
-	w, ok := v.mapv()[name]
-	return w, ok
-}
 
 // update is a parsed UpdateExpression; see [expr.Update].
 type (
@@ -179,91 +135,26 @@ func parseConditionKind(c *exprContext, kind, src string) (*condition, error) {
 }
 
 // newExprContext validates a request's ExpressionAttributeNames and
-// ExpressionAttributeValues: keys of the form #[A-Za-z0-9_]+ and
-// :[A-Za-z0-9_]+ of at most 255 bytes, non-empty attribute names, values
-// that pass [Value.Validate], maps that are nil or non-empty, and at most
-// 2 MB in all. Either map may be nil. Errors are *[ValidationError].
-//
-// Whether an expression was supplied at all is the caller's to check:
-// DynamoDB rejects the maps without one.
+// ExpressionAttributeValues under the item model's rules for attribute
+// names and values; see [expr.CheckContext]. Errors are
+// *[ValidationError].
 func newExprContext(names map[string]string, values map[string]Value) (*exprContext, error) {
-	if names != nil && len(names) == 0 {
-		return nil, &ValidationError{Reason: reasonNamesEmpty}
-	}
-	if values != nil && len(values) == 0 {
-		return nil, &ValidationError{Reason: reasonValuesEmpty}
-	}
-	size := 0
-	for _, k := range sortedKeys(names) {
-		if !validPlaceholder(k, '#') {
-			return nil, &ValidationError{Reason: "ExpressionAttributeNames contains invalid key: Syntax error; key: " + strconv.Quote(k)}
-		}
-		if names[k] == "" {
-			return nil, &ValidationError{Reason: "ExpressionAttributeNames contains invalid value: Empty attribute name for key " + k}
-		}
-		if len(names[k]) > MaxAttributeNameLength {
-			return nil, &ValidationError{Reason: "ExpressionAttributeNames contains invalid value: " + reasonNameTooLong + " for key " + k}
-		}
-		if !utf8.ValidString(names[k]) {
-			return nil, &ValidationError{Reason: "ExpressionAttributeNames contains invalid value: " + reasonInvalidUTF8Name + " for key " + k}
-		}
-		size += len(k) + len(names[k])
-	}
-	for _, k := range sortedKeys(values) {
-		if !validPlaceholder(k, ':') {
-			return nil, &ValidationError{Reason: "ExpressionAttributeValues contains invalid key: Syntax error; key: " + strconv.Quote(k)}
-		}
-		if err := values[k].Validate(); err != nil {
-			reason := err.Error()
+	c, err := expr.CheckContext(names, values, validate.Name, func(v Value) (int, string) {
+		if err := v.Validate(); err != nil {
 			if ve, ok := err.(*ValidationError); ok {
-				reason = ve.Reason
+				return 0, ve.Reason
 			}
-			return nil, &ValidationError{Reason: "ExpressionAttributeValues contains invalid value: " + reason + " for key " + k}
+			return 0, err.Error()
 		}
-		size += len(k) + values[k].Size()
-	}
-	if size > maxSubstitutionsSize {
-		return nil, &ValidationError{Reason: reasonSubstitutionsSize}
-	}
-	return expr.NewContext(names, values), nil
-}
-
-// validPlaceholder reports whether k is sigil followed by 1 to 254 of
-// [A-Za-z0-9_].
-func validPlaceholder(k string, sigil byte) bool {
-	if len(k) < 2 || len(k) > expr.MaxPlaceholderLength || k[0] != sigil {
-		return false
-	}
-	for i := 1; i < len(k); i++ {
-		if !expr.IsNameByte(k[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+		return v.Size(), ""
+	})
+	return c, validationFromExpr(err)
 }
 
 // checkAllUsed fails if a supplied placeholder was used by none of the
-// expressions parsed with c, in DynamoDB's words: "Value provided in
-// ExpressionAttributeNames unused in expressions: keys: {#x}" (names are
-// checked before values).
+// expressions parsed with c; see [expr.Context.CheckAllUsed].
 func checkAllUsed(c *exprContext) error {
-	names, values := c.Unused()
-	if len(names) > 0 {
-		return &ValidationError{Reason: reasonNamesUnused + strings.Join(names, ", ") + "}"}
-	}
-	if len(values) > 0 {
-		return &ValidationError{Reason: reasonValuesUnused + strings.Join(values, ", ") + "}"}
-	}
-	return nil
+	return validationFromExpr(c.CheckAllUsed())
 }
 
 // pathElem and docPath are the root package's names for a document path
@@ -286,143 +177,31 @@ func lookupPath(it Item, p docPath) Value {
 	return expr.Lookup[Value](valueOps{}, it, p)
 }
 
-// projection is a parsed ProjectionExpression. It is immutable after
-// parsing and safe for concurrent use.
-type projection struct {
-	paths []docPath
-}
+// projection is a parsed ProjectionExpression; see [expr.Projection].
+type projection = expr.Projection
 
 // parseProjection parses a ProjectionExpression: document paths separated
 // by commas, none overlapping another. Errors are *[ValidationError].
 func parseProjection(c *exprContext, src string) (*projection, error) {
-	pr, err := parseProjectionPaths(c, src)
+	pr, err := expr.ParseProjection[Value](valueOps{}, c, src)
 	if err != nil {
 		return nil, validationFromExpr(err)
 	}
 	return pr, nil
 }
 
-// parseProjectionPaths is parseProjection with errors of package
-// internal/expr left as they are.
-func parseProjectionPaths(c *exprContext, src string) (*projection, error) {
-	p, err := newParser(c, kindProjection, src)
-	if err != nil {
-		return nil, err
-	}
-	var paths []docPath
-	for {
-		path, err := p.ParsePath()
-		if err != nil {
-			return nil, err
-		}
-		paths = append(paths, path)
-		if !p.Accept(expr.TokComma) {
-			break
-		}
-	}
-	if err := p.Finish(); err != nil {
-		return nil, err
-	}
-	if err := checkOverlaps(kindProjection, paths); err != nil {
-		return nil, err
-	}
-	return &projection{paths: paths}, nil
-}
-
-// String returns the projection as an expression without placeholders.
-func (p *projection) String() string {
-	s := make([]string, len(p.paths))
-	for i, q := range p.paths {
-		s[i] = q.String()
-	}
-	return strings.Join(s, ", ")
-}
-
-// apply returns the attributes of it that the projection names; see
-// [projectPaths]. A nil item projects to nil.
-func (p *projection) apply(it Item) Item {
+// applyProjection returns the attributes of it that p names; see
+// [expr.Project].
+// A nil item projects to nil.
+func applyProjection(p *projection, it Item) Item {
 	if it == nil {
 		return nil
 	}
-	return projectPaths(it, p.paths)
+	return projectPaths(it, p.Paths)
 }
 
-// projectPaths returns the sub-item of it holding just the given paths, as
-// DynamoDB returns a projection: a map keeps only the named keys, a list
-// keeps only the named elements, in index order and without gaps, and
-// paths that do not exist are left out. The result shares scalar values
-// and unprojected containers with it but never modifies it.
+// projectPaths returns the sub-item of it holding just the given paths;
+// see [expr.Project].
 func projectPaths(it Item, paths []docPath) Item {
-	root := &projNode{}
-	for _, p := range paths {
-		v := lookupPath(it, p)
-		if v.IsZero() {
-			continue
-		}
-		n := root
-		for _, e := range p {
-			n = n.child(e)
-		}
-		n.leaf, n.hasLeaf = v, true
-	}
-	out := make(Item, len(root.fields))
-	for name, n := range root.fields {
-		out[name] = n.build()
-	}
-	return out
-}
-
-// projNode is a node of the tree of projected paths.
-type projNode struct {
-	leaf    Value
-	hasLeaf bool
-	fields  map[string]*projNode
-	elems   map[int]*projNode
-}
-
-func (n *projNode) child(e pathElem) *projNode {
-	if e.IsIndex {
-		if n.elems == nil {
-			n.elems = make(map[int]*projNode)
-		}
-		c := n.elems[e.Index]
-		if c == nil {
-			c = &projNode{}
-			n.elems[e.Index] = c
-		}
-		return c
-	}
-	if n.fields == nil {
-		n.fields = make(map[string]*projNode)
-	}
-	c := n.fields[e.Name]
-	if c == nil {
-		c = &projNode{}
-		n.fields[e.Name] = c
-	}
-	return c
-}
-
-func (n *projNode) build() Value {
-	if n.hasLeaf {
-		// Paths never overlap, so a leaf has no children.
-		return n.leaf
-	}
-	if n.elems != nil {
-		idx := make([]int, 0, len(n.elems))
-		for i := range n.elems {
-			idx = append(idx, i)
-		}
-		sort.Ints(idx)
-		l := make([]Value, len(idx))
-		for j, i := range idx {
-			l[j] = n.elems[i].build()
-		}
-		return L(l...)
-	}
-	m := make(Item, len(n.fields))
-	for name, c := range n.fields {
-		m[name] = c.build()
-	}
-	return M(m)
+	return expr.Project[Value](valueOps{}, it, paths)
 }

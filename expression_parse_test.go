@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"errors"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,8 +20,9 @@ import (
 // exprCmpOpts compares parsed expressions field by field; Values compare
 // with their Equal method.
 var exprCmpOpts = cmp.Options{cmp.AllowUnexported(condition{}, operand{}, pathElem{}, update{}, updateAction{}),
-	// The tree is derived from the actions.
-	cmpopts.IgnoreFields(update{}, "tree")}
+	// The tree is derived from the actions, an operand's scalar from its
+	// value.
+	cmpopts.IgnoreFields(update{}, "tree"), cmpopts.IgnoreFields(operand{}, "scalar")}
 
 // Placeholders the generated expressions use.
 var genValues = map[string]Value{
@@ -213,7 +215,7 @@ func TestUpdatePrintParse(t *testing.T) {
 
 // genItemPath draws a path that mostly exists in it, by a random walk.
 func genItemPath(t *rapid.T, it Item) docPath {
-	names := sortedNames(it)
+	names := slices.Sorted(maps.Keys(it))
 	if len(names) == 0 || rapid.IntRange(0, 5).Draw(t, "stray") == 0 {
 		return docPath{{Name: rapid.StringN(1, 4, -1).Draw(t, "name")}}
 	}
@@ -222,7 +224,7 @@ func genItemPath(t *rapid.T, it Item) docPath {
 	for rapid.IntRange(0, 2).Draw(t, "deeper") > 0 {
 		switch {
 		case v.typ == TypeM && len(v.mapv()) > 0:
-			k := rapid.SampledFrom(sortedNames(v.mapv())).Draw(t, "key")
+			k := rapid.SampledFrom(slices.Sorted(maps.Keys(v.mapv()))).Draw(t, "key")
 			p, v = append(p, pathElem{Name: k}), v.mapv()[k]
 		case v.typ == TypeL && len(v.listv()) > 0:
 			i := rapid.IntRange(0, len(v.listv())).Draw(t, "index")
@@ -501,7 +503,7 @@ func FuzzParseProjection(f *testing.F) {
 			checkFuzzError(t, expr, err)
 			return
 		}
-		got := p.apply(fuzzItem)
+		got := applyProjection(p, fuzzItem)
 		if !isSubItem(got, fuzzItem) {
 			t.Fatalf("projection %q of %v gave %v, not part of it", expr, fuzzItem, got)
 		}
@@ -510,7 +512,7 @@ func FuzzParseProjection(f *testing.F) {
 		if err != nil {
 			t.Fatalf("parse(%q) printed %q, which fails: %v", expr, text, err)
 		}
-		if diff := cmp.Diff(p.paths, again.paths, exprCmpOpts); diff != "" {
+		if diff := cmp.Diff(p.Paths, again.Paths, exprCmpOpts); diff != "" {
 			t.Fatalf("parse(%q) printed %q, which parses differently (-first +second):\n%s", expr, text, diff)
 		}
 	})

@@ -3,6 +3,8 @@ package fdyno
 import (
 	"errors"
 	"github.com/fdyno/fdyno/internal/expr"
+	"github.com/fdyno/fdyno/internal/number"
+	"github.com/fdyno/fdyno/internal/validate"
 	"strings"
 	"testing"
 
@@ -25,8 +27,8 @@ func TestExprContextErrors(t *testing.T) {
 		{"value key with name sigil", nil, map[string]Value{"#v": N("1")}, `ExpressionAttributeValues contains invalid key: Syntax error; key: "#v"`},
 		{"empty name", map[string]string{"#a": ""}, nil, "ExpressionAttributeNames contains invalid value: Empty attribute name for key #a"},
 		{"empty set value", nil, map[string]Value{":v": SS()}, "ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: An string set  may not be empty for key :v"},
-		{"zero value", nil, map[string]Value{":v": {}}, "ExpressionAttributeValues contains invalid value: " + reasonEmptyValue + " for key :v"},
-		{"bad number", nil, map[string]Value{":v": N("NaN")}, "ExpressionAttributeValues contains invalid value: " + reasonNumberSyntax + ": NaN for key :v"},
+		{"zero value", nil, map[string]Value{":v": {}}, "ExpressionAttributeValues contains invalid value: " + validate.ReasonEmptyValue + " for key :v"},
+		{"bad number", nil, map[string]Value{":v": N("NaN")}, "ExpressionAttributeValues contains invalid value: " + number.ReasonSyntax + ": NaN for key :v"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,7 +129,7 @@ func TestProjection(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseProjection(%q): %v", tc.expr, err)
 			}
-			if diff := cmp.Diff(tc.want, p.apply(it)); diff != "" {
+			if diff := cmp.Diff(tc.want, applyProjection(p, it)); diff != "" {
 				t.Errorf("apply(%q) mismatch (-want +got):\n%s", tc.expr, diff)
 			}
 		})
@@ -136,7 +138,7 @@ func TestProjection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p.apply(nil); got != nil {
+	if got := applyProjection(p, nil); got != nil {
 		t.Errorf("apply(nil) = %v, want nil", got)
 	}
 }
@@ -163,7 +165,7 @@ func TestProjectionErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseProjection(nil, tc.expr)
-			checkExprError(t, kindProjection, tc, err)
+			checkExprError(t, "ProjectionExpression", tc, err)
 		})
 	}
 }

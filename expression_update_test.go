@@ -3,6 +3,7 @@ package fdyno
 import (
 	"errors"
 	"github.com/fdyno/fdyno/internal/expr"
+	"github.com/fdyno/fdyno/internal/number"
 	"strings"
 	"testing"
 
@@ -208,9 +209,9 @@ func TestUpdateApplyErrors(t *testing.T) {
 		{"add set to number", "ADD n :ss_a", expr.ReasonUpdateOperandType},
 		{"delete from string", "DELETE s :ss_a", expr.ReasonUpdateOperandType},
 		{"delete other set type", "DELETE ss :ns_1", expr.ReasonUpdateOperandType},
-		{"overflow", "SET n = :big + :big", reasonNumberOverflow},
-		{"precision", "SET n = :e50 + :n1", reasonNumberDigits},
-		{"add precision", "ADD n :e50", reasonNumberDigits},
+		{"overflow", "SET n = :big + :big", number.ReasonOverflow},
+		{"precision", "SET n = :e50 + :n1", number.ReasonDigits},
+		{"add precision", "ADD n :e50", number.ReasonDigits},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -56,7 +56,7 @@ func (t *Table) Get(rt fdb.ReadTransactor, in GetInput) (*GetOutput, error) {
 		}
 		size := it.Size()
 		if it != nil && e.proj != nil {
-			it = e.proj.apply(it)
+			it = applyProjection(e.proj, it)
 		}
 		return &GetOutput{Item: it, ItemSize: size}, nil
 	})

@@ -156,7 +156,7 @@ func (p *readPlan) planIndexRead(sel Select) error {
 		}
 	}
 	if p.proj != nil {
-		for _, path := range p.proj.paths {
+		for _, path := range p.proj.Paths {
 			unprojected(path[0].Name)
 		}
 		p.allAttrs = p.fetchBase // the projection applies to the item

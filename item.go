@@ -1,41 +1,27 @@
 package fdyno
 
 import (
-	"encoding/base64"
+	"github.com/fdyno/fdyno/internal/avjson"
+	"github.com/fdyno/fdyno/internal/number"
+	"github.com/fdyno/fdyno/internal/validate"
 	"math/big"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
 )
 
-// DynamoDB's item limits (the service quotas page).
+// DynamoDB's item limits (the service quotas page); package
+// internal/validate checks them.
 const (
 	// MaxAttributeNameLength is the longest attribute name, in UTF-8
 	// bytes; 64 KB itself is rejected.
-	MaxAttributeNameLength = 65535
+	MaxAttributeNameLength = validate.MaxNameLength
 	// MaxNestingDepth is the deepest level a value may sit at: a top-level
 	// attribute's value is at level 1 and each enclosing M or L adds a
 	// level, so a scalar may be wrapped in at most 31 maps or lists.
-	MaxNestingDepth = 32
-)
-
-// Reasons for rejecting a value, in DynamoDB's words where it has them.
-const (
-	reasonEmptyValue     = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
-	reasonDuplicates     = "One or more parameter values were invalid: Input collection contains duplicates"
-	reasonNesting        = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
-	reasonEmptyName      = "Empty attribute name"
-	reasonNameTooLong    = "Attribute name is too large, must be less than 65536 bytes"
-	reasonEmptySetFormat = "One or more parameter values were invalid: An %s set  may not be empty"
-	reasonEmptyBS        = "One or more parameter values were invalid: Binary sets should not be empty"
-	// DynamoDB's strings are UTF-8: its wire refuses other bytes with a
-	// SerializationException, so fdyno refuses them too rather than
-	// store what the wire could not return unchanged.
-	reasonInvalidUTF8     = "One or more parameter values were invalid: String value is not valid UTF-8"
-	reasonInvalidUTF8Name = "Attribute name is not valid UTF-8"
+	MaxNestingDepth = validate.MaxNestingDepth
 )
 
 // Type is one of DynamoDB's ten attribute types. The zero Type is the type
@@ -125,7 +111,7 @@ func S(s string) Value { return Value{typ: TypeS, s: s} }
 // "1000"). Illegal text is kept as is, for [Item.Validate] to reject; use
 // [ParseN] to get the error at once.
 func N(s string) Value {
-	c, err := canonicalNumber(s)
+	c, err := number.Canonical(s)
 	if err != nil {
 		return Value{typ: TypeN, s: s, bad: true}
 	}
@@ -134,7 +120,7 @@ func N(s string) Value {
 
 // ParseN is like [N] but returns a *[ValidationError] for illegal text.
 func ParseN(s string) (Value, error) {
-	c, err := canonicalNumber(s)
+	c, err := number.Canonical(s)
 	if err != nil {
 		return Value{}, &ValidationError{Reason: err.Error()}
 	}
@@ -151,7 +137,7 @@ func NUint(u uint64) Value { return Value{typ: TypeN, s: strconv.FormatUint(u, 1
 // as f. NaN, infinities and magnitudes outside DynamoDB's range give a
 // value that [Item.Validate] rejects.
 func NFloat(f float64) Value {
-	c, err := formatFloat(f, 64)
+	c, err := number.FormatFloat(f, 64)
 	if err != nil {
 		return Value{typ: TypeN, s: strconv.FormatFloat(f, 'g', -1, 64), bad: true}
 	}
@@ -160,7 +146,7 @@ func NFloat(f float64) Value {
 
 // NDecimal returns the number value of d; see [N] for the rules.
 func NDecimal(d *apd.Decimal) Value {
-	c, err := canonicalDecimal(d)
+	c, err := number.CanonicalDecimal(d)
 	if err != nil {
 		return Value{typ: TypeN, s: d.String(), bad: true}
 	}
@@ -199,14 +185,14 @@ func NS(members ...string) Value {
 	set := make([]string, len(members))
 	bad := false
 	for i, m := range members {
-		c, err := canonicalNumber(m)
+		c, err := number.Canonical(m)
 		if err != nil {
 			bad, c = true, m
 		}
 		set[i] = c
 	}
 	if !bad {
-		slices.SortFunc(set, compareNumbers)
+		slices.SortFunc(set, number.Compare)
 	}
 	return Value{typ: TypeNS, x: set, bad: bad}
 }
@@ -411,119 +397,12 @@ func (it Item) Equal(other Item) bool {
 // String returns v in DynamoDB's JSON form, such as {"S":"x"} or
 // {"NS":["1","2.5"]}, for debugging and test output.
 func (v Value) String() string {
-	return string(appendValueJSON(nil, v))
+	return string(avjson.AppendValue[Value](valueOps{}, nil, v))
 }
 
 // String returns it in DynamoDB's JSON form with the names in byte order.
 func (it Item) String() string {
-	return string(appendItemJSON(nil, it))
-}
-
-func appendItemJSON(dst []byte, it Item) []byte {
-	dst = append(dst, '{')
-	for i, k := range sortedNames(it) {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendJSONString(dst, k)
-		dst = append(dst, ':')
-		dst = appendValueJSON(dst, it[k])
-	}
-	return append(dst, '}')
-}
-
-func appendValueJSON(dst []byte, v Value) []byte {
-	if v.typ == 0 {
-		return append(dst, "{}"...)
-	}
-	dst = append(dst, '{')
-	dst = appendJSONString(dst, v.typ.String())
-	dst = append(dst, ':')
-	switch v.typ {
-	case TypeS, TypeN:
-		dst = appendJSONString(dst, v.s)
-	case TypeB:
-		dst = appendBase64JSON(dst, v.s)
-	case TypeBOOL, TypeNULL:
-		dst = strconv.AppendBool(dst, v.b)
-	case TypeM:
-		dst = appendItemJSON(dst, v.mapv())
-	case TypeL:
-		dst = append(dst, '[')
-		for i, e := range v.listv() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendValueJSON(dst, e)
-		}
-		dst = append(dst, ']')
-	case TypeSS, TypeNS, TypeBS:
-		dst = append(dst, '[')
-		for i, m := range v.setv() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			if v.typ == TypeBS {
-				dst = appendBase64JSON(dst, m)
-			} else {
-				dst = appendJSONString(dst, m)
-			}
-		}
-		dst = append(dst, ']')
-	}
-	return append(dst, '}')
-}
-
-func appendBase64JSON(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	dst = base64.StdEncoding.AppendEncode(dst, []byte(s))
-	return append(dst, '"')
-}
-
-// appendJSONString appends s as a JSON string; invalid UTF-8 becomes U+FFFD
-// as in encoding/json.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, `\ufffd`...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
-}
-
-// sortedNames returns the names of it in byte order.
-func sortedNames(it Item) []string {
-	names := make([]string, 0, len(it))
-	for k := range it {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
+	return string(avjson.AppendItem[Value](valueOps{}, nil, it))
 }
 
 // Validate checks it against DynamoDB's rules for item contents: attribute
@@ -533,130 +412,22 @@ func sortedNames(it Item) []string {
 // item size or key attributes, which depend on the table. The error is a
 // *[ValidationError] naming the attribute path and the rule.
 func (it Item) Validate() error {
-	for _, name := range sortedNames(it) {
-		if name == "" {
-			return &ValidationError{Reason: reasonEmptyName}
-		}
-		p := pathNode{name: name}
-		if err := validateValue(it[name], &p, 1); err != nil {
-			return err
-		}
-	}
-	return nil
+	return validationFrom(validate.Item[Value](valueOps{}, it))
 }
 
 // Validate checks v on its own as a top-level attribute value; see
 // [Item.Validate].
 func (v Value) Validate() error {
-	return validateValue(v, nil, 1)
+	return validationFrom(validate.Value[Value](valueOps{}, v))
 }
 
-// pathNode is one step of a document path, kept on the stack while
-// validating and turned into text only for an error.
-type pathNode struct {
-	parent *pathNode
-	name   string
-	index  int
-	isElem bool
-}
-
-func (p *pathNode) String() string {
-	if p == nil {
-		return ""
+// validationFrom returns err, an error of package internal/validate, as
+// a *[ValidationError].
+func validationFrom(err error) error {
+	if e, ok := err.(*validate.Error); ok {
+		return &ValidationError{Path: e.Path, Reason: e.Reason}
 	}
-	var steps []*pathNode
-	for n := p; n != nil; n = n.parent {
-		steps = append(steps, n)
-	}
-	var b strings.Builder
-	for i := len(steps) - 1; i >= 0; i-- {
-		n := steps[i]
-		switch {
-		case n.isElem:
-			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(n.index))
-			b.WriteByte(']')
-		default:
-			if i != len(steps)-1 {
-				b.WriteByte('.')
-			}
-			b.WriteString(n.name)
-		}
-	}
-	return b.String()
-}
-
-func validateValue(v Value, p *pathNode, depth int) error {
-	fail := func(reason string) error {
-		return &ValidationError{Path: p.String(), Reason: reason}
-	}
-	if depth > MaxNestingDepth {
-		return fail(reasonNesting)
-	}
-	if p != nil && !p.isElem {
-		if len(p.name) > MaxAttributeNameLength {
-			return fail(reasonNameTooLong)
-		}
-		if !utf8.ValidString(p.name) {
-			return fail(reasonInvalidUTF8Name)
-		}
-	}
-	switch v.typ {
-	case 0:
-		return fail(reasonEmptyValue)
-	case TypeS:
-		if !utf8.ValidString(v.s) {
-			return fail(reasonInvalidUTF8)
-		}
-	case TypeN:
-		if v.bad {
-			_, err := canonicalNumber(v.s)
-			return fail(err.Error())
-		}
-	case TypeSS, TypeNS, TypeBS:
-		if len(v.setv()) == 0 {
-			if v.typ == TypeBS {
-				// DynamoDB words the empty binary set differently.
-				return fail(reasonEmptyBS)
-			}
-			kind := map[Type]string{TypeSS: "string", TypeNS: "number"}[v.typ]
-			return fail(strings.Replace(reasonEmptySetFormat, "%s", kind, 1))
-		}
-		if v.bad {
-			for _, m := range v.setv() {
-				if _, err := canonicalNumber(m); err != nil {
-					return fail(err.Error())
-				}
-			}
-		}
-		for i := 1; i < len(v.setv()); i++ {
-			if v.setv()[i] == v.setv()[i-1] {
-				return fail(reasonDuplicates)
-			}
-		}
-		if v.typ == TypeSS {
-			for _, m := range v.setv() {
-				if !utf8.ValidString(m) {
-					return fail(reasonInvalidUTF8)
-				}
-			}
-		}
-	case TypeM:
-		for _, k := range sortedNames(v.mapv()) {
-			c := pathNode{parent: p, name: k}
-			if err := validateValue(v.mapv()[k], &c, depth+1); err != nil {
-				return err
-			}
-		}
-	case TypeL:
-		for i, e := range v.listv() {
-			c := pathNode{parent: p, index: i, isElem: true}
-			if err := validateValue(e, &c, depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return err
 }
 
 // Size returns the size DynamoDB charges for it, the measure of its 400 KB
@@ -682,7 +453,7 @@ func (v Value) Size() int {
 		if v.bad {
 			return len(v.s)
 		}
-		return numberSize(v.s)
+		return number.Size(v.s)
 	case TypeBOOL, TypeNULL:
 		return 1
 	case TypeSS, TypeBS:
@@ -697,7 +468,7 @@ func (v Value) Size() int {
 			if v.bad {
 				n += len(m)
 			} else {
-				n += numberSize(m)
+				n += number.Size(m)
 			}
 		}
 		return n
@@ -757,11 +528,11 @@ func checkKeyValue(name string, v Value, want Type, hash bool) error {
 		case !hash && len(v.s) > MaxSortKeyLength:
 			return fail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
 		case v.typ == TypeS && !utf8.ValidString(v.s):
-			return fail(reasonInvalidUTF8)
+			return fail(validate.ReasonInvalidUTF8)
 		}
 	case TypeN:
 		if v.bad {
-			_, err := canonicalNumber(v.s)
+			_, err := number.Canonical(v.s)
 			return fail(err.Error())
 		}
 	default:

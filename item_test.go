@@ -2,6 +2,8 @@ package fdyno
 
 import (
 	"errors"
+	"github.com/fdyno/fdyno/internal/number"
+	"github.com/fdyno/fdyno/internal/validate"
 	"strings"
 	"testing"
 
@@ -41,39 +43,39 @@ func TestItemValidate(t *testing.T) {
 		{name: "name 65535 bytes", item: Item{strings.Repeat("a", 65535): S("x")}},
 		{name: "31 wrappers", item: Item{"a": nest(S("x"), 31)}},
 		{name: "32 wrappers empty", item: Item{"a": nest(M(nil), 31)}},
-		{name: "32 wrappers", item: Item{"a": nest(S("x"), 32)}, path: "a" + strings.Repeat(".a", 32), reason: reasonNesting},
+		{name: "32 wrappers", item: Item{"a": nest(S("x"), 32)}, path: "a" + strings.Repeat(".a", 32), reason: validate.ReasonNesting},
 		{name: "32 list wrappers", item: Item{"l": func() Value {
 			v := S("x")
 			for range 32 {
 				v = L(v)
 			}
 			return v
-		}()}, path: "l" + strings.Repeat("[0]", 32), reason: reasonNesting},
-		{name: "empty name", item: Item{"": S("x")}, reason: reasonEmptyName},
-		{name: "name 65536 bytes", item: Item{strings.Repeat("a", 65536): S("x")}, path: strings.Repeat("a", 65536), reason: reasonNameTooLong},
-		{name: "nested name 65536 bytes", item: Item{"m": M(Item{strings.Repeat("a", 65536): S("x")})}, path: "m." + strings.Repeat("a", 65536), reason: reasonNameTooLong},
+		}()}, path: "l" + strings.Repeat("[0]", 32), reason: validate.ReasonNesting},
+		{name: "empty name", item: Item{"": S("x")}, reason: validate.ReasonEmptyName},
+		{name: "name 65536 bytes", item: Item{strings.Repeat("a", 65536): S("x")}, path: strings.Repeat("a", 65536), reason: validate.ReasonNameTooLong},
+		{name: "nested name 65536 bytes", item: Item{"m": M(Item{strings.Repeat("a", 65536): S("x")})}, path: "m." + strings.Repeat("a", 65536), reason: validate.ReasonNameTooLong},
 		{name: "empty SS", item: Item{"ss": SS()}, path: "ss", reason: "One or more parameter values were invalid: An string set  may not be empty"},
 		{name: "empty NS", item: Item{"ns": NS()}, path: "ns", reason: "One or more parameter values were invalid: An number set  may not be empty"},
 		{name: "empty BS", item: Item{"bs": BS()}, path: "bs", reason: "One or more parameter values were invalid: Binary sets should not be empty"},
-		{name: "duplicate SS", item: Item{"ss": SS("a", "b", "a")}, path: "ss", reason: reasonDuplicates},
-		{name: "duplicate NS by value", item: Item{"ns": NS("1", "1.0")}, path: "ns", reason: reasonDuplicates},
-		{name: "duplicate NS by exponent", item: Item{"ns": NS("1e3", "1000")}, path: "ns", reason: reasonDuplicates},
-		{name: "duplicate BS", item: Item{"bs": BS([]byte{1}, []byte{1})}, path: "bs", reason: reasonDuplicates},
-		{name: "bad NS member", item: Item{"ns": NS("1", "x")}, path: "ns", reason: reasonNumberSyntax + ": x"},
-		{name: "bad number in list", item: Item{"l": L(S("a"), N("1E+126"))}, path: "l[1]", reason: reasonNumberOverflow},
-		{name: "zero value", item: Item{"m": M(Item{"k": {}})}, path: "m.k", reason: reasonEmptyValue},
-		{name: "NaN float", item: Item{"f": NFloat(nan())}, path: "f", reason: reasonNumberSyntax + ": NaN"},
+		{name: "duplicate SS", item: Item{"ss": SS("a", "b", "a")}, path: "ss", reason: validate.ReasonDuplicates},
+		{name: "duplicate NS by value", item: Item{"ns": NS("1", "1.0")}, path: "ns", reason: validate.ReasonDuplicates},
+		{name: "duplicate NS by exponent", item: Item{"ns": NS("1e3", "1000")}, path: "ns", reason: validate.ReasonDuplicates},
+		{name: "duplicate BS", item: Item{"bs": BS([]byte{1}, []byte{1})}, path: "bs", reason: validate.ReasonDuplicates},
+		{name: "bad NS member", item: Item{"ns": NS("1", "x")}, path: "ns", reason: number.ReasonSyntax + ": x"},
+		{name: "bad number in list", item: Item{"l": L(S("a"), N("1E+126"))}, path: "l[1]", reason: number.ReasonOverflow},
+		{name: "zero value", item: Item{"m": M(Item{"k": {}})}, path: "m.k", reason: validate.ReasonEmptyValue},
+		{name: "NaN float", item: Item{"f": NFloat(nan())}, path: "f", reason: number.ReasonSyntax + ": NaN"},
 		// Strings are UTF-8: DynamoDB's wire refuses other bytes, so what
 		// the library stores must be valid UTF-8 to come back unchanged.
 		{name: "UTF-8 S, SS and names", item: Item{"é": S("\u00e9𝄞"), "ss": SS("ü", "\U0010ffff"), "m": M(Item{"ñ": S("x")})}},
 		{name: "B and BS hold any bytes", item: Item{"b": B([]byte{0xff, 0xc3}), "bs": BS([]byte{0xff}, []byte{0xc3})}},
-		{name: "S with a raw 0xff", item: Item{"s": S("a\xffb")}, path: "s", reason: reasonInvalidUTF8},
-		{name: "S truncated sequence", item: Item{"s": S("\xc3")}, path: "s", reason: reasonInvalidUTF8},
-		{name: "S encoded surrogate", item: Item{"s": S("\xed\xa0\x80")}, path: "s", reason: reasonInvalidUTF8},
-		{name: "S in a list", item: Item{"l": L(S("ok"), S("\xff"))}, path: "l[1]", reason: reasonInvalidUTF8},
-		{name: "SS member", item: Item{"ss": SS("a", "\xff")}, path: "ss", reason: reasonInvalidUTF8},
-		{name: "name", item: Item{"\xff": S("x")}, path: "\xff", reason: reasonInvalidUTF8Name},
-		{name: "nested map key", item: Item{"m": M(Item{"k": M(Item{"\xc3": N("1")})})}, path: "m.k.\xc3", reason: reasonInvalidUTF8Name},
+		{name: "S with a raw 0xff", item: Item{"s": S("a\xffb")}, path: "s", reason: validate.ReasonInvalidUTF8},
+		{name: "S truncated sequence", item: Item{"s": S("\xc3")}, path: "s", reason: validate.ReasonInvalidUTF8},
+		{name: "S encoded surrogate", item: Item{"s": S("\xed\xa0\x80")}, path: "s", reason: validate.ReasonInvalidUTF8},
+		{name: "S in a list", item: Item{"l": L(S("ok"), S("\xff"))}, path: "l[1]", reason: validate.ReasonInvalidUTF8},
+		{name: "SS member", item: Item{"ss": SS("a", "\xff")}, path: "ss", reason: validate.ReasonInvalidUTF8},
+		{name: "name", item: Item{"\xff": S("x")}, path: "\xff", reason: validate.ReasonInvalidUTF8Name},
+		{name: "nested map key", item: Item{"m": M(Item{"k": M(Item{"\xc3": N("1")})})}, path: "m.k.\xc3", reason: validate.ReasonInvalidUTF8Name},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,6 +175,10 @@ func TestValueAccessors(t *testing.T) {
 		{"Type", it["bs"].Type().String(), "BS"},
 		{"String", it["ns"].String(), `{"NS":["-1.5","9","10"]}`},
 		{"Item String", Item{"b": B([]byte{0xff}), "a": S("q\"\n")}.String(), `{"a":{"S":"q\"\n"},"b":{"B":"/w=="}}`},
+		// Every type, in DynamoDB's JSON: names in byte order, BS members
+		// in base64, invalid UTF-8 as U+FFFD, control bytes escaped.
+		{"String of every type", Item{"m": M(Item{"z": Null(), "t": Bool(false)}), "l": L(N("1"), S("\x01\xff")), "ss": SS("b", "a"), "bs": BS([]byte{1}), "zero": {}}.String(),
+			`{"bs":{"BS":["AQ=="]},"l":{"L":[{"N":"1"},{"S":"\u0001\ufffd"}]},"m":{"M":{"t":{"BOOL":false},"z":{"NULL":true}}},"ss":{"SS":["a","b"]},"zero":{}}`},
 	}
 	for _, c := range checks {
 		if diff := cmp.Diff(c.want, c.got); diff != "" {
@@ -222,7 +228,7 @@ func TestCheckKeyValue(t *testing.T) {
 			reason: "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes"},
 		{name: "sort key 1025 bytes", v: S(strings.Repeat("x", 1025)), want: TypeS,
 			reason: "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes"},
-		{name: "bad number", v: N("1e999"), want: TypeN, reason: reasonNumberOverflow},
+		{name: "bad number", v: N("1e999"), want: TypeN, reason: number.ReasonOverflow},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -22,7 +22,7 @@ package fdyno
 //	S   tuple string (code 0x02) of the UTF-8 bytes: orders by bytes
 //	B   tuple bytes (code 0x01) of the raw bytes: orders by bytes
 //	N   tuple bytes (code 0x01) of the order-preserving number encoding
-//	    below (number.go: appendNumberKey): orders by numeric value
+//	    below (internal/number: AppendKey): orders by numeric value
 //
 // A key attribute's type is fixed by the table's key schema, so an N and a
 // B never meet in the same position and need no distinct codes.
@@ -43,6 +43,7 @@ package fdyno
 
 import (
 	"bytes"
+	"github.com/fdyno/fdyno/internal/number"
 	"strconv"
 	"strings"
 
@@ -253,10 +254,10 @@ func keyElement(v Value) (tuple.TupleElement, error) {
 		return []byte(v.s), nil
 	case TypeN:
 		if v.bad {
-			_, err := canonicalNumber(v.s)
+			_, err := number.Canonical(v.s)
 			return nil, &ValidationError{Reason: err.Error()}
 		}
-		return appendNumberKey(nil, v.s), nil
+		return number.AppendKey(nil, v.s), nil
 	}
 	return nil, &ValidationError{Reason: "key attributes must be S, N or B, not " + v.typ.String()}
 }
@@ -303,11 +304,11 @@ func packKeyValues(values ...Value) ([]byte, error) {
 			out = appendTupleBytes(append(out, tupleBytesCode), v.s)
 		case TypeN:
 			if v.bad {
-				_, err := canonicalNumber(v.s)
+				_, err := number.Canonical(v.s)
 				return nil, &ValidationError{Reason: err.Error()}
 			}
 			var buf [3 + (MaxNumberDigits+1)/2]byte
-			out = appendTupleBytes(append(out, tupleBytesCode), string(appendNumberKey(buf[:0], v.s)))
+			out = appendTupleBytes(append(out, tupleBytesCode), string(number.AppendKey(buf[:0], v.s)))
 		default:
 			return nil, &ValidationError{Reason: "key attributes must be S, N or B, not " + v.typ.String()}
 		}

@@ -29,7 +29,7 @@ var packageLayers = []struct {
 	name  string
 	files []string
 }{
-	{"model", []string{"doc.go", "errors.go", "item.go", "number.go", "marshal.go"}},
+	{"model", []string{"doc.go", "errors.go", "item.go", "number.go", "value_ops.go", "marshal.go"}},
 	{"stored formats", []string{"codec.go", "keys.go", "chunk.go"}},
 	{"expressions", []string{"expression.go",
 		"expression_keycond.go"}},

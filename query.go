@@ -132,19 +132,25 @@ func Forward(b bool) *bool { return &b }
 // the table was deleted; FoundationDB errors, wrapped so that errors.As
 // finds the fdb.Error. Query is safe for concurrent use.
 func (t *Table) Query(rt fdb.ReadTransactor, in QueryInput) (*QueryOutput, error) {
+	pg, err := t.readPage(rt, in.IndexName, func(st *tableState) (*readPlan, error) { return t.queryPlan(st, &in) })
+	if err != nil {
+		return nil, err
+	}
+	return &QueryOutput{Items: pg.items, Count: pg.count, ScannedCount: pg.scanned, ScannedSize: pg.size, LastEvaluatedKey: pg.lastKey, Cursor: pg.cursor}, nil
+}
+
+// readPage reads the Query or Scan page that plan plans against a table
+// state, in one read transaction of rt.
+func (t *Table) readPage(rt fdb.ReadTransactor, indexName string, plan func(*tableState) (*readPlan, error)) (*page, error) {
 	st0 := t.state.Load()
-	p0, err := t.queryPlan(st0, &in)
-	if err != nil && in.IndexName == "" {
+	p0, err := plan(st0)
+	if err != nil && indexName == "" {
 		return nil, err
 	}
 	// An index request the cached schema refuses may name an index
 	// created or activated since: it is planned in the transaction.
-	return readTransact(rt, func(tr fdb.ReadTransaction) (*QueryOutput, error) {
-		pg, err := t.runPlan(tr, st0, p0, func(st *tableState) (*readPlan, error) { return t.queryPlan(st, &in) })
-		if err != nil {
-			return nil, err
-		}
-		return &QueryOutput{Items: pg.items, Count: pg.count, ScannedCount: pg.scanned, ScannedSize: pg.size, LastEvaluatedKey: pg.lastKey, Cursor: pg.cursor}, nil
+	return readTransact(rt, func(tr fdb.ReadTransaction) (*page, error) {
+		return t.runPlan(tr, st0, p0, plan)
 	})
 }
 
@@ -714,7 +720,7 @@ func (p *readPlan) add(pg *page, item Item, project func(Item) Item) error {
 		return nil
 	}
 	if p.proj != nil {
-		item = p.proj.apply(item)
+		item = applyProjection(p.proj, item)
 	}
 	pg.items = append(pg.items, item)
 	return nil

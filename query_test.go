@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/fdyno/fdyno/internal/expr"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -340,7 +341,7 @@ func TestQueryModel(t *testing.T) {
 
 		// The model's answer.
 		var want, matched []Item
-		for _, k := range sortedKeys(model) {
+		for _, k := range slices.Sorted(maps.Keys(model)) {
 			it := model[k]
 			if !it["pk"].Equal(kc.Hash[0]) || !modelKeyCond(kc, it["sk"]) {
 				continue

@@ -86,20 +86,11 @@ type ScanOutput struct {
 //
 // Errors: as for [Table.Query]. Scan is safe for concurrent use.
 func (t *Table) Scan(rt fdb.ReadTransactor, in ScanInput) (*ScanOutput, error) {
-	st0 := t.state.Load()
-	p0, err := t.scanPlan(st0, &in)
-	if err != nil && in.IndexName == "" {
+	pg, err := t.readPage(rt, in.IndexName, func(st *tableState) (*readPlan, error) { return t.scanPlan(st, &in) })
+	if err != nil {
 		return nil, err
 	}
-	// An index request the cached schema refuses may name an index
-	// created or activated since: it is planned in the transaction.
-	return readTransact(rt, func(tr fdb.ReadTransaction) (*ScanOutput, error) {
-		pg, err := t.runPlan(tr, st0, p0, func(st *tableState) (*readPlan, error) { return t.scanPlan(st, &in) })
-		if err != nil {
-			return nil, err
-		}
-		return &ScanOutput{Items: pg.items, Count: pg.count, ScannedCount: pg.scanned, ScannedSize: pg.size, LastEvaluatedKey: pg.lastKey, Cursor: pg.cursor}, nil
-	})
+	return &ScanOutput{Items: pg.items, Count: pg.count, ScannedCount: pg.scanned, ScannedSize: pg.size, LastEvaluatedKey: pg.lastKey, Cursor: pg.cursor}, nil
 }
 
 // ScanPages returns an iterator over the pages of a Scan, each read in a

@@ -3,11 +3,10 @@ package fdyno
 import (
 	"encoding/binary"
 	"errors"
+	"github.com/fdyno/fdyno/internal/streamrec"
 	"hash/fnv"
-	"maps"
 	"math/big"
 	"math/bits"
-	"slices"
 	"strconv"
 	"time"
 
@@ -71,8 +70,6 @@ const (
 	// maxChangeBytes bounds an item's encoding plus its change record,
 	// inside FoundationDB's 10 MB transaction limit.
 	maxChangeBytes = 8 << 20
-	// streamRecordVersion is the first byte of an encoded record.
-	streamRecordVersion = 0x01
 	// Part flags, the first byte of each part's value.
 	partMore = 0x00
 	partLast = 0x01
@@ -240,13 +237,13 @@ func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte, at time.Time) (
 	case c.old == nil && c.new == nil:
 		return nil, nil
 	case c.old == nil:
-		event = eventInsert
+		event = streamrec.EventInsert
 	case c.new == nil:
-		event = eventRemove
+		event = streamrec.EventRemove
 	case c.old.Equal(c.new):
 		return nil, nil
 	default:
-		event = eventModify
+		event = streamrec.EventModify
 	}
 	it := c.new
 	if it == nil {
@@ -273,7 +270,8 @@ func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte, at time.Time) (
 	if oldImg != nil && newImg == nil { // a whole old image, not a delta
 		oldEnc = c.oldEnc
 	}
-	buf, err := appendRecord(make([]byte, 1, 64+len(newEnc)+len(oldEnc)), event, c.byTTL, view, at, keys, newImg, newEnc, oldImg, oldEnc)
+	buf, err := streamrec.Append(make([]byte, 1, 64+len(newEnc)+len(oldEnc)), recordItems, &streamrec.Record[Value]{
+		Event: event, ByTTL: c.byTTL, View: viewCodes[view], Micros: at.UnixMicro(), Keys: keys, New: newImg, Old: oldImg, NewEnc: newEnc, OldEnc: oldEnc})
 	if err != nil {
 		return nil, err
 	}
@@ -414,228 +412,41 @@ func (p *pendingRecord) write(tr fdb.Transaction) {
 // one64 is the little-endian 64-bit 1 of atomic ADDs.
 var one64 = []byte{1, 0, 0, 0, 0, 0, 0, 0}
 
-// Event codes of the record encoding.
-const (
-	eventInsert = 1
-	eventModify = 2
-	eventRemove = 3
-	flagTTL     = 0x01
-	imageAbsent = 0x00
-	imageDelta  = 0x01
-)
-
+// Change records are stored in package internal/streamrec's form, with
+// the item codec's encoding for the items inside.
 var (
-	eventNames = [...]EventName{eventInsert: EventNameInsert, eventModify: EventNameModify, eventRemove: EventNameRemove}
-	viewCodes  = map[StreamViewType]byte{StreamViewTypeKeysOnly: 1, StreamViewTypeNewImage: 2, StreamViewTypeOldImage: 3, StreamViewTypeNewAndOldImages: 4}
-	viewNames  = [...]StreamViewType{1: StreamViewTypeKeysOnly, 2: StreamViewTypeNewImage, 3: StreamViewTypeOldImage, 4: StreamViewTypeNewAndOldImages}
+	recordItems = streamrec.Items[Value]{
+		Encode: func(it map[string]Value) ([]byte, error) { return EncodeItem(it) },
+		Decode: func(b []byte) (map[string]Value, error) { return DecodeItem(b) },
+		Equal:  Value.Equal,
+	}
+	eventNames = [...]EventName{streamrec.EventInsert: EventNameInsert, streamrec.EventModify: EventNameModify, streamrec.EventRemove: EventNameRemove}
+	viewCodes  = map[StreamViewType]byte{StreamViewTypeKeysOnly: streamrec.ViewKeysOnly, StreamViewTypeNewImage: streamrec.ViewNewImage,
+		StreamViewTypeOldImage: streamrec.ViewOldImage, StreamViewTypeNewAndOldImages: streamrec.ViewNewAndOldImages}
+	viewNames = [...]StreamViewType{streamrec.ViewKeysOnly: StreamViewTypeKeysOnly, streamrec.ViewNewImage: StreamViewTypeNewImage,
+		streamrec.ViewOldImage: StreamViewTypeOldImage, streamrec.ViewNewAndOldImages: StreamViewTypeNewAndOldImages}
 )
 
-// encodeRecord returns the stored form of a change record:
-//
-//	record = version:0x01 event:1 flags:1 view:1 micros:varint
-//	         keys:uvarint-length item   new:image   old:(image | delta)
-//	image  = 0x00 (absent) | uvarint(len+1) item
-//	delta  = 0x01 changed:uvarint-length item   count:uvarint { name:uvarint-length bytes }
-//
-// where item is the item codec's encoding (codec.go) and micros the
-// creation time in Unix microseconds. When both images are present the
-// old one is always a delta (appendDelta); otherwise never. An item
-// encoding is never shorter than 2 bytes, so an image's first byte is
-// never 0x01.
+// encodeRecord returns the stored form of a change record; see
+// [streamrec.Append].
 func encodeRecord(event byte, byTTL bool, view StreamViewType, at time.Time, keys, newImg, oldImg Item) ([]byte, error) {
-	return appendRecord(nil, event, byTTL, view, at, keys, newImg, nil, oldImg, nil)
-}
-
-// appendRecord appends the record to b; newEnc and oldEnc, if not nil,
-// are the encodings of newImg and oldImg, already made.
-
-func appendRecord(b []byte, event byte, byTTL bool, view StreamViewType, at time.Time, keys, newImg Item, newEnc []byte, oldImg Item, oldEnc []byte) ([]byte, error) {
-	var flags byte
-	if byTTL {
-		flags |= flagTTL
-	}
-	b = append(b, streamRecordVersion, event, flags, viewCodes[view])
-	b = binary.AppendVarint(b, at.UnixMicro())
-	k, err := EncodeItem(keys)
-	if err != nil {
-		return nil, err
-	}
-	b = append(binary.AppendUvarint(b, uint64(len(k))), k...)
-	if newImg != nil && newEnc == nil {
-		if newEnc, err = EncodeItem(newImg); err != nil {
-			return nil, err
-		}
-	}
-	switch {
-	case newImg == nil:
-		b = append(b, imageAbsent)
-	default:
-		b = append(binary.AppendUvarint(b, uint64(len(newEnc))+1), newEnc...)
-	}
-	switch {
-	case oldImg == nil:
-		return append(b, imageAbsent), nil
-	case newImg != nil:
-		return appendDelta(append(b, imageDelta), oldImg, newImg)
-	}
-	if oldEnc == nil {
-		if oldEnc, err = EncodeItem(oldImg); err != nil {
-			return nil, err
-		}
-	}
-	return append(binary.AppendUvarint(b, uint64(len(oldEnc))+1), oldEnc...), nil
-}
-
-// appendDelta appends the old image as a delta against the new one: the
-// attributes of old that new lacks or holds with another value (an item,
-// length-prefixed), then the names, in increasing byte order, of the
-// attributes new has and old lacks. An update usually changes a few
-// attributes, so a NEW_AND_OLD_IMAGES record is about one image long.
-func appendDelta(b []byte, old, new Item) ([]byte, error) {
-	changed := Item{}
-	for k, v := range old {
-		if w, ok := new[k]; !ok || !v.Equal(w) {
-			changed[k] = v
-		}
-	}
-	var added []string
-	for k := range new {
-		if _, ok := old[k]; !ok {
-			added = append(added, k)
-		}
-	}
-	slices.Sort(added)
-	enc, err := EncodeItem(changed)
-	if err != nil {
-		return nil, err
-	}
-	b = append(binary.AppendUvarint(b, uint64(len(enc))), enc...)
-	b = binary.AppendUvarint(b, uint64(len(added)))
-	for _, k := range added {
-		b = append(binary.AppendUvarint(b, uint64(len(k))), k...)
-	}
-	return b, nil
-}
-
-// applyDelta returns the old image that the delta at b[*off:] (after its
-// changed attributes) describes against new, advancing *off. It accepts
-// only what appendDelta writes.
-func applyDelta(new, changed Item, b []byte, off *int) (Item, error) {
-	fail := func(reason string) (Item, error) {
-		return nil, &CorruptError{What: "stream record", Offset: *off, Reason: "old image delta: " + reason}
-	}
-	for k, v := range changed {
-		if w, ok := new[k]; ok && v.Equal(w) {
-			return fail("attribute " + strconv.Quote(k) + " did not change")
-		}
-	}
-	count, n := binary.Uvarint(b[*off:])
-	if n <= 0 || count > uint64(len(new)) {
-		return fail("bad count")
-	}
-	*off += n
-	old := maps.Clone(new)
-	prev := ""
-	for i := range int(count) {
-		l, n := binary.Uvarint(b[*off:])
-		if n <= 0 || l > uint64(len(b)-*off-n) {
-			return fail("bad name length")
-		}
-		*off += n
-		name := string(b[*off : *off+int(l)])
-		*off += int(l)
-		if _, ok := new[name]; !ok || i > 0 && name <= prev {
-			return fail("names not in the new image, or not in increasing order")
-		}
-		if _, ok := changed[name]; ok {
-			return fail("attribute " + strconv.Quote(name) + " both added and changed")
-		}
-		delete(old, name)
-		prev = name
-	}
-	maps.Copy(old, changed)
-	return old, nil
+	return streamrec.Append(nil, recordItems, &streamrec.Record[Value]{Event: event, ByTTL: byTTL, View: viewCodes[view], Micros: at.UnixMicro(), Keys: keys, New: newImg, Old: oldImg})
 }
 
 // decodeRecord parses a record encodeRecord produced, for table name with
-// sequence number seq. Anything else is a *CorruptError, never a panic;
-// lengths are checked against the bytes that remain before use.
+// sequence number seq. Anything else is a *CorruptError, never a panic.
 func decodeRecord(table string, seq seqNo, b []byte) (StreamRecord, error) {
-	fail := func(off int, reason string) (StreamRecord, error) {
-		return StreamRecord{}, &CorruptError{What: "stream record", Offset: off, Reason: reason}
+	r, err := streamrec.Decode(recordItems, b)
+	if e, ok := err.(*streamrec.Error); ok {
+		return StreamRecord{}, &CorruptError{What: "stream record", Offset: e.Offset, Reason: e.Reason}
+	} else if err != nil {
+		return StreamRecord{}, err
 	}
-	if len(b) < 4 || b[0] != streamRecordVersion {
-		return fail(0, "unknown format")
-	}
-	if b[1] < eventInsert || b[1] > eventRemove {
-		return fail(1, "bad event")
-	}
-	if b[2]&^flagTTL != 0 {
-		return fail(2, "bad flags")
-	}
-	if b[3] < 1 || int(b[3]) >= len(viewNames) {
-		return fail(3, "bad view type")
-	}
-	r := StreamRecord{TableName: table, EventName: eventNames[b[1]], SequenceNumber: seq.String(), StreamViewType: viewNames[b[3]], SizeBytes: len(b)}
-	if b[2]&flagTTL != 0 {
+	rec := StreamRecord{TableName: table, EventName: eventNames[r.Event], SequenceNumber: seq.String(), StreamViewType: viewNames[r.View], SizeBytes: len(b),
+		ApproximateCreationDateTime: time.UnixMicro(r.Micros).UTC(), Keys: r.Keys, NewImage: r.New, OldImage: r.Old}
+	if r.ByTTL {
 		id := ttlIdentity
-		r.UserIdentity = &id
+		rec.UserIdentity = &id
 	}
-	off := 4
-	micros, n := binary.Varint(b[off:])
-	if n <= 0 {
-		return fail(off, "bad time")
-	}
-	r.ApproximateCreationDateTime = time.UnixMicro(micros).UTC()
-	off += n
-	item := func(optional bool) (Item, error) {
-		l, n := binary.Uvarint(b[off:])
-		if n <= 0 || l > uint64(len(b)-off-n)+1 {
-			return nil, &CorruptError{What: "stream record", Offset: off, Reason: "bad length"}
-		}
-		off += n
-		if optional {
-			if l == 0 {
-				return nil, nil
-			}
-			l--
-		}
-		if l > uint64(len(b)-off) {
-			return nil, &CorruptError{What: "stream record", Offset: off, Reason: "bad length"}
-		}
-		it, err := DecodeItem(b[off : off+int(l)])
-		if err != nil {
-			return nil, err
-		}
-		off += int(l)
-		return it, nil
-	}
-	var err error
-	if r.Keys, err = item(false); err != nil {
-		return StreamRecord{}, err
-	}
-	if r.NewImage, err = item(true); err != nil {
-		return StreamRecord{}, err
-	}
-	switch {
-	case off < len(b) && b[off] == imageDelta && r.NewImage != nil:
-		off++
-		changed, err := item(false)
-		if err != nil {
-			return StreamRecord{}, err
-		}
-		if r.OldImage, err = applyDelta(r.NewImage, changed, b, &off); err != nil {
-			return StreamRecord{}, err
-		}
-	case r.NewImage != nil && (off >= len(b) || b[off] != imageAbsent):
-		return fail(off, "old image beside a new image is not a delta")
-	default:
-		if r.OldImage, err = item(true); err != nil {
-			return StreamRecord{}, err
-		}
-	}
-	if off != len(b) {
-		return fail(off, "trailing bytes")
-	}
-	return r, nil
+	return rec, nil
 }

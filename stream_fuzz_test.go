@@ -3,6 +3,7 @@ package fdyno
 import (
 	"bytes"
 	"errors"
+	"github.com/fdyno/fdyno/internal/streamrec"
 	"testing"
 	"time"
 
@@ -41,10 +42,10 @@ func FuzzStreamRecord(f *testing.F) {
 		view   StreamViewType
 		nw, od Item
 	}{
-		{eventInsert, false, StreamViewTypeKeysOnly, nil, nil},
-		{eventModify, false, StreamViewTypeNewAndOldImages, Item{"pk": S("a"), "sk": N("1"), "x": L(S("y"), Null())}, keys},
-		{eventRemove, true, StreamViewTypeOldImage, nil, keys},
-		{eventModify, false, StreamViewTypeNewAndOldImages, Item{"pk": S("a"), "sk": N("1"), "x": S("y"), "n": N("1")}, Item{"pk": S("a"), "sk": N("1"), "x": S("z"), "m": Bool(true)}},
+		{streamrec.EventInsert, false, StreamViewTypeKeysOnly, nil, nil},
+		{streamrec.EventModify, false, StreamViewTypeNewAndOldImages, Item{"pk": S("a"), "sk": N("1"), "x": L(S("y"), Null())}, keys},
+		{streamrec.EventRemove, true, StreamViewTypeOldImage, nil, keys},
+		{streamrec.EventModify, false, StreamViewTypeNewAndOldImages, Item{"pk": S("a"), "sk": N("1"), "x": S("y"), "n": N("1")}, Item{"pk": S("a"), "sk": N("1"), "x": S("z"), "m": Bool(true)}},
 	} {
 		b, err := encodeRecord(r.event, r.ttl, r.view, time.UnixMicro(1700000000123456), keys, r.nw, r.od)
 		if err != nil {
@@ -61,7 +62,7 @@ func FuzzStreamRecord(f *testing.F) {
 			}
 			return
 		}
-		event := map[EventName]byte{EventNameInsert: eventInsert, EventNameModify: eventModify, EventNameRemove: eventRemove}[r.EventName]
+		event := map[EventName]byte{EventNameInsert: streamrec.EventInsert, EventNameModify: streamrec.EventModify, EventNameRemove: streamrec.EventRemove}[r.EventName]
 		again, err := encodeRecord(event, r.UserIdentity != nil, r.StreamViewType, r.ApproximateCreationDateTime, r.Keys, r.NewImage, r.OldImage)
 		if err != nil {
 			t.Fatalf("re-encoding %+v: %v", r, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/fdyno/fdyno/internal/streamrec"
 	"math/big"
 	"strings"
 	"testing"
@@ -518,7 +519,7 @@ func TestStreamCorruptRecords(t *testing.T) {
 			return []fdb.KeyValue{{Key: append(k.streamShardPrefix(0), 0x02, 'x', 0x00), Value: []byte{partLast}}}
 		}},
 		{"record bytes", func(k tableKeys) []fdb.KeyValue {
-			return []fdb.KeyValue{{Key: append(k.streamKeyAt(0, seqNo{11: 1}), 0x14), Value: []byte{partLast, streamRecordVersion, 9, 0, 1}}}
+			return []fdb.KeyValue{{Key: append(k.streamKeyAt(0, seqNo{11: 1}), 0x14), Value: []byte{partLast, streamrec.Version, 9, 0, 1}}}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/fdyno/fdyno/internal/reqtoken"
 	"maps"
 	"slices"
 	"strconv"
@@ -336,7 +337,7 @@ func prepareAction(op string, ti TransactWriteItem) (txAction, error) {
 // transactWrite runs the prepared actions in tr.
 func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest [sha256.Size]byte) (*TransactWriteOutput, error) {
 	const op = "TransactWriteItems"
-	var tk *tokenCheck
+	var tk *reqtoken.Check
 	if token != "" {
 		var err error
 		if tk, err = startTokenCheck(tr, actions[0].w.t, actions[0].w.st0, token); err != nil {
@@ -358,9 +359,9 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 		fetches[i] = actions[i].w.start(l, mvf)
 	}
 	if tk != nil {
-		done, err := tk.check(digest)
+		done, err := tk.Wait(digest)
 		if err != nil {
-			return nil, err
+			return nil, tokenError(err, token)
 		}
 		if done {
 			return &TransactWriteOutput{Replayed: true}, nil // a retry of a committed request
@@ -429,7 +430,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 		}
 	}
 	if tk != nil {
-		tk.record(digest)
+		tk.Record(digest, ClientRequestTokenWindow)
 	}
 	return &TransactWriteOutput{ItemSizes: sizes}, nil
 }
@@ -460,51 +461,6 @@ func cancellationReason(err error) CancellationReason {
 	return validationReason(err)
 }
 
-// tokenCheck is the ClientRequestToken record of a TransactWrite, read in
-// its transaction.
-type tokenCheck struct {
-	tr     fdb.Transaction
-	keys   tokenKeys
-	token  string
-	now    time.Time
-	f      fdb.FutureByteSlice
-	old    tokenRecord
-	hadOld bool
-	// expiredRead reads the expiry entries of expired records; expired
-	// holds them once check has waited, and record removes them.
-	expiredRead fdb.RangeResult
-	expired     []fdb.KeyValue
-}
-
-// tokenRecord is the stored value of a ClientRequestToken record:
-//
-//	0x01 expiry:int64 big-endian Unix nanoseconds  digest:32 bytes (SHA-256 of the request)
-type tokenRecord struct {
-	expiry int64
-	digest [sha256.Size]byte
-}
-
-const tokenRecordVersion = 0x01
-
-func (r tokenRecord) encode() []byte {
-	b := make([]byte, 0, 1+8+sha256.Size)
-	b = append(b, tokenRecordVersion)
-	b = binary.BigEndian.AppendUint64(b, uint64(r.expiry))
-	return append(b, r.digest[:]...)
-}
-
-// decodeTokenRecord parses a stored token record, failing with a
-// *CorruptError on anything encode cannot produce.
-func decodeTokenRecord(b []byte) (tokenRecord, error) {
-	if len(b) != 1+8+sha256.Size || b[0] != tokenRecordVersion {
-		return tokenRecord{}, &CorruptError{What: "ClientRequestToken record", Reason: "bad length or version"}
-	}
-	var r tokenRecord
-	r.expiry = int64(binary.BigEndian.Uint64(b[1:9]))
-	copy(r.digest[:], b[9:])
-	return r, nil
-}
-
 // tokenKeysFor returns the token keys of t's root directory, opening it in
 // tr unless it was opened under the cached state st0.
 func (t *Table) tokenKeysFor(tr fdb.ReadTransaction, st0 *tableState) (tokenKeys, error) {
@@ -526,72 +482,27 @@ func (t *Table) tokenKeysFor(tr fdb.ReadTransaction, st0 *tableState) (tokenKeys
 }
 
 // startTokenCheck starts the read of token's record under the root
-// directory of table t (cached state st0): a read with a conflict, so two
-// transactions with one token never both commit. The read of expired
-// records to clean up starts with it.
-func startTokenCheck(tr fdb.Transaction, t *Table, st0 *tableState, token string) (*tokenCheck, error) {
+// directory of table t (cached state st0); see [reqtoken.Start].
+func startTokenCheck(tr fdb.Transaction, t *Table, st0 *tableState, token string) (*reqtoken.Check, error) {
 	k, err := t.tokenKeysFor(tr, st0)
 	if err != nil {
 		return nil, err
 	}
-	now := t.now()
-	// Snapshot: the expired records are nobody's business but cleanup's,
-	// and two transactions clearing the same one do not conflict.
-	expired := tr.Snapshot().GetRange(k.expiredRange(now.UnixNano()),
-		fdb.RangeOptions{Limit: tokenCleanupPerWrite, Mode: fdb.StreamingModeWantAll})
-	return &tokenCheck{tr: tr, keys: k, token: token, now: now, f: tr.Get(k.tokenKey(token)), expiredRead: expired}, nil
+	keys := reqtoken.Keys{Token: k.tokenKey, Expiry: k.expiryKey, Expired: k.expiredRange}
+	return reqtoken.Start(tr, keys, token, t.now(), tokenCleanupPerWrite), nil
 }
 
-// check waits for the record: done if it holds this request (a retry:
-// nothing to do), an error if it holds another.
-func (c *tokenCheck) check(digest [sha256.Size]byte) (done bool, err error) {
-	v, err := c.f.Get()
-	if err != nil {
-		return false, err
+// tokenError returns an error of package internal/reqtoken for token as
+// the root package's.
+func tokenError(err error, token string) error {
+	switch {
+	case errors.Is(err, reqtoken.ErrMismatch):
+		return fmt.Errorf("%w: ClientRequestToken %q was used for a different request within the last %v",
+			ErrIdempotentParameterMismatch, token, ClientRequestTokenWindow)
+	case errors.Is(err, reqtoken.ErrCorrupt):
+		return &CorruptError{What: "ClientRequestToken record", Reason: err.Error()}
 	}
-	if v != nil {
-		rec, err := decodeTokenRecord(v)
-		if err != nil {
-			return false, err
-		}
-		if rec.expiry > c.now.UnixNano() {
-			if rec.digest != digest {
-				return false, fmt.Errorf("%w: ClientRequestToken %q was used for a different request within the last %v",
-					ErrIdempotentParameterMismatch, c.token, ClientRequestTokenWindow)
-			}
-			return true, nil
-		}
-		c.old, c.hadOld = rec, true // expired: as if absent
-	}
-	if c.expired, err = c.expiredRead.GetSliceWithError(); err != nil {
-		return false, err
-	}
-	for _, kv := range c.expired {
-		// The entry was read as a snapshot: a conflict on the token's
-		// record keeps record from removing a record that another
-		// transaction renewed meanwhile.
-		if err := c.tr.AddReadConflictKey(c.keys.tokenKey(string(kv.Value))); err != nil {
-			return false, err
-		}
-	}
-	return false, nil
-}
-
-// record writes the token's record, replacing an expired one, and removes
-// up to tokenCleanupPerWrite expired records of other tokens.
-func (c *tokenCheck) record(digest [sha256.Size]byte) {
-	if c.hadOld {
-		c.tr.Clear(c.keys.expiryKey(c.old.expiry, c.token))
-	}
-	for _, kv := range c.expired {
-		if tok := string(kv.Value); tok != c.token {
-			c.tr.Clear(c.keys.tokenKey(tok))
-		}
-		c.tr.Clear(kv.Key)
-	}
-	exp := c.now.Add(ClientRequestTokenWindow).UnixNano()
-	c.tr.Set(c.keys.tokenKey(c.token), tokenRecord{expiry: exp, digest: digest}.encode())
-	c.tr.Set(c.keys.expiryKey(exp, c.token), []byte(c.token))
+	return err
 }
 
 // requestDigest returns the SHA-256 of a canonical encoding of the

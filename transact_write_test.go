@@ -332,22 +332,32 @@ func TestTransactWriteClientRequestToken(t *testing.T) {
 	}
 }
 
-func FuzzDecodeTokenRecord(f *testing.F) {
-	f.Add(tokenRecord{expiry: 1_800_000_000_000_000_000, digest: [32]byte{1, 2, 3}}.encode())
-	f.Add([]byte{})
-	f.Add([]byte{0x01})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := decodeTokenRecord(b)
+// A stored token record that fdyno cannot have written is reported as
+// ErrCorrupt, and the request writes nothing.
+func TestTransactWriteCorruptTokenRecord(t *testing.T) {
+	db := fdblitetest.Open(t)
+	a, _ := twoTables(t, db)
+	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		root, err := directory.Open(tr, a.path[:len(a.path)-1], nil)
 		if err != nil {
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("decodeTokenRecord error %v is not ErrCorrupt", err)
-			}
-			return
+			return nil, err
 		}
-		if got := r.encode(); string(got) != string(b) {
-			t.Fatalf("round trip: %x → %+v → %x", b, r, got)
-		}
+		tr.Set(newTokenKeys(root).tokenKey("tok"), []byte{0x09, 1, 2})
+		return nil, nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = TransactWrite(db, TransactWriteInput{ClientRequestToken: "tok", TransactItems: []TransactWriteItem{
+		{Put: &TransactPut{Table: a, Item: Item{"pk": S("x")}}},
+	}})
+	var ce *CorruptError
+	if !errors.As(err, &ce) || !errors.Is(err, ErrCorrupt) || ce.What != "ClientRequestToken record" {
+		t.Fatalf("TransactWrite over a corrupt token record = %v, want a *CorruptError", err)
+	}
+	if it, err := a.Get(db, GetInput{Key: Item{"pk": S("x")}}); err != nil || it.Item != nil {
+		t.Errorf("Get after the failed write = %v, %v; want nothing written", it, err)
+	}
 }
 
 // An action whose item does not fit its table (a key of the wrong type, a

@@ -1,6 +1,7 @@
 package fdyno
 
 import (
+	"github.com/fdyno/fdyno/internal/number"
 	"strconv"
 	"time"
 
@@ -65,7 +66,7 @@ func (c ttlCutoff) expired(it Item) bool {
 	if !ok || v.typ != TypeN || v.bad {
 		return false
 	}
-	return compareNumbers(v.s, c.now) < 0 && compareNumbers(v.s, c.earliest) >= 0
+	return number.Compare(v.s, c.now) < 0 && number.Compare(v.s, c.earliest) >= 0
 }
 
 // TimeToLiveSpecification turns Time to Live on or off for a table:

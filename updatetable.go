@@ -149,20 +149,26 @@ func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescr
 		if err := t.replaceSchema(tr, s, building...); err != nil {
 			return nil, withUpdateOp(err)
 		}
-		// The new state is the one this transaction wrote; it cannot read
-		// the metadata version it bumped, so it is not cached.
-		next := newTableState(nil, st.keys, s.canonical())
-		next.markBuilding(building)
-		gsis, err := next.describeIndexes(tr)
-		if err != nil {
-			return nil, err
-		}
-		meta, err := readMeta(tr, st.keys, t.name)
-		if err != nil {
-			return nil, err
-		}
-		return t.description(next, meta, gsis), nil
+		return t.describeWritten(tr, st, s, building)
 	})
+}
+
+// describeWritten describes the table as the transaction tr left it,
+// having written schema s with the indexes building still building. The
+// new state cannot read the metadata version tr bumped, so it is not
+// cached.
+func (t *Table) describeWritten(tr fdb.Transaction, st *tableState, s TableSchema, building []string) (*TableDescription, error) {
+	next := newTableState(nil, st.keys, s.canonical())
+	next.markBuilding(building)
+	gsis, err := next.describeIndexes(tr)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := readMeta(tr, st.keys, t.name)
+	if err != nil {
+		return nil, err
+	}
+	return t.description(next, meta, gsis), nil
 }
 
 // Stream settings. Enabling a stream sets the schema's StreamViewType;
@@ -229,17 +235,7 @@ func (t *Table) updateStream(tx fdb.Transactor, spec StreamSpecification) (*Tabl
 		} else if err := t.markStreamEnd(tr, st); err != nil {
 			return nil, err
 		}
-		next := newTableState(nil, st.keys, s.canonical())
-		next.markBuilding(building)
-		gsis, err := next.describeIndexes(tr)
-		if err != nil {
-			return nil, err
-		}
-		meta, err := readMeta(tr, st.keys, t.name)
-		if err != nil {
-			return nil, err
-		}
-		return t.description(next, meta, gsis), nil
+		return t.describeWritten(tr, st, s, building)
 	})
 }
 

@@ -16,12 +16,13 @@ const (
 // Operand is a value-producing node: a path, a :value, a function call, or
 // in SET an addition or subtraction.
 type Operand[V any] struct {
-	Kind  OperandKind
-	Path  Path         // OpPath
-	Token string       // OpValue: the placeholder, for messages
-	Value V            // OpValue
-	Fn    string       // OpCall
-	Args  []Operand[V] // OpCall, OpPlus, OpMinus
+	Kind   OperandKind
+	Path   Path         // OpPath
+	Token  string       // OpValue: the placeholder, for messages
+	Value  V            // OpValue
+	scalar Scalar       // OpValue: Value's Scalar, taken when parsed
+	Fn     string       // OpCall
+	Args   []Operand[V] // OpCall, OpPlus, OpMinus
 }
 
 // String returns o as expression text, with paths written without

@@ -2,13 +2,15 @@
 // FilterExpression, KeyConditionExpression, UpdateExpression,
 // ProjectionExpression) apart from fdyno's value model: the lexer,
 // DynamoDB's reserved words, document paths (their printing and DynamoDB's
-// overlap rule), the placeholders of a request ([Context]), and the parser
-// ([Parser]) with its syntax tree ([Condition], [Operand]), its
-// evaluation ([Test]), key conditions ([KeyCondition]) and updates
-// ([Update]). It is generic over the value type V; the few operations it
-// needs on values are an [Ops] the caller supplies, and [Type] numbers the
-// attribute types as the root package does. It imports nothing of fdyno, so the root package and
-// the PartiQL package can both build on it.
+// overlap rule), the placeholders of a request ([Context], checked by
+// [CheckContext]), and the parser ([Parser]) with its syntax tree
+// ([Condition], [Operand]), its evaluation ([Test]), key conditions
+// ([KeyCondition]), updates ([Update]) and projections ([Projection]). It
+// is generic over the value type V; the few operations it needs on values
+// are an [Ops] the caller supplies, and [Type] numbers the attribute types
+// as the root package does. Of fdyno it imports only package
+// internal/number (numbers are compared and added there), so the root
+// package and the PartiQL package can both build on it.
 //
 // Errors are [*Error]: the expression kind and DynamoDB's reason. The root
 // package turns them into its *ValidationError at the boundary, so users

@@ -4,7 +4,24 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fdyno/fdyno/internal/number"
 )
+
+// Evaluation reads an operand's type and text many times: a BETWEEN
+// compares its operand twice, and every comparison checks both types. So
+// each operand is resolved once into a val, which holds its Scalar, and
+// the comparisons below read that. A path costs one Ops call, a :value
+// none (its Scalar is taken at parse time), and numbers are compared by
+// package internal/number directly.
+
+// val is an operand's value during evaluation: v, and its Scalar fetched
+// once. For a size() result only the Scalar is set (an N; v is the zero
+// V): everything that reads an N reads its Scalar.
+type val[V any] struct {
+	v V
+	Scalar
+}
 
 // Test evaluates the condition cd against the item it; a nil it means the
 // item does not exist, so every path is missing. As in DynamoDB, an
@@ -20,17 +37,17 @@ func Test[V any](ops Ops[V], cd *Condition[V], it map[string]V) bool {
 	case CondNot:
 		return !Test(ops, cd.Left, it)
 	case CondCompare:
-		return Compare(ops, cd.Op, operandValue(ops, it, cd.Args[0]), operandValue(ops, it, cd.Args[1]))
+		return compare(ops, cd.Op, operandValue(ops, it, cd.Args[0]), operandValue(ops, it, cd.Args[1]))
 	case CondBetween:
 		v, lo, hi := operandValue(ops, it, cd.Args[0]), operandValue(ops, it, cd.Args[1]), operandValue(ops, it, cd.Args[2])
-		return Compare(ops, ">=", v, lo) && Compare(ops, "<=", v, hi)
+		return compare(ops, ">=", v, lo) && compare(ops, "<=", v, hi)
 	case CondIn:
 		v := operandValue(ops, it, cd.Args[0])
-		if ops.Type(v) == 0 {
+		if v.Type == 0 {
 			return false
 		}
 		for _, a := range cd.Args[1:] {
-			if ops.Equal(v, operandValue(ops, it, a)) {
+			if equal(ops, v, operandValue(ops, it, a)) {
 				return true
 			}
 		}
@@ -44,16 +61,15 @@ func Test[V any](ops Ops[V], cd *Condition[V], it map[string]V) bool {
 func testFunction[V any](ops Ops[V], cd *Condition[V], it map[string]V) bool {
 	switch cd.Op {
 	case "attribute_exists":
-		return ops.Type(operandValue(ops, it, cd.Args[0])) != 0
+		return operandValue(ops, it, cd.Args[0]).Type != 0
 	case "attribute_not_exists":
-		return ops.Type(operandValue(ops, it, cd.Args[0])) == 0
+		return operandValue(ops, it, cd.Args[0]).Type == 0
 	case "attribute_type":
-		t := ops.Type(operandValue(ops, it, cd.Args[0]))
-		return t != 0 && t.String() == ops.Text(cd.Args[1].Value)
+		t := operandValue(ops, it, cd.Args[0]).Type
+		return t != 0 && t.String() == cd.Args[1].scalar.Text
 	case "begins_with":
 		v, prefix := operandValue(ops, it, cd.Args[0]), operandValue(ops, it, cd.Args[1])
-		t := ops.Type(v)
-		return (t == TypeS || t == TypeB) && t == ops.Type(prefix) && strings.HasPrefix(ops.Text(v), ops.Text(prefix))
+		return (v.Type == TypeS || v.Type == TypeB) && v.Type == prefix.Type && strings.HasPrefix(v.Text, prefix.Text)
 	case "contains":
 		return contains(ops, operandValue(ops, it, cd.Args[0]), operandValue(ops, it, cd.Args[1]))
 	}
@@ -62,33 +78,33 @@ func testFunction[V any](ops Ops[V], cd *Condition[V], it map[string]V) bool {
 
 // contains is DynamoDB's contains(path, operand): a substring of an S, a
 // member of a set of the operand's type, or an element of a list.
-func contains[V any](ops Ops[V], v, x V) bool {
-	xt := ops.Type(x)
+func contains[V any](ops Ops[V], v, x val[V]) bool {
+	xt := x.Type
 	if xt == 0 {
 		return false
 	}
-	switch t := ops.Type(v); t {
+	switch t := v.Type; t {
 	case TypeS:
-		return xt == TypeS && strings.Contains(ops.Text(v), ops.Text(x))
+		return xt == TypeS && strings.Contains(v.Text, x.Text)
 	case TypeB:
 		// DynamoDB documents contains for S and sets; a B value also
 		// holds its bytes, so fdyno answers the same way for B.
-		return xt == TypeB && strings.Contains(ops.Text(v), ops.Text(x))
+		return xt == TypeB && strings.Contains(v.Text, x.Text)
 	case TypeSS, TypeBS:
 		if t == TypeSS && xt != TypeS || t == TypeBS && xt != TypeB {
 			return false
 		}
-		_, found := slices.BinarySearch(ops.Members(v), ops.Text(x))
+		_, found := slices.BinarySearch(ops.Members(v.v), x.Text)
 		return found
 	case TypeNS:
 		if xt != TypeN {
 			return false
 		}
-		_, found := slices.BinarySearchFunc(ops.Members(v), ops.Text(x), ops.CompareNumbers)
+		_, found := slices.BinarySearchFunc(ops.Members(v.v), x.Text, number.Compare)
 		return found
 	case TypeL:
-		for _, e := range ops.List(v) {
-			if ops.Equal(e, x) {
+		for _, e := range ops.List(v.v) {
+			if equal(ops, val[V]{e, ops.Scalar(e)}, x) {
 				return true
 			}
 		}
@@ -96,74 +112,79 @@ func contains[V any](ops Ops[V], v, x V) bool {
 	return false
 }
 
-// operandValue returns the value of a condition operand, or the zero V if
-// there is none (a missing path, or size of a type without one).
-func operandValue[V any](ops Ops[V], it map[string]V, o Operand[V]) V {
+// operandValue resolves a condition operand; its Type is 0 if there is
+// no value (a missing path, or size of a type without one).
+func operandValue[V any](ops Ops[V], it map[string]V, o Operand[V]) val[V] {
 	switch o.Kind {
 	case OpPath:
-		return Lookup(ops, it, o.Path)
+		if v, ok := lookup(ops, it, o.Path); ok {
+			return val[V]{v, ops.Scalar(v)}
+		}
 	case OpValue:
-		return o.Value
+		return val[V]{o.Value, o.scalar}
 	case OpCall:
 		if o.Fn == "size" {
-			return SizeOf(ops, operandValue(ops, it, o.Args[0]))
+			if n, ok := size(ops, operandValue(ops, it, o.Args[0])); ok {
+				return val[V]{Scalar: Scalar{Type: TypeN, Text: strconv.Itoa(n)}}
+			}
 		}
 	}
-	var zero V
-	return zero
+	return val[V]{}
 }
 
 // Lookup returns the value at p in it, or the zero V if there is none: a
 // missing name, an index past the end, or an element of the wrong kind
 // for its container.
 func Lookup[V any](ops Ops[V], it map[string]V, p Path) V {
+	v, _ := lookup(ops, it, p)
+	return v
+}
+
+// lookup is Lookup that also reports whether there is a value.
+func lookup[V any](ops Ops[V], it map[string]V, p Path) (v V, ok bool) {
 	var zero V
 	if len(p) == 0 || it == nil {
-		return zero
+		return zero, false
 	}
-	v, ok := it[p[0].Name]
-	if !ok {
-		return zero
+	if v, ok = it[p[0].Name]; !ok {
+		return zero, false
 	}
 	for _, e := range p[1:] {
 		switch {
 		case e.IsIndex:
 			if ops.Type(v) != TypeL {
-				return zero
+				return zero, false
 			}
 			l := ops.List(v)
 			if e.Index >= len(l) {
-				return zero
+				return zero, false
 			}
 			v = l[e.Index]
 		default:
 			if ops.Type(v) != TypeM {
-				return zero
+				return zero, false
 			}
-			w, ok := ops.Field(v, e.Name)
-			if !ok {
-				return zero
+			if v, ok = ops.Field(v, e.Name); !ok {
+				return zero, false
 			}
-			v = w
 		}
 	}
-	return v
+	return v, true
 }
 
-// SizeOf is DynamoDB's size(): the length of an S in UTF-16 code units
+// size is DynamoDB's size(): the length of an S in UTF-16 code units
 // (what DynamoDB's Java implementation counts: "é" is 1, "𝄞" is 2), the
 // length in bytes of a B, and the number of elements of a set, list or
-// map, as an N. Other types, and a missing attribute, have no size: the
-// zero V, with which a comparison is false.
-func SizeOf[V any](ops Ops[V], v V) V {
-	switch t := ops.Type(v); {
-	case t == TypeS:
-		return ops.Number(strconv.Itoa(utf16Len(ops.Text(v))))
-	case t.HasSize():
-		return ops.Number(strconv.Itoa(ops.Len(v)))
+// map. Other types, and a missing attribute, have no size (ok is false),
+// and a comparison with it is false.
+func size[V any](ops Ops[V], v val[V]) (n int, ok bool) {
+	switch {
+	case v.Type == TypeS:
+		return utf16Len(v.Text), true
+	case v.Type.HasSize():
+		return ops.Len(v.v), true
 	}
-	var zero V
-	return zero
+	return 0, false
 }
 
 // utf16Len returns the number of UTF-16 code units of s: one per code
@@ -179,17 +200,31 @@ func utf16Len(s string) int {
 	return n
 }
 
-// Compare applies a comparator. = and <> take values of any type and
-// compare them with Ops.Equal (a missing operand equals nothing); the
-// orderings need two N, two S or two B values and are false otherwise.
-func Compare[V any](ops Ops[V], op string, a, b V) bool {
+// equal is DynamoDB's = on two operands: values of the same type, a
+// missing operand equal to nothing. Scalars are equal when their texts
+// are (numbers are canonical); other types are compared by Ops.Equal.
+func equal[V any](ops Ops[V], a, b val[V]) bool {
+	if a.Type == 0 || a.Type != b.Type || a.Malformed != b.Malformed {
+		return false
+	}
+	switch a.Type {
+	case TypeS, TypeN, TypeB:
+		return a.Text == b.Text
+	}
+	return ops.Equal(a.v, b.v)
+}
+
+// compare applies a comparator. = and <> take values of any type (see
+// equal); the orderings need two N, two S or two B values and are false
+// otherwise.
+func compare[V any](ops Ops[V], op string, a, b val[V]) bool {
 	switch op {
 	case "=":
-		return ops.Type(a) != 0 && ops.Type(b) != 0 && ops.Equal(a, b)
+		return equal(ops, a, b)
 	case "<>":
-		return !(ops.Type(a) != 0 && ops.Type(b) != 0 && ops.Equal(a, b))
+		return !equal(ops, a, b)
 	}
-	c, ok := CompareScalars(ops, a, b)
+	c, ok := compareScalars(a.Scalar, b.Scalar)
 	if !ok {
 		return false
 	}
@@ -210,15 +245,18 @@ func Compare[V any](ops Ops[V], op string, a, b V) bool {
 // UTF-8 is code point order) values of the same type; ok is false for
 // other or mixed types and malformed values.
 func CompareScalars[V any](ops Ops[V], a, b V) (c int, ok bool) {
-	t := ops.Type(a)
-	if t != ops.Type(b) || ops.Malformed(a) || ops.Malformed(b) {
+	return compareScalars(ops.Scalar(a), ops.Scalar(b))
+}
+
+func compareScalars(a, b Scalar) (c int, ok bool) {
+	if a.Type != b.Type || a.Malformed || b.Malformed {
 		return 0, false
 	}
-	switch t {
+	switch a.Type {
 	case TypeN:
-		return ops.CompareNumbers(ops.Text(a), ops.Text(b)), true
+		return number.Compare(a.Text, b.Text), true
 	case TypeS, TypeB:
-		return strings.Compare(ops.Text(a), ops.Text(b)), true
+		return strings.Compare(a.Text, b.Text), true
 	}
 	return 0, false
 }

@@ -557,8 +557,8 @@ func (p *Parser[V]) checkConditionFunction(o Operand[V]) {
 			p.OperandTypeError(o.Fn, t)
 			return
 		}
-		if !p.isZero(t.Value) && TypeByName(p.vals.Text(t.Value)) == 0 {
-			p.Semantic(reasonAttributeTypeName + p.vals.Text(t.Value) + ", valid types: { B,NULL,SS,BOOL,L,BS,N,NS,S,M }")
+		if !p.isZero(t.Value) && TypeByName(t.scalar.Text) == 0 {
+			p.Semantic(reasonAttributeTypeName + t.scalar.Text + ", valid types: { B,NULL,SS,BOOL,L,BS,N,NS,S,M }")
 		}
 	case "begins_with", "contains":
 		if !p.CheckArgs(o, 2) {
@@ -623,7 +623,7 @@ func (p *Parser[V]) checkBetween(lo, hi Operand[V]) {
 		return
 	}
 	desc := func(v V) string {
-		s := p.vals.Text(v)
+		s := p.vals.Scalar(v).Text
 		if p.typ(v) == TypeB {
 			s = base64.StdEncoding.EncodeToString([]byte(s))
 		}
@@ -652,7 +652,7 @@ func (p *Parser[V]) ParseOperand() (Operand[V], error) {
 		if !ok {
 			p.Semantic(reasonValueUndefined + t.Text)
 		}
-		return Operand[V]{Kind: OpValue, Token: t.Text, Value: v}, nil
+		return Operand[V]{Kind: OpValue, Token: t.Text, Value: v, scalar: p.vals.Scalar(v)}, nil
 	case t.Kind == TokIdent && p.peekAt(1).Kind == TokLParen && !isGrammarKeyword(t.Text):
 		return p.parseCall()
 	}

@@ -114,3 +114,23 @@ func CheckOverlaps(kind string, paths []Path) error {
 	}
 	return nil
 }
+
+// PathNode is one element of a document path being walked, kept on the
+// stack with a link to its parent and turned into text only for an error
+// (validating and marshalling items walk their values this way). A nil
+// *PathNode is the top level.
+type PathNode struct {
+	Parent *PathNode
+	PathElem
+}
+
+// String returns the path from the top level to n, as [Path.String]
+// writes it; "" for nil.
+func (n *PathNode) String() string {
+	var p Path
+	for ; n != nil; n = n.Parent {
+		p = append(p, n.PathElem)
+	}
+	slices.Reverse(p)
+	return p.String()
+}

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/fdyno/fdyno/internal/number"
 )
 
 // ActionKind is the clause an update action belongs to.
@@ -226,7 +228,7 @@ func (p *Parser[V]) checkAddDeleteValue(kind ActionKind, v V) {
 
 // Paths returns the path of every action, in the order written: what SET,
 // REMOVE, ADD and DELETE target. Callers use it for ReturnValues
-// UPDATED_OLD and UPDATED_NEW (with [projectPaths]) and to reject updates
+// UPDATED_OLD and UPDATED_NEW (with [Project]) and to reject updates
 // of key attributes.
 func (u *Update[V]) Paths() []Path {
 	out := make([]Path, len(u.Actions))
@@ -518,14 +520,15 @@ func evalSetValue[V any](ops Ops[V], old map[string]V, o Operand[V]) (V, error) 
 		if err != nil {
 			return zero, err
 		}
-		if ops.Type(a) != TypeN || ops.Type(b) != TypeN || ops.Malformed(a) || ops.Malformed(b) {
+		x, y := ops.Scalar(a), ops.Scalar(b)
+		if x.Type != TypeN || y.Type != TypeN || x.Malformed || y.Malformed {
 			return zero, updateError(ReasonUpdateOperandType)
 		}
 		var s string
 		if o.Kind == OpPlus {
-			s, err = ops.AddNumbers(ops.Text(a), ops.Text(b))
+			s, err = number.Add(x.Text, y.Text)
 		} else {
-			s, err = ops.SubtractNumbers(ops.Text(a), ops.Text(b))
+			s, err = number.Sub(x.Text, y.Text)
 		}
 		if err != nil {
 			return zero, updateError(err.Error())
@@ -563,25 +566,22 @@ func evalSetValue[V any](ops Ops[V], old map[string]V, o Operand[V]) (V, error) 
 // attribute counts as empty).
 func addValues[V any](ops Ops[V], cur, v V) (V, error) {
 	var zero V
-	t := ops.Type(cur)
-	if t == 0 {
+	t, err := setOperands(ops, cur, v)
+	switch {
+	case err != nil:
+		return zero, err
+	case t == 0:
 		return v, nil
-	}
-	if t != ops.Type(v) || ops.Malformed(cur) || ops.Malformed(v) {
-		return zero, updateError(ReasonUpdateOperandType)
 	}
 	switch t {
 	case TypeN:
-		s, err := ops.AddNumbers(ops.Text(cur), ops.Text(v))
+		s, err := number.Add(ops.Scalar(cur).Text, ops.Scalar(v).Text)
 		if err != nil {
 			return zero, updateError(err.Error())
 		}
 		return ops.Number(s), nil
 	case TypeSS, TypeBS, TypeNS:
-		cmp := strings.Compare
-		if t == TypeNS {
-			cmp = ops.CompareNumbers
-		}
+		cmp := memberOrder(t)
 		set := append(slices.Clone(ops.Members(cur)), ops.Members(v)...)
 		slices.SortFunc(set, cmp)
 		set = slices.CompactFunc(set, func(a, b string) bool { return cmp(a, b) == 0 })
@@ -595,17 +595,11 @@ func addValues[V any](ops Ops[V], cur, v V) (V, error) {
 // nothing.
 func deleteValues[V any](ops Ops[V], cur, v V) (V, error) {
 	var zero V
-	t := ops.Type(cur)
-	if t == 0 {
-		return zero, nil
+	t, err := setOperands(ops, cur, v)
+	if err != nil || t == 0 {
+		return zero, err
 	}
-	if t != ops.Type(v) || ops.Malformed(cur) || ops.Malformed(v) {
-		return zero, updateError(ReasonUpdateOperandType)
-	}
-	cmp := strings.Compare
-	if t == TypeNS {
-		cmp = ops.CompareNumbers
-	}
+	cmp := memberOrder(t)
 	members, remove := ops.Members(cur), ops.Members(v)
 	set := make([]string, 0, len(members))
 	for _, m := range members {
@@ -617,4 +611,24 @@ func deleteValues[V any](ops Ops[V], cur, v V) (V, error) {
 		return zero, nil
 	}
 	return ops.MakeSet(t, set), nil
+}
+
+// setOperands is what ADD and DELETE check first: the type of the current
+// value cur, 0 if the attribute is missing, and an error if the operand v
+// is not of cur's type or either value is malformed.
+func setOperands[V any](ops Ops[V], cur, v V) (Type, error) {
+	c, x := ops.Scalar(cur), ops.Scalar(v)
+	if c.Type != 0 && (c.Type != x.Type || c.Malformed || x.Malformed) {
+		return 0, updateError(ReasonUpdateOperandType)
+	}
+	return c.Type, nil
+}
+
+// memberOrder returns the order of the members of a set of type t:
+// numeric for NS, bytewise for SS and BS.
+func memberOrder(t Type) func(a, b string) int {
+	if t == TypeNS {
+		return number.Compare
+	}
+	return strings.Compare
 }

@@ -50,18 +50,24 @@ func (t Type) HasSize() bool {
 	return false
 }
 
+// Scalar is what comparisons read of a value, in one Ops call: its type
+// (0 for the zero, absent, V), its text (that of an S or N, the bytes of a
+// B, "" for any other type) and whether it is malformed (a value that
+// failed to decode or normalise, which no comparison accepts).
+type Scalar struct {
+	Type      Type
+	Text      string
+	Malformed bool
+}
+
 // Ops are the operations on values of type V the expression language
-// needs; the root package supplies them for its Value.
+// needs; the root package supplies them for its Value. Numbers are
+// canonical texts, which package internal/number compares and adds.
 type Ops[V any] interface {
 	// Type returns the type of v, or 0 for the zero (absent) V.
 	Type(v V) Type
-	// Malformed reports whether v is a value that failed to decode.
-	Malformed(v V) bool
-	// Text returns the text of an S or N value and the bytes of a B
-	// value, or "" for any other.
-	Text(v V) string
-	// CompareNumbers compares two N texts numerically: -1, 0 or +1.
-	CompareNumbers(a, b string) int
+	// Scalar returns v's type, text and whether it is malformed.
+	Scalar(v V) Scalar
 	// Equal reports whether a and b are the same value, as DynamoDB
 	// compares values with =.
 	Equal(a, b V) bool
@@ -85,10 +91,6 @@ type Ops[V any] interface {
 	MakeMap(m map[string]V) V
 	MakeList(l []V) V
 	MakeSet(t Type, members []string) V
-	// AddNumbers and SubtractNumbers return a+b and a-b of two N texts,
-	// or an error whose text is DynamoDB's reason (overflow).
-	AddNumbers(a, b string) (string, error)
-	SubtractNumbers(a, b string) (string, error)
 }
 
 // isZero reports whether v is the zero (absent) V.
