@@ -118,19 +118,35 @@ func TestIndexCursors(t *testing.T) {
 // the query's range, and round-trips what it accepts.
 func FuzzIndexCursor(f *testing.F) {
 	st := newTableState(nil, tableKeys{}, indexed)
-	p := &readPlan{op: "Query", st: st, ix: st.index("byG"), forward: true}
-	lo, hi, err := p.keyRange(&keyCondition{Hash: []Value{S("x")}, Op: expr.SortLt, Lo: N("10")})
+	var seeds [][]Value
+	for _, h := range []string{"1", "-3.5", "10", "11"} {
+		seeds = append(seeds, []Value{S("x"), N(h), S("a"), N("2")})
+	}
+	fuzzIndexCursor(f, st, "byG", &keyCondition{Hash: []Value{S("x")}, Op: expr.SortLt, Lo: N("10")}, seeds)
+}
+
+// fuzzIndexCursor fuzzes the cursors of a query on index ixName with key
+// condition kc: decoding untrusted bytes never panics, accepts only entry
+// keys of the index inside the query's range (every index key attribute,
+// then the table key: as many values as each seed has), and round-trips
+// what it accepts. Each seed is an entry's key values.
+func fuzzIndexCursor(f *testing.F, st *tableState, ixName string, kc *keyCondition, seeds [][]Value) {
+	p := &readPlan{op: "Query", st: st, ix: st.index(ixName), forward: true}
+	lo, hi, err := p.keyRange(kc)
 	if err != nil {
 		f.Fatal(err)
 	}
 	p.lo, p.hi = lo, hi
-	fp := newCursorFingerprint([]byte("key"), "Test", []byte("prefix"), "Query", "byG", lo, hi, true)
-	for _, h := range []string{"1", "-3.5", "10", "11"} {
-		ikv, _ := packKeyValues(S("x"), N(h))
-		kv, _ := packKeyValues(S("a"), N("2"))
-		f.Add(encodeCursor(fp, append(ikv, kv...)))
+	fp := newCursorFingerprint([]byte("key"), "Test", []byte("prefix"), "Query", ixName, lo, hi, true)
+	for _, vs := range seeds {
+		kv, err := packKeyValues(vs...)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(encodeCursor(fp, kv))
 	}
 	f.Add([]byte{cursorVersion})
+	keyValues := len(seeds[0])
 	f.Fuzz(func(t *testing.T, b []byte) {
 		k, err := decodeCursorWith(b, fp, p.keyItem, lo, hi)
 		if err != nil {
@@ -144,7 +160,7 @@ func FuzzIndexCursor(f *testing.F) {
 			t.Fatalf("decodeCursorWith(%x) = %x, outside [%x, %x)", b, k, lo, hi)
 		}
 		it, err := p.keyItem(k)
-		if err != nil || len(it) != 4 {
+		if err != nil || len(it) != keyValues {
 			t.Fatalf("decodeCursorWith(%x) = %x, not an index key: %v %v", b, k, it, err)
 		}
 		if got := encodeCursor(fp, k); !bytes.Equal(got, b) {

@@ -647,38 +647,10 @@ func FuzzMultiKeyConditionText(f *testing.F) {
 // and round-trips what it accepts.
 func FuzzMultiKeyCursor(f *testing.F) {
 	st := newTableState(nil, tableKeys{}, multiModelSchema)
-	p := &readPlan{op: "Query", st: st, ix: st.index("byM"), forward: true}
-	kc := &keyCondition{Hash: []Value{S("a"), N("2")}, Eq: []Value{S("b")}, Op: expr.SortLt, Lo: N("10")}
-	lo, hi, err := p.keyRange(kc)
-	if err != nil {
-		f.Fatal(err)
-	}
-	p.lo, p.hi = lo, hi
-	fp := newCursorFingerprint([]byte("key"), "Test", []byte("prefix"), "Query", "byM", lo, hi, true)
+	var seeds [][]Value
 	for _, r2 := range []string{"1", "-3.5", "10", "11"} {
-		ikv, _ := packKeyValues(S("a"), N("2"), S("b"), N(r2), B([]byte{0}))
-		kv, _ := packKeyValues(S("p1"))
-		f.Add(encodeCursor(fp, append(ikv, kv...)))
+		seeds = append(seeds, []Value{S("a"), N("2"), S("b"), N(r2), B([]byte{0}), S("p1")})
 	}
-	f.Add([]byte{cursorVersion})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		k, err := decodeCursorWith(b, fp, p.keyItem, lo, hi)
-		if err != nil {
-			var ve *ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("decodeCursorWith(%x) error %T, want *ValidationError", b, err)
-			}
-			return
-		}
-		if !inRange(k, lo, hi) {
-			t.Fatalf("decodeCursorWith(%x) = %x, outside [%x, %x)", b, k, lo, hi)
-		}
-		it, err := p.keyItem(k)
-		if err != nil || len(it) != 6 {
-			t.Fatalf("decodeCursorWith(%x) = %x, not an index key: %v %v", b, k, it, err)
-		}
-		if got := encodeCursor(fp, k); !bytes.Equal(got, b) {
-			t.Fatalf("decodeCursorWith(%x) = %x, which encodes to %x", b, k, got)
-		}
-	})
+	kc := &keyCondition{Hash: []Value{S("a"), N("2")}, Eq: []Value{S("b")}, Op: expr.SortLt, Lo: N("10")}
+	fuzzIndexCursor(f, st, "byM", kc, seeds)
 }
