@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -138,14 +139,7 @@ func TestBatchesAndBackfillUnderFaults(t *testing.T) {
 		}
 	}
 	waitIndexActive(t, c, "FaultyTx", "byG")
-	if st, err := fdblitetest.ReadStats(db); err != nil || st.Injected == (fdblitetest.Injected{}) {
-		t.Errorf("no fault was injected: %+v, %v", st, err)
-	} else {
-		t.Logf("injected %+v", st.Injected)
-	}
-	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{}); err != nil {
-		t.Fatal(err)
-	}
+	stopFaults(t, db)
 	get := func(pk string) string {
 		got, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s(pk)}})
 		if err != nil {
@@ -229,5 +223,19 @@ func TestStreamedWritesIdempotent(t *testing.T) {
 	want := []string{"INSERT counter", "MODIFY counter", "MODIFY counter", "INSERT new", "REMOVE new"}
 	if diff := cmp.Diff(want, events); diff != "" {
 		t.Errorf("change records mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// stopFaults ends fault injection on db, failing t if none was injected
+// (a faults test that injected nothing tested nothing).
+func stopFaults(t *testing.T, db fdb.Database) {
+	t.Helper()
+	if st, err := fdblitetest.ReadStats(db); err != nil || st.Injected == (fdblitetest.Injected{}) {
+		t.Errorf("no fault was injected: %+v, %v", st, err)
+	} else {
+		t.Logf("injected %+v", st.Injected)
+	}
+	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{}); err != nil {
+		t.Fatal(err)
 	}
 }

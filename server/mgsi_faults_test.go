@@ -104,14 +104,7 @@ func TestMultiAttributeIndexUnderFaults(t *testing.T) {
 		}
 	}
 	waitIndexActive(t, c, "FaultyMatches", mgsiByRegion.name)
-	if st, err := fdblitetest.ReadStats(db); err != nil || st.Injected == (fdblitetest.Injected{}) {
-		t.Errorf("no fault was injected: %+v, %v", st, err)
-	} else {
-		t.Logf("injected %+v", st.Injected)
-	}
-	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{}); err != nil {
-		t.Fatal(err)
-	}
+	stopFaults(t, db)
 	final := make([]mgsiMatch, 0, len(model))
 	var want []string
 	for _, m := range model {
