@@ -570,13 +570,7 @@ func TestSDKMultiAttributeSchemaErrors(t *testing.T) {
 // under the same rules as a KeyConditionExpression.
 func TestSDKMultiAttributeKeyConditions(t *testing.T) {
 	_, c := newTestClient(t, Config{})
-	mustCreateTable(t, c, mgsiTableInput("Matches"))
-	ms := mgsiMatches()
-	for _, m := range ms {
-		if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Matches"), Item: sdkItem(m.attrs())}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ms := putMatches(t, c)
 	legacy := map[string]types.ComparisonOperator{"=": types.ComparisonOperatorEq, "<": types.ComparisonOperatorLt, "<=": types.ComparisonOperatorLe,
 		">": types.ComparisonOperatorGt, ">=": types.ComparisonOperatorGe, "BETWEEN": types.ComparisonOperatorBetween, "begins_with": types.ComparisonOperatorBeginsWith}
 	query := func(q mgsiQuery, forward bool) ([]string, error) {
@@ -648,13 +642,7 @@ func TestSDKMultiAttributeKeyConditions(t *testing.T) {
 // ValidationException, with the same message both ways.
 func TestMultiAttributeKeyConditionsModel(t *testing.T) {
 	_, c := newTestClient(t, Config{})
-	mustCreateTable(t, c, mgsiTableInput("Matches"))
-	ms := mgsiMatches()
-	for _, m := range ms {
-		if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Matches"), Item: sdkItem(m.attrs())}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ms := putMatches(t, c)
 	domain := map[string][]any{
 		"tournamentId": {"WINTER2024", "SPRING2025", "X"}, "region": {"NA-EAST", "EU-WEST"},
 		"round": {0, 1, 2, 3, 4}, "bracket": {"LOWER", "UPPER", "M", "UP", "L"}, "matchNumber": {0, 1, 2, 3, 4, 5},
@@ -773,13 +761,7 @@ func TestMultiAttributeKeyConditionsModel(t *testing.T) {
 // NextToken, in index order.
 func TestSDKMultiAttributePartiQL(t *testing.T) {
 	_, c := newTestClient(t, Config{})
-	mustCreateTable(t, c, mgsiTableInput("Matches"))
-	ms := mgsiMatches()
-	for _, m := range ms {
-		if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Matches"), Item: sdkItem(m.attrs())}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ms := putMatches(t, c)
 	w, eu := eq("tournamentId", "WINTER2024"), eq("region", "EU-WEST")
 	for _, tc := range []struct {
 		stmt string
@@ -811,4 +793,18 @@ func TestSDKMultiAttributePartiQL(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", tc.stmt, diff)
 		}
 	}
+}
+
+// putMatches creates the table Matches (mgsiTableInput) and puts
+// mgsiMatches into it, returning them.
+func putMatches(t *testing.T, c *dynamodb.Client) []mgsiMatch {
+	t.Helper()
+	mustCreateTable(t, c, mgsiTableInput("Matches"))
+	ms := mgsiMatches()
+	for _, m := range ms {
+		if _, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Matches"), Item: sdkItem(m.attrs())}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ms
 }
