@@ -1,0 +1,229 @@
+package fdyno
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+)
+
+// Every key condition shape on a sort attribute that is not the last one:
+// the entries hold later sort attributes, so "a > 5" must leave out every
+// (5, …) entry and "a <= 5" take every one of them (the developer guide's
+// "Multi-attribute key schema": the sort attributes order the entries left
+// to right, and a condition on one applies to its value alone). The
+// expected items are the table's items filtered by the condition and
+// sorted by the sort attributes, each by its type's order, then by the
+// table key; each query is read forward and backward, whole and page by
+// page from LastEvaluatedKey.
+
+// rangeGridSchema: table key pk; GSI g with partition (h S, hn N) and sort
+// (a N, b S, c B).
+var rangeGridSchema = TableSchema{
+	KeySchema: []KeySchemaElement{{"pk", KeyTypeHash}},
+	AttributeDefinitions: []AttributeDefinition{{"pk", ScalarAttributeTypeS}, {"h", ScalarAttributeTypeS}, {"hn", ScalarAttributeTypeN},
+		{"a", ScalarAttributeTypeN}, {"b", ScalarAttributeTypeS}, {"c", ScalarAttributeTypeB}},
+	GlobalSecondaryIndexes: []GlobalSecondaryIndex{
+		{IndexName: "grid", KeySchema: cat(hashes("h", "hn"), ranges("a", "b", "c")), Projection: Projection{ProjectionType: ProjectionTypeKeysOnly}},
+	},
+}
+
+// The grid's values of a, b and c, and probes between and around them.
+var (
+	gridA      = []Value{N("-2.5"), N("0"), N("5"), N("12")}
+	gridB      = []Value{S("a"), S("a\x00"), S("ab"), S("b")}
+	gridC      = []Value{B([]byte{0}), B([]byte{0, 0xff}), B([]byte{1}), B([]byte{0xff})}
+	probeA     = append(slices.Clip(gridA), N("-3"), N("5.5"), N("100"))
+	probeB     = append(slices.Clip(gridB), S("aa"), S("c"))
+	probeC     = append(slices.Clip(gridC), B([]byte{0, 0}), B([]byte{0xff, 0xff}))
+	gridSorted = []string{"a", "b", "c"}
+)
+
+func gridCompare(x, y Value) int {
+	if x.typ == TypeN {
+		return compareNumbers(x.s, y.s)
+	}
+	return strings.Compare(x.s, y.s)
+}
+
+func TestMultiKeyRangeOnEarlierSortAttribute(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, rangeGridSchema)
+	var items []Item
+	n := 0
+	for _, h := range []Value{S("x"), S("x\x00")} {
+		for _, av := range gridA {
+			for _, bv := range gridB {
+				for _, cv := range gridC {
+					n++
+					it := Item{"pk": S("p" + strconv.Itoa(n)), "h": h, "hn": N("7"), "a": av, "b": bv, "c": cv}
+					// Some items share the whole index key: the table key
+					// orders them.
+					items = append(items, it)
+				}
+			}
+		}
+	}
+	// Duplicates of a few index keys under other table keys.
+	for _, i := range []int{0, 5, 21} {
+		items = append(items, items[i].with("pk", S("q"+strconv.Itoa(i))))
+	}
+	for _, it := range items {
+		mustPut(t, db, tbl, it)
+	}
+	slices.SortFunc(items, func(x, y Item) int {
+		for _, k := range gridSorted {
+			if c := gridCompare(x[k], y[k]); c != 0 {
+				return c
+			}
+		}
+		return strings.Compare(x["pk"].s, y["pk"].s)
+	})
+	probes := map[string][]Value{"a": probeA, "b": probeB, "c": probeC}
+	domain := map[string][]Value{"a": gridA, "b": gridB, "c": gridC}
+	type check struct {
+		cond string
+		eav  map[string]Value
+		keep func(Item) bool
+	}
+	var checks []check
+	for k, attr := range gridSorted {
+		// The equality prefix: every combination of grid values of the
+		// attributes before attr (and one value outside the grid).
+		prefixes := [][]Value{{}}
+		for _, prev := range gridSorted[:k] {
+			var next [][]Value
+			for _, p := range prefixes {
+				for _, v := range append(slices.Clip(domain[prev][1:3]), probes[prev][len(probes[prev])-1]) {
+					next = append(next, append(slices.Clip(p), v))
+				}
+			}
+			prefixes = next
+		}
+		for _, prefix := range prefixes {
+			base := "h = :h AND hn = :hn"
+			eav := values(":h", S("x"), ":hn", N("7"))
+			for i, v := range prefix {
+				base += " AND " + gridSorted[i] + " = :e" + strconv.Itoa(i)
+				eav[":e"+strconv.Itoa(i)] = v
+			}
+			prefixOK := func(it Item) bool {
+				if it["h"].s != "x" {
+					return false
+				}
+				for i, v := range prefix {
+					if gridCompare(it[gridSorted[i]], v) != 0 {
+						return false
+					}
+				}
+				return true
+			}
+			add := func(cond string, extra map[string]Value, keep func(Value) bool) {
+				m := map[string]Value{}
+				for kk, vv := range eav {
+					m[kk] = vv
+				}
+				for kk, vv := range extra {
+					m[kk] = vv
+				}
+				checks = append(checks, check{cond: base + cond, eav: m, keep: func(it Item) bool { return prefixOK(it) && keep(it[attr]) }})
+			}
+			if k > 0 {
+				add("", nil, func(Value) bool { return true })
+			}
+			for _, v := range probes[attr] {
+				for _, op := range []string{"=", "<", "<=", ">", ">="} {
+					add(" AND "+attr+" "+op+" :v", values(":v", v), func(x Value) bool {
+						c := gridCompare(x, v)
+						return map[string]bool{"=": c == 0, "<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[op]
+					})
+				}
+				if attr != "a" {
+					add(" AND begins_with("+attr+", :v)", values(":v", v), func(x Value) bool { return strings.HasPrefix(x.s, v.s) })
+				}
+				for _, hi := range probes[attr] {
+					if gridCompare(v, hi) > 0 {
+						continue
+					}
+					add(" AND "+attr+" BETWEEN :v AND :w", values(":v", v, ":w", hi), func(x Value) bool {
+						return gridCompare(x, v) >= 0 && gridCompare(x, hi) <= 0
+					})
+				}
+			}
+		}
+	}
+	t.Logf("%d key conditions", len(checks))
+	for _, c := range checks {
+		var want []string
+		for _, it := range items {
+			if c.keep(it) {
+				want = append(want, it["pk"].s)
+			}
+		}
+		for _, forward := range []bool{true, false} {
+			w := slices.Clone(want)
+			if !forward {
+				slices.Reverse(w)
+			}
+			for _, limit := range []int{0, 3} {
+				in := QueryInput{IndexName: "grid", KeyConditionExpression: c.cond, ExpressionAttributeValues: c.eav, ScanIndexForward: Forward(forward), Limit: limit}
+				var got []string
+				for page := 0; ; page++ {
+					out, err := tbl.Query(db, in)
+					if err != nil {
+						t.Fatalf("Query(%s, %v): %v", c.cond, c.eav, err)
+					}
+					for _, it := range out.Items {
+						got = append(got, it["pk"].s)
+					}
+					if out.LastEvaluatedKey == nil || page > 100 {
+						break
+					}
+					in.ExclusiveStartKey = out.LastEvaluatedKey
+				}
+				if diff := cmp.Diff(w, got); diff != "" {
+					t.Fatalf("Query(%s, %s) forward=%v limit=%d (-want +got):\n%s", c.cond, fmtValues(c.eav), forward, limit, diff)
+				}
+			}
+		}
+	}
+}
+
+func fmtValues(m map[string]Value) string {
+	var b bytes.Buffer
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b.WriteString(k + "=" + m[k].String() + " ")
+	}
+	return b.String()
+}
+
+// begins_with on a number sort attribute, before the last one or the last,
+// with a string operand, is refused with DynamoDB's operand-type text, as
+// on a one-attribute number sort key ("operand type: N").
+func TestMultiKeyBeginsWithNumber(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, rangeGridSchema)
+	const want = "Incorrect operand type for operator or function; operator or function: begins_with, operand type: N"
+	for _, cond := range []string{
+		"h = :h AND hn = :hn AND begins_with(a, :s)",
+		"begins_with(a, :s) AND h = :h AND hn = :hn",
+	} {
+		_, err := tbl.Query(db, QueryInput{IndexName: "grid", KeyConditionExpression: cond,
+			ExpressionAttributeValues: values(":h", S("x"), ":hn", N("7"), ":s", S("1"))})
+		var ve *ValidationError
+		if !errors.As(err, &ve) || !strings.HasSuffix(ve.Reason, want) {
+			t.Errorf("Query(%s) error = %v, want a ValidationException ending %q", cond, err, want)
+		}
+	}
+}
