@@ -227,3 +227,58 @@ func TestMultiKeyBeginsWithNumber(t *testing.T) {
 		}
 	}
 }
+
+// An ExclusiveStartKey that does not hold exactly the key attributes of
+// the table and index read: a Query answers DynamoDB's bare "The provided
+// starting key is invalid", a Scan adds "The provided key element does
+// not match the schema" (as observed from the service and reported by
+// users of both). A key attribute of another type is refused too.
+func TestMultiKeyStartKeyMismatch(t *testing.T) {
+	tbl, db, query := newTournamentTable(t)
+	in := QueryInput{IndexName: "TournamentRegionIndex", KeyConditionExpression: "tournamentId = :t AND #region = :r",
+		ExpressionAttributeNames: map[string]string{"#region": "region"}, ExpressionAttributeValues: values(":t", S("WINTER2024"), ":r", S("NA-EAST")), Limit: 1}
+	first, err := query(in)
+	if err != nil || first.LastEvaluatedKey == nil {
+		t.Fatalf("first page: %v, %v", first, err)
+	}
+	full := first.LastEvaluatedKey
+	missing := full.with("matchId", full["matchId"])
+	delete(missing, "bracket")
+	other, err := query(QueryInput{IndexName: "PlayerMatchHistoryIndex", KeyConditionExpression: "player1Id = :p",
+		ExpressionAttributeValues: values(":p", S("101")), Limit: 1})
+	if err != nil || other.LastEvaluatedKey == nil {
+		t.Fatalf("other index's page: %v, %v", other, err)
+	}
+	const bare = "The provided starting key is invalid"
+	const scanText = bare + ": The provided key element does not match the schema"
+	for _, tc := range []struct {
+		name string
+		esk  Item
+	}{
+		{"an index key attribute missing", missing},
+		{"an extra attribute", full.with("score", S("x"))},
+		{"another index's LastEvaluatedKey", other.LastEvaluatedKey},
+	} {
+		in.ExclusiveStartKey = tc.esk
+		_, err := query(in)
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Reason != bare {
+			t.Errorf("Query with %s: %v, want ValidationException %q", tc.name, err, bare)
+		}
+		_, err = tbl.Scan(db, ScanInput{IndexName: "TournamentRegionIndex", ExclusiveStartKey: tc.esk})
+		if !errors.As(err, &ve) || ve.Reason != scanText {
+			t.Errorf("Scan with %s: %v, want ValidationException %q", tc.name, err, scanText)
+		}
+	}
+	// The table's own key, on a Query of the table.
+	_, err = query(QueryInput{KeyConditionExpression: "matchId = :m", ExpressionAttributeValues: values(":m", S("match-001")),
+		ExclusiveStartKey: Item{"matchId": S("match-001"), "round": S("FINALS")}})
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Reason != bare {
+		t.Errorf("Query of the table with an extra attribute: %v, want ValidationException %q", err, bare)
+	}
+	in.ExclusiveStartKey = full.with("round", N("1"))
+	if _, err := query(in); !errors.As(err, &ve) || !strings.HasPrefix(ve.Reason, bare) {
+		t.Errorf("Query with a sort attribute of another type: %v, want ValidationException %q…", err, bare)
+	}
+}
