@@ -151,3 +151,110 @@ func TestMultiKeyAddAndDeleteIndex(t *testing.T) {
 		})
 	}
 }
+
+// TransactWrite and BatchWrite on a table with multi-attribute GSIs keep
+// the entries exact: an action giving a key attribute another type refuses
+// the whole request, which writes nothing; the others join, move and leave
+// entries as single writes do; the stream carries the items' images, one
+// record per item, never index entries.
+func TestMultiKeyTransactAndBatchWrites(t *testing.T) {
+	db := fdblitetest.Open(t)
+	s := tournamentSchema()
+	s.StreamViewType = StreamViewTypeNewAndOldImages
+	tbl := newTestTable(t, db, s)
+	for _, it := range tournamentMatches {
+		mustPut(t, db, tbl, it)
+	}
+	regionIDs := func() []string {
+		t.Helper()
+		out, err := tbl.Query(db, QueryInput{IndexName: "TournamentRegionIndex", KeyConditionExpression: "tournamentId = :t AND #region = :r",
+			ExpressionAttributeNames: map[string]string{"#region": "region"}, ExpressionAttributeValues: values(":t", S("WINTER2024"), ":r", S("NA-EAST"))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return matchIDs(out.Items)
+	}
+	before := []string{"match-003", "match-006", "match-002", "match-001"}
+	if diff := cmp.Diff(before, regionIDs()); diff != "" {
+		t.Fatalf("before (-want +got):\n%s", diff)
+	}
+	recs, err := tbl.GetRecords(db, GetRecordsInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := recs.LastEvaluatedSequenceNumber
+	newMatch := match("match-010", "WINTER2024", "NA-EAST", "FINALS", "UPPER", "101", "2024-01-22")
+	refused := []TransactWriteInput{
+		{TransactItems: []TransactWriteItem{{Put: &TransactPut{Table: tbl, Item: newMatch}},
+			{Update: &TransactUpdate{Table: tbl, Key: Item{"matchId": S("match-001")}, UpdateExpression: "SET bracket = :n", ExpressionAttributeValues: values(":n", NInt(1))}}}},
+		{TransactItems: []TransactWriteItem{{Delete: &TransactDelete{Table: tbl, Key: Item{"matchId": S("match-002")}}},
+			{Put: &TransactPut{Table: tbl, Item: newMatch.with("matchId", S("match-011")).with("region", B([]byte("x")))}}}},
+	}
+	for i, in := range refused {
+		if _, err := TransactWrite(db, in); err == nil {
+			t.Errorf("TransactWrite %d with a mistyped index key attribute: no error", i)
+		}
+	}
+	if _, err := BatchWrite(db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: {
+		{PutRequest: &PutRequest{Item: newMatch}},
+		{DeleteRequest: &DeleteRequest{Key: Item{"matchId": S("match-003")}}},
+		{PutRequest: &PutRequest{Item: newMatch.with("matchId", S("match-012")).with("round", NInt(3))}},
+	}}}); err == nil {
+		t.Error("BatchWrite with a mistyped index key attribute: no error")
+	}
+	if diff := cmp.Diff(before, regionIDs()); diff != "" {
+		t.Fatalf("a refused request changed the index (-want +got):\n%s", diff)
+	}
+	if recs, err := tbl.GetRecords(db, GetRecordsInput{ExclusiveStartSequenceNumber: after}); err != nil || len(recs.Records) != 0 {
+		t.Fatalf("a refused request left stream records: %v, %v", recs, err)
+	}
+	// One transaction: match-007 joins (its bracket), match-002 moves to
+	// the finals, match-006 leaves (no region), match-001 is deleted.
+	if _, err := TransactWrite(db, TransactWriteInput{TransactItems: []TransactWriteItem{
+		{Update: &TransactUpdate{Table: tbl, Key: Item{"matchId": S("match-007")}, UpdateExpression: "SET bracket = :b", ExpressionAttributeValues: values(":b", S("LOWER"))}},
+		{Update: &TransactUpdate{Table: tbl, Key: Item{"matchId": S("match-002")}, UpdateExpression: "SET round = :r", ExpressionAttributeValues: values(":r", S("FINALS"))}},
+		{Update: &TransactUpdate{Table: tbl, Key: Item{"matchId": S("match-006")}, UpdateExpression: "REMOVE #region", ExpressionAttributeNames: map[string]string{"#region": "region"}}},
+		{Delete: &TransactDelete{Table: tbl, Key: Item{"matchId": S("match-001")}}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"match-003", "match-002", "match-007"}, regionIDs()); diff != "" {
+		t.Errorf("after the transaction (-want +got):\n%s", diff)
+	}
+	// One batch: match-010 joins, match-003 is deleted.
+	if _, err := BatchWrite(db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: {
+		{PutRequest: &PutRequest{Item: newMatch}},
+		{DeleteRequest: &DeleteRequest{Key: Item{"matchId": S("match-003")}}},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"match-002", "match-007", "match-010"}, regionIDs()); diff != "" {
+		t.Errorf("after the batch (-want +got):\n%s", diff)
+	}
+	recs, err = tbl.GetRecords(db, GetRecordsInput{ExclusiveStartSequenceNumber: after})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]EventName{}
+	for _, r := range recs.Records {
+		id := r.Keys["matchId"].S()
+		if len(r.Keys) != 1 {
+			t.Errorf("record of %s has Keys %v, want the table key", id, r.Keys)
+		}
+		if _, dup := got[id]; dup {
+			t.Errorf("two records of %s", id)
+		}
+		got[id] = r.EventName
+		if img := r.NewImage; img != nil && img["score"].S() != id+" score" {
+			t.Errorf("record of %s: NewImage %v is not the item", id, img)
+		}
+		if img := r.OldImage; img != nil && img["score"].S() != id+" score" {
+			t.Errorf("record of %s: OldImage %v is not the item", id, img)
+		}
+	}
+	want := map[string]EventName{"match-007": EventNameModify, "match-002": EventNameModify, "match-006": EventNameModify,
+		"match-001": EventNameRemove, "match-010": EventNameInsert, "match-003": EventNameRemove}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stream records (-want +got):\n%s", diff)
+	}
+}
