@@ -282,3 +282,33 @@ func TestMultiKeyStartKeyMismatch(t *testing.T) {
 		t.Errorf("Query with a sort attribute of another type: %v, want ValidationException %q…", err, bare)
 	}
 }
+
+// Refused values on a sort attribute before the last: BETWEEN bounds out
+// of order, an empty S or B (also as begins_with's prefix), each with
+// DynamoDB's text for a one-attribute sort key.
+func TestMultiKeyRefusedSortValues(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, rangeGridSchema)
+	const base = "h = :h AND hn = :hn AND "
+	for _, tc := range []struct {
+		cond string
+		eav  map[string]Value
+		want string
+	}{
+		{"a BETWEEN :lo AND :hi", values(":lo", N("5"), ":hi", N("-1")), "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:5}, upper bound operand: AttributeValue: {N:-1}"},
+		{"a = :a AND b BETWEEN :lo AND :hi", values(":a", N("1"), ":lo", S("b"), ":hi", S("a")), "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {S:b}, upper bound operand: AttributeValue: {S:a}"},
+		{"a = :a AND b = :e AND c = :c", values(":a", N("1"), ":e", S(""), ":c", B([]byte{1})), "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: b"},
+		{"a = :a AND begins_with(b, :e)", values(":a", N("1"), ":e", S("")), "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: b"},
+		{"a = :a AND b = :b AND c < :e", values(":a", N("1"), ":b", S("x"), ":e", B(nil)), "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: c"},
+	} {
+		eav := values(":h", S("x"), ":hn", N("7"))
+		for k, v := range tc.eav {
+			eav[k] = v
+		}
+		_, err := tbl.Query(db, QueryInput{IndexName: "grid", KeyConditionExpression: base + tc.cond, ExpressionAttributeValues: eav})
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Reason != tc.want {
+			t.Errorf("Query(%s): %v\nwant ValidationException %q", tc.cond, err, tc.want)
+		}
+	}
+}
