@@ -39,7 +39,7 @@ var (
 	gridA      = []Value{N("-2.5"), N("0"), N("5"), N("12")}
 	gridB      = []Value{S("a"), S("a\x00"), S("ab"), S("b")}
 	gridC      = []Value{B([]byte{0}), B([]byte{0, 0xff}), B([]byte{1}), B([]byte{0xff})}
-	probeA     = append(slices.Clip(gridA), N("-3"), N("5.5"), N("100"))
+	probeA     = append(slices.Clip(gridA), N("-3"), N("5.5"), N("5.000"), N("-25E-1"), N("100"))
 	probeB     = append(slices.Clip(gridB), S("aa"), S("c"))
 	probeC     = append(slices.Clip(gridC), B([]byte{0, 0}), B([]byte{0xff, 0xff}))
 	gridSorted = []string{"a", "b", "c"}
@@ -276,6 +276,11 @@ func TestMultiKeyStartKeyMismatch(t *testing.T) {
 	var ve *ValidationError
 	if !errors.As(err, &ve) || ve.Reason != bare {
 		t.Errorf("Query of the table with an extra attribute: %v, want ValidationException %q", err, bare)
+	}
+	// A cursor of one index on another: refused by its fingerprint.
+	if _, err := query(QueryInput{IndexName: "PlayerMatchHistoryIndex", KeyConditionExpression: "player1Id = :p",
+		ExpressionAttributeValues: values(":p", S("101")), Cursor: first.Cursor}); !errors.As(err, &ve) || ve.Path != "Cursor" {
+		t.Errorf("Query with another index's Cursor: %v, want a ValidationException on Cursor", err)
 	}
 	in.ExclusiveStartKey = full.with("round", N("1"))
 	if _, err := query(in); !errors.As(err, &ve) || !strings.HasPrefix(ve.Reason, bare) {
