@@ -2,8 +2,10 @@ package fdyno
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -256,5 +258,57 @@ func TestMultiKeyTransactAndBatchWrites(t *testing.T) {
 		"match-001": EventNameRemove, "match-010": EventNameInsert, "match-003": EventNameRemove}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stream records (-want +got):\n%s", diff)
+	}
+}
+
+// The table's partition key as a sort attribute of a GSI (the guide's
+// TournamentRegionIndex ends with matchId): a value the table takes (up to
+// 2048 bytes) but a sort attribute cannot (over 1024) is an index key
+// violation, and DynamoDB rejects such writes ("Detecting and correcting
+// index key violations": after the backfill, all writes to items that
+// violate the index's key schema are rejected), rather than leaving the
+// item out of the index. Each partition attribute keeps 2048 bytes.
+func TestMultiKeyTableKeyAsSortAttributeSize(t *testing.T) {
+	tbl, db, _ := newTournamentTable(t)
+	long := strings.Repeat("m", 1025)
+	const want = "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes IndexName: TournamentRegionIndex"
+	_, err := tbl.Put(db, PutInput{Item: match(long, "WINTER2024", "NA-EAST", "FINALS", "UPPER", "105", "2024-01-21")})
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Reason != want {
+		t.Errorf("Put of a matchId of 1025 bytes: %v, want ValidationException %q", err, want)
+	}
+	_, err = TransactWrite(db, TransactWriteInput{TransactItems: []TransactWriteItem{{Update: &TransactUpdate{Table: tbl,
+		Key: Item{"matchId": S(long)}, UpdateExpression: "SET tournamentId = :t, #region = :r, round = :x, bracket = :b",
+		ExpressionAttributeNames:  map[string]string{"#region": "region"},
+		ExpressionAttributeValues: values(":t", S("WINTER2024"), ":r", S("NA-EAST"), ":x", S("FINALS"), ":b", S("UPPER"))}}}})
+	var tce *TransactionCanceledError
+	if !errors.As(err, &tce) || len(tce.CancellationReasons) != 1 || tce.CancellationReasons[0].Code != "ValidationError" || !strings.HasSuffix(tce.CancellationReasons[0].Message, want) {
+		t.Errorf("TransactWrite creating an item with a matchId of 1025 bytes: %v, want the cancellation for %q", err, want)
+	}
+	if out, err := tbl.Get(db, GetInput{Key: Item{"matchId": S(long)}}); err != nil || out.Item != nil {
+		t.Errorf("a refused write left an item (%v)", err)
+	}
+	// Not in TournamentRegionIndex (no bracket): the item is not an entry
+	// of it, and PlayerMatchHistoryIndex does not hold matchId.
+	if _, err := tbl.Put(db, PutInput{Item: match(long, "WINTER2024", "NA-EAST", "FINALS", "", "105", "2024-01-21")}); err != nil {
+		t.Errorf("Put of a matchId of 1025 bytes outside the index: %v", err)
+	}
+	// 1024 bytes: indexed.
+	ok := strings.Repeat("m", 1024)
+	if _, err := tbl.Put(db, PutInput{Item: match(ok, "WINTER2024", "NA-WEST", "FINALS", "UPPER", "105", "2024-01-21")}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := tbl.Query(db, QueryInput{IndexName: "TournamentRegionIndex", KeyConditionExpression: "tournamentId = :t AND #region = :r AND round = :x",
+		ExpressionAttributeNames: map[string]string{"#region": "region"}, ExpressionAttributeValues: values(":t", S("WINTER2024"), ":r", S("NA-WEST"), ":x", S("FINALS"))})
+	if err != nil || len(out.Items) != 1 || out.Items[0]["matchId"].S() != ok {
+		t.Errorf("the item with a matchId of 1024 bytes: %v, %v", out, err)
+	}
+	// A partition attribute of 2048 bytes is taken, of 2049 refused.
+	if _, err := tbl.Put(db, PutInput{Item: match("match-020", strings.Repeat("t", 2048), "NA-EAST", "FINALS", "UPPER", "105", "2024-01-21")}); err != nil {
+		t.Errorf("Put of a tournamentId of 2048 bytes: %v", err)
+	}
+	_, err = tbl.Put(db, PutInput{Item: match("match-021", strings.Repeat("t", 2049), "NA-EAST", "FINALS", "UPPER", "105", "2024-01-21")})
+	if !errors.As(err, &ve) || !strings.HasPrefix(ve.Reason, "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes") {
+		t.Errorf("Put of a tournamentId of 2049 bytes: %v, want the hash key size refusal", err)
 	}
 }
