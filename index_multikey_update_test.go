@@ -312,3 +312,20 @@ func TestMultiKeyTableKeyAsSortAttributeSize(t *testing.T) {
 		t.Errorf("Put of a tournamentId of 2049 bytes: %v, want the hash key size refusal", err)
 	}
 }
+
+// An item giving two key attributes of a multi-attribute index another
+// type is refused naming the first of them in key schema order, every
+// time (the refusal does not depend on map iteration order).
+func TestMultiKeyTypeMismatchNamesFirst(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, rangeGridSchema)
+	const want = "One or more parameter values were invalid: Type mismatch for Index Key hn Expected: N Actual: S IndexName: grid"
+	it := Item{"pk": S("p"), "h": S("x"), "hn": S("seven"), "a": N("1"), "b": NInt(5), "c": B([]byte{1})}
+	for range 50 {
+		_, err := tbl.Put(db, PutInput{Item: it})
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Reason != want {
+			t.Fatalf("Put with hn and b mistyped: %v, want ValidationException %q", err, want)
+		}
+	}
+}
