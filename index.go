@@ -51,15 +51,21 @@ const (
 // checkIndexKeySizes refuses an item whose value of an index key
 // attribute is longer than a key value may be (2048 bytes for a partition
 // key, 1024 for a sort key): it would be an index key violation, which
-// DynamoDB refuses on write (a backfill skips such items instead).
+// DynamoDB refuses on write (a backfill skips such items instead). The
+// table's key values were checked as such; of them only the partition
+// key, as an index sort attribute (as the last sort attribute of a
+// multi-attribute key often is), has a stricter limit here, which refuses
+// the write when the item holds the index's other key attributes: it
+// would be an entry of the index, which could not hold it.
 func checkIndexKeySizes(op string, it Item, st *tableState) error {
 	for _, ix := range st.indexes {
 		for i, a := range ix.keyAttrs() {
 			v, ok := it[a.Name]
-			if !ok || v.typ != a.Type || (a.Name == st.hash.Name || a.Name == st.rng.Name) {
+			isHash := i < len(ix.hash)
+			if !ok || v.typ != a.Type || a.Name == st.rng.Name || a.Name == st.hash.Name && (isHash || !ix.holdsKeys(it)) {
 				continue // absent, or checked as a table key or index key type
 			}
-			if err := checkKeyValue(a.Name, v, a.Type, i < len(ix.hash)); err != nil {
+			if err := checkKeyValue(a.Name, v, a.Type, isHash); err != nil {
 				ve := err.(*ValidationError)
 				ve.Op, ve.Reason = op, ve.Reason+" IndexName: "+ix.name
 				return ve
@@ -67,6 +73,17 @@ func checkIndexKeySizes(op string, it Item, st *tableState) error {
 		}
 	}
 	return nil
+}
+
+// holdsKeys reports whether it holds every key attribute of the index
+// with its declared type.
+func (ix *indexDef) holdsKeys(it Item) bool {
+	for _, a := range ix.keyAttrs() {
+		if v, ok := it[a.Name]; !ok || v.typ != a.Type {
+			return false
+		}
+	}
+	return true
 }
 
 // isKey reports whether name is a key attribute of the index or table.

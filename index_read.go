@@ -96,7 +96,7 @@ func (p *readPlan) startKey(esk Item) ([]byte, error) {
 	if p.ix == nil {
 		return keyOf(p.op, esk, st.hash, st.rng, true)
 	}
-	mismatch := &ValidationError{Op: p.op, Reason: "The provided key element does not match the schema"}
+	mismatch := &ValidationError{Op: p.op, Reason: reasonKeyMismatch}
 	table := Item{}
 	for _, a := range []keyAttr{st.hash, st.rng} {
 		if v, ok := esk[a.Name]; ok && a.Name != "" {

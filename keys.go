@@ -203,6 +203,10 @@ type keyAttr struct {
 	Type Type
 }
 
+// reasonKeyMismatch is DynamoDB's refusal of a key whose attributes are
+// not exactly those of the key schema.
+const reasonKeyMismatch = "The provided key element does not match the schema"
+
 // keyOf validates the key attributes of it against the table's key
 // (hash, and rng unless its Name is empty) and returns their packed values.
 // With exact, it is a Key parameter and may hold nothing else.
@@ -215,12 +219,12 @@ func keyOf(op string, it Item, hash, rng keyAttr, exact bool) ([]byte, error) {
 		want = 2
 	}
 	if exact && len(it) != want {
-		return nil, fail("The provided key element does not match the schema")
+		return nil, fail(reasonKeyMismatch)
 	}
 	hv, ok := it[hash.Name]
 	if !ok {
 		if exact {
-			return nil, fail("The provided key element does not match the schema")
+			return nil, fail(reasonKeyMismatch)
 		}
 		return nil, fail("One or more parameter values were invalid: Missing the key " + hash.Name + " in the item")
 	}
@@ -234,7 +238,7 @@ func keyOf(op string, it Item, hash, rng keyAttr, exact bool) ([]byte, error) {
 	rv, ok := it[rng.Name]
 	if !ok {
 		if exact {
-			return nil, fail("The provided key element does not match the schema")
+			return nil, fail(reasonKeyMismatch)
 		}
 		return nil, fail("One or more parameter values were invalid: Missing the key " + rng.Name + " in the item")
 	}

@@ -446,6 +446,13 @@ func (t *Table) planStart(p *readPlan, o *readOptions, outside string) error {
 			if ve := (*ValidationError)(nil); errors.As(err, &ve) {
 				reason = ve.Reason
 			}
+			if p.op == "Query" && reason == reasonKeyMismatch {
+				// DynamoDB's Query says no more when the key's attributes
+				// are not the table's and index's (as observed, and as
+				// users of index queries report it); Scan names the
+				// mismatch.
+				return &ValidationError{Op: p.op, Path: "ExclusiveStartKey", Reason: "The provided starting key is invalid"}
+			}
 			return &ValidationError{Op: p.op, Path: "ExclusiveStartKey", Reason: "The provided starting key is invalid: " + reason}
 		}
 		if !inRange(kv, p.lo, p.hi) || p.seg != nil && !p.seg.holds(kv) {

@@ -244,6 +244,10 @@ type tableState struct {
 	// indexKeys maps each non-key attribute that is an index key to its
 	// declared type and the first index using it, for write validation.
 	indexKeys map[string]indexKeyAttr
+	// indexKeyOrder lists indexKeys' attributes index by index, each
+	// index's in key schema order: the order writes check them in, so
+	// that an item with several mistyped ones always gets one answer.
+	indexKeyOrder []string
 	// indexes are the table's LSIs and GSIs (index_def.go).
 	indexes []*indexDef
 	// cursorKey authenticates the table's cursors (cursor.go).
@@ -451,6 +455,7 @@ func newTableState(mv []byte, keys tableKeys, s TableSchema) *tableState {
 			}
 			if _, ok := st.indexKeys[k.AttributeName]; !ok {
 				st.indexKeys[k.AttributeName] = indexKeyAttr{typ: types[k.AttributeName], index: name}
+				st.indexKeyOrder = append(st.indexKeyOrder, k.AttributeName)
 			}
 		}
 	}

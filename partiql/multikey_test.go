@@ -1,6 +1,7 @@
 package partiql
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,6 +74,11 @@ func TestPartiQLMultiAttributeIndex(t *testing.T) {
 		{`tournamentId = 'W24' AND region IN ['EU', 'NA'] AND round = 1`, true, "#n2 = :v0", []string{"d", "b"}},
 		{`tournamentId IN ['S25', 'W24'] AND region = 'NA' AND round = 1`, true, "#n2 = :v0", []string{"e", "b"}},
 		{`tournamentId = 'W24' AND region = 'NA' ORDER BY round DESC`, true, "", []string{"f", "a", "c", "b"}},
+		// ORDER BY a later sort attribute: the earlier ones pinned by
+		// equality, or ordered first in the same direction.
+		{`tournamentId = 'W24' AND region = 'NA' AND round = 2 ORDER BY bracket DESC`, true, "#n2 = :v0", []string{"a", "c"}},
+		{`tournamentId = 'W24' AND region = 'NA' AND round = 2 ORDER BY round ASC, bracket DESC`, true, "#n2 = :v0", []string{"a", "c"}},
+		{`tournamentId = 'W24' AND region = 'NA' ORDER BY round DESC, bracket DESC`, true, "", []string{"f", "a", "c", "b"}},
 		// A partition attribute left free: a Scan.
 		{`tournamentId = 'W24' AND round = 1`, false, "", []string{"b", "d"}},
 	}
@@ -116,6 +122,67 @@ func TestPartiQLMultiAttributeIndex(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPartiQLMultiAttributeOrderBy: the items of a partition come in
+// index order, the sort attributes left to right, so ORDER BY a sort
+// attribute can be served only when every earlier one is pinned by an
+// equality of the key condition or ordered before it, in one direction;
+// any other ORDER BY is refused rather than answered in another order.
+func TestPartiQLMultiAttributeOrderBy(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	def := func(name string, t fdyno.ScalarAttributeType) fdyno.AttributeDefinition {
+		return fdyno.AttributeDefinition{AttributeName: name, AttributeType: t}
+	}
+	key := func(name string, kt fdyno.KeyType) fdyno.KeySchemaElement {
+		return fdyno.KeySchemaElement{AttributeName: name, KeyType: kt}
+	}
+	const s, n, h, r = fdyno.ScalarAttributeTypeS, fdyno.ScalarAttributeTypeN, fdyno.KeyTypeHash, fdyno.KeyTypeRange
+	tbl, err := fdyno.Open(db, "Matches", root, fdyno.WithSchema(fdyno.TableSchema{
+		KeySchema:            []fdyno.KeySchemaElement{key("matchId", h)},
+		AttributeDefinitions: []fdyno.AttributeDefinition{def("matchId", s), def("tournamentId", s), def("round", n), def("bracket", s), def("seat", n)},
+		GlobalSecondaryIndexes: []fdyno.GlobalSecondaryIndex{{IndexName: "ByRound",
+			KeySchema:  []fdyno.KeySchemaElement{key("tournamentId", h), key("round", r), key("bracket", r), key("seat", r)},
+			Projection: fdyno.Projection{ProjectionType: fdyno.ProjectionTypeAll}}},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from = `SELECT matchId FROM "Matches"."ByRound" WHERE tournamentId = 'W24' `
+	for _, where := range []string{
+		`ORDER BY bracket`,
+		`AND round > 1 ORDER BY bracket`,
+		`ORDER BY round, seat`,
+		`AND round = 1 ORDER BY seat`,
+		`ORDER BY bracket, round`,
+		`ORDER BY round ASC, bracket DESC`,
+		`AND round = 1 ORDER BY bracket ASC, seat DESC`,
+	} {
+		st, err := parsePartiQL(from + where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := planSelect(st, tbl, nil); !errors.Is(err, fdyno.ErrValidation) {
+			t.Errorf("%s: %v, want a ValidationException", where, err)
+		}
+	}
+	for _, where := range []string{
+		`ORDER BY round`,
+		`ORDER BY round DESC, bracket DESC, seat DESC`,
+		`AND round = 1 ORDER BY bracket DESC`,
+		`AND round = 1 AND bracket = 'U' ORDER BY seat DESC`,
+		`AND round = 1 AND bracket = 'U' ORDER BY bracket ASC, seat DESC`,
+		`ORDER BY tournamentId, round`,
+	} {
+		st, err := parsePartiQL(from + where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := planSelect(st, tbl, nil); err != nil {
+			t.Errorf("%s: %v", where, err)
+		}
 	}
 }
 
@@ -321,5 +388,89 @@ func TestPartiQLMultiAttributeModel(t *testing.T) {
 	// often enough to test something.
 	if queries*10 < tables || pushed*20 < tables {
 		t.Errorf("%d statements: %d Queries, %d with a sort condition: the generator rarely plans Queries", tables, queries, pushed)
+	}
+}
+
+// PartiQL writes on a table with a multi-attribute index keep its entries
+// exact: an INSERT or UPDATE giving a key attribute another type is
+// refused and writes nothing; UPDATE moves and removes entries, DELETE
+// removes them; a SELECT on the index sees each change.
+func TestPartiQLMultiAttributeWrites(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	def := func(name string, t fdyno.ScalarAttributeType) fdyno.AttributeDefinition {
+		return fdyno.AttributeDefinition{AttributeName: name, AttributeType: t}
+	}
+	key := func(name string, kt fdyno.KeyType) fdyno.KeySchemaElement {
+		return fdyno.KeySchemaElement{AttributeName: name, KeyType: kt}
+	}
+	const s, n, h, r = fdyno.ScalarAttributeTypeS, fdyno.ScalarAttributeTypeN, fdyno.KeyTypeHash, fdyno.KeyTypeRange
+	if _, err := fdyno.Open(db, "Matches", root, fdyno.WithSchema(fdyno.TableSchema{
+		KeySchema:            []fdyno.KeySchemaElement{key("matchId", h)},
+		AttributeDefinitions: []fdyno.AttributeDefinition{def("matchId", s), def("tournamentId", s), def("region", s), def("round", n), def("bracket", s)},
+		GlobalSecondaryIndexes: []fdyno.GlobalSecondaryIndex{{IndexName: "ByRegion",
+			KeySchema:  []fdyno.KeySchemaElement{key("tournamentId", h), key("region", h), key("round", r), key("bracket", r)},
+			Projection: fdyno.Projection{ProjectionType: fdyno.ProjectionTypeKeysOnly}}},
+	})); err != nil {
+		t.Fatal(err)
+	}
+	ex := New(root)
+	exec := func(stmt string) error {
+		_, err := ex.ExecuteStatement(db, ExecuteStatementInput{Statement: stmt})
+		return err
+	}
+	ids := func() []string {
+		t.Helper()
+		out, err := ex.ExecuteStatement(db, ExecuteStatementInput{Statement: `SELECT matchId FROM "Matches"."ByRegion" WHERE tournamentId = 'W24' AND region = 'NA'`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range out.Items {
+			got = append(got, it["matchId"].S())
+		}
+		return got
+	}
+	for _, stmt := range []string{
+		`INSERT INTO "Matches" VALUE {'matchId': 'a', 'tournamentId': 'W24', 'region': 'NA', 'round': 2, 'bracket': 'UPPER'}`,
+		`INSERT INTO "Matches" VALUE {'matchId': 'b', 'tournamentId': 'W24', 'region': 'NA', 'round': 1, 'bracket': 'LOWER'}`,
+		`INSERT INTO "Matches" VALUE {'matchId': 'c', 'tournamentId': 'W24', 'region': 'NA', 'round': 3}`,
+	} {
+		if err := exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if diff := cmp.Diff([]string{"b", "a"}, ids()); diff != "" {
+		t.Fatalf("after the inserts (-want +got):\n%s", diff)
+	}
+	for _, stmt := range []string{
+		`INSERT INTO "Matches" VALUE {'matchId': 'd', 'tournamentId': 'W24', 'region': 'NA', 'round': 'two', 'bracket': 'UPPER'}`,
+		`UPDATE "Matches" SET bracket = 5 WHERE matchId = 'c'`,
+		`UPDATE "Matches" SET region = 7 WHERE matchId = 'a'`,
+	} {
+		if err := exec(stmt); !errors.Is(err, fdyno.ErrValidation) {
+			t.Errorf("%s: %v, want a ValidationException", stmt, err)
+		}
+	}
+	if diff := cmp.Diff([]string{"b", "a"}, ids()); diff != "" {
+		t.Fatalf("a refused write changed the index (-want +got):\n%s", diff)
+	}
+	for _, stmt := range []string{
+		`UPDATE "Matches" SET bracket = 'UPPER' WHERE matchId = 'c'`, // joins
+		`UPDATE "Matches" SET round = 4 WHERE matchId = 'b'`,         // moves
+		`UPDATE "Matches" REMOVE region WHERE matchId = 'a'`,         // leaves
+	} {
+		if err := exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if diff := cmp.Diff([]string{"c", "b"}, ids()); diff != "" {
+		t.Errorf("after the updates (-want +got):\n%s", diff)
+	}
+	if err := exec(`DELETE FROM "Matches" WHERE matchId = 'c'`); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"b"}, ids()); diff != "" {
+		t.Errorf("after the delete (-want +got):\n%s", diff)
 	}
 }

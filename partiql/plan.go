@@ -565,6 +565,9 @@ func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan,
 			}
 		}
 	}
+	// pinned counts the leading sort attributes the key condition pins
+	// by equality: the order of the items read is that of the others.
+	pinned := 0
 	if pl.query && len(sorts) > 0 && pl.getKey == nil {
 		var conds []string
 		for j, rng := range sorts {
@@ -588,6 +591,7 @@ func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan,
 			}
 			if ok {
 				used[eq] = true
+				pinned++
 				continue
 			}
 			for i, c := range cs {
@@ -624,16 +628,35 @@ func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan,
 		}
 		return -1
 	}
+	// The sort attributes ORDER BY names past the pinned ones must be the
+	// next ones in key schema order, in one direction: a partition's
+	// items come in index order, the sort attributes left to right, and
+	// any other order would be answered in that one instead.
+	next, dir := pinned, ""
 	for i, o := range s.order {
-		switch {
+		switch j := isKey(o, sorts); {
 		case !pl.query:
 			return nil, &fdyno.ValidationError{Reason: "Must have WHERE clause in the statement when using ORDER BY clause."}
 		case isKey(o, hashes) >= 0:
 			if o.desc {
 				slices.Reverse(pl.partitions)
 			}
-		case isKey(o, sorts) >= 0:
-			pl.forward = !o.desc
+		case j >= 0 && j < pinned:
+			// One value in every partition read: no order to follow.
+		case j >= 0:
+			d := map[bool]string{false: "ASC", true: "DESC"}[o.desc]
+			switch {
+			case j > next:
+				return nil, &fdyno.ValidationError{Reason: "Variable reference " + strconv.Quote(o.path.String()) + " in ORDER BY clause follows the index's sort key order only after " +
+					strconv.Quote(sorts[next].Name) + ", which the WHERE clause does not pin by equality and ORDER BY does not name before it (ORDER BY position " + strconv.Itoa(i+1) + ")"}
+			case dir != "" && d != dir:
+				return nil, &fdyno.ValidationError{Reason: "ORDER BY clause orders the index's sort key attributes in one direction only: " + strconv.Quote(o.path.String()) +
+					" " + d + " after " + dir + " (ORDER BY position " + strconv.Itoa(i+1) + ")"}
+			}
+			if j == next {
+				next++
+			}
+			dir, pl.forward = d, !o.desc
 		default:
 			return nil, &fdyno.ValidationError{Reason: "Variable reference " + strconv.Quote(o.path.String()) + " in ORDER BY clause must be a key attribute (ORDER BY position " + strconv.Itoa(i+1) + ")"}
 		}

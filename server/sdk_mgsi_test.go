@@ -449,7 +449,7 @@ func TestSDKMultiAttributeQueryErrors(t *testing.T) {
 		KeyConditionExpression: aws.String("tournamentId = :t AND #r = :r"), ExpressionAttributeNames: map[string]string{"#r": "region"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":t": s("WINTER2024"), ":r": s("NA-EAST")},
 		ExclusiveStartKey:         map[string]types.AttributeValue{"matchId": s("m"), "tournamentId": s("WINTER2024"), "region": s("NA-EAST"), "round": n("1"), "matchNumber": n("1")}})
-	wantAPIError(t, err, "ValidationException", "The provided starting key is invalid")
+	wantAPIErrorExact(t, err, "ValidationException", "The provided starting key is invalid")
 	// FilterExpression may not name any key attribute of the index.
 	_, err = c.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String("Matches"), IndexName: aws.String(mgsiByRegion.name),
 		KeyConditionExpression: aws.String("tournamentId = :t AND #r = :r"), FilterExpression: aws.String("bracket = :b"),

@@ -165,7 +165,7 @@ func ParseKeyCondition[V any](ops Ops[V], c *Context[V], src string, hash, rng [
 				return nil, keyCondError("KeyConditionExpressions must only contain one condition per key")
 			}
 			if op == SortBeginsWith && rng[i].Type == TypeN {
-				return nil, newError(kindKeyCondition, ReasonOperandType+"begins_with, Operand[V] type: N")
+				return nil, newError(kindKeyCondition, ReasonOperandType+"begins_with, operand type: N")
 			}
 			for _, v := range vals {
 				if err := checkValue(name, v, rng[i].Type, false); err != nil {
