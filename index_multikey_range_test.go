@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/number"
 )
 
 // Every key condition shape on a sort attribute that is not the last one:
@@ -47,7 +48,7 @@ var (
 
 func gridCompare(x, y Value) int {
 	if x.typ == TypeN {
-		return compareNumbers(x.s, y.s)
+		return number.Compare(x.s, y.s)
 	}
 	return strings.Compare(x.s, y.s)
 }
