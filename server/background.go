@@ -174,29 +174,13 @@ func (s *Server) runBackfill(ctx context.Context, id backfillID) {
 // resumeBackfills starts a backfill for every CREATING index of every
 // table (those of a server that stopped before they were ACTIVE).
 func (s *Server) resumeBackfills(ctx context.Context) {
-	names, err := fdyno.ListTables(s.db, fdyno.WithRoot(s.root...))
-	if err != nil {
-		s.log.Warn("cannot look for index backfills to resume", slog.String("error", err.Error()))
-		return
-	}
-	for _, name := range names {
-		if ctx.Err() != nil {
-			return
-		}
-		t, err := s.table(name)
-		if err != nil {
-			continue // deleted meanwhile
-		}
-		d, err := t.Describe(s.db)
-		if err != nil {
-			continue
-		}
+	s.eachTable(ctx, "index backfill resume", func(name string, _ *fdyno.Table, d *fdyno.TableDescription) {
 		for _, g := range d.GlobalSecondaryIndexDescriptions {
 			if g.IndexStatus == fdyno.IndexStatusCreating {
 				s.startBackfill(name, g.IndexName)
 			}
 		}
-	}
+	})
 }
 
 // sweepTTL walks every table with a TimeToLiveAttribute once per
