@@ -133,6 +133,26 @@ func counter(t testing.TB, c *dynamodb.Client, table, pk string) string {
 	return got.Item["n"].(*types.AttributeValueMemberN).Value
 }
 
+// serveLoopback runs Serve with h on a fresh loopback listener, as
+// fdyno-server does, and returns its address, a stop that starts its
+// shutdown, and the channel that receives Serve's result. When t ends,
+// the shutdown starts and Serve has returned.
+func (ts *testServer) serveLoopback(t testing.TB, h http.Handler, to Timeouts, opts ...ServeOption) (addr string, stop func(), served <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, cancel := context.WithCancel(context.Background())
+	result, done := make(chan error, 1), make(chan struct{})
+	go func() {
+		result <- Serve(c, ln, h, to, ts.log, opts...)
+		close(done)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return ln.Addr().String(), cancel, result
+}
+
 // halfSentRequest connects to addr and sends a ListTables request whose
 // body stops after 4 bytes, so that the server holds it in its operation.
 // finish sends the rest and returns the answer's status code. The
