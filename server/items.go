@@ -192,12 +192,9 @@ func (in *getItemInput) prepare(c *call) (string, error) {
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
 		return "", err
 	}
-	in.proj, in.names, err = attributesToGet(in.AttributesToGet, in.ExpressionAttributeNames, present("ProjectionExpression", in.ProjectionExpression)...)
+	in.proj, in.names, err = readProjection(in.AttributesToGet, in.ProjectionExpression, in.ExpressionAttributeNames, present("ProjectionExpression", in.ProjectionExpression)...)
 	if err != nil {
 		return "", err
-	}
-	if in.proj == "" {
-		in.proj = in.ProjectionExpression
 	}
 	return name, nil
 }
