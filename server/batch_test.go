@@ -503,7 +503,7 @@ func TestSDKTimeToLive(t *testing.T) {
 func TestMalformedBatchRequests(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	create := `{"TableName":"Raw","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}`
-	ts.mustPost(t, "CreateTable", create)
+	ts.mustCall(t, "CreateTable", create)
 	for _, tc := range []struct {
 		name, op, body string
 		errName, msg   string

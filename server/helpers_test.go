@@ -190,15 +190,6 @@ func (ts *testServer) post(t testing.TB, target, contentType string, body io.Rea
 	return doRaw(t, ts.http.Client(), ts.request(t, target, contentType, body))
 }
 
-// mustPost sends the JSON body to ts's operation op and fails t unless
-// the answer is 200.
-func (ts *testServer) mustPost(t testing.TB, op, body string) {
-	t.Helper()
-	if status, name, msg := ts.post(t, targetPrefix+op, contentType, strings.NewReader(body)); status != 200 {
-		t.Fatalf("%s: %d %s %s", op, status, name, msg)
-	}
-}
-
 // request is a POST to ts with the headers X-Amz-Target target and
 // Content-Type contentType (each left out if "").
 func (ts *testServer) request(t testing.TB, target, contentType string, body io.Reader) *http.Request {

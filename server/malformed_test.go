@@ -17,7 +17,7 @@ func TestMalformedRequests(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	const ct = "application/x-amz-json-1.0"
 	create := `{"TableName":"Raw","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}`
-	ts.mustPost(t, "CreateTable", create)
+	ts.mustCall(t, "CreateTable", create)
 	deep := `{"TableName":"Raw","Item":{"pk":{"S":"a"},"x":` + strings.Repeat(`{"L":[`, 40) + `{"S":"x"}` + strings.Repeat(`]}`, 40) + `}}`
 	for _, tc := range []struct {
 		name, target, contentType, body string
