@@ -80,6 +80,33 @@ func BenchmarkGetItem(b *testing.B) {
 	})
 }
 
+// benchRawRange is the raw FoundationDB sibling of a read of n items:
+// it sets n keys under prefix to v, then reads their range in b's loop,
+// one read transaction each.
+func benchRawRange(b *testing.B, db fdb.Database, prefix string, n int, v []byte) {
+	if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		for i := range n {
+			tr.Set(fdb.Key(fmt.Sprintf("%s%03d", prefix, i)), v)
+		}
+		return nil, nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	r, err := fdb.PrefixRange([]byte(prefix))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		kvs, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+			return rt.GetRange(r, fdb.RangeOptions{}).GetSliceWithError()
+		})
+		if err != nil || len(kvs.([]fdb.KeyValue)) != n {
+			b.Fatal(kvs, err)
+		}
+	}
+}
+
 // benchSDKGet runs GetItem in through c in b's loop; the item must exist.
 func benchSDKGet(b *testing.B, c *dynamodb.Client, in *dynamodb.GetItemInput) {
 	b.ReportAllocs()
