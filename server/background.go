@@ -183,11 +183,11 @@ func (s *Server) resumeBackfills(ctx context.Context) {
 	})
 }
 
-// sweepTTL walks every table with a TimeToLiveAttribute once per
-// interval, deleting expired items, until ctx is done.
-func (s *Server) sweepTTL(ctx context.Context, interval time.Duration, perSecond float64) {
+// everyInterval calls once, then again interval after each call ends,
+// until ctx is done.
+func everyInterval(ctx context.Context, interval time.Duration, once func()) {
 	for {
-		s.sweepOnce(ctx, perSecond)
+		once()
 		select {
 		case <-ctx.Done():
 			return
@@ -212,19 +212,6 @@ func (s *Server) sweepOnce(ctx context.Context, perSecond float64) {
 			s.log.Info("TTL sweep", slog.String("table", name), slog.Int("scanned", stats.Scanned), slog.Int("deleted", stats.Deleted))
 		}
 	})
-}
-
-// trimStreams removes, once per interval, the stream records older than
-// retention of every table with a stream, until ctx is done.
-func (s *Server) trimStreams(ctx context.Context, interval, retention time.Duration) {
-	for {
-		s.trimOnce(ctx, retention)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(interval):
-		}
-	}
 }
 
 // trimOnce is one walk of every table with a stream. The trim keeps the
