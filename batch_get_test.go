@@ -16,14 +16,8 @@ import (
 func twoTables(t *testing.T, db fdb.Database, opts ...Option) (*Table, *Table) {
 	t.Helper()
 	root := testRoot(t, db)
-	a, err := Open(db, "Test", append([]Option{root, WithSchema(hashOnly)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Open(db, "Other", append([]Option{root, WithSchema(hashRange)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustOpen(t, db, "Test", append([]Option{root, WithSchema(hashOnly)}, opts...)...)
+	b := mustOpen(t, db, "Other", append([]Option{root, WithSchema(hashRange)}, opts...)...)
 	t.Cleanup(func() { checkTable(t, db, a); checkTable(t, db, b) })
 	return a, b
 }

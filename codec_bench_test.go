@@ -200,16 +200,12 @@ func TestBenchItems(t *testing.T) {
 
 func BenchmarkEncode(b *testing.B) {
 	for _, bi := range benchItems {
+		enc, _ := EncodeItem(bi.item)
 		b.Run(bi.name+"/fdyno", func(b *testing.B) {
-			b.ReportAllocs()
-			enc, _ := EncodeItem(bi.item)
-			b.SetBytes(int64(len(enc)))
-			b.ReportMetric(float64(len(enc)), "bytes/item")
-			for b.Loop() {
-				if _, err := EncodeItem(bi.item); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchItemBytes(b, len(enc), func() error {
+				_, err := EncodeItem(bi.item)
+				return err
+			})
 		})
 		// AppendItem into a reused buffer: the same encoding without the
 		// garbage of a fresh buffer per item, which dominates at 100 KB.
@@ -224,45 +220,45 @@ func BenchmarkEncode(b *testing.B) {
 				}
 			}
 		})
+		tree := toDDBJSON(bi.item)
+		js, _ := json.Marshal(tree)
 		b.Run(bi.name+"/json", func(b *testing.B) {
-			b.ReportAllocs()
-			tree := toDDBJSON(bi.item)
-			js, _ := json.Marshal(tree)
-			b.SetBytes(int64(len(js)))
-			b.ReportMetric(float64(len(js)), "bytes/item")
-			for b.Loop() {
-				if _, err := json.Marshal(tree); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchItemBytes(b, len(js), func() error {
+				_, err := json.Marshal(tree)
+				return err
+			})
 		})
 	}
 }
 
 func BenchmarkDecode(b *testing.B) {
 	for _, bi := range benchItems {
+		enc, _ := EncodeItem(bi.item)
 		b.Run(bi.name+"/fdyno", func(b *testing.B) {
-			b.ReportAllocs()
-			enc, _ := EncodeItem(bi.item)
-			b.SetBytes(int64(len(enc)))
-			b.ReportMetric(float64(len(enc)), "bytes/item")
-			for b.Loop() {
-				if _, err := DecodeItem(enc); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchItemBytes(b, len(enc), func() error {
+				_, err := DecodeItem(enc)
+				return err
+			})
 		})
+		js, _ := json.Marshal(toDDBJSON(bi.item))
 		b.Run(bi.name+"/json", func(b *testing.B) {
-			b.ReportAllocs()
-			js, _ := json.Marshal(toDDBJSON(bi.item))
-			b.SetBytes(int64(len(js)))
-			b.ReportMetric(float64(len(js)), "bytes/item")
-			for b.Loop() {
+			benchItemBytes(b, len(js), func() error {
 				var tree map[string]*ddbJSON
-				if err := json.Unmarshal(js, &tree); err != nil {
-					b.Fatal(err)
-				}
-			}
+				return json.Unmarshal(js, &tree)
+			})
 		})
+	}
+}
+
+// benchItemBytes runs op, which handles one item of n encoded bytes, in
+// b's loop, reporting allocations, throughput and the size per item.
+func benchItemBytes(b *testing.B, n int, op func() error) {
+	b.ReportAllocs()
+	b.SetBytes(int64(n))
+	b.ReportMetric(float64(n), "bytes/item")
+	for b.Loop() {
+		if err := op(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

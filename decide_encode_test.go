@@ -48,10 +48,7 @@ func TestWriteEncodesOnce(t *testing.T) {
 		return s
 	}
 	open := func(name string, view StreamViewType) *Table {
-		tbl, err := Open(db, name, root, WithSchema(schema(view)), WithChunkThreshold(1000))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tbl := mustOpen(t, db, name, root, WithSchema(schema(view)), WithChunkThreshold(1000))
 		t.Cleanup(func() { checkTable(t, db, tbl) })
 		return tbl
 	}

@@ -18,10 +18,7 @@ import (
 func TestWritesUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(7))
 	// Open runs under the faults too.
-	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "Faulty", WithSchema(hashOnly), WithChunkThreshold(500))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mustOpen(t, fdblitetest.Idempotent{DB: db}, "Faulty", WithSchema(hashOnly), WithChunkThreshold(500))
 	t.Cleanup(func() { checkTable(t, db, tbl) })
 	const workers, adds = 4, 25
 	var mu sync.Mutex
@@ -87,10 +84,7 @@ func TestWritesUnderFaults(t *testing.T) {
 // who need exactly-once use automatic idempotency or idempotent writes.
 func TestNonIdempotentUpdateUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(11))
-	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "Faulty", WithSchema(hashOnly))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mustOpen(t, fdblitetest.Idempotent{DB: db}, "Faulty", WithSchema(hashOnly))
 	const adds = 60
 	attempts := 0
 	for range adds {

@@ -126,10 +126,7 @@ func TestGetSnapshot(t *testing.T) {
 func TestGetThroughStaleHandle(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	stale, err := Open(db, "T02", root, WithSchema(hashOnly))
-	if err != nil {
-		t.Fatal(err)
-	}
+	stale := mustOpen(t, db, "T02", root, WithSchema(hashOnly))
 	key := Item{"pk": S("k")}
 	if _, err := stale.Put(db, PutInput{Item: Item{"pk": S("k"), "v": S("old")}}); err != nil {
 		t.Fatal(err)
@@ -146,10 +143,7 @@ func TestGetThroughStaleHandle(t *testing.T) {
 	if err := DeleteTable(db, "T02", root); err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := Open(db, "T02", root, WithSchema(hashOnly))
-	if err != nil {
-		t.Fatal(err)
-	}
+	fresh := mustOpen(t, db, "T02", root, WithSchema(hashOnly))
 	if _, err := fresh.Put(db, PutInput{Item: Item{"pk": S("k"), "v": S("new")}}); err != nil {
 		t.Fatal(err)
 	}

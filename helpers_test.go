@@ -47,6 +47,16 @@ func newTestTable(t testing.TB, db fdb.Database, s TableSchema, opts ...Option) 
 	return tbl
 }
 
+// mustOpen opens the table name through tx, failing t if Open fails.
+func mustOpen(t testing.TB, tx fdb.Transactor, name string, opts ...Option) *Table {
+	t.Helper()
+	tbl, err := Open(tx, name, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
 // testRootOf returns the WithRoot option of the directory tbl lives in.
 func testRootOf(tbl *Table) Option {
 	return WithRoot(tbl.path[:len(tbl.path)-1]...)

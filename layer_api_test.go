@@ -42,18 +42,9 @@ func TestKeyAttributes(t *testing.T) {
 func TestTokenKey(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	a, err := Open(db, "TableA", root, WithSchema(hashRange))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a2, err := Open(db, "TableA", root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Open(db, "TableB", root, WithSchema(hashRange))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustOpen(t, db, "TableA", root, WithSchema(hashRange))
+	a2 := mustOpen(t, db, "TableA", root)
+	b := mustOpen(t, db, "TableB", root, WithSchema(hashRange))
 	k := a.TokenKey("x")
 	if len(k) != 32 {
 		t.Fatalf("TokenKey: %d bytes, want 32", len(k))

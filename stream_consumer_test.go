@@ -150,14 +150,8 @@ func TestConsumerExactlyOnce(t *testing.T) {
 // re-reads it.
 func TestConsumerConcurrentInstances(t *testing.T) {
 	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(23))
-	src, err := Open(db, "Src", WithSchema(streamSchema(StreamViewTypeKeysOnly, 3)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx := effects{}
-	if fx.tbl, err = Open(db, "Effects", WithSchema(hashOnly)); err != nil {
-		t.Fatal(err)
-	}
+	src := mustOpen(t, db, "Src", WithSchema(streamSchema(StreamViewTypeKeysOnly, 3)))
+	fx := effects{tbl: mustOpen(t, db, "Effects", WithSchema(hashOnly))}
 	c, _ := src.Consumer("shared")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

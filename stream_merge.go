@@ -164,14 +164,7 @@ func (f *Feed) Records(ctx context.Context, rt fdb.ReadTransactor, after []byte)
 			yield(FeedRecord{}, err)
 			return
 		}
-		for {
-			if err := ctx.Err(); err != nil {
-				yield(FeedRecord{}, err)
-				return
-			}
-			pg, err := readTransact(rt, func(tr fdb.ReadTransaction) (streamPage, error) {
-				return readStreamPage(tr, f.tables, pos, MaxGetRecordsLimit)
-			})
+		for pg, err := range streamPages(ctx, rt, f.tables, pos) {
 			if err != nil {
 				yield(FeedRecord{}, err)
 				return
@@ -180,12 +173,6 @@ func (f *Feed) Records(ctx context.Context, rt fdb.ReadTransactor, after []byte)
 				if !yield(r, nil) {
 					return
 				}
-			}
-			if n := len(pg.records); n > 0 {
-				pos = streamPos{seq: pg.records[n-1].seq, table: pg.records[n-1].table, set: true}
-			}
-			if !pg.more {
-				return
 			}
 		}
 	}

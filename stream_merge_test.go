@@ -19,14 +19,8 @@ import (
 func TestFeed(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	a, err := Open(db, "Alpha", root, WithSchema(streamSchema(StreamViewTypeKeysOnly, 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Open(db, "Beta", root, WithSchema(streamSchema(StreamViewTypeKeysOnly, 3)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustOpen(t, db, "Alpha", root, WithSchema(streamSchema(StreamViewTypeKeysOnly, 1)))
+	b := mustOpen(t, db, "Beta", root, WithSchema(streamSchema(StreamViewTypeKeysOnly, 3)))
 	feed, err := NewFeed(a, b)
 	if err != nil {
 		t.Fatal(err)

@@ -172,10 +172,7 @@ func TestStreamUnderFaults(t *testing.T) {
 	for _, shards := range []int{1, 3} {
 		t.Run("shards="+strconv.Itoa(shards), func(t *testing.T) {
 			db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(uint64(40+shards)))
-			tbl, err := Open(db, "Faulty", WithSchema(streamSchema(StreamViewTypeNewAndOldImages, shards)), WithChunkThreshold(500))
-			if err != nil {
-				t.Fatal(err)
-			}
+			tbl := mustOpen(t, db, "Faulty", WithSchema(streamSchema(StreamViewTypeNewAndOldImages, shards)), WithChunkThreshold(500))
 			t.Cleanup(func() { checkTable(t, db, tbl) })
 			const workers, ops = 4, 30
 			var mu sync.Mutex

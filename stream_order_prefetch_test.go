@@ -19,10 +19,7 @@ func TestStreamOrderPrefetch(t *testing.T) {
 	s.StreamViewType = StreamViewTypeNewAndOldImages
 	s.StreamShards = 2
 	root := testRoot(t, db)
-	a, err := Open(db, "Prefetch", root, WithSchema(s))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustOpen(t, db, "Prefetch", root, WithSchema(s))
 	b, err := Open(db, "Prefetch", root) // a second handle on the same table
 	if err != nil {
 		t.Fatal(err)

@@ -324,14 +324,7 @@ func (t *Table) Records(ctx context.Context, rt fdb.ReadTransactor, after string
 			yield(StreamRecord{}, err)
 			return
 		}
-		for {
-			if err := ctx.Err(); err != nil {
-				yield(StreamRecord{}, err)
-				return
-			}
-			pg, err := readTransact(rt, func(tr fdb.ReadTransaction) (streamPage, error) {
-				return readStreamPage(tr, []*Table{t}, pos, MaxGetRecordsLimit)
-			})
+		for pg, err := range streamPages(ctx, rt, []*Table{t}, pos) {
 			if err != nil {
 				yield(StreamRecord{}, err)
 				return
@@ -340,10 +333,34 @@ func (t *Table) Records(ctx context.Context, rt fdb.ReadTransactor, after string
 				if !yield(r.StreamRecord, nil) {
 					return
 				}
-				pos = streamPos{seq: r.seq, table: 0, set: true}
 			}
-			if !pg.more {
+		}
+	}
+}
+
+// streamPages returns the pages of the merged stream of tables after pos,
+// up to its end as it is when the last page is read, one transaction of
+// rt per page. A failed page, or ctx done between pages, yields its error
+// and ends the sequence.
+func streamPages(ctx context.Context, rt fdb.ReadTransactor, tables []*Table, pos streamPos) iter.Seq2[streamPage, error] {
+	return func(yield func(streamPage, error) bool) {
+		for {
+			if err := ctx.Err(); err != nil {
+				yield(streamPage{}, err)
 				return
+			}
+			pg, err := readTransact(rt, func(tr fdb.ReadTransaction) (streamPage, error) {
+				return readStreamPage(tr, tables, pos, MaxGetRecordsLimit)
+			})
+			if err != nil {
+				yield(streamPage{}, err)
+				return
+			}
+			if !yield(pg, nil) || !pg.more {
+				return
+			}
+			if n := len(pg.records); n > 0 {
+				pos = streamPos{seq: pg.records[n-1].seq, table: pg.records[n-1].table, set: true}
 			}
 		}
 	}

@@ -90,10 +90,7 @@ func TestTail(t *testing.T) {
 func TestTailDeletedTable(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	tbl, err := Open(db, "Gone", root, WithSchema(streamSchema(StreamViewTypeKeysOnly, 0)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mustOpen(t, db, "Gone", root, WithSchema(streamSchema(StreamViewTypeKeysOnly, 0)))
 	mustPut(t, db, tbl, Item{"pk": S("a"), "sk": N("0")})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

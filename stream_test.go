@@ -454,16 +454,10 @@ func TestStreamTooManyChanges(t *testing.T) {
 func TestStreamStaleHandle(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	stale, err := Open(db, "Stale", root, WithSchema(hashRange))
-	if err != nil {
-		t.Fatal(err)
-	}
+	stale := mustOpen(t, db, "Stale", root, WithSchema(hashRange))
 	old := Item{"pk": S("a"), "sk": N("1"), "v": N("1")}
 	mustPut(t, db, stale, old)
-	other, err := Open(db, "Stale", root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := mustOpen(t, db, "Stale", root)
 	if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
 		return nil, other.replaceSchema(tr, streamSchema(StreamViewTypeNewAndOldImages, 0))
 	}); err != nil {

@@ -174,10 +174,7 @@ func (d plainDB) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, er
 func TestTrimStreamUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(5))
 	for _, shards := range []int{1, 3} {
-		tbl, err := Open(db, "Trim"+strconv.Itoa(shards), WithSchema(streamSchema(StreamViewTypeKeysOnly, shards)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tbl := mustOpen(t, db, "Trim"+strconv.Itoa(shards), WithSchema(streamSchema(StreamViewTypeKeysOnly, shards)))
 		putN(t, db, tbl, 0, 40)
 		all := readStream(t, db, tbl)
 		for _, keep := range []int{30, 17, 17, 5} {

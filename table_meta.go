@@ -211,12 +211,9 @@ func legacySettings(raw []byte) ([]byte, error) {
 func storeSchema(s TableSchema) storedSchema {
 	out := storedSchema{KeySchema: storeKeys(s.KeySchema), StreamViewType: string(s.StreamViewType),
 		TimeToLiveAttribute: s.TimeToLiveAttribute, StreamShards: s.StreamShards}
-	if s.AttributeDefinitions != nil {
-		out.AttributeDefinitions = []storedAttr{}
-	}
-	for _, d := range s.AttributeDefinitions {
-		out.AttributeDefinitions = append(out.AttributeDefinitions, storedAttr{d.AttributeName, string(d.AttributeType)})
-	}
+	out.AttributeDefinitions = convert(s.AttributeDefinitions, func(d AttributeDefinition) storedAttr {
+		return storedAttr{d.AttributeName, string(d.AttributeType)}
+	})
 	for _, ix := range s.LocalSecondaryIndexes {
 		out.LocalSecondaryIndexes = append(out.LocalSecondaryIndexes, storeIndex(ix.IndexName, ix.KeySchema, ix.Projection))
 	}
@@ -227,14 +224,7 @@ func storeSchema(s TableSchema) storedSchema {
 }
 
 func storeKeys(ks []KeySchemaElement) []storedKey {
-	if ks == nil {
-		return nil
-	}
-	out := make([]storedKey, 0, len(ks))
-	for _, k := range ks {
-		out = append(out, storedKey{k.AttributeName, string(k.KeyType)})
-	}
-	return out
+	return convert(ks, func(k KeySchemaElement) storedKey { return storedKey{k.AttributeName, string(k.KeyType)} })
 }
 
 func storeIndex(name string, ks []KeySchemaElement, p Projection) storedIndex {
@@ -245,12 +235,9 @@ func storeIndex(name string, ks []KeySchemaElement, p Projection) storedIndex {
 func loadSchema(s storedSchema) TableSchema {
 	out := TableSchema{KeySchema: loadKeys(s.KeySchema), StreamViewType: StreamViewType(s.StreamViewType),
 		TimeToLiveAttribute: s.TimeToLiveAttribute, StreamShards: s.StreamShards}
-	if s.AttributeDefinitions != nil {
-		out.AttributeDefinitions = []AttributeDefinition{}
-	}
-	for _, d := range s.AttributeDefinitions {
-		out.AttributeDefinitions = append(out.AttributeDefinitions, AttributeDefinition{d.AttributeName, ScalarAttributeType(d.AttributeType)})
-	}
+	out.AttributeDefinitions = convert(s.AttributeDefinitions, func(d storedAttr) AttributeDefinition {
+		return AttributeDefinition{d.AttributeName, ScalarAttributeType(d.AttributeType)}
+	})
 	for _, ix := range s.LocalSecondaryIndexes {
 		out.LocalSecondaryIndexes = append(out.LocalSecondaryIndexes, LocalSecondaryIndex{IndexName: ix.IndexName,
 			KeySchema: loadKeys(ix.KeySchema), Projection: loadProjection(ix.Projection)})
@@ -263,12 +250,18 @@ func loadSchema(s storedSchema) TableSchema {
 }
 
 func loadKeys(ks []storedKey) []KeySchemaElement {
-	if ks == nil {
+	return convert(ks, func(k storedKey) KeySchemaElement { return KeySchemaElement{k.AttributeName, KeyType(k.KeyType)} })
+}
+
+// convert returns f of each member of xs: nil for nil, so that a stored
+// list keeps telling absent from empty.
+func convert[S, T any](xs []S, f func(S) T) []T {
+	if xs == nil {
 		return nil
 	}
-	out := make([]KeySchemaElement, 0, len(ks))
-	for _, k := range ks {
-		out = append(out, KeySchemaElement{k.AttributeName, KeyType(k.KeyType)})
+	out := make([]T, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, f(x))
 	}
 	return out
 }

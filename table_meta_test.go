@@ -231,10 +231,7 @@ func TestMetaGoldenTablesOpen(t *testing.T) {
 				schema = want.schema.clone()
 				schema.GlobalSecondaryIndexes = schema.GlobalSecondaryIndexes[:1]
 			}
-			tbl, err := Open(db, "Music", root, WithSchema(schema))
-			if err != nil {
-				t.Fatal(err)
-			}
+			tbl := mustOpen(t, db, "Music", root, WithSchema(schema))
 			if want.building != nil {
 				byK := want.schema.GlobalSecondaryIndexes[1]
 				// The request defines the new index's keys (DynamoDB's

@@ -20,10 +20,7 @@ func TestTableIdentityAndSettings(t *testing.T) {
 	root := testRoot(t, db)
 	clock := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	settings := []byte("\x00opaque \xff bytes")
-	tbl, err := Open(db, "Props", root, WithSchema(hashOnly), WithSettings(settings), WithClock(func() time.Time { return clock }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mustOpen(t, db, "Props", root, WithSchema(hashOnly), WithSettings(settings), WithClock(func() time.Time { return clock }))
 	d, err := tbl.Describe(db)
 	if err != nil {
 		t.Fatal(err)

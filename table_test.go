@@ -19,10 +19,7 @@ func TestOpenCreatesAndReopens(t *testing.T) {
 	if _, err := Open(db, "Music", root); !errors.Is(err, ErrResourceNotFound) {
 		t.Fatalf("Open(missing, no schema) = %v, want ErrResourceNotFound", err)
 	}
-	tbl, err := Open(db, "Music", root, WithSchema(hashRange))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mustOpen(t, db, "Music", root, WithSchema(hashRange))
 	// Same schema, listed in another order: compatible.
 	reordered := hashRange
 	reordered.AttributeDefinitions = []AttributeDefinition{{"sk", ScalarAttributeTypeN}, {"pk", ScalarAttributeTypeS}}
@@ -81,14 +78,8 @@ func TestListAndDeleteTable(t *testing.T) {
 func TestStaleHandleSeesDeleteAndRecreate(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	h1, err := Open(db, "T01", root, WithSchema(hashOnly))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h2, err := Open(db, "T01", root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h1 := mustOpen(t, db, "T01", root, WithSchema(hashOnly))
+	h2 := mustOpen(t, db, "T01", root)
 	key := Item{"pk": S("a")}
 	if _, err := h1.Put(db, PutInput{Item: Item{"pk": S("a"), "v": N("1")}}); err != nil {
 		t.Fatal(err)
@@ -297,10 +288,7 @@ func TestStaleHandleSeesIndexChange(t *testing.T) {
 func TestWriteConflictsWithDeleteTable(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	tbl, err := Open(db, "Racy", root, WithSchema(hashOnly))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mustOpen(t, db, "Racy", root, WithSchema(hashOnly))
 	st := tbl.state.Load()
 	tr, err := db.CreateTransaction()
 	if err != nil {
@@ -357,10 +345,7 @@ func TestConcurrentUpdates(t *testing.T) {
 func TestOtherTablesSchemaChangeDoesNotConflict(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	tbl, err := Open(db, "Mine", root, WithSchema(hashOnly))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mustOpen(t, db, "Mine", root, WithSchema(hashOnly))
 	if _, err := tbl.Get(db, GetInput{Key: Item{"pk": S("warm")}}); err != nil {
 		t.Fatal(err) // caches the schema with a readable metadata version
 	}

@@ -29,14 +29,8 @@ import (
 //  4. no balance is negative (the debit's condition).
 func TestBankTransfersUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(21))
-	accounts, err := Open(fdblitetest.Idempotent{DB: db}, "Accounts", WithSchema(hashOnly))
-	if err != nil {
-		t.Fatal(err)
-	}
-	transfers, err := Open(fdblitetest.Idempotent{DB: db}, "Transfers", WithSchema(hashOnly))
-	if err != nil {
-		t.Fatal(err)
-	}
+	accounts := mustOpen(t, fdblitetest.Idempotent{DB: db}, "Accounts", WithSchema(hashOnly))
+	transfers := mustOpen(t, fdblitetest.Idempotent{DB: db}, "Transfers", WithSchema(hashOnly))
 	t.Cleanup(func() { checkTable(t, db, accounts); checkTable(t, db, transfers) })
 	const nAccounts, initial, workers, perWorker = 5, 100, 4, 30
 	acct := func(i int) Item { return Item{"pk": S("acct" + strconv.Itoa(i))} }
@@ -149,10 +143,7 @@ func TestBankTransfersUnderFaults(t *testing.T) {
 // advice stays true.
 func TestTransferWithoutTokenUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(5))
-	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "Once", WithSchema(hashOnly))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mustOpen(t, fdblitetest.Idempotent{DB: db}, "Once", WithSchema(hashOnly))
 	create := func(tx fdb.Transactor, id, token string) error {
 		_, err := TransactWrite(tx, TransactWriteInput{ClientRequestToken: token, TransactItems: []TransactWriteItem{
 			{Put: &TransactPut{Table: tbl, Item: Item{"pk": S(id)}, ConditionExpression: "attribute_not_exists(pk)"}},
@@ -202,10 +193,7 @@ func TestTransferWithoutTokenUnderFaults(t *testing.T) {
 func TestBatchWriteAndSweepUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(33))
 	clock := newBatchClock()
-	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "Faulty", WithSchema(ttlSchema), WithClock(clock.Now), WithChunkThreshold(500))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mustOpen(t, fdblitetest.Idempotent{DB: db}, "Faulty", WithSchema(ttlSchema), WithClock(clock.Now), WithChunkThreshold(500))
 	t.Cleanup(func() { checkTable(t, db, tbl) })
 	now := clock.Now().Unix()
 	want := map[string]Item{}

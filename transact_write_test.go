@@ -139,10 +139,7 @@ func TestTransactWriteCanceled(t *testing.T) {
 func TestTransactWriteValidation(t *testing.T) {
 	db := fdblitetest.Open(t)
 	a, b := twoTables(t, db, WithMaxItemSize(MaxItemSizeLimit))
-	other, err := Open(db, "Test", testRootOf(a))
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := mustOpen(t, db, "Test", testRootOf(a))
 	key := Item{"pk": S("k")}
 	huge := func(pk string) TransactWriteItem {
 		return TransactWriteItem{Put: &TransactPut{Table: a, Item: Item{"pk": S(pk), "pad": S(strings.Repeat("h", 3_000_000))}}}

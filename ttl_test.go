@@ -346,14 +346,8 @@ func TestUpdateTimeToLive(t *testing.T) {
 	db := fdblitetest.Open(t)
 	clock := newBatchClock()
 	root := testRoot(t, db)
-	tbl, err := Open(db, "Test", root, WithSchema(hashRange), WithClock(clock.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := Open(db, "Test", root, WithClock(clock.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mustOpen(t, db, "Test", root, WithSchema(hashRange), WithClock(clock.Now))
+	other := mustOpen(t, db, "Test", root, WithClock(clock.Now))
 	now := clock.Now().Unix()
 	mustPut(t, db, tbl, ttlItem("a", 1, now-10))
 	mustPut(t, db, tbl, Item{"pk": S("b"), "sk": N("1"), "gone": NInt(now - 10)})
@@ -414,10 +408,7 @@ func TestUpdateTimeToLive(t *testing.T) {
 // runs seen.
 func TestUpdateTimeToLiveUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(7))
-	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "FaultyTTL", WithSchema(hashRange))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mustOpen(t, fdblitetest.Idempotent{DB: db}, "FaultyTTL", WithSchema(hashRange))
 	already := 0
 	for i := range 40 {
 		spec := TimeToLiveSpecification{AttributeName: "exp", Enabled: i%2 == 0}

@@ -77,14 +77,8 @@ func TestUpdateTableStream(t *testing.T) {
 func TestUpdateTableStreamRecords(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	h1, err := Open(db, "Strm", root, WithSchema(hashRange))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h2, err := Open(db, "Strm", root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h1 := mustOpen(t, db, "Strm", root, WithSchema(hashRange))
+	h2 := mustOpen(t, db, "Strm", root)
 	key := Item{"pk": S("a"), "sk": N("1")}
 	v := func(n string) Item { return Item{"pk": S("a"), "sk": N("1"), "v": N(n)} }
 	mustPut(t, db, h2, v("0")) // h2 caches the schema without a stream
@@ -239,10 +233,7 @@ func modelRecord(table string, view StreamViewType, event EventName, keys, newIm
 // them record exactly while the stream is enabled.
 func TestUpdateTableStreamUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(11))
-	tbl, err := Open(fdblitetest.Idempotent{DB: db}, "FaultyStream", WithSchema(hashRange))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mustOpen(t, fdblitetest.Idempotent{DB: db}, "FaultyStream", WithSchema(hashRange))
 	var want []StreamRecord
 	for i := range 30 {
 		enable := i%2 == 0

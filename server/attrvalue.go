@@ -527,38 +527,27 @@ func appendValue(dst []byte, v fdyno.Value) []byte {
 	case fdyno.TypeM:
 		dst = appendItem(dst, v.M())
 	case fdyno.TypeL:
-		dst = append(dst, '[')
-		for i, e := range v.L() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendValue(dst, e)
-		}
-		dst = append(dst, ']')
-	case fdyno.TypeSS, fdyno.TypeNS:
-		members := v.SS()
-		if t == fdyno.TypeNS {
-			members = v.NS()
-		}
-		dst = append(dst, '[')
-		for i, m := range members {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, m)
-		}
-		dst = append(dst, ']')
+		dst = appendArray(dst, v.L(), appendValue)
+	case fdyno.TypeSS:
+		dst = appendArray(dst, v.SS(), appendString)
+	case fdyno.TypeNS:
+		dst = appendArray(dst, v.NS(), appendString)
 	case fdyno.TypeBS:
-		dst = append(dst, '[')
-		for i, m := range v.BS() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendBase64(dst, m)
-		}
-		dst = append(dst, ']')
+		dst = appendArray(dst, v.BS(), appendBase64)
 	}
 	return append(dst, '}')
+}
+
+// appendArray appends xs as a JSON array, each member by appendOne.
+func appendArray[T any](dst []byte, xs []T, appendOne func([]byte, T) []byte) []byte {
+	dst = append(dst, '[')
+	for i, x := range xs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendOne(dst, x)
+	}
+	return append(dst, ']')
 }
 
 func appendBase64(dst, b []byte) []byte {

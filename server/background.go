@@ -174,36 +174,20 @@ func (s *Server) runBackfill(ctx context.Context, id backfillID) {
 // resumeBackfills starts a backfill for every CREATING index of every
 // table (those of a server that stopped before they were ACTIVE).
 func (s *Server) resumeBackfills(ctx context.Context) {
-	names, err := fdyno.ListTables(s.db, fdyno.WithRoot(s.root...))
-	if err != nil {
-		s.log.Warn("cannot look for index backfills to resume", slog.String("error", err.Error()))
-		return
-	}
-	for _, name := range names {
-		if ctx.Err() != nil {
-			return
-		}
-		t, err := s.table(name)
-		if err != nil {
-			continue // deleted meanwhile
-		}
-		d, err := t.Describe(s.db)
-		if err != nil {
-			continue
-		}
+	s.eachTable(ctx, "index backfill resume", func(name string, _ *fdyno.Table, d *fdyno.TableDescription) {
 		for _, g := range d.GlobalSecondaryIndexDescriptions {
 			if g.IndexStatus == fdyno.IndexStatusCreating {
 				s.startBackfill(name, g.IndexName)
 			}
 		}
-	}
+	})
 }
 
-// sweepTTL walks every table with a TimeToLiveAttribute once per
-// interval, deleting expired items, until ctx is done.
-func (s *Server) sweepTTL(ctx context.Context, interval time.Duration, perSecond float64) {
+// everyInterval calls once, then again interval after each call ends,
+// until ctx is done.
+func everyInterval(ctx context.Context, interval time.Duration, once func()) {
 	for {
-		s.sweepOnce(ctx, perSecond)
+		once()
 		select {
 		case <-ctx.Done():
 			return
@@ -228,19 +212,6 @@ func (s *Server) sweepOnce(ctx context.Context, perSecond float64) {
 			s.log.Info("TTL sweep", slog.String("table", name), slog.Int("scanned", stats.Scanned), slog.Int("deleted", stats.Deleted))
 		}
 	})
-}
-
-// trimStreams removes, once per interval, the stream records older than
-// retention of every table with a stream, until ctx is done.
-func (s *Server) trimStreams(ctx context.Context, interval, retention time.Duration) {
-	for {
-		s.trimOnce(ctx, retention)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(interval):
-		}
-	}
 }
 
 // trimOnce is one walk of every table with a stream. The trim keeps the

@@ -47,18 +47,24 @@ type continuousBackupsOutput struct {
 // ResourceNotFoundException).
 var errTableNotFound = errType{nsDynamoDB + "TableNotFoundException", 400}
 
-// backupTable resolves the table of a backup operation, mapping a
-// missing table to TableNotFoundException.
+// backupTable resolves the table of a backup operation and checks that
+// it exists, mapping a missing table to TableNotFoundException.
 func (s *Server) backupTable(c *call, name *string) (*fdyno.Table, error) {
 	n, err := tableName(c, name)
 	if err != nil {
 		return nil, err
 	}
 	t, err := s.table(n)
+	if err == nil {
+		_, err = t.Describe(s.db)
+	}
 	if errors.Is(err, fdyno.ErrResourceNotFound) {
 		return nil, &apiError{typ: errTableNotFound, msg: "Table not found: " + n}
 	}
-	return t, err
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // disabledBackups is the answer of both operations for every table.
@@ -79,13 +85,7 @@ const maxRecoveryPeriodInDays = 35
 func (in *describeContinuousBackupsInput) prepare(*call) (string, error) { return "", nil }
 
 func (s *Server) describeContinuousBackups(c *call, in *describeContinuousBackupsInput, _ *fdyno.Table) (any, error) {
-	t, err := s.backupTable(c, in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := t.Describe(s.db); errors.Is(err, fdyno.ErrResourceNotFound) {
-		return nil, &apiError{typ: errTableNotFound, msg: "Table not found: " + t.Name()}
-	} else if err != nil {
+	if _, err := s.backupTable(c, in.TableName); err != nil {
 		return nil, err
 	}
 	return disabledBackups, nil
@@ -120,11 +120,6 @@ func (in *updateContinuousBackupsInput) prepare(*call) (string, error) {
 func (s *Server) updateContinuousBackups(c *call, in *updateContinuousBackupsInput, _ *fdyno.Table) (any, error) {
 	t, err := s.backupTable(c, in.TableName)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := t.Describe(s.db); errors.Is(err, fdyno.ErrResourceNotFound) {
-		return nil, &apiError{typ: errTableNotFound, msg: "Table not found: " + t.Name()}
-	} else if err != nil {
 		return nil, err
 	}
 	if *in.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled {

@@ -91,12 +91,9 @@ func (s *Server) batchGetItem(c *call, in *batchGetItemInput, _ *fdyno.Table) (a
 	}
 	req := fdyno.BatchGetInput{RequestItems: make(map[*fdyno.Table]fdyno.KeysAndAttributes, len(names))}
 	for n, ka := range in.RequestItems {
-		proj, eans, err := attributesToGet(ka.AttributesToGet, ka.ExpressionAttributeNames, present("ProjectionExpression", ka.ProjectionExpression)...)
+		proj, eans, err := readProjection(ka.AttributesToGet, ka.ProjectionExpression, ka.ExpressionAttributeNames, present("ProjectionExpression", ka.ProjectionExpression)...)
 		if err != nil {
 			return nil, err
-		}
-		if proj == "" {
-			proj = ka.ProjectionExpression
 		}
 		lk := fdyno.KeysAndAttributes{ProjectionExpression: proj, ExpressionAttributeNames: eans, ConsistentRead: ka.ConsistentRead}
 		for _, k := range ka.Keys {

@@ -503,9 +503,7 @@ func TestSDKTimeToLive(t *testing.T) {
 func TestMalformedBatchRequests(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	create := `{"TableName":"Raw","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}`
-	if status, name, msg := ts.post(t, targetPrefix+"CreateTable", contentType, strings.NewReader(create)); status != 200 {
-		t.Fatalf("CreateTable: %d %s %s", status, name, msg)
-	}
+	ts.mustCall(t, "CreateTable", create)
 	for _, tc := range []struct {
 		name, op, body string
 		errName, msg   string

@@ -47,15 +47,7 @@ func BenchmarkGetItem(b *testing.B) {
 	}
 	key := map[string]types.AttributeValue{"pk": s("k")}
 	in := &dynamodb.GetItemInput{TableName: aws.String("Bench"), Key: key}
-	b.Run("sdk-server", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			out, err := c.GetItem(context.Background(), in)
-			if err != nil || out.Item == nil {
-				b.Fatal(out, err)
-			}
-		}
-	})
+	b.Run("sdk-server", func(b *testing.B) { benchSDKGet(b, c, in) })
 	b.Run("sdk-server-parallel", func(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
@@ -84,20 +76,64 @@ func BenchmarkGetItem(b *testing.B) {
 		}
 	})
 	b.Run("raw-fdb", func(b *testing.B) {
-		b.ReportAllocs()
-		key := fdb.Key("server-bench/get")
-		if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
-			tr.Set(key, []byte(strings.Repeat("x", benchPayload)))
-			return nil, nil
-		}); err != nil {
+		benchRawGet(b, db, fdb.Key("server-bench/get"))
+	})
+}
+
+// benchRawRange is the raw FoundationDB sibling of a read of n items:
+// it sets n keys under prefix to v, then reads their range in b's loop,
+// one read transaction each.
+func benchRawRange(b *testing.B, db fdb.Database, prefix string, n int, v []byte) {
+	if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		for i := range n {
+			tr.Set(fdb.Key(fmt.Sprintf("%s%03d", prefix, i)), v)
+		}
+		return nil, nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	r, err := fdb.PrefixRange([]byte(prefix))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		kvs, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+			return rt.GetRange(r, fdb.RangeOptions{}).GetSliceWithError()
+		})
+		if err != nil || len(kvs.([]fdb.KeyValue)) != n {
+			b.Fatal(kvs, err)
+		}
+	}
+}
+
+// benchSDKGet runs GetItem in through c in b's loop; the item must exist.
+func benchSDKGet(b *testing.B, c *dynamodb.Client, in *dynamodb.GetItemInput) {
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := c.GetItem(context.Background(), in)
+		if err != nil || out.Item == nil {
+			b.Fatal(out, err)
+		}
+	}
+}
+
+// benchRawGet is the raw FoundationDB sibling of a GetItem: it sets key
+// to a value of the item's size, then reads it in b's loop, one read
+// transaction each.
+func benchRawGet(b *testing.B, db fdb.Database, key fdb.Key) {
+	if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		tr.Set(key, []byte(strings.Repeat("x", benchPayload)))
+		return nil, nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) { return rt.Get(key).Get() }); err != nil {
 			b.Fatal(err)
 		}
-		for b.Loop() {
-			if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) { return rt.Get(key).Get() }); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	}
 }
 
 func BenchmarkPutItem(b *testing.B) {

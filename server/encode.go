@@ -46,16 +46,28 @@ func (o *object) int(k string, v int) {
 	o.b = strconv.AppendInt(o.b, int64(v), 10)
 }
 
-func (o *object) capacity(cc *consumedCapacity) {
-	if cc == nil {
-		return
-	}
-	raw, err := json.Marshal(cc)
+// marshal appends v under k through encoding/json, for the members
+// that carry no items on their hot path.
+func (o *object) marshal(k string, v any) {
+	raw, err := json.Marshal(v)
 	if err != nil {
-		return // cannot happen: plain strings and numbers
+		return // cannot happen: plain strings, numbers and items, which encode themselves
 	}
-	o.key("ConsumedCapacity")
+	o.key(k)
 	o.b = append(o.b, raw...)
+}
+
+func (o *object) capacity(cc *consumedCapacity) {
+	if cc != nil {
+		o.marshal("ConsumedCapacity", cc)
+	}
+}
+
+// capacities appends the ConsumedCapacity of a multi-table operation.
+func (o *object) capacities(cc []consumedCapacity) {
+	if cc != nil {
+		o.marshal("ConsumedCapacity", cc)
+	}
 }
 
 func (o *object) close() []byte {
@@ -88,14 +100,7 @@ func (o readOutput) appendJSON(dst []byte) []byte {
 	ob := object{b: dst}
 	if o.Items != nil {
 		ob.key("Items")
-		ob.b = append(ob.b, '[')
-		for i, it := range *o.Items {
-			if i > 0 {
-				ob.b = append(ob.b, ',')
-			}
-			ob.b = appendItem(ob.b, fdyno.Item(it))
-		}
-		ob.b = append(ob.b, ']')
+		ob.b = appendArray(ob.b, *o.Items, appendWireItem)
 	}
 	ob.int("Count", o.Count)
 	ob.int("ScannedCount", o.ScannedCount)
@@ -123,19 +128,8 @@ func (o batchGetItemOutput) appendJSON(dst []byte) []byte {
 		}
 		ob.b = append(ob.b, '}')
 	}
-	raw, err := json.Marshal(o.UnprocessedKeys)
-	if err != nil {
-		raw = []byte("null") // cannot happen: items encode themselves
-	}
-	ob.key("UnprocessedKeys")
-	ob.b = append(ob.b, raw...)
-	if o.ConsumedCapacity != nil {
-		raw, err := json.Marshal(o.ConsumedCapacity)
-		if err == nil { // cannot fail: plain strings and numbers
-			ob.key("ConsumedCapacity")
-			ob.b = append(ob.b, raw...)
-		}
-	}
+	ob.marshal("UnprocessedKeys", o.UnprocessedKeys)
+	ob.capacities(o.ConsumedCapacity)
 	return ob.close()
 }
 
@@ -158,13 +152,7 @@ func (o transactGetItemsOutput) appendJSON(dst []byte) []byte {
 		ob.b = ib.close()
 	}
 	ob.b = append(ob.b, ']')
-	if o.ConsumedCapacity != nil {
-		raw, err := json.Marshal(o.ConsumedCapacity)
-		if err == nil { // cannot fail: plain strings and numbers
-			ob.key("ConsumedCapacity")
-			ob.b = append(ob.b, raw...)
-		}
-	}
+	ob.capacities(o.ConsumedCapacity)
 	return ob.close()
 }
 
@@ -173,12 +161,7 @@ func appendItems(dst []byte, items []wireItem) []byte {
 	if items == nil {
 		return append(dst, "null"...)
 	}
-	dst = append(dst, '[')
-	for i, it := range items {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendItem(dst, fdyno.Item(it))
-	}
-	return append(dst, ']')
+	return appendArray(dst, items, appendWireItem)
 }
+
+func appendWireItem(dst []byte, it wireItem) []byte { return appendItem(dst, fdyno.Item(it)) }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -28,54 +27,36 @@ func TestWritesUnderFaults(t *testing.T) {
 	createTable(t, ts.client(testCredentials), "Faulty", "", "")
 	const clients, ops = 4, 12
 	var added, created atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, 2*clients*ops)
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := ts.client(testCredentials)
-			for i := range ops {
-				_, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: aws.String("Faulty"), Key: map[string]types.AttributeValue{"pk": s("counter")},
-					UpdateExpression: aws.String("ADD n :one"), ExpressionAttributeValues: map[string]types.AttributeValue{":one": n("1")}})
-				if err == nil {
-					added.Add(1)
-				} else {
-					errs <- err
-				}
-				_, err = c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Faulty"), Item: map[string]types.AttributeValue{"pk": s(fmt.Sprint("k", i))},
-					ConditionExpression: aws.String("attribute_not_exists(pk)")})
-				var ccf *types.ConditionalCheckFailedException
-				switch {
-				case err == nil:
-					created.Add(1)
-				case !errors.As(err, &ccf):
-					errs <- err
-				}
+	ts.eachClient(clients, func(_ int, c *dynamodb.Client) {
+		for i := range ops {
+			if err := addOne(t, c, "Faulty", "counter"); err == nil {
+				added.Add(1)
+			} else {
+				t.Error(err)
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+			_, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Faulty"), Item: map[string]types.AttributeValue{"pk": s(fmt.Sprint("k", i))},
+				ConditionExpression: aws.String("attribute_not_exists(pk)")})
+			countCreate(t, err, &created)
+		}
+	})
 	if created.Load() != ops {
 		t.Errorf("%d conditional creates succeeded for %d keys, want exactly one each", created.Load(), ops)
 	}
-	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{}); err != nil {
-		t.Fatal(err)
+	stopFaults(t, db)
+	if got, want := counter(t, ts.client(testCredentials), "Faulty", "counter"), fmt.Sprint(added.Load()); got != want {
+		t.Errorf("counter = %s, want the %s acknowledged ADDs", got, want)
 	}
-	got, err := ts.client(testCredentials).GetItem(ctx(t), &dynamodb.GetItemInput{TableName: aws.String("Faulty"), Key: map[string]types.AttributeValue{"pk": s("counter")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := fmt.Sprint(added.Load()); got.Item["n"].(*types.AttributeValueMemberN).Value != want {
-		t.Errorf("counter = %v, want the %s acknowledged ADDs", got.Item["n"], want)
-	}
-	st, err := fdblitetest.ReadStats(db)
-	if err == nil {
-		t.Logf("injected %+v", st.Injected)
+}
+
+// countCreate counts a conditional create that succeeded; one whose
+// condition failed is expected, any other error fails t.
+func countCreate(t testing.TB, err error, created *atomic.Int64) {
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case err == nil:
+		created.Add(1)
+	case !errors.As(err, &ccf):
+		t.Error(err)
 	}
 }
 
@@ -121,36 +102,22 @@ func TestBatchesAndBackfillUnderFaults(t *testing.T) {
 		}
 	}
 	// A GSI built while faults are injected.
-	_, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: tbl,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
-		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("byG"),
-			KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}}, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
-	for err != nil { // an UpdateTable whose commit failed is resent
-		var ve *types.ResourceNotFoundException
-		if errors.As(err, &ve) {
-			t.Fatal(err)
-		}
-		_, err = c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: tbl,
+	for resent := false; ; resent = true { // an UpdateTable whose commit failed is resent
+		_, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: tbl,
 			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
 			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("byG"),
 				KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}}, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
-		if err != nil && strings.Contains(err.Error(), "already exists") {
-			err = nil // the earlier attempt committed
+		if err == nil || resent && strings.Contains(err.Error(), "already exists") {
+			break // created, now or by an earlier attempt that committed
+		}
+		var rnf *types.ResourceNotFoundException
+		if errors.As(err, &rnf) {
+			t.Fatal(err)
 		}
 	}
 	waitIndexActive(t, c, "FaultyTx", "byG")
 	stopFaults(t, db)
-	get := func(pk string) string {
-		got, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s(pk)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Item == nil {
-			return "0"
-		}
-		return got.Item["n"].(*types.AttributeValueMemberN).Value
-	}
-	if from, to := get("from"), get("to"); from != fmt.Sprint(-moved) || to != fmt.Sprint(moved) {
+	if from, to := counter(t, c, "FaultyTx", "from"), counter(t, c, "FaultyTx", "to"); from != fmt.Sprint(-moved) || to != fmt.Sprint(moved) {
 		t.Errorf("counters from %s, to %s; want -%d and %d (the acknowledged transactions)", from, to, moved, moved)
 	}
 	out, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: tbl, IndexName: aws.String("byG"), KeyConditionExpression: aws.String("g = :a"),
@@ -177,10 +144,8 @@ func TestStreamedWritesIdempotent(t *testing.T) {
 	}
 	tbl := aws.String("Once")
 	createStreamTable(t, c, "Once", types.StreamViewTypeNewAndOldImages)
-	key := map[string]types.AttributeValue{"pk": s("counter")}
 	for range 3 {
-		if _, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: tbl, Key: key, UpdateExpression: aws.String("ADD n :one"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":one": n("1")}}); err != nil {
+		if err := addOne(t, c, "Once", "counter"); err != nil {
 			t.Fatalf("UpdateItem: %v", err)
 		}
 	}
@@ -201,11 +166,7 @@ func TestStreamedWritesIdempotent(t *testing.T) {
 	if st.Injected.CommitUnknownResult < 5 {
 		t.Fatalf("fdblite injected %d commit_unknown_result, want one per write (5 or more)", st.Injected.CommitUnknownResult)
 	}
-	got, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: tbl, Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v := got.Item["n"].(*types.AttributeValueMemberN).Value; v != "3" {
+	if v := counter(t, c, "Once", "counter"); v != "3" {
 		t.Errorf("counter = %s after 3 ADDs, want 3", v)
 	}
 	lib, err := ts.table("Once")

@@ -1,9 +1,6 @@
 package server
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // FuzzPartiQLRequest sends arbitrary bodies to the three PartiQL
 // operations: every answer is a JSON object, 200 or a 4xx with a
@@ -11,9 +8,7 @@ import (
 func FuzzPartiQLRequest(f *testing.F) {
 	ts := newTestServer(f, Config{})
 	create := `{"TableName":"Fuzz","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"}]}`
-	if status, name, msg := ts.post(f, targetPrefix+"CreateTable", contentType, strings.NewReader(create)); status != 200 {
-		f.Fatalf("CreateTable: %d %s %s", status, name, msg)
-	}
+	ts.mustCall(f, "CreateTable", create)
 	ops := []string{"ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction"}
 	for i, body := range []string{
 		`{"Statement":"INSERT INTO \"Fuzz\" VALUE {'pk': ?, 'sk': 1, 'l': [1, <<'a'>>, {'m': NULL}]}","Parameters":[{"S":"a"}]}`,

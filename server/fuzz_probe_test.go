@@ -1,9 +1,6 @@
 package server
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // FuzzProbeRequest sends arbitrary bodies to the operations clients probe
 // (backups, endpoints, limits), on a table that exists: never a panic or
@@ -11,9 +8,7 @@ import (
 func FuzzProbeRequest(f *testing.F) {
 	ts := newTestServer(f, Config{})
 	create := `{"TableName":"Fuzz","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}`
-	if status, name, msg := ts.post(f, targetPrefix+"CreateTable", contentType, strings.NewReader(create)); status != 200 {
-		f.Fatalf("CreateTable: %d %s %s", status, name, msg)
-	}
+	ts.mustCall(f, "CreateTable", create)
 	ops := []string{"DescribeContinuousBackups", "UpdateContinuousBackups", "DescribeEndpoints", "DescribeLimits"}
 	for i, body := range []string{
 		`{"TableName":"Fuzz"}`,

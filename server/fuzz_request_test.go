@@ -18,14 +18,10 @@ import (
 func FuzzRequest(f *testing.F) {
 	ts := newTestServer(f, Config{})
 	create := `{"TableName":"Fuzz","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"}]}`
-	if status, name, msg := ts.post(f, targetPrefix+"CreateTable", contentType, strings.NewReader(create)); status != 200 {
-		f.Fatalf("CreateTable: %d %s %s", status, name, msg)
-	}
+	ts.mustCall(f, "CreateTable", create)
 	// The table has a stream, and the GetRecords seed a valid iterator.
 	enable := `{"TableName":"Fuzz","StreamSpecification":{"StreamEnabled":true,"StreamViewType":"NEW_AND_OLD_IMAGES"}}`
-	if status, name, msg := ts.post(f, targetPrefix+"UpdateTable", contentType, strings.NewReader(enable)); status != 200 {
-		f.Fatalf("UpdateTable: %d %s %s", status, name, msg)
-	}
+	ts.mustCall(f, "UpdateTable", enable)
 	streamARN := ts.streamARN("Fuzz")
 	iter := ts.encodeIterator(shardIterator{table: "Fuzz", expires: time.Now().Add(time.Hour)})
 	ops := []string{"CreateTable", "DeleteTable", "DescribeTable", "ListTables", "PutItem", "GetItem", "UpdateItem", "DeleteItem", "Query", "Scan",

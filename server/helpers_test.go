@@ -96,6 +96,63 @@ func newTestClient(t testing.TB, cfg Config) (*testServer, *dynamodb.Client) {
 	return ts, ts.client(testCredentials)
 }
 
+// eachClient runs work for workers w = 0, 1, ... concurrently, each
+// with its own SDK client of ts, and returns when all have ended; work
+// reports failures with t.Error, which any goroutine may call.
+func (ts *testServer) eachClient(workers int, work func(w int, c *dynamodb.Client)) {
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(w, ts.client(testCredentials))
+		}()
+	}
+	wg.Wait()
+}
+
+// addOne adds 1 to the number n of the item with partition key pk.
+func addOne(t testing.TB, c *dynamodb.Client, table, pk string) error {
+	_, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": s(pk)},
+		UpdateExpression: aws.String("ADD n :one"), ExpressionAttributeValues: map[string]types.AttributeValue{":one": n("1")}})
+	return err
+}
+
+// counter returns the number n of the item with partition key pk, read
+// consistently; "0" when there is no item.
+func counter(t testing.TB, c *dynamodb.Client, table, pk string) string {
+	t.Helper()
+	got, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": s(pk)},
+		ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Item == nil {
+		return "0"
+	}
+	return got.Item["n"].(*types.AttributeValueMemberN).Value
+}
+
+// serveLoopback runs Serve with h on a fresh loopback listener, as
+// fdyno-server does, and returns its address, a stop that starts its
+// shutdown, and the channel that receives Serve's result. When t ends,
+// the shutdown starts and Serve has returned.
+func (ts *testServer) serveLoopback(t testing.TB, h http.Handler, to Timeouts, opts ...ServeOption) (addr string, stop func(), served <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, cancel := context.WithCancel(context.Background())
+	result, done := make(chan error, 1), make(chan struct{})
+	go func() {
+		result <- Serve(c, ln, h, to, ts.log, opts...)
+		close(done)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return ln.Addr().String(), cancel, result
+}
+
 // halfSentRequest connects to addr and sends a ListTables request whose
 // body stops after 4 bytes, so that the server holds it in its operation.
 // finish sends the rest and returns the answer's status code. The

@@ -24,24 +24,26 @@ type writeCommon struct {
 
 // prepareWrite validates what the library does not: the table name, the
 // presence of the item or key (required, present), the members' enums,
-// then the legacy members, which translate rewrites into expressions
-// (legacy.go), all before the table is looked up, as DynamoDB validates a
-// request; it returns the table's name.
-func prepareWrite(c *call, w *writeCommon, required string, present bool, translate func() error) (string, error) {
+// then the legacy members, which translateWrite rewrites into
+// expressions (legacy.go; UpdateItem's updates into updateExpression),
+// all before the table is looked up, as DynamoDB validates a request; it
+// returns the table's name and whether the request used AttributeUpdates.
+func prepareWrite(c *call, w *writeCommon, required string, present bool, updates legacyParam, updateExpression *string) (string, bool, error) {
 	name, err := tableName(c, w.TableName)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if !present {
-		return "", missing(required)
+		return "", false, missing(required)
 	}
 	if err := checkWriteMembers(w); err != nil {
-		return "", err
+		return "", false, err
 	}
-	if err := translate(); err != nil {
-		return "", err
+	legacyUpdates, err := translateWrite(w, updates, updateExpression)
+	if err != nil {
+		return "", false, err
 	}
-	return name, nil
+	return name, legacyUpdates, nil
 }
 
 type putItemInput struct {
@@ -76,10 +78,8 @@ func (s *Server) writeResult(w *writeCommon, t *fdyno.Table, key, attrs fdyno.It
 }
 
 func (in *putItemInput) prepare(c *call) (string, error) {
-	return prepareWrite(c, &in.writeCommon, "item", in.Item != nil, func() error {
-		_, err := translateWrite(&in.writeCommon, nil, nil)
-		return err
-	})
+	name, _, err := prepareWrite(c, &in.writeCommon, "item", in.Item != nil, nil, nil)
+	return name, err
 }
 
 func (s *Server) putItem(_ *call, in *putItemInput, t *fdyno.Table) (any, error) {
@@ -107,10 +107,9 @@ type updateItemInput struct {
 }
 
 func (in *updateItemInput) prepare(c *call) (string, error) {
-	return prepareWrite(c, &in.writeCommon, "key", in.Key != nil, func() (err error) {
-		in.legacyUpdates, err = translateWrite(&in.writeCommon, in.AttributeUpdates, &in.UpdateExpression)
-		return err
-	})
+	name, legacyUpdates, err := prepareWrite(c, &in.writeCommon, "key", in.Key != nil, in.AttributeUpdates, &in.UpdateExpression)
+	in.legacyUpdates = legacyUpdates
+	return name, err
 }
 
 func (s *Server) updateItem(_ *call, in *updateItemInput, t *fdyno.Table) (any, error) {
@@ -138,10 +137,8 @@ type deleteItemInput struct {
 }
 
 func (in *deleteItemInput) prepare(c *call) (string, error) {
-	return prepareWrite(c, &in.writeCommon, "key", in.Key != nil, func() error {
-		_, err := translateWrite(&in.writeCommon, nil, nil)
-		return err
-	})
+	name, _, err := prepareWrite(c, &in.writeCommon, "key", in.Key != nil, nil, nil)
+	return name, err
 }
 
 func (s *Server) deleteItem(_ *call, in *deleteItemInput, t *fdyno.Table) (any, error) {
@@ -192,12 +189,9 @@ func (in *getItemInput) prepare(c *call) (string, error) {
 	if err := checkReturnConsumedCapacity(in.ReturnConsumedCapacity); err != nil {
 		return "", err
 	}
-	in.proj, in.names, err = attributesToGet(in.AttributesToGet, in.ExpressionAttributeNames, present("ProjectionExpression", in.ProjectionExpression)...)
+	in.proj, in.names, err = readProjection(in.AttributesToGet, in.ProjectionExpression, in.ExpressionAttributeNames, present("ProjectionExpression", in.ProjectionExpression)...)
 	if err != nil {
 		return "", err
-	}
-	if in.proj == "" {
-		in.proj = in.ProjectionExpression
 	}
 	return name, nil
 }

@@ -586,6 +586,17 @@ func keySchemaOf(desc *fdyno.TableDescription, index string) (hash, sort []strin
 	return hash, sort, types
 }
 
+// readProjection returns the projection a read asks for and its
+// ExpressionAttributeNames: AttributesToGet's (attributesToGet), or else
+// ProjectionExpression (expr) with the request's names.
+func readProjection(attrs []string, expr string, names map[string]string, exprParams ...string) (string, map[string]string, error) {
+	proj, names, err := attributesToGet(attrs, names, exprParams...)
+	if err == nil && attrs == nil {
+		proj = expr
+	}
+	return proj, names, err
+}
+
 // attributesToGet maps an AttributesToGet list to a ProjectionExpression
 // and its ExpressionAttributeNames. exprParams lists the expression
 // parameters the request has, which cannot be mixed with it.

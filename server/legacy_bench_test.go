@@ -50,25 +50,6 @@ func BenchmarkLegacy(b *testing.B) {
 		}
 	})
 	b.Run("raw-fdb/range-10", func(b *testing.B) {
-		b.ReportAllocs()
-		if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
-			for i := range 10 {
-				tr.Set(fdb.Key(fmt.Sprint("server-bench/legacy/q/", i)), []byte(payload))
-			}
-			return nil, nil
-		}); err != nil {
-			b.Fatal(err)
-		}
-		r, err := fdb.PrefixRange([]byte("server-bench/legacy/q/"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for b.Loop() {
-			if _, err := db.ReadTransact(func(tr fdb.ReadTransaction) (any, error) {
-				return tr.GetRange(r, fdb.RangeOptions{}).GetSliceWithError()
-			}); err != nil {
-				b.Fatal(err)
-			}
-		}
+		benchRawRange(b, db, "server-bench/legacy/q/", 10, []byte(payload))
 	})
 }

@@ -256,25 +256,20 @@ func compareScalar(a, b fdyno.Value) int {
 	return strings.Compare(a.S(), b.S())
 }
 
+// comparators are the expression comparators of the legacy operators
+// that compare an attribute with one value.
+var comparators = map[string]string{"EQ": "=", "NE": "<>", "LE": "<=", "LT": "<", "GE": ">=", "GT": ">"}
+
 // condExpr returns c as a condition expression whose names and values
 // are placeholders of ph: the one place a legacy condition's meaning is
 // decided.
 func condExpr(ph *placeholders, c legacyCond) string {
 	n := ph.name(c.attr)
 	arg := func(i int) string { return ph.value(c.list[i]) }
+	if sym, ok := comparators[c.op]; ok {
+		return n + " " + sym + " " + arg(0)
+	}
 	switch c.op {
-	case "EQ":
-		return n + " = " + arg(0)
-	case "NE":
-		return n + " <> " + arg(0)
-	case "LE":
-		return n + " <= " + arg(0)
-	case "LT":
-		return n + " < " + arg(0)
-	case "GE":
-		return n + " >= " + arg(0)
-	case "GT":
-		return n + " > " + arg(0)
 	case "NOT_NULL":
 		return "attribute_exists(" + n + ")"
 	case "NULL":

@@ -28,59 +28,35 @@ func TestLegacyWritesUnderFaults(t *testing.T) {
 	const clients, ops = 4, 10
 	var added, created atomic.Int64
 	var members sync.Map
-	var wg sync.WaitGroup
-	errs := make(chan error, 3*clients*ops)
-	for w := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := ts.client(testCredentials)
-			for i := range ops {
-				member := fmt.Sprint("m", w, "-", i)
-				_, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s("counter")},
-					AttributeUpdates: map[string]types.AttributeValueUpdate{
-						"n":       {Action: types.AttributeActionAdd, Value: n("1")},
-						"members": {Action: types.AttributeActionAdd, Value: &types.AttributeValueMemberSS{Value: []string{member}}},
-					}})
-				if err == nil {
-					added.Add(1)
-					members.Store(member, true)
-				} else {
-					errs <- err
-				}
-				_, err = c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: tbl, Item: map[string]types.AttributeValue{"pk": s(fmt.Sprint("k", i)), "by": n(fmt.Sprint(w))},
-					Expected: map[string]types.ExpectedAttributeValue{"pk": {Exists: aws.Bool(false)}}})
-				var ccf *types.ConditionalCheckFailedException
-				switch {
-				case err == nil:
-					created.Add(1)
-				case !errors.As(err, &ccf):
-					errs <- err
-				}
-				_, err = c.DeleteItem(ctx(t), &dynamodb.DeleteItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s(fmt.Sprint("k", i))},
-					Expected: map[string]types.ExpectedAttributeValue{"by": {ComparisonOperator: types.ComparisonOperatorGt, AttributeValueList: []types.AttributeValue{n("100")}}}})
-				if !errors.As(err, &ccf) {
-					errs <- fmt.Errorf("DeleteItem with a failing Expected: %v, want ConditionalCheckFailedException", err)
-				}
+	ts.eachClient(clients, func(w int, c *dynamodb.Client) {
+		for i := range ops {
+			member := fmt.Sprint("m", w, "-", i)
+			_, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s("counter")},
+				AttributeUpdates: map[string]types.AttributeValueUpdate{
+					"n":       {Action: types.AttributeActionAdd, Value: n("1")},
+					"members": {Action: types.AttributeActionAdd, Value: &types.AttributeValueMemberSS{Value: []string{member}}},
+				}})
+			if err == nil {
+				added.Add(1)
+				members.Store(member, true)
+			} else {
+				t.Error(err)
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+			_, err = c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: tbl, Item: map[string]types.AttributeValue{"pk": s(fmt.Sprint("k", i)), "by": n(fmt.Sprint(w))},
+				Expected: map[string]types.ExpectedAttributeValue{"pk": {Exists: aws.Bool(false)}}})
+			countCreate(t, err, &created)
+			_, err = c.DeleteItem(ctx(t), &dynamodb.DeleteItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s(fmt.Sprint("k", i))},
+				Expected: map[string]types.ExpectedAttributeValue{"by": {ComparisonOperator: types.ComparisonOperatorGt, AttributeValueList: []types.AttributeValue{n("100")}}}})
+			var ccf *types.ConditionalCheckFailedException
+			if !errors.As(err, &ccf) {
+				t.Errorf("DeleteItem with a failing Expected: %v, want ConditionalCheckFailedException", err)
+			}
+		}
+	})
 	if created.Load() != ops {
 		t.Errorf("%d conditional creates succeeded for %d keys, want exactly one each", created.Load(), ops)
 	}
-	st, err := fdblitetest.ReadStats(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("injected %+v", st.Injected)
-	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{}); err != nil {
-		t.Fatal(err)
-	}
+	stopFaults(t, db)
 	c := ts.client(testCredentials)
 	got, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s("counter")}, ConsistentRead: aws.Bool(true)})
 	if err != nil {

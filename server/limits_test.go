@@ -1,11 +1,9 @@
 package server
 
 import (
-	"context"
 	"crypto/tls"
 	"encoding/binary"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -40,19 +38,12 @@ func TestMaxConcurrentRequests(t *testing.T) {
 // Headers beyond the bound are refused with 431 before any handler runs.
 func TestMaxHeaderBytes(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- Serve(c, ln, ts.Server, Timeouts{}, ts.log, WithMaxHeaderBytes(1024)) }()
-	defer func() { cancel(); <-served }()
+	addr, _, _ := ts.serveLoopback(t, ts.Server, Timeouts{}, WithMaxHeaderBytes(1024))
 	for _, tc := range []struct {
 		pad  int
 		want int
 	}{{100, 200}, {8 << 10, http.StatusRequestHeaderFieldsTooLarge}} {
-		req, _ := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/", nil)
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/", nil)
 		req.Header.Set("X-Pad", strings.Repeat("p", tc.pad))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -18,9 +17,7 @@ func TestMalformedRequests(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	const ct = "application/x-amz-json-1.0"
 	create := `{"TableName":"Raw","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}]}`
-	if status, name, msg := ts.post(t, targetPrefix+"CreateTable", ct, strings.NewReader(create)); status != 200 {
-		t.Fatalf("CreateTable: %d %s %s", status, name, msg)
-	}
+	ts.mustCall(t, "CreateTable", create)
 	deep := `{"TableName":"Raw","Item":{"pk":{"S":"a"},"x":` + strings.Repeat(`{"L":[`, 40) + `{"S":"x"}` + strings.Repeat(`]}`, 40) + `}}`
 	for _, tc := range []struct {
 		name, target, contentType, body string
@@ -134,22 +131,16 @@ func TestRequestLog(t *testing.T) {
 // Serve returns only after it.
 func TestGracefulShutdown(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
 	inHand := make(chan struct{}) // closed when the handler has the request
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(inHand)
 		ts.Server.ServeHTTP(w, r)
 	})
-	go func() { served <- Serve(c, ln, h, Timeouts{Shutdown: 10 * time.Second}, ts.log) }()
+	addr, shutdown, served := ts.serveLoopback(t, h, Timeouts{Shutdown: 10 * time.Second})
 
-	finish := halfSentRequest(t, ln.Addr().String())
+	finish := halfSentRequest(t, addr)
 	<-inHand
-	cancel()
+	shutdown()
 	select {
 	case err := <-served:
 		t.Fatalf("Serve returned %v with a request in flight", err)
@@ -166,7 +157,7 @@ func TestGracefulShutdown(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Serve did not return after the last request")
 	}
-	if _, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second); err == nil {
+	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		t.Error("still accepting connections after shutdown")
 	}
 }
@@ -180,18 +171,12 @@ func itoa(i int) string {
 // timeouts, and does not hold the server.
 func TestSlowClientTimeout(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go Serve(c, ln, ts.Server, Timeouts{ReadHeader: 100 * time.Millisecond, Read: 300 * time.Millisecond}, ts.log)
+	addr, _, _ := ts.serveLoopback(t, ts.Server, Timeouts{ReadHeader: 100 * time.Millisecond, Read: 300 * time.Millisecond})
 	for _, partial := range []string{
 		"POST / HTTP/1.1\r\nHost: x\r\n", // headers never finished
 		"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: " + contentType + "\r\nX-Amz-Target: " + targetPrefix + "ListTables\r\nContent-Length: 10\r\n\r\n{", // body never finished
 	} {
-		conn, err := net.Dial("tcp", ln.Addr().String())
+		conn, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}

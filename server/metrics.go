@@ -78,69 +78,43 @@ func newMetrics(ops map[string]operation) *metrics {
 		}
 		return names
 	})
-	f := func(c prometheus.Collector) { m.reg.MustRegister(c) }
-	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "fdyno", Name: "requests_total",
-		Help: "Requests answered, by operation and result: success, or the DynamoDB error name sent.",
-	}, []string{"operation", "result"})
+	reg := func(c prometheus.Collector) { m.reg.MustRegister(c) }
+	counter := func(name, help string) prometheus.Counter {
+		c := prometheus.NewCounter(prometheus.CounterOpts{Namespace: "fdyno", Name: name, Help: help})
+		reg(c)
+		return c
+	}
+	counterVec := func(name, help string, labels ...string) *prometheus.CounterVec {
+		c := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "fdyno", Name: name, Help: help}, labels)
+		reg(c)
+		return c
+	}
+	gauge := func(name, help string) prometheus.Gauge {
+		g := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "fdyno", Name: name, Help: help})
+		reg(g)
+		return g
+	}
+	m.requests = counterVec("requests_total", "Requests answered, by operation and result: success, or the DynamoDB error name sent.", "operation", "result")
 	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: "fdyno", Name: "request_duration_seconds",
 		Help:    "Time from the request's arrival to its answer, by operation.",
 		Buckets: latencyBuckets,
 	}, []string{"operation"})
-	m.transactions = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "fdyno", Subsystem: "fdb", Name: "transactions_total",
-		Help: "FoundationDB transactions run, retries not counted, by kind (read or write).",
-	}, []string{"kind"})
-	m.retries = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "fdyno", Subsystem: "fdb", Name: "transaction_retries_total",
-		Help: "FoundationDB transaction attempts retried after a retryable error, by kind.",
-	}, []string{"kind"})
-	m.fdbErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "fdyno", Subsystem: "fdb", Name: "transaction_errors_total",
-		Help: "FoundationDB errors that ended a transaction attempt, retried or not, by kind and error code.",
-	}, []string{"kind", "code"})
-	m.conflicts = prometheus.NewCounter(prometheus.CounterOpts{
-		Namespace: "fdyno", Subsystem: "fdb", Name: "transaction_conflicts_total",
-		Help: "Commits that failed with not_committed (1020): a conflict with another transaction.",
-	})
-	m.backfills = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "fdyno", Name: "index_backfills_total",
-		Help: "Index backfills ended, by result: done (index ACTIVE), stopped (server closing; resumes at the next start) or abandoned (index or table deleted).",
-	}, []string{"result"})
-	m.backfillRetries = prometheus.NewCounter(prometheus.CounterOpts{
-		Namespace: "fdyno", Name: "index_backfill_retries_total",
-		Help: "Index backfill runs that failed with an error that may pass, and were retried.",
-	})
-	m.backfillsRunning = prometheus.NewGauge(prometheus.GaugeOpts{
-		Namespace: "fdyno", Name: "index_backfills_running",
-		Help: "Index backfills running now (holding one of the MaxBackfills slots).",
-	})
-	m.ttlSweeps = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "fdyno", Name: "ttl_sweeps_total",
-		Help: "Time to Live sweeps of one table, by result (ok or error).",
-	}, []string{"result"})
-	m.ttlScanned = prometheus.NewCounter(prometheus.CounterOpts{
-		Namespace: "fdyno", Name: "ttl_items_scanned_total",
-		Help: "Items the Time to Live sweeper examined.",
-	})
-	m.ttlDeleted = prometheus.NewCounter(prometheus.CounterOpts{
-		Namespace: "fdyno", Name: "ttl_items_deleted_total",
-		Help: "Expired items the Time to Live sweeper deleted.",
-	})
-	m.streamTrims = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "fdyno", Name: "stream_trims_total",
-		Help: "Stream retention trims of one table, by result (ok or error).",
-	}, []string{"result"})
-	m.streamTrimmed = prometheus.NewCounter(prometheus.CounterOpts{
-		Namespace: "fdyno", Name: "stream_records_trimmed_total",
-		Help: "Stream records removed by retention trims.",
-	})
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.transactions, m.retries, m.fdbErrors, m.conflicts,
-		m.backfills, m.backfillRetries, m.backfillsRunning, m.ttlSweeps, m.ttlScanned, m.ttlDeleted, m.streamTrims, m.streamTrimmed,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
-		f(c)
-	}
+	reg(m.latency)
+	m.transactions = counterVec("fdb_transactions_total", "FoundationDB transactions run, retries not counted, by kind (read or write).", "kind")
+	m.retries = counterVec("fdb_transaction_retries_total", "FoundationDB transaction attempts retried after a retryable error, by kind.", "kind")
+	m.fdbErrors = counterVec("fdb_transaction_errors_total", "FoundationDB errors that ended a transaction attempt, retried or not, by kind and error code.", "kind", "code")
+	m.conflicts = counter("fdb_transaction_conflicts_total", "Commits that failed with not_committed (1020): a conflict with another transaction.")
+	m.backfills = counterVec("index_backfills_total", "Index backfills ended, by result: done (index ACTIVE), stopped (server closing; resumes at the next start) or abandoned (index or table deleted).", "result")
+	m.backfillRetries = counter("index_backfill_retries_total", "Index backfill runs that failed with an error that may pass, and were retried.")
+	m.backfillsRunning = gauge("index_backfills_running", "Index backfills running now (holding one of the MaxBackfills slots).")
+	m.ttlSweeps = counterVec("ttl_sweeps_total", "Time to Live sweeps of one table, by result (ok or error).", "result")
+	m.ttlScanned = counter("ttl_items_scanned_total", "Items the Time to Live sweeper examined.")
+	m.ttlDeleted = counter("ttl_items_deleted_total", "Expired items the Time to Live sweeper deleted.")
+	m.streamTrims = counterVec("stream_trims_total", "Stream retention trims of one table, by result (ok or error).", "result")
+	m.streamTrimmed = counter("stream_records_trimmed_total", "Stream records removed by retention trims.")
+	reg(collectors.NewGoCollector())
+	reg(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Results and kinds start at zero, so that rate() sees the first
 	// event; operations appear with their first request.
 	for _, k := range []string{"read", "write"} {

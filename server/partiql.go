@@ -66,6 +66,18 @@ func checkStatement(field string, s *string) error {
 	return nil
 }
 
+// checkMemberStatement checks a statement of a batch or transaction,
+// whose members' names begin with prefix.
+func checkMemberStatement(prefix string, st *string, p wireList, r fdyno.ReturnValuesOnConditionCheckFailure) error {
+	if err := checkStatement(prefix+"statement", st); err != nil {
+		return err
+	}
+	if err := checkParameters(prefix+"parameters", p); err != nil {
+		return err
+	}
+	return checkReturnOnFailure(r)
+}
+
 func checkReturnOnFailure(r fdyno.ReturnValuesOnConditionCheckFailure) error {
 	switch r {
 	case "", fdyno.ReturnValuesOnConditionCheckFailureNone, fdyno.ReturnValuesOnConditionCheckFailureAllOld:
@@ -195,13 +207,7 @@ func (in *batchExecuteStatementInput) prepare(*call) (string, error) {
 func (s *Server) batchExecuteStatement(_ *call, in *batchExecuteStatementInput, _ *fdyno.Table) (any, error) {
 	req := partiql.BatchExecuteStatementInput{Statements: make([]partiql.BatchStatementRequest, len(in.Statements))}
 	for i, st := range in.Statements {
-		if err := checkStatement("statements.member.statement", st.Statement); err != nil {
-			return nil, err
-		}
-		if err := checkParameters("statements.member.parameters", st.Parameters); err != nil {
-			return nil, err
-		}
-		if err := checkReturnOnFailure(st.ReturnValuesOnConditionCheckFailure); err != nil {
+		if err := checkMemberStatement("statements.member.", st.Statement, st.Parameters, st.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
 		}
 		req.Statements[i] = partiql.BatchStatementRequest{Statement: *st.Statement, Parameters: st.Parameters,
@@ -260,13 +266,7 @@ func (s *Server) executeTransaction(_ *call, in *executeTransactionInput, _ *fdy
 		req.ClientRequestToken = *in.ClientRequestToken
 	}
 	for i, st := range in.TransactStatements {
-		if err := checkStatement("transactStatements.member.statement", st.Statement); err != nil {
-			return nil, err
-		}
-		if err := checkParameters("transactStatements.member.parameters", st.Parameters); err != nil {
-			return nil, err
-		}
-		if err := checkReturnOnFailure(st.ReturnValuesOnConditionCheckFailure); err != nil {
+		if err := checkMemberStatement("transactStatements.member.", st.Statement, st.Parameters, st.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
 		}
 		req.TransactStatements[i] = partiql.ParameterizedStatement{Statement: *st.Statement, Parameters: st.Parameters,

@@ -95,14 +95,11 @@ func (s *Server) query(_ *call, in *queryInput, t *fdyno.Table) (any, error) {
 	if err := s.applyRead(t, &in.readCommon, &in.legacy); err != nil {
 		return nil, err
 	}
-	proj, names, err := attributesToGet(in.AttributesToGet, in.ExpressionAttributeNames, present(
+	proj, names, err := readProjection(in.AttributesToGet, in.ProjectionExpression, in.ExpressionAttributeNames, present(
 		"KeyConditionExpression", in.KeyConditionExpression, "FilterExpression", in.FilterExpression,
 		"ProjectionExpression", in.ProjectionExpression)...)
 	if err != nil {
 		return nil, err
-	}
-	if proj == "" {
-		proj = in.ProjectionExpression
 	}
 	out, err := t.Query(s.db, fdyno.QueryInput{
 		IndexName:                 in.IndexName,
@@ -150,13 +147,10 @@ func (s *Server) scan(_ *call, in *scanInput, t *fdyno.Table) (any, error) {
 			return nil, validation("1 validation error detected: Value '" + strconv.Itoa(total) + "' at 'totalSegments' failed to satisfy constraint: Member must have value greater than or equal to 1")
 		}
 	}
-	proj, names, err := attributesToGet(in.AttributesToGet, in.ExpressionAttributeNames, present(
+	proj, names, err := readProjection(in.AttributesToGet, in.ProjectionExpression, in.ExpressionAttributeNames, present(
 		"FilterExpression", in.FilterExpression, "ProjectionExpression", in.ProjectionExpression)...)
 	if err != nil {
 		return nil, err
-	}
-	if proj == "" {
-		proj = in.ProjectionExpression
 	}
 	out, err := t.Scan(s.db, fdyno.ScanInput{
 		IndexName:                 in.IndexName,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -484,33 +483,15 @@ func TestSDKConcurrentClients(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	createTable(t, ts.client(testCredentials), "Counters", "", "")
 	const clients, adds = 8, 10
-	var wg sync.WaitGroup
-	errs := make(chan error, clients*adds)
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := ts.client(testCredentials)
-			for range adds {
-				_, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: aws.String("Counters"), Key: map[string]types.AttributeValue{"pk": s("counter")},
-					UpdateExpression: aws.String("ADD n :one"), ExpressionAttributeValues: map[string]types.AttributeValue{":one": n("1")}})
-				if err != nil {
-					errs <- err
-				}
+	ts.eachClient(clients, func(_ int, c *dynamodb.Client) {
+		for range adds {
+			if err := addOne(t, c, "Counters", "counter"); err != nil {
+				t.Error(err)
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	got, err := ts.client(testCredentials).GetItem(ctx(t), &dynamodb.GetItemInput{TableName: aws.String("Counters"), Key: map[string]types.AttributeValue{"pk": s("counter")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !cmp.Equal(got.Item["n"], n(fmt.Sprint(clients*adds)), cmpAV) {
-		t.Errorf("counter = %v, want %d", got.Item["n"], clients*adds)
+		}
+	})
+	if got, want := counter(t, ts.client(testCredentials), "Counters", "counter"), fmt.Sprint(clients*adds); got != want {
+		t.Errorf("counter = %s, want %s", got, want)
 	}
 }
 

@@ -331,11 +331,15 @@ func (s *Server) startBackground() {
 		if perSecond <= 0 {
 			perSecond = DefaultTTLSweepItemsPerSecond
 		}
-		s.goBackground(func(ctx context.Context) { s.sweepTTL(ctx, interval, perSecond) })
+		// The sweeper walks every table with a TimeToLiveAttribute once
+		// per interval, deleting expired items.
+		s.goBackground(func(ctx context.Context) { everyInterval(ctx, interval, func() { s.sweepOnce(ctx, perSecond) }) })
 	}
 	if cfg.StreamRetention >= 0 {
 		retention, interval := cmp.Or(cfg.StreamRetention, DefaultStreamRetention), cmp.Or(cfg.StreamTrimInterval, DefaultStreamTrimInterval)
-		s.goBackground(func(ctx context.Context) { s.trimStreams(ctx, interval, retention) })
+		// The trimmer removes, once per interval, the stream records older
+		// than retention of every table with a stream.
+		s.goBackground(func(ctx context.Context) { everyInterval(ctx, interval, func() { s.trimOnce(ctx, retention) }) })
 	}
 }
 

@@ -709,14 +709,9 @@ func (s *Server) getRecords(c *call, in *getRecordsInput, _ *fdyno.Table) (any, 
 func (o getRecordsOutput) appendJSON(dst []byte) []byte {
 	ob := object{b: dst}
 	ob.key("Records")
-	ob.b = append(ob.b, '[')
-	for i, r := range o.records {
-		if i > 0 {
-			ob.b = append(ob.b, ',')
-		}
-		ob.b = appendStreamRecord(ob.b, o.region, r)
-	}
-	ob.b = append(ob.b, ']')
+	ob.b = appendArray(ob.b, o.records, func(dst []byte, r fdyno.StreamRecord) []byte {
+		return appendStreamRecord(dst, o.region, r)
+	})
 	if o.nextShardIterator != "" {
 		// Absent at the end of a closed shard.
 		ob.key("NextShardIterator")

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -75,28 +74,6 @@ func BenchmarkGetRecords(b *testing.B) {
 		}
 	})
 	b.Run("raw-fdb", func(b *testing.B) {
-		b.ReportAllocs()
-		db := ts.db.DB
-		v := []byte(strings.Repeat("x", benchPayload))
-		if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
-			for i := range n {
-				tr.Set(fdb.Key(fmt.Sprintf("server-bench/records/%03d", i)), v)
-			}
-			return nil, nil
-		}); err != nil {
-			b.Fatal(err)
-		}
-		r, err := fdb.PrefixRange([]byte("server-bench/records/"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for b.Loop() {
-			kvs, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
-				return rt.GetRange(r, fdb.RangeOptions{}).GetSliceWithError()
-			})
-			if err != nil || len(kvs.([]fdb.KeyValue)) != n {
-				b.Fatal(err)
-			}
-		}
+		benchRawRange(b, ts.db.DB, "server-bench/records/", n, []byte(strings.Repeat("x", benchPayload)))
 	})
 }

@@ -1,9 +1,6 @@
 package server
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // FuzzTagRequest sends arbitrary bodies to the tagging operations and to
 // CreateTable with Tags and UpdateTable's settings, through ServeHTTP, on
@@ -13,9 +10,7 @@ import (
 func FuzzTagRequest(f *testing.F) {
 	ts := newTestServer(f, Config{})
 	create := `{"TableName":"Fuzz","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"Tags":[{"Key":"env","Value":"fuzz"}]}`
-	if status, name, msg := ts.post(f, targetPrefix+"CreateTable", contentType, strings.NewReader(create)); status != 200 {
-		f.Fatalf("CreateTable: %d %s %s", status, name, msg)
-	}
+	ts.mustCall(f, "CreateTable", create)
 	arn := ts.tableARN("Fuzz")
 	ops := []string{"TagResource", "UntagResource", "ListTagsOfResource", "CreateTable", "UpdateTable"}
 	for i, body := range []string{

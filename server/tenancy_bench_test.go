@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"log/slog"
 	"strings"
 	"testing"
@@ -46,30 +45,11 @@ func BenchmarkTenancyGetItem(b *testing.B) {
 				b.Fatal(err)
 			}
 			in := &dynamodb.GetItemInput{TableName: aws.String("Bench"), Key: map[string]types.AttributeValue{"pk": s("bench")}}
-			b.ReportAllocs()
-			for b.Loop() {
-				out, err := c.GetItem(context.Background(), in)
-				if err != nil || out.Item == nil {
-					b.Fatal(out, err)
-				}
-			}
+			benchSDKGet(b, c, in)
 		})
 	}
 	b.Run("raw-fdb", func(b *testing.B) {
-		db := fdblitetest.OpenIsolated(b)
-		key := fdb.Key("server-bench/tenancy")
-		if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
-			tr.Set(key, []byte(strings.Repeat("x", benchPayload)))
-			return nil, nil
-		}); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) { return rt.Get(key).Get() }); err != nil {
-				b.Fatal(err)
-			}
-		}
+		benchRawGet(b, fdblitetest.OpenIsolated(b), fdb.Key("server-bench/tenancy"))
 	})
 }
 

@@ -87,17 +87,8 @@ func serveTLSFiles(t *testing.T, ts *testServer, certFile string, opts ...ServeO
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() {
-		served <- Serve(c, ln, ts.Server, Timeouts{}, ts.log, append([]ServeOption{WithTLS(cfg)}, opts...)...)
-	}()
-	t.Cleanup(func() { cancel(); <-served })
-	return "https://" + ln.Addr().String()
+	addr, _, _ := ts.serveLoopback(t, ts.Server, Timeouts{}, append([]ServeOption{WithTLS(cfg)}, opts...)...)
+	return "https://" + addr
 }
 
 // With a certificate and key, the server speaks HTTPS, the SDKs' default

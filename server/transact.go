@@ -86,9 +86,9 @@ func (in *transactWriteItemsInput) prepare(*call) (string, error) {
 func (s *Server) transactWriteItems(c *call, in *transactWriteItemsInput, _ *fdyno.Table) (any, error) {
 	req := fdyno.TransactWriteInput{ClientRequestToken: in.ClientRequestToken, TransactItems: make([]fdyno.TransactWriteItem, len(in.TransactItems))}
 	tables := map[string]bool{}
-	// open resolves an action's table; it leaves the action without one
-	// (which the library refuses) when the name is absent.
-	open := func(w *txWriteCommon, what string) (*fdyno.Table, error) {
+	// open resolves the table of an action, what, whose item or key
+	// (member) is present if has.
+	open := func(w *txWriteCommon, what, member string, has bool) (*fdyno.Table, error) {
 		if w.TableName == nil {
 			return nil, missing("transactItems.member." + what + ".tableName")
 		}
@@ -97,7 +97,11 @@ func (s *Server) transactWriteItems(c *call, in *transactWriteItemsInput, _ *fdy
 			return nil, err
 		}
 		tables[name] = true
-		return s.table(name)
+		t, err := s.table(name)
+		if err == nil && !has {
+			err = missing("transactItems.member." + what + "." + member)
+		}
+		return t, err
 	}
 	for i, ti := range in.TransactItems {
 		set := 0
@@ -113,48 +117,36 @@ func (s *Server) transactWriteItems(c *call, in *transactWriteItemsInput, _ *fdy
 		switch {
 		case ti.ConditionCheck != nil:
 			a := ti.ConditionCheck
-			t, err := open(&a.txWriteCommon, "conditionCheck")
+			t, err := open(&a.txWriteCommon, "conditionCheck", "key", a.Key != nil)
 			if err != nil {
 				return nil, err
-			}
-			if a.Key == nil {
-				return nil, missing("transactItems.member.conditionCheck.key")
 			}
 			out.ConditionCheck = &fdyno.ConditionCheck{Table: t, Key: fdyno.Item(a.Key), ConditionExpression: a.ConditionExpression,
 				ExpressionAttributeNames: a.ExpressionAttributeNames, ExpressionAttributeValues: a.ExpressionAttributeValues,
 				ReturnValuesOnConditionCheckFailure: a.ReturnValuesOnConditionCheckFailure}
 		case ti.Put != nil:
 			a := ti.Put
-			t, err := open(&a.txWriteCommon, "put")
+			t, err := open(&a.txWriteCommon, "put", "item", a.Item != nil)
 			if err != nil {
 				return nil, err
-			}
-			if a.Item == nil {
-				return nil, missing("transactItems.member.put.item")
 			}
 			out.Put = &fdyno.TransactPut{Table: t, Item: fdyno.Item(a.Item), ConditionExpression: a.ConditionExpression,
 				ExpressionAttributeNames: a.ExpressionAttributeNames, ExpressionAttributeValues: a.ExpressionAttributeValues,
 				ReturnValuesOnConditionCheckFailure: a.ReturnValuesOnConditionCheckFailure}
 		case ti.Delete != nil:
 			a := ti.Delete
-			t, err := open(&a.txWriteCommon, "delete")
+			t, err := open(&a.txWriteCommon, "delete", "key", a.Key != nil)
 			if err != nil {
 				return nil, err
-			}
-			if a.Key == nil {
-				return nil, missing("transactItems.member.delete.key")
 			}
 			out.Delete = &fdyno.TransactDelete{Table: t, Key: fdyno.Item(a.Key), ConditionExpression: a.ConditionExpression,
 				ExpressionAttributeNames: a.ExpressionAttributeNames, ExpressionAttributeValues: a.ExpressionAttributeValues,
 				ReturnValuesOnConditionCheckFailure: a.ReturnValuesOnConditionCheckFailure}
 		case ti.Update != nil:
 			a := ti.Update
-			t, err := open(&a.txWriteCommon, "update")
+			t, err := open(&a.txWriteCommon, "update", "key", a.Key != nil)
 			if err != nil {
 				return nil, err
-			}
-			if a.Key == nil {
-				return nil, missing("transactItems.member.update.key")
 			}
 			out.Update = &fdyno.TransactUpdate{Table: t, Key: fdyno.Item(a.Key), UpdateExpression: a.UpdateExpression,
 				ConditionExpression: a.ConditionExpression, ExpressionAttributeNames: a.ExpressionAttributeNames,

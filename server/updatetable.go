@@ -65,7 +65,7 @@ func (in *updateTableInput) prepare(c *call) (string, error) {
 	for i, u := range in.GlobalSecondaryIndexUpdates {
 		if u.Create != nil {
 			at := "globalSecondaryIndexUpdates." + strconv.Itoa(i+1) + ".member.create."
-			checkIndexNameMember(&v, at+"indexName", u.Create.IndexName)
+			checkNameMember(&v, at+"indexName", u.Create.IndexName)
 			checkKeySchemaMember(&v, at+"keySchema", u.Create.KeySchema, true, 0)
 		}
 	}

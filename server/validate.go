@@ -96,13 +96,8 @@ func checkTableNameMember(field, name string, arnOK bool) error {
 		return v.err()
 	case arnOK && name == "":
 		v.add(field, &name, "Member must have length greater than or equal to 1")
-	case len(name) < minTableNameLength:
-		v.add(field, &name, "Member must have length greater than or equal to "+strconv.Itoa(minTableNameLength))
-	case len(name) > maxTableNameLength:
-		v.add(field, &name, "Member must have length less than or equal to "+strconv.Itoa(maxTableNameLength))
-	}
-	if name != "" && !validTableName(name) {
-		v.add(field, &name, "Member must satisfy regular expression pattern: "+tableNamePattern)
+	default:
+		checkNameMember(&v, field, name)
 	}
 	return v.err()
 }
@@ -178,12 +173,12 @@ func checkCreateTableMembers(in *createTableInput) error {
 	}
 	for i, l := range in.LocalSecondaryIndexes {
 		at := "localSecondaryIndexes." + strconv.Itoa(i+1) + ".member."
-		checkIndexNameMember(&v, at+"indexName", l.IndexName)
+		checkNameMember(&v, at+"indexName", l.IndexName)
 		checkKeySchemaMember(&v, at+"keySchema", l.KeySchema, true, 2)
 	}
 	for i, g := range in.GlobalSecondaryIndexes {
 		at := "globalSecondaryIndexes." + strconv.Itoa(i+1) + ".member."
-		checkIndexNameMember(&v, at+"indexName", g.IndexName)
+		checkNameMember(&v, at+"indexName", g.IndexName)
 		checkKeySchemaMember(&v, at+"keySchema", g.KeySchema, true, 0)
 	}
 	v.enum("billingMode", in.BillingMode, "PROVISIONED", "PAY_PER_REQUEST")
@@ -242,9 +237,9 @@ func checkKeySchemaMember(v *constraints, field string, ks []fdyno.KeySchemaElem
 	}
 }
 
-// checkIndexNameMember applies DynamoDB's constraints on an IndexName,
-// those of a table name: 3 to 255 characters of [a-zA-Z0-9_.-].
-func checkIndexNameMember(v *constraints, field, name string) {
+// checkNameMember applies DynamoDB's constraints on a TableName or an
+// IndexName: 3 to 255 characters of [a-zA-Z0-9_.-].
+func checkNameMember(v *constraints, field, name string) {
 	switch {
 	case len(name) < minTableNameLength:
 		v.add(field, &name, "Member must have length greater than or equal to "+strconv.Itoa(minTableNameLength))

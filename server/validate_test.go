@@ -184,9 +184,7 @@ func TestSchemaMessages(t *testing.T) {
 		`"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"},{"AttributeName":"l","AttributeType":"S"},{"AttributeName":"g","AttributeType":"S"}],` +
 		`"LocalSecondaryIndexes":[{"IndexName":"byL","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"l","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}],` +
 		`"GlobalSecondaryIndexes":[{"IndexName":"byG","KeySchema":[{"AttributeName":"g","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}]}`
-	if status, name, msg := ts.post(t, targetPrefix+"CreateTable", contentType, strings.NewReader(lsiTable)); status != 200 {
-		t.Fatalf("CreateTable: %d %s %s", status, name, msg)
-	}
+	ts.mustCall(t, "CreateTable", lsiTable)
 	create := func(defs, gsis string) string {
 		return `{"TableName":"Schema","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],` +
 			`"AttributeDefinitions":[` + defs + `]` + gsis + `}`
