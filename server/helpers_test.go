@@ -183,6 +183,35 @@ func halfSentRequest(t testing.TB, addr string) (finish func() int) {
 	}
 }
 
+// call sends one operation's raw JSON body to the handler and returns the
+// status, the decoded response body, and the error type and message.
+func (ts *testServer) call(t testing.TB, op, body string) (int, map[string]any, string, string) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("X-Amz-Target", targetPrefix+op)
+	rec := httptest.NewRecorder()
+	ts.Server.ServeHTTP(rec, req)
+	var out map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+		t.Fatalf("%s: response %q is not JSON: %v", op, rec.Body, err)
+	}
+	typ, _ := out["__type"].(string)
+	_, name, _ := strings.Cut(typ, "#")
+	msg, _ := out["message"].(string)
+	return rec.Code, out, name, msg
+}
+
+// mustCall is call for a request that must succeed.
+func (ts *testServer) mustCall(t testing.TB, op, body string) map[string]any {
+	t.Helper()
+	code, out, name, msg := ts.call(t, op, body)
+	if code != http.StatusOK {
+		t.Fatalf("%s %s: %d %s: %s", op, body, code, name, msg)
+	}
+	return out
+}
+
 // post sends a raw request and returns the status and the decoded error
 // type (the part of __type after '#') and message, if any.
 func (ts *testServer) post(t testing.TB, target, contentType string, body io.Reader) (int, string, string) {
