@@ -135,7 +135,6 @@ const (
 	pqeCall                          // op(args...); op is lower case
 	pqeAdd                           // args[0] + args[1]
 	pqeSub                           // args[0] - args[1]
-	pqeExists                        // EXISTS(sub)
 )
 
 // pqExpr is an expression node.
