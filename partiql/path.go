@@ -43,6 +43,12 @@ type docPath []pathElem
 
 // String returns p as written, such as "a.b[2]".
 func (p docPath) String() string {
+	return p.format(func(name string) string { return name })
+}
+
+// format writes p with each name as name writes it: as written
+// (String), quoted (print.go) or as a placeholder (plan.go).
+func (p docPath) format(name func(string) string) string {
 	var b strings.Builder
 	for i, e := range p {
 		switch {
@@ -52,7 +58,7 @@ func (p docPath) String() string {
 			if i > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(e.name)
+			b.WriteString(name(e.name))
 		}
 	}
 	return b.String()

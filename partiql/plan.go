@@ -54,21 +54,7 @@ func (b *pqBuilder) value(v fdyno.Value) string {
 	return ph
 }
 
-func (b *pqBuilder) path(p docPath) string {
-	var s strings.Builder
-	for i, e := range p {
-		switch {
-		case e.isIndex:
-			s.WriteString("[" + strconv.Itoa(e.index) + "]")
-		default:
-			if i > 0 {
-				s.WriteByte('.')
-			}
-			s.WriteString(b.name(e.name))
-		}
-	}
-	return s.String()
-}
+func (b *pqBuilder) path(p docPath) string { return p.format(b.name) }
 
 // pqUnsupported is the error of a construct DynamoDB's PartiQL accepts
 // in the grammar but not where it was written.

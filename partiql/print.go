@@ -1,7 +1,6 @@
 package partiql
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/fdyno/fdyno"
@@ -75,19 +74,7 @@ func pqQuote(s string, q byte) string {
 
 // pqPathString writes a path with every name quoted.
 func pqPathString(p docPath) string {
-	var b strings.Builder
-	for i, e := range p {
-		switch {
-		case e.isIndex:
-			b.WriteString("[" + strconv.Itoa(e.index) + "]")
-		default:
-			if i > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(pqQuote(e.name, '"'))
-		}
-	}
-	return b.String()
+	return p.format(func(name string) string { return pqQuote(name, '"') })
 }
 
 // String returns e in canonical form (see pqStmt.String).
