@@ -145,25 +145,32 @@ func pqParamCountError() error {
 	return &fdyno.ValidationError{Reason: "Number of parameters in request and statement don't match."}
 }
 
-// operand writes a condition operand: a path, a constant or size(path).
-func (b *pqBuilder) operand(e *pqExpr) (string, error) {
+// term writes a path or a constant, what both a condition operand and a
+// SET value may be; where says, in the error of anything else, where e
+// was written.
+func (b *pqBuilder) term(e *pqExpr, where string) (string, error) {
 	if e.kind == pqePath {
 		return b.path(e.path), nil
-	}
-	if e.kind == pqeCall && e.op == "size" {
-		if e.args[0].kind != pqePath {
-			return "", pqUnsupported("size takes a document path")
-		}
-		return "size(" + b.path(e.args[0].path) + ")", nil
 	}
 	v, ok, err := b.constant(e)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return "", pqUnsupported("expression " + e.String() + " as an operand")
+		return "", pqUnsupported("expression " + e.String() + " " + where)
 	}
 	return b.value(v), nil
+}
+
+// operand writes a condition operand: a path, a constant or size(path).
+func (b *pqBuilder) operand(e *pqExpr) (string, error) {
+	if e.kind == pqeCall && e.op == "size" {
+		if e.args[0].kind != pqePath {
+			return "", pqUnsupported("size takes a document path")
+		}
+		return "size(" + b.path(e.args[0].path) + ")", nil
+	}
+	return b.term(e, "as an operand")
 }
 
 // cond writes a WHERE condition as a ConditionExpression. Each compound
@@ -763,19 +770,7 @@ func (b *pqBuilder) updateText(s *pqStmt) (string, error) {
 
 // setValue writes the value of a SET action.
 func (b *pqBuilder) setValue(e *pqExpr) (string, error) {
-	term := func(a *pqExpr) (string, error) {
-		if a.kind == pqePath {
-			return b.path(a.path), nil
-		}
-		c, ok, err := b.constant(a)
-		if err != nil {
-			return "", err
-		}
-		if !ok {
-			return "", pqUnsupported("expression " + a.String() + " in SET")
-		}
-		return b.value(c), nil
-	}
+	term := func(a *pqExpr) (string, error) { return b.term(a, "in SET") }
 	switch {
 	case e.kind == pqeAdd || e.kind == pqeSub:
 		l, err := term(e.args[0])
