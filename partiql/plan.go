@@ -177,23 +177,13 @@ func (b *pqBuilder) operand(e *pqExpr) (string, error) {
 // operand is parenthesized once, so the text never has the redundant
 // parentheses DynamoDB's parser refuses.
 func (b *pqBuilder) cond(e *pqExpr) (string, error) {
-	wrap := func(a *pqExpr) (string, error) {
-		s, err := b.cond(a)
-		if err != nil {
-			return "", err
-		}
-		if a.kind == pqeAnd || a.kind == pqeOr || a.kind == pqeNot {
-			return "(" + s + ")", nil
-		}
-		return s, nil
-	}
 	switch e.kind {
 	case pqeAnd, pqeOr:
-		l, err := wrap(e.args[0])
+		l, err := b.wrappedCond(e.args[0])
 		if err != nil {
 			return "", err
 		}
-		r, err := wrap(e.args[1])
+		r, err := b.wrappedCond(e.args[1])
 		if err != nil {
 			return "", err
 		}
@@ -203,7 +193,7 @@ func (b *pqBuilder) cond(e *pqExpr) (string, error) {
 		}
 		return l + op + r, nil
 	case pqeNot:
-		s, err := wrap(e.args[0])
+		s, err := b.wrappedCond(e.args[0])
 		if err != nil {
 			return "", err
 		}
@@ -252,6 +242,19 @@ func (b *pqBuilder) cond(e *pqExpr) (string, error) {
 		}
 	}
 	return "", pqUnsupported("expression " + e.String() + " as a condition")
+}
+
+// wrappedCond writes e as an operand of AND, OR or NOT: parenthesized
+// if it is itself one of them.
+func (b *pqBuilder) wrappedCond(e *pqExpr) (string, error) {
+	s, err := b.cond(e)
+	if err != nil {
+		return "", err
+	}
+	if e.kind == pqeAnd || e.kind == pqeOr || e.kind == pqeNot {
+		return "(" + s + ")", nil
+	}
+	return s, nil
 }
 
 // conjuncts returns the operands of the top-level ANDs of e.
@@ -388,12 +391,9 @@ func (b *pqBuilder) residual(cs []*pqExpr, used []bool) (string, error) {
 		if used != nil && used[i] {
 			continue
 		}
-		s, err := b.cond(c)
+		s, err := b.wrappedCond(c)
 		if err != nil {
 			return "", err
-		}
-		if c.kind == pqeOr || c.kind == pqeNot || c.kind == pqeAnd {
-			s = "(" + s + ")"
 		}
 		parts = append(parts, s)
 	}
