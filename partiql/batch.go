@@ -95,7 +95,9 @@ func (q *Executor) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteState
 		i   int
 		t   *fdyno.Table
 		key fdyno.Item
-		s   *pqStmt
+		// filter is the rest of the WHERE clause, nil if none.
+		filter *fdyno.Filter
+		proj   []docPath
 	}
 	var reads []read
 	var writes []*pqWriteReq
@@ -131,11 +133,15 @@ func (q *Executor) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteState
 				continue
 			}
 			kp, err := planKey(s.where, t, bs.Parameters)
+			var filter *fdyno.Filter
+			if err == nil && kp.cond != "" {
+				filter, err = fdyno.ParseFilter(kp.cond, kp.b.names, kp.b.values)
+			}
 			if err != nil {
 				r.Error = batchError(err)
 				continue
 			}
-			reads = append(reads, read{i: i, t: t, key: kp.key, s: s})
+			reads = append(reads, read{i: i, t: t, key: kp.key, filter: filter, proj: s.proj})
 			continue
 		}
 		w, err := planWrite(t, op, s, bs.Parameters, bs.ReturnValuesOnConditionCheckFailure)
@@ -172,31 +178,15 @@ func (q *Executor) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteState
 		if err != nil {
 			return nil, err
 		}
-		items := make([]fdyno.Item, len(reads))
 		for j, rd := range reads {
-			if res[j].err != nil {
+			switch it := res[j].item; {
+			case res[j].err != nil:
 				out.Responses[rd.i].Error = batchError(res[j].err)
+			case it == nil, rd.filter != nil && !rd.filter.Match(it):
+				// No item, or the rest of the WHERE clause is false.
+			default:
+				out.Responses[rd.i].Item = pqProject(it, rd.proj)
 			}
-			items[j] = res[j].item
-		}
-		for j, rd := range reads {
-			it := items[j]
-			if it == nil {
-				continue
-			}
-			// The rest of the WHERE clause filters the item.
-			kp, _ := planKey(rd.s.where, rd.t, in.Statements[rd.i].Parameters)
-			if kp != nil && kp.cond != "" {
-				cd, err := fdyno.ParseFilter(kp.cond, kp.b.names, kp.b.values)
-				if err != nil {
-					out.Responses[rd.i].Error = batchError(err)
-					continue
-				}
-				if !cd.Match(it) {
-					continue
-				}
-			}
-			out.Responses[rd.i].Item = pqProject(it, rd.s.proj)
 		}
 	}
 	for j, w := range writes {
