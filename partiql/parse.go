@@ -272,17 +272,24 @@ func (p *pqParser) statement() (*pqStmt, error) {
 	return nil, p.unexpected()
 }
 
-// tableName parses a table name: an identifier, quoted or not.
-func (p *pqParser) tableName() (string, error) {
+// tableName parses a table or index name.
+func (p *pqParser) tableName() (string, error) { return p.identifier("a", "table name") }
+
+// name parses one path name.
+func (p *pqParser) name() (string, error) { return p.identifier("an", "attribute name") }
+
+// identifier parses a name: a quoted identifier, or a bare one that is
+// not a keyword. what, with its article, names it in errors.
+func (p *pqParser) identifier(article, what string) (string, error) {
 	t := p.peek()
 	if t.kind == pqQuoted || t.kind == pqIdent && !isPQKeyword(t.text) {
 		p.next()
 		if t.text == "" {
-			return "", pqSyntaxError("empty table name")
+			return "", pqSyntaxError("empty " + what)
 		}
 		return t.text, nil
 	}
-	return "", pqSyntaxError("expected a table name, found " + p.describe())
+	return "", pqSyntaxError("expected " + article + " " + what + ", found " + p.describe())
 }
 
 func (p *pqParser) selectStmt() (*pqStmt, error) {
@@ -463,20 +470,6 @@ func (p *pqParser) returning(update bool) (string, error) {
 		return "", err
 	}
 	return which + " " + age, nil
-}
-
-// name parses one path name: a quoted identifier, or a bare one that is
-// not a keyword.
-func (p *pqParser) name() (string, error) {
-	t := p.peek()
-	if t.kind == pqQuoted || t.kind == pqIdent && !isPQKeyword(t.text) {
-		p.next()
-		if t.text == "" {
-			return "", pqSyntaxError("empty attribute name")
-		}
-		return t.text, nil
-	}
-	return "", pqSyntaxError("expected an attribute name, found " + p.describe())
 }
 
 // path parses a document path.
