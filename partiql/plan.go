@@ -75,35 +75,42 @@ func (b *pqBuilder) constant(e *pqExpr) (v fdyno.Value, ok bool, err error) {
 		}
 		return b.params[e.param], true, nil
 	case pqeTuple:
-		m := make(fdyno.Item, len(e.args))
-		for i, a := range e.args {
-			v, ok, err := b.constant(a)
-			if err != nil {
-				return fdyno.Value{}, false, err
-			}
-			if !ok {
-				return fdyno.Value{}, false, pqUnsupported("a tuple may hold only literals and parameters")
-			}
+		vs, err := b.members(e, "tuple")
+		if err != nil {
+			return fdyno.Value{}, false, err
+		}
+		m := make(fdyno.Item, len(vs))
+		for i, v := range vs {
 			m[e.keys[i]] = v
 		}
 		return fdyno.M(m), true, nil
 	case pqeList:
-		l := make([]fdyno.Value, len(e.args))
-		for i, a := range e.args {
-			v, ok, err := b.constant(a)
-			if err != nil {
-				return fdyno.Value{}, false, err
-			}
-			if !ok {
-				return fdyno.Value{}, false, pqUnsupported("a list may hold only literals and parameters")
-			}
-			l[i] = v
+		vs, err := b.members(e, "list")
+		if err != nil {
+			return fdyno.Value{}, false, err
 		}
-		return fdyno.L(l...), true, nil
+		return fdyno.L(vs...), true, nil
 	case pqeBag:
 		return b.set(e)
 	}
 	return fdyno.Value{}, false, nil
+}
+
+// members returns the values of the members of e, a tuple or a list
+// (what), each of which must be a constant.
+func (b *pqBuilder) members(e *pqExpr, what string) ([]fdyno.Value, error) {
+	vs := make([]fdyno.Value, len(e.args))
+	for i, a := range e.args {
+		v, ok, err := b.constant(a)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, pqUnsupported("a " + what + " may hold only literals and parameters")
+		}
+		vs[i] = v
+	}
+	return vs, nil
 }
 
 // set returns the set value of a <<...>> of strings, numbers or binaries.
