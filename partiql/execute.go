@@ -256,11 +256,7 @@ func planWrite(t *fdyno.Table, op string, s *pqStmt, params []fdyno.Value, rv fd
 		if err != nil {
 			return nil, withOp(op, err)
 		}
-		cond := "attribute_exists(" + kp.b.name(hash.Name) + ")"
-		if kp.cond != "" {
-			cond += " AND (" + kp.cond + ")"
-		}
-		return &pqWriteReq{t: t, check: &fdyno.ConditionCheck{Table: t, Key: kp.key, ConditionExpression: cond,
+		return &pqWriteReq{t: t, check: &fdyno.ConditionCheck{Table: t, Key: kp.key, ConditionExpression: kp.existsCond(hash.Name),
 			ExpressionAttributeNames: kp.b.names, ExpressionAttributeValues: kp.b.values, ReturnValuesOnConditionCheckFailure: rv}}, nil
 	}
 	kp, err := planKey(s.where, t, params)
@@ -284,11 +280,7 @@ func planWrite(t *fdyno.Table, op string, s *pqStmt, params []fdyno.Value, rv fd
 	if err != nil {
 		return nil, withOp(op, err)
 	}
-	cond := "attribute_exists(" + kp.b.name(hash.Name) + ")"
-	if kp.cond != "" {
-		cond += " AND (" + kp.cond + ")"
-	}
-	in := &fdyno.UpdateInput{Key: kp.key, UpdateExpression: upd, ConditionExpression: cond,
+	in := &fdyno.UpdateInput{Key: kp.key, UpdateExpression: upd, ConditionExpression: kp.existsCond(hash.Name),
 		ExpressionAttributeNames: kp.b.names, ExpressionAttributeValues: kp.b.values, ReturnValuesOnConditionCheckFailure: rv}
 	switch s.returning {
 	case "ALL OLD":

@@ -725,6 +725,16 @@ func planKey(where *pqExpr, t *fdyno.Table, params []fdyno.Value) (*pqKeyPlan, e
 	return &pqKeyPlan{key: key, cond: cond, b: b}, nil
 }
 
+// existsCond is the condition of an UPDATE or EXISTS: the item, whose
+// partition key is hash, exists and the rest of the WHERE holds.
+func (kp *pqKeyPlan) existsCond(hash string) string {
+	cond := "attribute_exists(" + kp.b.name(hash) + ")"
+	if kp.cond != "" {
+		cond += " AND (" + kp.cond + ")"
+	}
+	return cond
+}
+
 // pqUpdateText writes an UPDATE's SET and REMOVE actions as an
 // UpdateExpression: SET path = value, where value is a constant, a path,
 // a sum or difference of them, or list_append; SET path =
