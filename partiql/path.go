@@ -66,6 +66,11 @@ func (p docPath) format(name func(string) string) string {
 
 func (p docPath) equal(q docPath) bool { return slices.Equal(p, q) }
 
+// isAttr reports whether p is the top-level attribute name.
+func (p docPath) isAttr(name string) bool {
+	return len(p) == 1 && !p[0].isIndex && p[0].name == name
+}
+
 // lookupPath returns the value at p in it, or the zero Value if there is
 // none.
 func lookupPath(it fdyno.Item, p docPath) fdyno.Value {

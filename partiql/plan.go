@@ -277,7 +277,7 @@ func conjuncts(e *pqExpr) []*pqExpr {
 
 // isAttr reports whether e is the top-level attribute name.
 func isAttr(e *pqExpr, name string) bool {
-	return e.kind == pqePath && len(e.path) == 1 && !e.path[0].isIndex && e.path[0].name == name
+	return e.kind == pqePath && e.path.isAttr(name)
 }
 
 // keyEquality returns the constant that e, a conjunct, equates attribute
@@ -621,12 +621,7 @@ func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan,
 	pl.filter, pl.filterNames, pl.filterValues = filter, fb.names, fb.values
 	pl.keyNames, pl.keyValues = kb.names, kb.values
 	isKey := func(o pqOrder, attrs []keyAttr) int {
-		for j, a := range attrs {
-			if len(o.path) == 1 && o.path[0].name == a.Name && !o.path[0].isIndex {
-				return j
-			}
-		}
-		return -1
+		return slices.IndexFunc(attrs, func(a keyAttr) bool { return o.path.isAttr(a.Name) })
 	}
 	// The sort attributes ORDER BY names past the pinned ones must be the
 	// next ones in key schema order, in one direction: a partition's
@@ -735,7 +730,7 @@ func (kp *pqKeyPlan) existsCond(hash string) string {
 	return cond
 }
 
-// pqUpdateText writes an UPDATE's SET and REMOVE actions as an
+// updateText writes an UPDATE's SET and REMOVE actions as an
 // UpdateExpression: SET path = value, where value is a constant, a path,
 // a sum or difference of them, or list_append; SET path =
 // set_add(path, set) and set_delete(path, set) become ADD and DELETE
