@@ -297,6 +297,25 @@ func (b *pqBuilder) keyEquality(e *pqExpr, name string) (fdyno.Value, bool, erro
 	return fdyno.Value{}, false, nil
 }
 
+// keyEqualityAmong returns the first conjunct of cs not yet used that
+// equates attribute name to a constant of type typ (of any type if typ is
+// 0), and that constant; i is -1 if there is none.
+func (b *pqBuilder) keyEqualityAmong(cs []*pqExpr, used []bool, name string, typ fdyno.Type) (i int, v fdyno.Value, err error) {
+	for i, c := range cs {
+		if used[i] {
+			continue
+		}
+		v, ok, err := b.keyEquality(c, name)
+		if err != nil {
+			return -1, fdyno.Value{}, err
+		}
+		if ok && (typ == 0 || v.Type() == typ) {
+			return i, v, nil
+		}
+	}
+	return -1, fdyno.Value{}, nil
+}
+
 // partitionValues returns the partition key values a conjunct pins: one
 // for "pk = c", several for "pk IN [c, ...]" or "pk = c OR pk = d ...".
 func (b *pqBuilder) partitionValues(e *pqExpr, name string) ([]fdyno.Value, bool, error) {
@@ -546,22 +565,17 @@ func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan,
 	}
 	if pl.query && len(pl.partitions) == 1 && s.index == "" {
 		// The full primary key: one point read, as GetItem.
-		hash := hashes[0]
+		key := fdyno.Item{hashes[0].Name: pl.partitions[0][0]}
 		if len(sorts) == 0 {
-			pl.getKey = fdyno.Item{hash.Name: pl.partitions[0][0]}
-		}
-		for i, c := range cs {
-			if used[i] || len(sorts) == 0 {
-				continue
-			}
-			rng := sorts[0]
-			v, ok, err := kb.keyEquality(c, rng.Name)
+			pl.getKey = key
+		} else {
+			i, v, err := kb.keyEqualityAmong(cs, used, sorts[0].Name, sorts[0].Type)
 			if err != nil {
 				return nil, err
 			}
-			if ok && v.Type() == rng.Type {
-				pl.getKey, used[i] = fdyno.Item{hash.Name: pl.partitions[0][0], rng.Name: v}, true
-				break
+			if i >= 0 {
+				key[sorts[0].Name] = v
+				pl.getKey, used[i] = key, true
 			}
 		}
 	}
@@ -574,25 +588,17 @@ func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan,
 			// An equality on this attribute lets the next one be
 			// conditioned too; another comparison ends the prefix. The
 			// last attribute takes any comparison at once.
-			eq, ok := -1, false
-			for i, c := range cs {
-				if used[i] || j == len(sorts)-1 {
-					continue
-				}
-				v, isEq, err := kb.keyEquality(c, rng.Name)
+			if j < len(sorts)-1 {
+				i, v, err := kb.keyEqualityAmong(cs, used, rng.Name, rng.Type)
 				if err != nil {
 					return nil, err
 				}
-				if isEq && v.Type() == rng.Type {
-					eq, ok = i, true
+				if i >= 0 {
 					conds = append(conds, kb.name(rng.Name)+" = "+kb.value(v))
-					break
+					used[i] = true
+					pinned++
+					continue
 				}
-			}
-			if ok {
-				used[eq] = true
-				pinned++
-				continue
 			}
 			for i, c := range cs {
 				if used[i] {
@@ -695,23 +701,16 @@ func planKey(where *pqExpr, t *fdyno.Table, params []fdyno.Value) (*pqKeyPlan, e
 		if a.Name == "" {
 			continue
 		}
-		found := false
-		for i, c := range cs {
-			if used[i] {
-				continue
-			}
-			v, ok, err := b.keyEquality(c, a.Name)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				key[a.Name], used[i], found = v, true, true
-				break
-			}
+		// A constant of another type is refused by the request, as
+		// DynamoDB refuses a mistyped key.
+		i, v, err := b.keyEqualityAmong(cs, used, a.Name, 0)
+		if err != nil {
+			return nil, err
 		}
-		if !found {
+		if i < 0 {
 			return nil, &fdyno.ValidationError{Reason: "Where clause does not contain a mandatory equality on all key attributes"}
 		}
+		key[a.Name], used[i] = v, true
 	}
 	cond, err := b.residual(cs, used)
 	if err != nil {
