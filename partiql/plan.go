@@ -439,15 +439,12 @@ type pqSelectPlan struct {
 	// "#h1 = :p0 AND #h2 = :p1 ..." (hashPHs, one per partition
 	// attribute) plus sortCond (if any).
 	query bool
-	// hashes are the partition attributes of the table or index: one,
-	// or up to four for a global secondary index with a multi-attribute
-	// key; sorts its sort attributes in key schema order.
-	hashes []keyAttr
-	sorts  []keyAttr
-	// hashPHs are the partition attributes' placeholders in keyNames.
+	// hashPHs are the placeholders in keyNames of the partition
+	// attributes of the table or index, in key schema order: one, or up
+	// to four for a global secondary index with a multi-attribute key.
 	hashPHs []string
-	// partitions are the partitions read, each the values of hashes in
-	// order.
+	// partitions are the partitions read, each the values of the
+	// partition attributes in order.
 	partitions [][]fdyno.Value
 	keyNames   map[string]string
 	keyValues  map[string]fdyno.Value
@@ -502,7 +499,7 @@ func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan,
 	if !ok {
 		return nil, &fdyno.ValidationError{Reason: "The table does not have the specified index: " + s.index}
 	}
-	pl := &pqSelectPlan{index: s.index, hashes: hashes, sorts: sorts, proj: s.proj, forward: true}
+	pl := &pqSelectPlan{index: s.index, proj: s.proj, forward: true}
 	kb, fb := newPQBuilder(params), newPQBuilder(params)
 	cs := conjuncts(s.where)
 	used := make([]bool, len(cs))
