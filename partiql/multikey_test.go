@@ -14,6 +14,16 @@ import (
 	"pgregory.net/rapid"
 )
 
+// attrDef and keyElem spell the schemas of the tests' multi-attribute
+// indexes shortly.
+func attrDef(name string, t fdyno.ScalarAttributeType) fdyno.AttributeDefinition {
+	return fdyno.AttributeDefinition{AttributeName: name, AttributeType: t}
+}
+
+func keyElem(name string, kt fdyno.KeyType) fdyno.KeySchemaElement {
+	return fdyno.KeySchemaElement{AttributeName: name, KeyType: kt}
+}
+
 // A SELECT on a global secondary index with a multi-attribute key: a
 // WHERE that pins every partition attribute (by = or IN) is a Query of
 // each combination, whose key condition takes the sort attributes' equal
@@ -24,18 +34,12 @@ import (
 func TestPartiQLMultiAttributeIndex(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	def := func(name string, t fdyno.ScalarAttributeType) fdyno.AttributeDefinition {
-		return fdyno.AttributeDefinition{AttributeName: name, AttributeType: t}
-	}
-	key := func(name string, kt fdyno.KeyType) fdyno.KeySchemaElement {
-		return fdyno.KeySchemaElement{AttributeName: name, KeyType: kt}
-	}
 	const s, n, h, r = fdyno.ScalarAttributeTypeS, fdyno.ScalarAttributeTypeN, fdyno.KeyTypeHash, fdyno.KeyTypeRange
 	tbl, err := fdyno.Open(db, "Matches", root, fdyno.WithSchema(fdyno.TableSchema{
-		KeySchema:            []fdyno.KeySchemaElement{key("matchId", h)},
-		AttributeDefinitions: []fdyno.AttributeDefinition{def("matchId", s), def("tournamentId", s), def("region", s), def("round", n), def("bracket", s)},
+		KeySchema:            []fdyno.KeySchemaElement{keyElem("matchId", h)},
+		AttributeDefinitions: []fdyno.AttributeDefinition{attrDef("matchId", s), attrDef("tournamentId", s), attrDef("region", s), attrDef("round", n), attrDef("bracket", s)},
 		GlobalSecondaryIndexes: []fdyno.GlobalSecondaryIndex{{IndexName: "ByRegion",
-			KeySchema:  []fdyno.KeySchemaElement{key("tournamentId", h), key("region", h), key("round", r), key("bracket", r)},
+			KeySchema:  []fdyno.KeySchemaElement{keyElem("tournamentId", h), keyElem("region", h), keyElem("round", r), keyElem("bracket", r)},
 			Projection: fdyno.Projection{ProjectionType: fdyno.ProjectionTypeAll}}},
 	}))
 	if err != nil {
@@ -133,18 +137,12 @@ func TestPartiQLMultiAttributeIndex(t *testing.T) {
 func TestPartiQLMultiAttributeOrderBy(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	def := func(name string, t fdyno.ScalarAttributeType) fdyno.AttributeDefinition {
-		return fdyno.AttributeDefinition{AttributeName: name, AttributeType: t}
-	}
-	key := func(name string, kt fdyno.KeyType) fdyno.KeySchemaElement {
-		return fdyno.KeySchemaElement{AttributeName: name, KeyType: kt}
-	}
 	const s, n, h, r = fdyno.ScalarAttributeTypeS, fdyno.ScalarAttributeTypeN, fdyno.KeyTypeHash, fdyno.KeyTypeRange
 	tbl, err := fdyno.Open(db, "Matches", root, fdyno.WithSchema(fdyno.TableSchema{
-		KeySchema:            []fdyno.KeySchemaElement{key("matchId", h)},
-		AttributeDefinitions: []fdyno.AttributeDefinition{def("matchId", s), def("tournamentId", s), def("round", n), def("bracket", s), def("seat", n)},
+		KeySchema:            []fdyno.KeySchemaElement{keyElem("matchId", h)},
+		AttributeDefinitions: []fdyno.AttributeDefinition{attrDef("matchId", s), attrDef("tournamentId", s), attrDef("round", n), attrDef("bracket", s), attrDef("seat", n)},
 		GlobalSecondaryIndexes: []fdyno.GlobalSecondaryIndex{{IndexName: "ByRound",
-			KeySchema:  []fdyno.KeySchemaElement{key("tournamentId", h), key("round", r), key("bracket", r), key("seat", r)},
+			KeySchema:  []fdyno.KeySchemaElement{keyElem("tournamentId", h), keyElem("round", r), keyElem("bracket", r), keyElem("seat", r)},
 			Projection: fdyno.Projection{ProjectionType: fdyno.ProjectionTypeAll}}},
 	}))
 	if err != nil {
@@ -200,17 +198,11 @@ func TestPartiQLMultiAttributeModel(t *testing.T) {
 	root := testRoot(t, db)
 	ex := New(root)
 	const s, n, h, r = fdyno.ScalarAttributeTypeS, fdyno.ScalarAttributeTypeN, fdyno.KeyTypeHash, fdyno.KeyTypeRange
-	def := func(name string, t fdyno.ScalarAttributeType) fdyno.AttributeDefinition {
-		return fdyno.AttributeDefinition{AttributeName: name, AttributeType: t}
-	}
-	key := func(name string, kt fdyno.KeyType) fdyno.KeySchemaElement {
-		return fdyno.KeySchemaElement{AttributeName: name, KeyType: kt}
-	}
 	schema := fdyno.TableSchema{
-		KeySchema:            []fdyno.KeySchemaElement{key("id", h)},
-		AttributeDefinitions: []fdyno.AttributeDefinition{def("id", n), def("t", s), def("g", s), def("round", n), def("b", s)},
+		KeySchema:            []fdyno.KeySchemaElement{keyElem("id", h)},
+		AttributeDefinitions: []fdyno.AttributeDefinition{attrDef("id", n), attrDef("t", s), attrDef("g", s), attrDef("round", n), attrDef("b", s)},
 		GlobalSecondaryIndexes: []fdyno.GlobalSecondaryIndex{{IndexName: "byTGRB",
-			KeySchema:  []fdyno.KeySchemaElement{key("t", h), key("g", h), key("round", r), key("b", r)},
+			KeySchema:  []fdyno.KeySchemaElement{keyElem("t", h), keyElem("g", h), keyElem("round", r), keyElem("b", r)},
 			Projection: fdyno.Projection{ProjectionType: fdyno.ProjectionTypeAll}}},
 	}
 	domain := map[string][]string{"t": {"'A'", "'B'"}, "g": {"'N'", "'E'"}, "round": {"1", "2", "3"}, "b": {"'L'", "'LU'", "'U'"}}
@@ -402,18 +394,12 @@ func TestPartiQLMultiAttributeModel(t *testing.T) {
 func TestPartiQLMultiAttributeWrites(t *testing.T) {
 	db := fdblitetest.Open(t)
 	root := testRoot(t, db)
-	def := func(name string, t fdyno.ScalarAttributeType) fdyno.AttributeDefinition {
-		return fdyno.AttributeDefinition{AttributeName: name, AttributeType: t}
-	}
-	key := func(name string, kt fdyno.KeyType) fdyno.KeySchemaElement {
-		return fdyno.KeySchemaElement{AttributeName: name, KeyType: kt}
-	}
 	const s, n, h, r = fdyno.ScalarAttributeTypeS, fdyno.ScalarAttributeTypeN, fdyno.KeyTypeHash, fdyno.KeyTypeRange
 	if _, err := fdyno.Open(db, "Matches", root, fdyno.WithSchema(fdyno.TableSchema{
-		KeySchema:            []fdyno.KeySchemaElement{key("matchId", h)},
-		AttributeDefinitions: []fdyno.AttributeDefinition{def("matchId", s), def("tournamentId", s), def("region", s), def("round", n), def("bracket", s)},
+		KeySchema:            []fdyno.KeySchemaElement{keyElem("matchId", h)},
+		AttributeDefinitions: []fdyno.AttributeDefinition{attrDef("matchId", s), attrDef("tournamentId", s), attrDef("region", s), attrDef("round", n), attrDef("bracket", s)},
 		GlobalSecondaryIndexes: []fdyno.GlobalSecondaryIndex{{IndexName: "ByRegion",
-			KeySchema:  []fdyno.KeySchemaElement{key("tournamentId", h), key("region", h), key("round", r), key("bracket", r)},
+			KeySchema:  []fdyno.KeySchemaElement{keyElem("tournamentId", h), keyElem("region", h), keyElem("round", r), keyElem("bracket", r)},
 			Projection: fdyno.Projection{ProjectionType: fdyno.ProjectionTypeKeysOnly}}},
 	})); err != nil {
 		t.Fatal(err)
