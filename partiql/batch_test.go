@@ -12,6 +12,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// errorCodes returns the Code of each response's Error, "" for none.
+func errorCodes(out *BatchExecuteStatementOutput) []string {
+	codes := make([]string, len(out.Responses))
+	for i, r := range out.Responses {
+		if r.Error != nil {
+			codes[i] = r.Error.Code
+		}
+	}
+	return codes
+}
+
 func TestBatchExecuteStatement(t *testing.T) {
 	db := fdblitetest.Open(t)
 	tbl, q := newPartiQLTable(t, db)
@@ -31,13 +42,7 @@ func TestBatchExecuteStatement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		codes := make([]string, len(out.Responses))
-		for i, r := range out.Responses {
-			if r.Error != nil {
-				codes[i] = r.Error.Code
-			}
-		}
-		if diff := cmp.Diff([]string{"", "", "ResourceNotFound", "ValidationError", ""}, codes); diff != "" {
+		if diff := cmp.Diff([]string{"", "", "ResourceNotFound", "ValidationError", ""}, errorCodes(out)); diff != "" {
 			t.Errorf("error codes mismatch (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff(fdyno.Item{"n": fdyno.N("1")}, out.Responses[0].Item, valueCmp); diff != "" {
@@ -58,13 +63,7 @@ func TestBatchExecuteStatement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		codes := make([]string, len(out.Responses))
-		for i, r := range out.Responses {
-			if r.Error != nil {
-				codes[i] = r.Error.Code
-			}
-		}
-		if diff := cmp.Diff([]string{"", "DuplicateItem", "", "ConditionalCheckFailed", "ValidationError"}, codes); diff != "" {
+		if diff := cmp.Diff([]string{"", "DuplicateItem", "", "ConditionalCheckFailed", "ValidationError"}, errorCodes(out)); diff != "" {
 			t.Errorf("error codes mismatch (-want +got):\n%s", diff)
 		}
 		if it := out.Responses[3].Error.Item; it["n"].N() != "1" {
