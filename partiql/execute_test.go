@@ -3,6 +3,7 @@ package partiql
 import (
 	"github.com/fdyno/fdyno"
 
+	"encoding/base64"
 	"errors"
 	"slices"
 	"strings"
@@ -13,11 +14,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// musicSchema is the developer guide's "Music" table: Artist and
-// SongTitle, with a GSI on Genre.
 // valueCmp compares Values with [fdyno.Value.Equal].
 var valueCmp = cmp.Comparer(func(a, b fdyno.Value) bool { return a.Equal(b) })
 
+// musicSchema is the developer guide's "Music" table: Artist and
+// SongTitle, with a GSI on Genre.
 var musicSchema = fdyno.TableSchema{
 	KeySchema:            []fdyno.KeySchemaElement{{AttributeName: "Artist", KeyType: fdyno.KeyTypeHash}, {AttributeName: "SongTitle", KeyType: fdyno.KeyTypeRange}},
 	AttributeDefinitions: []fdyno.AttributeDefinition{{AttributeName: "Artist", AttributeType: fdyno.ScalarAttributeTypeS}, {AttributeName: "SongTitle", AttributeType: fdyno.ScalarAttributeTypeS}, {AttributeName: "Genre", AttributeType: fdyno.ScalarAttributeTypeS}},
@@ -357,7 +358,7 @@ func TestExecuteStatementPaging(t *testing.T) {
 	for name, in := range map[string]ExecuteStatementInput{
 		"other statement": {Statement: `SELECT * FROM "Music" WHERE Artist = 'B'`, NextToken: out.NextToken},
 		"other params":    {Statement: `SELECT * FROM "Music" WHERE Artist = 'A'`, NextToken: out.NextToken, Parameters: nil, Limit: 1, ConsistentRead: true},
-		"altered":         {Statement: `SELECT * FROM "Music" WHERE Artist = 'A'`, NextToken: out.NextToken[:len(out.NextToken)-2] + "AA"},
+		"altered":         {Statement: `SELECT * FROM "Music" WHERE Artist = 'A'`, NextToken: flipLastByte(t, out.NextToken)},
 		"garbage":         {Statement: `SELECT * FROM "Music" WHERE Artist = 'A'`, NextToken: "%%%"},
 	} {
 		_, err := q.ExecuteStatement(db, in)
@@ -372,6 +373,18 @@ func TestExecuteStatementPaging(t *testing.T) {
 			t.Errorf("%s: got %v, want ErrValidation", name, err)
 		}
 	}
+}
+
+// flipLastByte returns token with one bit of its last byte changed: an
+// altered token that, unlike one with its last characters replaced, never
+// decodes to the same bytes.
+func flipLastByte(t *testing.T, token string) string {
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(b) == 0 {
+		t.Fatalf("token %q: %v", token, err)
+	}
+	b[len(b)-1] ^= 1
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // TestExecuteStatementComposes runs statements inside the caller's
