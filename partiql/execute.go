@@ -111,10 +111,12 @@ func ParseStatement(stmt string) (StatementInfo, error) {
 	if err != nil {
 		return StatementInfo{}, err
 	}
-	actions := map[pqStmtKind]string{pqSelect: "PartiQLSelect", pqExists: "PartiQLSelect", pqInsert: "PartiQLInsert",
-		pqUpdate: "PartiQLUpdate", pqDelete: "PartiQLDelete"}
-	return StatementInfo{Action: actions[s.kind], TableName: s.table, IndexName: s.index, Parameters: s.params}, nil
+	return StatementInfo{Action: pqActions[s.kind], TableName: s.table, IndexName: s.index, Parameters: s.params}, nil
 }
+
+// pqActions are the IAM actions of the statement kinds (StatementInfo).
+var pqActions = map[pqStmtKind]string{pqSelect: "PartiQLSelect", pqExists: "PartiQLSelect", pqInsert: "PartiQLInsert",
+	pqUpdate: "PartiQLUpdate", pqDelete: "PartiQLDelete"}
 
 // ExecuteStatementInput is the request of [Executor.ExecuteStatement],
 // DynamoDB's ExecuteStatement. Zero values are the defaults.
