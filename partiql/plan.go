@@ -431,6 +431,14 @@ func (b *pqBuilder) residual(cs []*pqExpr, used []bool) (string, error) {
 // hash attribute values).
 const maxINPartitions = 50
 
+// checkINPartitions refuses n partition key values over maxINPartitions.
+func checkINPartitions(n int) error {
+	if n > maxINPartitions {
+		return &fdyno.ValidationError{Reason: "The IN operator on a partition key takes at most " + strconv.Itoa(maxINPartitions) + " values; number of values: " + strconv.Itoa(n)}
+	}
+	return nil
+}
+
 // pqSelectPlan is how a SELECT reads: Queries of the listed partitions
 // (in the order written, duplicates dropped), or a Scan.
 type pqSelectPlan struct {
@@ -520,8 +528,8 @@ func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan,
 			if !ok {
 				continue
 			}
-			if len(vs) > maxINPartitions {
-				return nil, &fdyno.ValidationError{Reason: "The IN operator on a partition key takes at most " + strconv.Itoa(maxINPartitions) + " values; number of values: " + strconv.Itoa(len(vs))}
+			if err := checkINPartitions(len(vs)); err != nil {
+				return nil, err
 			}
 			used[i], found = true, true
 			for _, v := range vs {
@@ -556,8 +564,8 @@ func planSelect(s *pqStmt, t *fdyno.Table, params []fdyno.Value) (*pqSelectPlan,
 			}
 			pl.partitions = next
 		}
-		if len(pl.partitions) > maxINPartitions {
-			return nil, &fdyno.ValidationError{Reason: "The IN operator on a partition key takes at most " + strconv.Itoa(maxINPartitions) + " values; number of values: " + strconv.Itoa(len(pl.partitions))}
+		if err := checkINPartitions(len(pl.partitions)); err != nil {
+			return nil, err
 		}
 	}
 	if pl.query && len(pl.partitions) == 1 && s.index == "" {
