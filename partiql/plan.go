@@ -786,33 +786,24 @@ func (b *pqBuilder) updateText(s *pqStmt) (string, error) {
 
 // setValue writes the value of a SET action.
 func (b *pqBuilder) setValue(e *pqExpr) (string, error) {
-	term := func(a *pqExpr) (string, error) { return b.term(a, "in SET") }
-	switch {
-	case e.kind == pqeAdd || e.kind == pqeSub:
-		l, err := term(e.args[0])
-		if err != nil {
-			return "", err
-		}
-		r, err := term(e.args[1])
-		if err != nil {
-			return "", err
-		}
-		if e.kind == pqeAdd {
-			return l + " + " + r, nil
-		}
-		return l + " - " + r, nil
-	case e.kind == pqeCall && e.op == "list_append":
-		l, err := term(e.args[0])
-		if err != nil {
-			return "", err
-		}
-		r, err := term(e.args[1])
-		if err != nil {
-			return "", err
-		}
-		return "list_append(" + l + ", " + r + ")", nil
+	if e.kind != pqeAdd && e.kind != pqeSub && (e.kind != pqeCall || e.op != "list_append") {
+		return b.term(e, "in SET")
 	}
-	return term(e)
+	l, err := b.term(e.args[0], "in SET")
+	if err != nil {
+		return "", err
+	}
+	r, err := b.term(e.args[1], "in SET")
+	if err != nil {
+		return "", err
+	}
+	switch e.kind {
+	case pqeAdd:
+		return l + " + " + r, nil
+	case pqeSub:
+		return l + " - " + r, nil
+	}
+	return "list_append(" + l + ", " + r + ")", nil
 }
 
 // pqProject returns the attributes of it that a SELECT's projection
