@@ -1,13 +1,12 @@
 package partiql
 
 import (
-	"github.com/fdyno/fdyno"
-
 	"errors"
 	"strconv"
 	"sync"
 	"testing"
 
+	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
 )

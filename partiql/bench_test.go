@@ -1,11 +1,10 @@
 package partiql
 
 import (
-	"github.com/fdyno/fdyno"
-
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
 )
 
 // BenchmarkPartiQL compares a PartiQL SELECT by key and UPDATE with the

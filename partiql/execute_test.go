@@ -1,8 +1,6 @@
 package partiql
 
 import (
-	"github.com/fdyno/fdyno"
-
 	"encoding/base64"
 	"errors"
 	"slices"
@@ -10,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
 )

@@ -1,11 +1,11 @@
 package partiql
 
 import (
-	"github.com/fdyno/fdyno"
-
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fdyno/fdyno"
 )
 
 // lex.go splits a PartiQL statement into tokens. DynamoDB's

@@ -1,14 +1,13 @@
 package partiql
 
 import (
-	"github.com/fdyno/fdyno"
-
 	"context"
 	"errors"
 	"strconv"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"

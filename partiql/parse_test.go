@@ -1,11 +1,11 @@
 package partiql
 
 import (
-	"github.com/fdyno/fdyno"
-
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/fdyno/fdyno"
 )
 
 // The statements are the examples of the developer guide's PartiQL

@@ -2,11 +2,11 @@ package partiql
 
 import (
 	"bytes"
-	"github.com/fdyno/fdyno"
-
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fdyno/fdyno"
 )
 
 // plan.go turns a parsed PartiQL statement, with its parameters
