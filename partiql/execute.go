@@ -107,7 +107,17 @@ type StatementInfo struct {
 // ParseStatement parses a PartiQL statement without running it. Errors
 // are *[fdyno.ValidationError].
 func ParseStatement(stmt string) (StatementInfo, error) {
-	s, err := parsePartiQL(stmt)
+	return statementInfo(parsePartiQL(stmt))
+}
+
+// Statement is [ParseStatement] through q's cache of parsed statements, so
+// a caller that inspects a statement before running it with q (to
+// authorize it, say) parses it once.
+func (q *Executor) Statement(stmt string) (StatementInfo, error) {
+	return statementInfo(q.parse(stmt))
+}
+
+func statementInfo(s *pqStmt, err error) (StatementInfo, error) {
 	if err != nil {
 		return StatementInfo{}, err
 	}

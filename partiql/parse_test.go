@@ -160,16 +160,24 @@ func TestParseStatement(t *testing.T) {
 		{`DELETE FROM "Mu""sic" WHERE pk = 'x'`, StatementInfo{Action: "PartiQLDelete", TableName: `Mu"sic`}},
 		{`EXISTS(SELECT * FROM "Music" WHERE pk = 'x')`, StatementInfo{Action: "PartiQLSelect", TableName: "Music"}},
 	}
-	for _, tc := range tests {
-		got, err := ParseStatement(tc.stmt)
-		if err != nil {
-			t.Fatalf("ParseStatement(%q): %v", tc.stmt, err)
+	// Executor.Statement answers the same through its cache: twice, so
+	// the second answer comes from the cache.
+	q := New()
+	parsers := map[string]func(string) (StatementInfo, error){"ParseStatement": ParseStatement,
+		"Executor.Statement": q.Statement, "Executor.Statement (cached)": q.Statement}
+	for _, name := range []string{"ParseStatement", "Executor.Statement", "Executor.Statement (cached)"} {
+		parse := parsers[name]
+		for _, tc := range tests {
+			got, err := parse(tc.stmt)
+			if err != nil {
+				t.Fatalf("%s(%q): %v", name, tc.stmt, err)
+			}
+			if got != tc.want {
+				t.Errorf("%s(%q) = %+v, want %+v", name, tc.stmt, got, tc.want)
+			}
 		}
-		if got != tc.want {
-			t.Errorf("ParseStatement(%q) = %+v, want %+v", tc.stmt, got, tc.want)
+		if _, err := parse(`SELECT`); !errors.Is(err, fdyno.ErrValidation) {
+			t.Errorf("%s of a bad statement: %v", name, err)
 		}
-	}
-	if _, err := ParseStatement(`SELECT`); !errors.Is(err, fdyno.ErrValidation) {
-		t.Errorf("ParseStatement of a bad statement: %v", err)
 	}
 }

@@ -201,6 +201,7 @@ func (s *Server) newNamespace(account, region string) *Server {
 		inFlight: s.inFlight,
 		bgConfig: s.bgConfig,
 	}
+	ns.pq = ns.newPartiQL()
 	ns.bg.ctx, ns.bg.cancel = context.WithCancel(s.bg.ctx)
 	ns.bg.slots = s.bg.slots
 	ns.bg.running = map[backfillID]bool{}

@@ -86,10 +86,10 @@ func checkReturnOnFailure(r fdyno.ReturnValuesOnConditionCheckFailure) error {
 	return enumError("returnValuesOnConditionCheckFailure", string(r), "ALL_OLD", "NONE")
 }
 
-// executor returns a PartiQL executor that resolves names to the server's handles.
-func (s *Server) executor() *partiql.Executor {
-	return partiql.NewWithTables(s.table)
-}
+// newPartiQL returns the PartiQL executor of s: it resolves table names
+// to the handles of s, and keeps the statements it parses, so a statement
+// authorized (policy_request.go) and then run is parsed once.
+func (s *Server) newPartiQL() *partiql.Executor { return partiql.NewWithTables(s.table) }
 
 type executeStatementInput struct {
 	Statement                           *string
@@ -125,7 +125,7 @@ func (in *executeStatementInput) prepare(*call) (string, error) {
 }
 
 func (s *Server) executeStatement(c *call, in *executeStatementInput, _ *fdyno.Table) (any, error) {
-	info, err := partiql.ParseStatement(*in.Statement)
+	info, err := s.pq.Statement(*in.Statement)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func (s *Server) executeStatement(c *call, in *executeStatementInput, _ *fdyno.T
 		}
 		req.NextToken = *in.NextToken
 	}
-	out, err := s.executor().ExecuteStatement(s.db, req)
+	out, err := s.pq.ExecuteStatement(s.db, req)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func (s *Server) batchExecuteStatement(_ *call, in *batchExecuteStatementInput, 
 		req.Statements[i] = partiql.BatchStatementRequest{Statement: *st.Statement, Parameters: st.Parameters,
 			ConsistentRead: st.ConsistentRead, ReturnValuesOnConditionCheckFailure: st.ReturnValuesOnConditionCheckFailure}
 	}
-	out, err := s.executor().BatchExecuteStatement(s.db, req)
+	out, err := s.pq.BatchExecuteStatement(s.db, req)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +272,7 @@ func (s *Server) executeTransaction(_ *call, in *executeTransactionInput, _ *fdy
 		req.TransactStatements[i] = partiql.ParameterizedStatement{Statement: *st.Statement, Parameters: st.Parameters,
 			ReturnValuesOnConditionCheckFailure: st.ReturnValuesOnConditionCheckFailure}
 	}
-	out, err := s.executor().ExecuteTransaction(s.db, req)
+	out, err := s.pq.ExecuteTransaction(s.db, req)
 	if err != nil {
 		return nil, err
 	}

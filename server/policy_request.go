@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/fdyno/fdyno"
-	"github.com/fdyno/fdyno/partiql"
 )
 
 // policy_request.go names what each request needs from the policies: the
@@ -174,7 +173,7 @@ func (s *Server) authzChecks(op string, body []byte) ([]authzCheck, error) {
 			if st == nil {
 				continue
 			}
-			info, err := partiql.ParseStatement(*st)
+			info, err := s.pq.Statement(*st)
 			if err != nil {
 				continue // the operation answers the parse error; it reaches no table
 			}

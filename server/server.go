@@ -54,6 +54,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/partiql"
 )
 
 // Limits of the wire protocol (DynamoDB's).
@@ -153,6 +154,9 @@ type Server struct {
 
 	mu     sync.Mutex
 	tables map[string]*fdyno.Table // handles by name; see table
+	// pq runs PartiQL on the tables of s, keeping statements it has
+	// parsed (newPartiQL).
+	pq *partiql.Executor
 
 	bg background // backfills, the TTL sweeper, the stream trimmer (background.go)
 
@@ -241,6 +245,7 @@ func New(cfg Config) (*Server, error) {
 
 		inFlight: make(chan struct{}, cmp.Or(max(cfg.MaxConcurrentRequests, 0), DefaultMaxConcurrentRequests)),
 	}
+	s.pq = s.newPartiQL()
 	if len(s.root) == 0 {
 		s.root = []string{fdyno.DefaultRoot}
 	}
