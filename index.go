@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
@@ -93,17 +94,7 @@ func (ix *indexDef) isKey(st *tableState, name string) bool {
 
 // isIndexKey reports whether name is a key attribute of the index.
 func (ix *indexDef) isIndexKey(name string) bool {
-	for _, a := range ix.hash {
-		if a.Name == name {
-			return true
-		}
-	}
-	for _, a := range ix.rng {
-		if a.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ix.attrs, func(a keyAttr) bool { return a.Name == name })
 }
 
 // projects reports whether the index's entries hold attribute name.
