@@ -121,7 +121,7 @@ func (ix *indexDef) project(st *tableState, it Item) Item {
 // indexed: an index key attribute is absent or not a valid key value of
 // its declared type (index_keys.go, rule 2).
 func (ix *indexDef) keyValues(it Item) (ikv []byte, ok bool) {
-	var buf [2 * (MaxIndexHashKeyAttributes + MaxIndexRangeKeyAttributes)]Value
+	var buf [MaxIndexHashKeyAttributes + MaxIndexRangeKeyAttributes]Value
 	vs := buf[:0]
 	for i, a := range ix.keyAttrs() {
 		v, found := it[a.Name]
