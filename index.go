@@ -175,12 +175,12 @@ type indexMutation struct {
 	value []byte
 }
 
-// indexWrites returns the entry writes of change c, whose new item has
-// encoding enc: for each index, the old entry is cleared if the new item
+// indexWrites returns the entry writes of change c (its new item encoded
+// as c.enc): for each index, the old entry is cleared if the new item
 // has no entry or one under another key, and the new entry is set unless
 // the old one is identical. Entries are computed before anything is
 // written, so an error leaves the transaction untouched.
-func indexWrites(c itemChange, enc []byte) ([]indexMutation, error) {
+func indexWrites(c itemChange) ([]indexMutation, error) {
 	if !c.st.hasIndexes() {
 		return nil, nil
 	}
@@ -203,7 +203,7 @@ func indexWrites(c itemChange, enc []byte) ([]indexMutation, error) {
 		if part := ix.partitionEntry(c.st, oldKey, newKey); part != nil {
 			muts = append(muts, indexMutation{key: part, value: []byte{}})
 		}
-		value, err := ix.entryValue(c.st, c.new, enc)
+		value, err := ix.entryValue(c.st, c.new, c.enc)
 		if err != nil {
 			return nil, err
 		}

@@ -78,14 +78,14 @@ func writeItem(tr fdb.Transaction, t *Table, c itemChange) error {
 		return &CorruptError{What: "write", Reason: "a new item without its encoding"}
 	}
 	// Index entries are computed before the first write (index.go).
-	ixw, err := indexWrites(c, enc)
+	ixw, err := indexWrites(c)
 	if err != nil {
 		return err
 	}
 	// The change record is encoded and its order taken with the checks.
 	var rec *pendingRecord
 	if c.st.hasStream() {
-		if rec, err = prepareRecord(tr, c, enc, t.now()); err != nil {
+		if rec, err = prepareRecord(tr, c, t.now()); err != nil {
 			return err
 		}
 	}
