@@ -496,6 +496,16 @@ func withPath(err error, p Path) error {
 // that name no expression kind.
 func updateError(reason string) error { return &Error{Reason: reason} }
 
+// evalSetPair evaluates the two operands args of a SET value's + or -
+// or list_append, left first.
+func evalSetPair[V any](ops Ops[V], old map[string]V, args []Operand[V]) (a, b V, err error) {
+	if a, err = evalSetValue(ops, old, args[0]); err != nil {
+		return a, b, err
+	}
+	b, err = evalSetValue(ops, old, args[1])
+	return a, b, err
+}
+
 // evalSetValue computes a SET value from the old item.
 func evalSetValue[V any](ops Ops[V], old map[string]V, o Operand[V]) (V, error) {
 	var zero V
@@ -509,11 +519,7 @@ func evalSetValue[V any](ops Ops[V], old map[string]V, o Operand[V]) (V, error) 
 		}
 		return v, nil
 	case OpPlus, OpMinus:
-		a, err := evalSetValue(ops, old, o.Args[0])
-		if err != nil {
-			return zero, err
-		}
-		b, err := evalSetValue(ops, old, o.Args[1])
+		a, b, err := evalSetPair(ops, old, o.Args)
 		if err != nil {
 			return zero, err
 		}
@@ -539,11 +545,7 @@ func evalSetValue[V any](ops Ops[V], old map[string]V, o Operand[V]) (V, error) 
 			}
 			return evalSetValue(ops, old, o.Args[1])
 		case "list_append":
-			a, err := evalSetValue(ops, old, o.Args[0])
-			if err != nil {
-				return zero, err
-			}
-			b, err := evalSetValue(ops, old, o.Args[1])
+			a, b, err := evalSetPair(ops, old, o.Args)
 			if err != nil {
 				return zero, err
 			}
