@@ -71,6 +71,25 @@ func encodeNew(it Item, maxSize int) (encodedItem, error) {
 	return encodedItem{item: it, enc: enc, size: size}, nil
 }
 
+// preparePut checks item it of a put against table state st0 (its key,
+// its index keys' types, its size; encoding checks the rest of
+// Item.Validate's rules) and returns its packed key values and its
+// encoding. Put and BatchWrite call it before their transactions.
+func (t *Table) preparePut(op string, st0 *tableState, it Item) ([]byte, encodedItem, error) {
+	kv, err := keyOf(op, it, st0.hash, st0.rng, false)
+	if err != nil {
+		return nil, encodedItem{}, err
+	}
+	if err := checkIndexKeys(op, it, st0); err != nil {
+		return nil, encodedItem{}, err
+	}
+	n, err := encodeNew(it, t.maxItemSize)
+	if err != nil {
+		return nil, encodedItem{}, withOp(op, err)
+	}
+	return kv, n, nil
+}
+
 // needsOld reports whether a must read its item before it is decided.
 func (a *writeAction) needsOld() bool {
 	return a.kind == actionCheck || a.kind == actionUpdate || a.cond != nil || !a.expiredAt.IsZero() ||
