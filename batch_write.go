@@ -159,14 +159,8 @@ func prepareBatchWrite(in BatchWriteInput) ([]writeRequest, error) {
 				if it == nil {
 					return nil, &ValidationError{Op: op, Reason: "PutRequest.Item is required"}
 				}
-				if r.w.kv, err = keyOf(op, it, st0.hash, st0.rng, false); err != nil {
+				if r.w.kv, r.w.put, err = t.preparePut(op, st0, it); err != nil {
 					return nil, err
-				}
-				if err := checkIndexKeys(op, it, st0); err != nil {
-					return nil, err
-				}
-				if r.w.put, err = encodeNew(it, t.maxItemSize); err != nil {
-					return nil, withOp(op, err)
 				}
 				r.w.kind, r.w.key = actionPut, it
 			default:

@@ -55,18 +55,39 @@ type writeAction struct {
 type encodedItem struct {
 	item Item
 	enc  []byte
+	size int // item.Size()
 }
 
 // encodeNew checks it against the item size limit maxSize and encodes it.
 func encodeNew(it Item, maxSize int) (encodedItem, error) {
-	if err := checkItemSize(it, maxSize); err != nil {
+	size := it.Size()
+	if err := checkItemSize(size, maxSize); err != nil {
 		return encodedItem{}, err
 	}
 	enc, err := EncodeItem(it)
 	if err != nil {
 		return encodedItem{}, err
 	}
-	return encodedItem{item: it, enc: enc}, nil
+	return encodedItem{item: it, enc: enc, size: size}, nil
+}
+
+// preparePut checks item it of a put against table state st0 (its key,
+// its index keys' types, its size; encoding checks the rest of
+// Item.Validate's rules) and returns its packed key values and its
+// encoding. Put and BatchWrite call it before their transactions.
+func (t *Table) preparePut(op string, st0 *tableState, it Item) ([]byte, encodedItem, error) {
+	kv, err := keyOf(op, it, st0.hash, st0.rng, false)
+	if err != nil {
+		return nil, encodedItem{}, err
+	}
+	if err := checkIndexKeys(op, it, st0); err != nil {
+		return nil, encodedItem{}, err
+	}
+	n, err := encodeNew(it, t.maxItemSize)
+	if err != nil {
+		return nil, encodedItem{}, withOp(op, err)
+	}
+	return kv, n, nil
 }
 
 // needsOld reports whether a must read its item before it is decided.
@@ -124,7 +145,7 @@ func decide(a *writeAction, tg target) (decision, error) {
 	case actionCheck:
 		return decision{}, nil
 	case actionPut:
-		c.new, c.enc = a.put.item, a.put.enc
+		c.new, c.enc, c.size = a.put.item, a.put.enc, a.put.size
 		return decision{write: true, change: c, attrs: returned(a.rv, old, c.new, nil)}, nil
 	case actionDelete:
 		if !a.expiredAt.IsZero() {
@@ -161,7 +182,7 @@ func decide(a *writeAction, tg target) (decision, error) {
 	if err != nil {
 		return decision{}, withOp(a.op, err)
 	}
-	c.new, c.enc = n.item, n.enc
+	c.new, c.enc, c.size = n.item, n.enc, n.size
 	return decision{write: true, change: c, attrs: returned(a.rv, old, updated, a.paths)}, nil
 }
 

@@ -53,10 +53,9 @@ func exprError(kind, reason string) error {
 // context, then call [checkAllUsed].
 type exprContext = expr.Context[Value]
 
-// The parser and the syntax tree are package internal/expr's, over the
-// root package's Value.
+// The syntax tree is package internal/expr's, over the root package's
+// Value.
 type (
-	parser    = expr.Parser[Value]
 	operand   = expr.Operand[Value]
 	condition = expr.Condition[Value]
 )
@@ -107,16 +106,6 @@ func compareScalars(a, b Value) (int, bool) {
 	return expr.CompareScalars[Value](valueOps{}, a, b)
 }
 
-// newParser checks the length of src and tokenizes it. Errors are
-// *[ValidationError].
-func newParser(c *exprContext, kind, src string) (*parser, error) {
-	p, err := expr.NewParser[Value](valueOps{}, c, kind, src)
-	if err != nil {
-		return nil, validationFromExpr(err)
-	}
-	return p, nil
-}
-
 // parseCondition parses a ConditionExpression. Placeholders are resolved
 // in c and marked used. Errors are *[ValidationError] in DynamoDB's words,
 // syntax errors with the offending token and its neighbours.
@@ -163,12 +152,6 @@ type (
 	pathElem = expr.PathElem
 	docPath  = expr.Path
 )
-
-// checkOverlaps rejects two paths that overlap or conflict, naming them in
-// the order they were written. Errors are *[ValidationError].
-func checkOverlaps(kind string, paths []docPath) error {
-	return validationFromExpr(expr.CheckOverlaps(kind, paths))
-}
 
 // lookupPath returns the value at p in it, or the zero Value if there is
 // none: a missing name, an index past the end, or an element of the wrong

@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
@@ -93,17 +94,7 @@ func (ix *indexDef) isKey(st *tableState, name string) bool {
 
 // isIndexKey reports whether name is a key attribute of the index.
 func (ix *indexDef) isIndexKey(name string) bool {
-	for _, a := range ix.hash {
-		if a.Name == name {
-			return true
-		}
-	}
-	for _, a := range ix.rng {
-		if a.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ix.attrs, func(a keyAttr) bool { return a.Name == name })
 }
 
 // projects reports whether the index's entries hold attribute name.
@@ -130,7 +121,7 @@ func (ix *indexDef) project(st *tableState, it Item) Item {
 // indexed: an index key attribute is absent or not a valid key value of
 // its declared type (index_keys.go, rule 2).
 func (ix *indexDef) keyValues(it Item) (ikv []byte, ok bool) {
-	var buf [2 * (MaxIndexHashKeyAttributes + MaxIndexRangeKeyAttributes)]Value
+	var buf [MaxIndexHashKeyAttributes + MaxIndexRangeKeyAttributes]Value
 	vs := buf[:0]
 	for i, a := range ix.keyAttrs() {
 		v, found := it[a.Name]
@@ -184,12 +175,12 @@ type indexMutation struct {
 	value []byte
 }
 
-// indexWrites returns the entry writes of change c, whose new item has
-// encoding enc: for each index, the old entry is cleared if the new item
+// indexWrites returns the entry writes of change c (its new item encoded
+// as c.enc): for each index, the old entry is cleared if the new item
 // has no entry or one under another key, and the new entry is set unless
 // the old one is identical. Entries are computed before anything is
 // written, so an error leaves the transaction untouched.
-func indexWrites(c itemChange, enc []byte) ([]indexMutation, error) {
+func indexWrites(c itemChange) ([]indexMutation, error) {
 	if !c.st.hasIndexes() {
 		return nil, nil
 	}
@@ -212,7 +203,7 @@ func indexWrites(c itemChange, enc []byte) ([]indexMutation, error) {
 		if part := ix.partitionEntry(c.st, oldKey, newKey); part != nil {
 			muts = append(muts, indexMutation{key: part, value: []byte{}})
 		}
-		value, err := ix.entryValue(c.st, c.new, enc)
+		value, err := ix.entryValue(c.st, c.new, c.enc)
 		if err != nil {
 			return nil, err
 		}

@@ -46,10 +46,13 @@ type indexDef struct {
 	// key schema order: one and at most one for an LSI, 1–4 and 0–4 for a
 	// GSI (index_keys.go).
 	hash, rng []keyAttr
-	proj      Projection
-	include   map[string]bool // INCLUDE's NonKeyAttributes
-	prefix    fdb.Key         // x/<name>/; nil in a state without keys
-	parts     partitionDir    // p/<name>/, its partition directory (segment.go)
+	// attrs is hash then rng, the order of their values in an entry key;
+	// hash and rng are its two parts.
+	attrs   []keyAttr
+	proj    Projection
+	include map[string]bool // INCLUDE's NonKeyAttributes
+	prefix  fdb.Key         // x/<name>/; nil in a state without keys
+	parts   partitionDir    // p/<name>/, its partition directory (segment.go)
 }
 
 // newIndexDefs returns the index definitions of schema s, all ACTIVE
@@ -62,7 +65,8 @@ func newIndexDefs(keys tableKeys, s TableSchema) []*indexDef {
 	var defs []*indexDef
 	add := func(name string, local bool, ks []KeySchemaElement, p Projection) {
 		ix := &indexDef{name: name, local: local, proj: p}
-		ix.hash, ix.rng = splitKeySchema(ks, types)
+		attrs, n := splitKeySchema(ks, types)
+		ix.attrs, ix.hash, ix.rng = attrs, attrs[:n:n], attrs[n:]
 		if p.ProjectionType == ProjectionTypeInclude {
 			ix.include = map[string]bool{}
 			for _, a := range p.NonKeyAttributes {
@@ -166,13 +170,13 @@ func (st *tableState) describeIndexes(rt fdb.ReadTransaction) ([]GlobalSecondary
 
 // indexKeyCount returns the number of key values of the index.
 func (ix *indexDef) indexKeyCount() int {
-	return len(ix.hash) + len(ix.rng)
+	return len(ix.attrs)
 }
 
 // keyAttrs returns the index's key attributes, partition then sort, in
 // the order of their values in an entry key.
 func (ix *indexDef) keyAttrs() []keyAttr {
-	return append(ix.hash[:len(ix.hash):len(ix.hash)], ix.rng...)
+	return ix.attrs
 }
 
 // backfillCursorVersion is the first byte of a backfill cursor.

@@ -133,18 +133,22 @@ func (s TableSchema) hasMultiAttributeKeys() bool {
 	return false
 }
 
-// splitKeySchema returns the HASH and RANGE attributes of key schema ks,
-// in order, with their types from types.
-func splitKeySchema(ks []KeySchemaElement, types map[string]Type) (hash, rng []keyAttr) {
-	for _, k := range ks {
-		a := keyAttr{Name: k.AttributeName, Type: types[k.AttributeName]}
-		if k.KeyType == KeyTypeHash {
-			hash = append(hash, a)
-		} else {
-			rng = append(rng, a)
+// splitKeySchema returns the attributes of key schema ks with their types
+// from types, the HASH ones then the RANGE ones, each in key schema order,
+// and how many are HASH.
+func splitKeySchema(ks []KeySchemaElement, types map[string]Type) (attrs []keyAttr, nHash int) {
+	attrs = make([]keyAttr, 0, len(ks))
+	for _, t := range []KeyType{KeyTypeHash, KeyTypeRange} {
+		for _, k := range ks {
+			if k.KeyType == t {
+				attrs = append(attrs, keyAttr{Name: k.AttributeName, Type: types[k.AttributeName]})
+			}
+		}
+		if t == KeyTypeHash {
+			nHash = len(attrs)
 		}
 	}
-	return hash, rng
+	return attrs, nHash
 }
 
 // tableKeyAttrs returns the table's key attributes as lists, the form an

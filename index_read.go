@@ -1,7 +1,6 @@
 package fdyno
 
 import (
-	"bytes"
 	"github.com/fdyno/fdyno/internal/expr"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -211,11 +210,7 @@ type indexEntry struct {
 func (p *readPlan) takeIndex(tr fdb.ReadTransaction, it kvIterator) (pageRead, error) {
 	ix, keys, l := p.ix, &p.st.keys, loaderOf(tr)
 	entries, last, err := takeRows(p, it, func(kvp fdb.KeyValue) (indexEntry, []byte, int, error) {
-		rest, ok := bytes.CutPrefix(kvp.Key, ix.prefix)
-		if !ok {
-			return indexEntry{}, nil, 0, &CorruptError{What: "key", Reason: "not an entry of index " + ix.name}
-		}
-		_, kv, err := splitTuple(rest, ix.indexKeyCount())
+		rest, kv, err := splitIndexKey(ix.prefix, kvp.Key, ix.indexKeyCount())
 		if err != nil {
 			return indexEntry{}, nil, 0, err
 		}

@@ -97,8 +97,8 @@ func prepareExprs(op string, names map[string]string, values map[string]Value, c
 // checkIndexKeys checks that the attributes of it that are index keys
 // have their declared types; DynamoDB rejects the write otherwise.
 func checkIndexKeys(op string, it Item, st *tableState) error {
-	for _, name := range st.indexKeyOrder {
-		ik := st.indexKeys[name]
+	for _, ik := range st.indexKeys {
+		name := ik.name
 		v, ok := it[name]
 		if !ok {
 			continue

@@ -628,16 +628,17 @@ func indexKey(prefix fdb.Key, rest []byte) fdb.Key {
 	return concatKey(prefix, rest)
 }
 
-// splitIndexKey returns the bytes that follow prefix in an index entry
-// key, split after the first n tuple elements (the index key values) into
-// ikv and the base item's packed key values kv. It fails with a
-// *CorruptError, and never panics, on a key index.go did not write.
-func splitIndexKey(prefix fdb.Key, key []byte, n int) (ikv, kv []byte, err error) {
+// splitIndexKey returns the bytes rest that follow prefix in an index
+// entry key, the n index key values and then the base item's packed key
+// values, and those key values kv. It fails with a *CorruptError, and
+// never panics, on a key index.go did not write.
+func splitIndexKey(prefix fdb.Key, key []byte, n int) (rest, kv []byte, err error) {
 	rest, ok := bytes.CutPrefix(key, prefix)
 	if !ok {
 		return nil, nil, &CorruptError{What: "key", Reason: "not an entry of this index"}
 	}
-	return splitTuple(rest, n)
+	_, kv, err = splitTuple(rest, n)
+	return rest, kv, err
 }
 
 // splitTuple splits a packed tuple of byte and string elements after its

@@ -54,18 +54,10 @@ func (t *Table) Put(tx fdb.Transactor, in PutInput) (*PutOutput, error) {
 	if err := checkReturnOnFailure(op, in.ReturnValuesOnConditionCheckFailure); err != nil {
 		return nil, err
 	}
-	kv, err := keyOf(op, in.Item, st0.hash, st0.rng, false)
+	// Done once, outside the transaction's retry loop.
+	kv, n, err := t.preparePut(op, st0, in.Item)
 	if err != nil {
 		return nil, err
-	}
-	if err := checkIndexKeys(op, in.Item, st0); err != nil {
-		return nil, err
-	}
-	// Encoding validates the item (Item.Validate's rules) and is done once,
-	// outside the transaction's retry loop.
-	n, err := encodeNew(in.Item, t.maxItemSize)
-	if err != nil {
-		return nil, withOp(op, err)
 	}
 	e, err := prepareExprs(op, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ConditionExpression, "", "")
 	if err != nil {

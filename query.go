@@ -400,34 +400,17 @@ func (t *Table) finishExprs(op string, st *tableState, p *readPlan, c *exprConte
 // names, or "". For a GSI with a multi-attribute key that is any of its
 // key attributes, as DynamoDB refuses a filter on any of them.
 func keyAttrIn(cd *condition, hash, rng []keyAttr) string {
-	if cd == nil {
-		return ""
-	}
 	isKey := func(name string) bool {
 		return slices.ContainsFunc(hash, func(a keyAttr) bool { return a.Name == name }) ||
 			slices.ContainsFunc(rng, func(a keyAttr) bool { return a.Name == name })
 	}
-	var inOperand func(o operand) string
-	inOperand = func(o operand) string {
-		if o.Kind == expr.OpPath && isKey(o.Path[0].Name) {
-			return o.Path[0].Name
+	found := ""
+	conditionNames(cd, func(name string) {
+		if found == "" && isKey(name) {
+			found = name
 		}
-		for _, a := range o.Args {
-			if n := inOperand(a); n != "" {
-				return n
-			}
-		}
-		return ""
-	}
-	for _, a := range cd.Args {
-		if n := inOperand(a); n != "" {
-			return n
-		}
-	}
-	if n := keyAttrIn(cd.Left, hash, rng); n != "" {
-		return n
-	}
-	return keyAttrIn(cd.Right, hash, rng)
+	})
+	return found
 }
 
 // planStart resolves the request's ExclusiveStartKey or Cursor into

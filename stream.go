@@ -223,11 +223,11 @@ type pendingRecord struct {
 var errOldUnknown = errors.New("fdyno: internal error: change record without the old item")
 
 // prepareRecord returns the change record of c (nil if c changes nothing),
-// with its sequence order taken, having written nothing. enc is the
-// encoding of the new item (nil for a deletion); at is the writer's clock
-// (the handle's, [WithClock]), the record's ApproximateCreationDateTime.
-func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte, at time.Time) (*pendingRecord, error) {
-	encLen := len(enc)
+// with its sequence order taken, having written nothing. at is the
+// writer's clock (the handle's, [WithClock]), the record's
+// ApproximateCreationDateTime.
+func prepareRecord(tr fdb.Transaction, c itemChange, at time.Time) (*pendingRecord, error) {
+	encLen := len(c.enc)
 	st := c.st
 	if !c.oldKnown {
 		return nil, errOldUnknown // writeItem reads it for tables that need it
@@ -265,7 +265,7 @@ func prepareRecord(tr fdb.Transaction, c itemChange, enc []byte, at time.Time) (
 	// so a record of one part is written without another copy.
 	var newEnc, oldEnc []byte
 	if newImg != nil {
-		newEnc = enc
+		newEnc = c.enc
 	}
 	if oldImg != nil && newImg == nil { // a whole old image, not a delta
 		oldEnc = c.oldEnc

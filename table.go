@@ -241,13 +241,12 @@ type tableState struct {
 	schema TableSchema
 	hash   keyAttr
 	rng    keyAttr // Name "" if the table has no sort key
-	// indexKeys maps each non-key attribute that is an index key to its
-	// declared type and the first index using it, for write validation.
-	indexKeys map[string]indexKeyAttr
-	// indexKeyOrder lists indexKeys' attributes index by index, each
-	// index's in key schema order: the order writes check them in, so
-	// that an item with several mistyped ones always gets one answer.
-	indexKeyOrder []string
+	// indexKeys are the non-key attributes that are index keys, each
+	// once with its declared type and the first index using it, for write
+	// validation; index by index, each index's in key schema order: the
+	// order writes check them in, so that an item with several mistyped
+	// ones always gets one answer.
+	indexKeys []indexKeyAttr
 	// indexes are the table's LSIs and GSIs (index_def.go).
 	indexes []*indexDef
 	// cursorKey authenticates the table's cursors (cursor.go).
@@ -259,6 +258,7 @@ type tableState struct {
 }
 
 type indexKeyAttr struct {
+	name  string
 	typ   Type
 	index string
 }
@@ -435,7 +435,7 @@ func (t *Table) load(rt fdb.ReadTransaction, mv []byte) (*tableState, error) {
 }
 
 func newTableState(mv []byte, keys tableKeys, s TableSchema) *tableState {
-	st := &tableState{mv: mv, keys: keys, schema: s, indexKeys: map[string]indexKeyAttr{}}
+	st := &tableState{mv: mv, keys: keys, schema: s}
 	types := map[string]Type{}
 	for _, d := range s.AttributeDefinitions {
 		types[d.AttributeName] = scalarType(d.AttributeType)
@@ -453,9 +453,8 @@ func newTableState(mv []byte, keys tableKeys, s TableSchema) *tableState {
 			if k.AttributeName == st.hash.Name || k.AttributeName == st.rng.Name {
 				continue
 			}
-			if _, ok := st.indexKeys[k.AttributeName]; !ok {
-				st.indexKeys[k.AttributeName] = indexKeyAttr{typ: types[k.AttributeName], index: name}
-				st.indexKeyOrder = append(st.indexKeyOrder, k.AttributeName)
+			if !slices.ContainsFunc(st.indexKeys, func(a indexKeyAttr) bool { return a.name == k.AttributeName }) {
+				st.indexKeys = append(st.indexKeys, indexKeyAttr{name: k.AttributeName, typ: types[k.AttributeName], index: name})
 			}
 		}
 	}

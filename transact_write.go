@@ -317,14 +317,15 @@ func prepareAction(op string, ti TransactWriteItem) (txAction, error) {
 		if err := checkIndexKeys(op, a.key, a.st0); err != nil {
 			return txAction{w: a, invalid: err}, nil
 		}
-		if err := checkItemSize(a.key, a.t.maxItemSize); err != nil {
+		size := a.key.Size()
+		if err := checkItemSize(size, a.t.maxItemSize); err != nil {
 			return txAction{w: a, invalid: withOp(op, err)}, nil
 		}
 		enc, err := EncodeItem(a.key)
 		if err != nil {
 			return txAction{}, withOp(op, err)
 		}
-		a.put = encodedItem{item: a.key, enc: enc}
+		a.put = encodedItem{item: a.key, enc: enc, size: size}
 	case actionUpdate:
 		a.paths = a.upd.Paths()
 		if err := checkKeyNotUpdated(op, a.paths, a.st0); err != nil {
@@ -443,11 +444,11 @@ func chargedSize(a txAction, tg target, c *itemChange) int {
 	case c == nil:
 		return tg.old.Size() // a ConditionCheck, or a write with nothing to do
 	case c.oldKnown:
-		return max(c.old.Size(), c.new.Size())
+		return max(c.old.Size(), c.size)
 	case c.new == nil:
 		return a.w.key.Size() // a Delete of an item it did not read
 	}
-	return c.new.Size()
+	return c.size
 }
 
 // cancellationReason is the reason an action that decide refused with

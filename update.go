@@ -79,7 +79,7 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 		if d.write {
 			// The larger of the item before and after (DynamoDB's write
 			// capacity of an update).
-			out.ItemSize = max(d.change.old.Size(), d.change.new.Size())
+			out.ItemSize = max(d.change.old.Size(), d.change.size)
 		}
 		return out, nil
 	})

@@ -29,6 +29,8 @@ type itemChange struct {
 	// so checked against the size limit; every write of the change uses
 	// it (a Put encodes before its transaction, once for all retries).
 	enc []byte
+	// size is new.Size(), measured with enc by encodeNew.
+	size int
 	// byTTL marks a deletion made by the Time to Live sweeper (ttl_sweep.go);
 	// its change record carries DynamoDB's service identity (stream.go).
 	byTTL bool
@@ -76,14 +78,14 @@ func writeItem(tr fdb.Transaction, t *Table, c itemChange) error {
 		return &CorruptError{What: "write", Reason: "a new item without its encoding"}
 	}
 	// Index entries are computed before the first write (index.go).
-	ixw, err := indexWrites(c, enc)
+	ixw, err := indexWrites(c)
 	if err != nil {
 		return err
 	}
 	// The change record is encoded and its order taken with the checks.
 	var rec *pendingRecord
 	if c.st.hasStream() {
-		if rec, err = prepareRecord(tr, c, enc, t.now()); err != nil {
+		if rec, err = prepareRecord(tr, c, t.now()); err != nil {
 			return err
 		}
 	}
@@ -115,9 +117,10 @@ func writeItem(tr fdb.Transaction, t *Table, c itemChange) error {
 	return nil
 }
 
-// checkItemSize applies the item size limit, as DynamoDB measures size.
-func checkItemSize(it Item, maxSize int) error {
-	if n := it.Size(); n > maxSize {
+// checkItemSize applies the item size limit maxSize to an item of size n
+// ([Item.Size], as DynamoDB measures size).
+func checkItemSize(n, maxSize int) error {
+	if n > maxSize {
 		return &ValidationError{Reason: "Item size has exceeded the maximum allowed size (" + strconv.Itoa(n) + " > " + strconv.Itoa(maxSize) + " bytes)"}
 	}
 	return nil

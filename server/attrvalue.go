@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/internal/avjson"
 )
 
 // attrvalue.go is the codec of DynamoDB's wire AttributeValue, the JSON
@@ -496,7 +496,7 @@ func appendItem(dst []byte, it fdyno.Item) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, name)
+		dst = avjson.AppendString(dst, name)
 		dst = append(dst, ':')
 		dst = appendValue(dst, it[name])
 	}
@@ -515,9 +515,9 @@ func appendValue(dst []byte, v fdyno.Value) []byte {
 	dst = append(dst, '"', ':')
 	switch t {
 	case fdyno.TypeS:
-		dst = appendString(dst, v.S())
+		dst = avjson.AppendString(dst, v.S())
 	case fdyno.TypeN:
-		dst = appendString(dst, v.N())
+		dst = avjson.AppendString(dst, v.N())
 	case fdyno.TypeB:
 		dst = appendBase64(dst, v.B())
 	case fdyno.TypeBOOL:
@@ -529,9 +529,9 @@ func appendValue(dst []byte, v fdyno.Value) []byte {
 	case fdyno.TypeL:
 		dst = appendArray(dst, v.L(), appendValue)
 	case fdyno.TypeSS:
-		dst = appendArray(dst, v.SS(), appendString)
+		dst = appendArray(dst, v.SS(), avjson.AppendString)
 	case fdyno.TypeNS:
-		dst = appendArray(dst, v.NS(), appendString)
+		dst = appendArray(dst, v.NS(), avjson.AppendString)
 	case fdyno.TypeBS:
 		dst = appendArray(dst, v.BS(), appendBase64)
 	}
@@ -553,50 +553,5 @@ func appendArray[T any](dst []byte, xs []T, appendOne func([]byte, T) []byte) []
 func appendBase64(dst, b []byte) []byte {
 	dst = append(dst, '"')
 	dst = base64.StdEncoding.AppendEncode(dst, b)
-	return append(dst, '"')
-}
-
-// appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD,
-// as in encoding/json (the wire cannot carry it). Runs of bytes that need
-// no escaping are copied at once.
-func appendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }

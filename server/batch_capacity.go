@@ -20,7 +20,7 @@ import (
 // batchCapacity returns the per-table capacity entries for ret, in table
 // name order, or nil unless asked for.
 func batchCapacity(ret string, units map[string]float64, read bool) []consumedCapacity {
-	if ret != "TOTAL" && ret != "INDEXES" {
+	if !wantsCapacity(ret) {
 		return nil
 	}
 	names := make([]string, 0, len(units))

@@ -55,10 +55,14 @@ func checkReturnItemCollectionMetrics(r string) error {
 	return enumError("returnItemCollectionMetrics", r, "SIZE", "NONE")
 }
 
+// wantsCapacity reports whether ReturnConsumedCapacity ret asks for the
+// ConsumedCapacity (TOTAL or INDEXES; NONE and absent do not).
+func wantsCapacity(ret string) bool { return ret == "TOTAL" || ret == "INDEXES" }
+
 // readCapacity returns the ConsumedCapacity of reading bytes bytes, or nil
 // unless asked for.
 func readCapacity(ret, table string, bytes int, consistent bool) *consumedCapacity {
-	if ret != "TOTAL" && ret != "INDEXES" {
+	if !wantsCapacity(ret) {
 		return nil
 	}
 	units := math.Max(1, math.Ceil(float64(bytes)/4096))
@@ -75,6 +79,9 @@ func readCapacity(ret, table string, bytes int, consistent bool) *consumedCapaci
 // writeCapacity returns the ConsumedCapacity of writing the largest of
 // items, or nil unless asked for.
 func writeCapacity(ret, table string, items ...fdyno.Item) *consumedCapacity {
+	if !wantsCapacity(ret) {
+		return nil
+	}
 	size := 0
 	for _, it := range items {
 		size = max(size, it.Size())
@@ -85,7 +92,7 @@ func writeCapacity(ret, table string, items ...fdyno.Item) *consumedCapacity {
 // writeSizeCapacity returns the ConsumedCapacity of a write charged for
 // an item of size bytes, or nil unless asked for.
 func writeSizeCapacity(ret, table string, size int) *consumedCapacity {
-	if ret != "TOTAL" && ret != "INDEXES" {
+	if !wantsCapacity(ret) {
 		return nil
 	}
 	units := math.Max(1, math.Ceil(float64(size)/1024))

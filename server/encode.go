@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/internal/avjson"
 )
 
 // encode.go: the responses that carry items are appended straight into
@@ -32,7 +33,7 @@ func (o *object) key(k string) {
 		o.b = append(o.b, ',')
 	}
 	o.n++
-	o.b = appendString(o.b, k)
+	o.b = avjson.AppendString(o.b, k)
 	o.b = append(o.b, ':')
 }
 
@@ -122,7 +123,7 @@ func (o batchGetItemOutput) appendJSON(dst []byte) []byte {
 			if i > 0 {
 				ob.b = append(ob.b, ',')
 			}
-			ob.b = appendString(ob.b, name)
+			ob.b = avjson.AppendString(ob.b, name)
 			ob.b = append(ob.b, ':')
 			ob.b = appendItems(ob.b, o.Responses[name])
 		}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/internal/avjson"
 )
 
 // errors.go maps errors to DynamoDB's wire errors: an HTTP status and a
@@ -128,7 +129,7 @@ func toAPIError(err error) *apiError {
 // body returns the JSON body of e.
 func (e *apiError) body() []byte {
 	b := []byte(`{"__type":`)
-	b = appendString(b, e.typ.name)
+	b = avjson.AppendString(b, e.typ.name)
 	if e.msg != "" {
 		// DynamoDB's service framework writes a SerializationException's
 		// text as "Message", DynamoDB's own errors as "message"; SDKs read
@@ -138,7 +139,7 @@ func (e *apiError) body() []byte {
 		} else {
 			b = append(b, `,"message":`...)
 		}
-		b = appendString(b, e.msg)
+		b = avjson.AppendString(b, e.msg)
 	}
 	if e.item != nil {
 		b = append(b, `,"Item":`...)
@@ -151,10 +152,10 @@ func (e *apiError) body() []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"Code":`...)
-			b = appendString(b, r.Code)
+			b = avjson.AppendString(b, r.Code)
 			if r.Message != "" {
 				b = append(b, `,"Message":`...)
-				b = appendString(b, r.Message)
+				b = avjson.AppendString(b, r.Message)
 			}
 			if r.Item != nil {
 				b = append(b, `,"Item":`...)

@@ -67,7 +67,7 @@ func (s *Server) writeResult(w *writeCommon, t *fdyno.Table, key, attrs fdyno.It
 	if err != nil {
 		return nil, err
 	}
-	if charged == 0 {
+	if charged == 0 && wantsCapacity(w.ReturnConsumedCapacity) {
 		charged = max(key.Size(), attrs.Size())
 	}
 	return writeOutput{

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/internal/avjson"
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
@@ -79,7 +80,7 @@ func TestLegacyConditionModel(t *testing.T) {
 		}
 
 		expr, names, values := twinExpression(conds, op)
-		twin := `{"TableName":"Model","FilterExpression":` + string(appendString(nil, expr)) + `,"ExpressionAttributeNames":` + mapJSON(names)
+		twin := `{"TableName":"Model","FilterExpression":` + string(avjson.AppendString(nil, expr)) + `,"ExpressionAttributeNames":` + mapJSON(names)
 		if values != nil {
 			twin += `,"ExpressionAttributeValues":` + string(appendItem(nil, values))
 		}
@@ -415,9 +416,9 @@ func mapJSON(m map[string]string) string {
 			b = append(b, ',')
 		}
 		first = false
-		b = appendString(b, k)
+		b = avjson.AppendString(b, k)
 		b = append(b, ':')
-		b = appendString(b, v)
+		b = avjson.AppendString(b, v)
 	}
 	return string(append(b, '}'))
 }
@@ -600,7 +601,7 @@ func getModelItem(t testing.TB, ts *testServer) fdyno.Item {
 func mapRawJSON(m map[string]string) string {
 	var parts []string
 	for k, v := range m {
-		parts = append(parts, string(appendString(nil, k))+":"+v)
+		parts = append(parts, string(avjson.AppendString(nil, k))+":"+v)
 	}
 	return "{" + strings.Join(parts, ",") + "}"
 }

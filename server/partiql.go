@@ -149,12 +149,16 @@ func (s *Server) executeStatement(c *call, in *executeStatementInput, _ *fdyno.T
 		return nil, err
 	}
 	res := executeStatementOutput{Items: make([]wireItem, len(out.Items)), NextToken: out.NextToken, LastEvaluatedKey: wireItem(out.LastEvaluatedKey)}
-	size := 0
 	for i, it := range out.Items {
 		res.Items[i] = wireItem(it)
-		size += it.Size()
 	}
 	if info.Action == "PartiQLSelect" {
+		size := 0
+		if wantsCapacity(in.ReturnConsumedCapacity) {
+			for _, it := range out.Items {
+				size += it.Size()
+			}
+		}
 		res.ConsumedCapacity = readCapacity(in.ReturnConsumedCapacity, c.table, size, in.ConsistentRead)
 	} else {
 		res.ConsumedCapacity = writeCapacity(in.ReturnConsumedCapacity, c.table, out.Items...)

@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/fdyno/fdyno"
@@ -197,7 +199,7 @@ func (s *Server) itemCheck(action, table string, in *authzBody) authzCheck {
 	key := in.Key
 	if in.Item != nil {
 		key = in.Item
-		c.ctx["dynamodb:attributes"] = ctxValue{values: sortedKeys(in.Item)}
+		c.ctx["dynamodb:attributes"] = ctxValue{values: slices.Sorted(maps.Keys(in.Item))}
 	}
 	c.ctx["dynamodb:leadingkeys"] = s.leadingKeys(table, key)
 	switch action {
@@ -210,14 +212,6 @@ func (s *Server) itemCheck(action, table string, in *authzBody) authzCheck {
 		c.ctx["dynamodb:returnvalues"] = ctxValue{values: []string{*in.ReturnValues}}
 	}
 	return c
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // setProjection sets dynamodb:Attributes (the projected names) and
@@ -273,7 +267,7 @@ var updateKeywords = map[string]bool{"set": true, "remove": true, "add": true, "
 // of AttributeUpdates, or every name its UpdateExpression mentions (an
 // over-approximation, which can only refuse more).
 func updatedAttributes(in *authzBody) ctxValue {
-	names := sortedKeys(in.AttributeUpdates)
+	names := slices.Sorted(maps.Keys(in.AttributeUpdates))
 	if in.UpdateExpression != nil {
 		for _, tok := range updateNameToken.FindAllString(*in.UpdateExpression, -1) {
 			switch {

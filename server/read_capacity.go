@@ -20,7 +20,7 @@ import (
 // unless asked for. Only INDEXES needs to know which kind of index it is,
 // so only INDEXES looks at the table's schema.
 func (s *Server) scanCapacity(ret string, t *fdyno.Table, indexName string, scannedSize int, consistent bool) *consumedCapacity {
-	if ret != "TOTAL" && ret != "INDEXES" {
+	if !wantsCapacity(ret) {
 		return nil
 	}
 	units := math.Max(1, math.Ceil(float64(scannedSize)/4096))

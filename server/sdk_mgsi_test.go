@@ -170,6 +170,23 @@ func (q mgsiQuery) expression() (string, map[string]string, map[string]any) {
 	return strings.Join(parts, " AND "), names, values
 }
 
+// legacyOps are the legacy ComparisonOperators of the conditions' ops.
+var legacyOps = map[string]types.ComparisonOperator{"=": types.ComparisonOperatorEq, "<": types.ComparisonOperatorLt, "<=": types.ComparisonOperatorLe,
+	">": types.ComparisonOperatorGt, ">=": types.ComparisonOperatorGe, "BETWEEN": types.ComparisonOperatorBetween, "begins_with": types.ComparisonOperatorBeginsWith}
+
+// keyConditions is the query as legacy KeyConditions.
+func (q mgsiQuery) keyConditions() map[string]types.Condition {
+	kc := map[string]types.Condition{}
+	for _, cd := range q.conds {
+		var vs []types.AttributeValue
+		for _, v := range cd.vals {
+			vs = append(vs, sdkValue(v))
+		}
+		kc[cd.attr] = types.Condition{ComparisonOperator: legacyOps[cd.op], AttributeValueList: vs}
+	}
+	return kc
+}
+
 // compareAny orders two key values of one type as DynamoDB orders keys.
 func compareAny(a, b any) int {
 	switch a := a.(type) {
@@ -571,19 +588,9 @@ func TestSDKMultiAttributeSchemaErrors(t *testing.T) {
 func TestSDKMultiAttributeKeyConditions(t *testing.T) {
 	_, c := newTestClient(t, Config{})
 	ms := putMatches(t, c)
-	legacy := map[string]types.ComparisonOperator{"=": types.ComparisonOperatorEq, "<": types.ComparisonOperatorLt, "<=": types.ComparisonOperatorLe,
-		">": types.ComparisonOperatorGt, ">=": types.ComparisonOperatorGe, "BETWEEN": types.ComparisonOperatorBetween, "begins_with": types.ComparisonOperatorBeginsWith}
 	query := func(q mgsiQuery, forward bool) ([]string, error) {
-		kc := map[string]types.Condition{}
-		for _, cd := range q.conds {
-			var vs []types.AttributeValue
-			for _, v := range cd.vals {
-				vs = append(vs, sdkValue(v))
-			}
-			kc[cd.attr] = types.Condition{ComparisonOperator: legacy[cd.op], AttributeValueList: vs}
-		}
 		out, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String("Matches"), IndexName: aws.String(q.ix.name),
-			KeyConditions: kc, ScanIndexForward: aws.Bool(forward)})
+			KeyConditions: q.keyConditions(), ScanIndexForward: aws.Bool(forward)})
 		if err != nil {
 			return nil, err
 		}
@@ -648,8 +655,6 @@ func TestMultiAttributeKeyConditionsModel(t *testing.T) {
 		"round": {0, 1, 2, 3, 4}, "bracket": {"LOWER", "UPPER", "M", "UP", "L"}, "matchNumber": {0, 1, 2, 3, 4, 5},
 		"matchId": {"WINTER2024-NA-EAST-r2-UPPER-m3", "SPRING2025", "W", "sparse-no-number-1"},
 	}
-	legacy := map[string]types.ComparisonOperator{"=": types.ComparisonOperatorEq, "<": types.ComparisonOperatorLt, "<=": types.ComparisonOperatorLe,
-		">": types.ComparisonOperatorGt, ">=": types.ComparisonOperatorGe, "BETWEEN": types.ComparisonOperatorBetween, "begins_with": types.ComparisonOperatorBeginsWith}
 	legal, illegal := 0, 0
 	rapid.Check(t, func(rt *rapid.T) {
 		ix := rapid.SampledFrom([]mgsiIndex{mgsiByRegion, mgsiByRound}).Draw(rt, "index")
@@ -712,16 +717,8 @@ func TestMultiAttributeKeyConditionsModel(t *testing.T) {
 		}
 		exprOut, exprErr := c.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String("Matches"), IndexName: aws.String(ix.name),
 			KeyConditionExpression: aws.String(kce), ExpressionAttributeNames: names, ExpressionAttributeValues: vals, ScanIndexForward: aws.Bool(forward)})
-		kc := map[string]types.Condition{}
-		for _, cd := range q.conds {
-			var vs []types.AttributeValue
-			for _, v := range cd.vals {
-				vs = append(vs, sdkValue(v))
-			}
-			kc[cd.attr] = types.Condition{ComparisonOperator: legacy[cd.op], AttributeValueList: vs}
-		}
 		legacyOut, legacyErr := c.Query(ctx(t), &dynamodb.QueryInput{TableName: aws.String("Matches"), IndexName: aws.String(ix.name),
-			KeyConditions: kc, ScanIndexForward: aws.Bool(forward)})
+			KeyConditions: q.keyConditions(), ScanIndexForward: aws.Bool(forward)})
 		if !valid {
 			illegal++
 			var msgs []string

@@ -16,6 +16,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/internal/avjson"
 )
 
 // streams.go: the DynamoDB Streams API (X-Amz-Target
@@ -715,7 +716,7 @@ func (o getRecordsOutput) appendJSON(dst []byte) []byte {
 	if o.nextShardIterator != "" {
 		// Absent at the end of a closed shard.
 		ob.key("NextShardIterator")
-		ob.b = appendString(ob.b, o.nextShardIterator)
+		ob.b = avjson.AppendString(ob.b, o.nextShardIterator)
 	}
 	return ob.close()
 }
@@ -725,15 +726,15 @@ func (o getRecordsOutput) appendJSON(dst []byte) []byte {
 func appendStreamRecord(dst []byte, region string, r fdyno.StreamRecord) []byte {
 	rec := object{b: dst}
 	rec.key("eventID")
-	rec.b = appendString(rec.b, eventID(r))
+	rec.b = avjson.AppendString(rec.b, eventID(r))
 	rec.key("eventName")
-	rec.b = appendString(rec.b, string(r.EventName))
+	rec.b = avjson.AppendString(rec.b, string(r.EventName))
 	rec.key("eventVersion")
-	rec.b = appendString(rec.b, "1.1")
+	rec.b = avjson.AppendString(rec.b, "1.1")
 	rec.key("eventSource")
-	rec.b = appendString(rec.b, "aws:dynamodb")
+	rec.b = avjson.AppendString(rec.b, "aws:dynamodb")
 	rec.key("awsRegion")
-	rec.b = appendString(rec.b, region)
+	rec.b = avjson.AppendString(rec.b, region)
 	rec.key("dynamodb")
 	sr := object{b: rec.b}
 	// Epoch seconds, rounded down, as DynamoDB Streams sends them.
@@ -746,18 +747,18 @@ func appendStreamRecord(dst []byte, region string, r fdyno.StreamRecord) []byte 
 		sr.item("OldImage", r.OldImage)
 	}
 	sr.key("SequenceNumber")
-	sr.b = appendString(sr.b, r.SequenceNumber)
+	sr.b = avjson.AppendString(sr.b, r.SequenceNumber)
 	sr.int("SizeBytes", r.SizeBytes)
 	sr.key("StreamViewType")
-	sr.b = appendString(sr.b, string(r.StreamViewType))
+	sr.b = avjson.AppendString(sr.b, string(r.StreamViewType))
 	rec.b = sr.close()
 	if u := r.UserIdentity; u != nil {
 		rec.key("userIdentity")
 		id := object{b: rec.b}
 		id.key("PrincipalId")
-		id.b = appendString(id.b, u.PrincipalID)
+		id.b = avjson.AppendString(id.b, u.PrincipalID)
 		id.key("Type")
-		id.b = appendString(id.b, u.Type)
+		id.b = avjson.AppendString(id.b, u.Type)
 		rec.b = id.close()
 	}
 	return rec.close()

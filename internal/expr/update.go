@@ -319,20 +319,27 @@ func (u *Update[V]) Apply(ops Ops[V], old map[string]V, exists bool) (map[string
 			vals[i] = v
 		}
 	}
-	out := make(map[string]V, len(old)+len(root.names))
-	maps.Copy(out, old)
-	for _, name := range root.names {
-		nv, err := applyNode(ops, root.fields[name], u.Actions, vals, old[name], exists)
+	return applyFields(ops, root, u.Actions, vals, old, exists)
+}
+
+// applyFields returns a copy of map cur with the children of inner node
+// n applied to its elements: an element whose result is absent is
+// removed.
+func applyFields[V any](ops Ops[V], n *updateNode, actions []UpdateAction[V], vals []V, cur map[string]V, exists bool) (map[string]V, error) {
+	m := make(map[string]V, len(cur)+len(n.names))
+	maps.Copy(m, cur)
+	for _, name := range n.names {
+		nv, err := applyNode(ops, n.fields[name], actions, vals, cur[name], exists)
 		if err != nil {
 			return nil, err
 		}
 		if ops.Type(nv) == 0 {
-			delete(out, name)
+			delete(m, name)
 		} else {
-			out[name] = nv
+			m[name] = nv
 		}
 	}
-	return out, nil
+	return m, nil
 }
 
 // updateNode is a node of the tree of an update's action paths, built
@@ -441,19 +448,9 @@ func applyNode[V any](ops Ops[V], n *updateNode, actions []UpdateAction[V], vals
 		if ops.Type(cur) != TypeM {
 			return zero, withPath(updateError(ReasonUpdatePathInvalid), n.first)
 		}
-		curm := ops.Map(cur)
-		m := make(map[string]V, len(curm)+len(n.names))
-		maps.Copy(m, curm)
-		for _, name := range n.names {
-			nv, err := applyNode(ops, n.fields[name], actions, vals, m[name], exists)
-			if err != nil {
-				return zero, err
-			}
-			if ops.Type(nv) == 0 {
-				delete(m, name)
-			} else {
-				m[name] = nv
-			}
+		m, err := applyFields(ops, n, actions, vals, ops.Map(cur), exists)
+		if err != nil {
+			return zero, err
 		}
 		return ops.MakeMap(m), nil
 	}
@@ -499,6 +496,16 @@ func withPath(err error, p Path) error {
 // that name no expression kind.
 func updateError(reason string) error { return &Error{Reason: reason} }
 
+// evalSetPair evaluates the two operands args of a SET value's + or -
+// or list_append, left first.
+func evalSetPair[V any](ops Ops[V], old map[string]V, args []Operand[V]) (a, b V, err error) {
+	if a, err = evalSetValue(ops, old, args[0]); err != nil {
+		return a, b, err
+	}
+	b, err = evalSetValue(ops, old, args[1])
+	return a, b, err
+}
+
 // evalSetValue computes a SET value from the old item.
 func evalSetValue[V any](ops Ops[V], old map[string]V, o Operand[V]) (V, error) {
 	var zero V
@@ -512,11 +519,7 @@ func evalSetValue[V any](ops Ops[V], old map[string]V, o Operand[V]) (V, error) 
 		}
 		return v, nil
 	case OpPlus, OpMinus:
-		a, err := evalSetValue(ops, old, o.Args[0])
-		if err != nil {
-			return zero, err
-		}
-		b, err := evalSetValue(ops, old, o.Args[1])
+		a, b, err := evalSetPair(ops, old, o.Args)
 		if err != nil {
 			return zero, err
 		}
@@ -542,11 +545,7 @@ func evalSetValue[V any](ops Ops[V], old map[string]V, o Operand[V]) (V, error) 
 			}
 			return evalSetValue(ops, old, o.Args[1])
 		case "list_append":
-			a, err := evalSetValue(ops, old, o.Args[0])
-			if err != nil {
-				return zero, err
-			}
-			b, err := evalSetValue(ops, old, o.Args[1])
+			a, b, err := evalSetPair(ops, old, o.Args)
 			if err != nil {
 				return zero, err
 			}

@@ -137,12 +137,9 @@ func Canonical(s string) (string, error) {
 		return "", syntaxError(s)
 	case zero:
 		return "0", nil
-	case digits > MaxDigits:
-		return "", Error(ReasonDigits)
-	case adj > MaxExponent:
-		return "", Error(ReasonOverflow)
-	case adj < MinExponent:
-		return "", Error(ReasonUnderflow)
+	}
+	if err := checkLimits(int64(digits), adj); err != nil {
+		return "", err
 	}
 	var d apd.Decimal
 	if _, _, err := d.SetString(s); err != nil {
@@ -174,16 +171,24 @@ func CanonicalDecimal(d *apd.Decimal) (string, error) {
 	var r apd.Decimal
 	r.Reduce(d)
 	nd := r.NumDigits()
-	adj := int64(r.Exponent) + nd - 1
-	switch {
-	case nd > MaxDigits:
-		return "", Error(ReasonDigits)
-	case adj > MaxExponent:
-		return "", Error(ReasonOverflow)
-	case adj < MinExponent:
-		return "", Error(ReasonUnderflow)
+	if err := checkLimits(nd, int64(r.Exponent)+nd-1); err != nil {
+		return "", err
 	}
 	return r.Text('f'), nil
+}
+
+// checkLimits applies DynamoDB's limits to a nonzero number of digits
+// significant digits and adjusted exponent adj (that of its first digit).
+func checkLimits(digits, adj int64) error {
+	switch {
+	case digits > MaxDigits:
+		return Error(ReasonDigits)
+	case adj > MaxExponent:
+		return Error(ReasonOverflow)
+	case adj < MinExponent:
+		return Error(ReasonUnderflow)
+	}
+	return nil
 }
 
 // parts splits a canonical number into its sign, its adjusted
