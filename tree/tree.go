@@ -215,11 +215,13 @@ func (k Kind) String() string {
 	return strings.Join(parts, "+")
 }
 
-// transact runs f in tx: in the caller's transaction if tx is one, else in
-// a retried transaction of its own.
+// transact runs f as fdyno's Table runs its operations ([fdyno.Transact]):
+// in the caller's transaction if tx is one, else in retried transactions
+// of its own that set automatic_idempotency, so a commit reported as
+// commit_unknown_result is not applied twice (a Move is not repeated).
 func transact[T any](tx fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
 	var zero T
-	v, err := tx.Transact(func(tr fdb.Transaction) (any, error) { return f(tr) })
+	v, err := fdyno.Transact(tx, func(tr fdb.Transaction) (any, error) { return f(tr) })
 	if err != nil {
 		return zero, err
 	}
