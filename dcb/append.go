@@ -32,7 +32,8 @@ func (a Appended) Repeated() bool { return a.known != nil }
 
 // Positions returns the positions of the appended events, in the order
 // they were given. For an append run in its own transaction (an
-// fdb.Database was passed) they are known at once. For an append joined to
+// fdb.Database or another Transactor than an fdb.Transaction was passed)
+// they are known at once. For an append joined to
 // a caller's transaction, Positions blocks until that transaction commits,
 // and returns an error wrapping [ErrNotCommitted] if it does not; call it
 // after the commit, outside the transaction's function.
@@ -138,10 +139,10 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 // transaction is touched, with errors wrapping [ErrInvalidEvent],
 // [ErrInvalidQuery] or [ErrTooLarge].
 //
-// Given an fdb.Database, Append runs its own transaction with
-// automatic_idempotency, retrying on FoundationDB's retryable errors: a
-// commit that applied but reported commit_unknown_result is not applied
-// twice. Given an fdb.Transaction, it joins the caller's transaction, and
+// Given an fdb.Database (or any Transactor but an fdb.Transaction),
+// Append runs its own transaction with automatic_idempotency, retrying on
+// FoundationDB's retryable errors: a commit that applied but reported
+// commit_unknown_result is not applied twice. Given an fdb.Transaction, it joins the caller's transaction, and
 // its events commit with the caller's other writes or not at all. A
 // condition cannot read a range that an earlier append of the same
 // transaction wrote into (the entries' keys are not known before the
@@ -170,7 +171,10 @@ func (s *Store) appendWith(tr fdb.Transactor, id []byte, events []Event, cond *A
 		}
 		after = cond.After
 	}
-	_, sole := tr.(fdb.Database)
+	// Anything but a caller's transaction runs transactions of the
+	// append's own (fdyno.Transact), which hold no other append.
+	_, joined := tr.(fdb.Transaction)
+	sole := !joined
 	a, err := transact(tr, func(tr fdb.Transaction) (Appended, error) {
 		return s.appendTx(tr, evs, check, after, sole, id)
 	})
