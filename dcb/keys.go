@@ -157,23 +157,22 @@ func (k *keys) eventKey(p Position) fdb.Key {
 // committing transaction, as SetVersionstampedKey takes it: the
 // versionstamp's 10 bytes as a placeholder, then the order, then the
 // placeholder's offset (4 bytes, little-endian).
-func stamped(prefix []byte, n uint16) fdb.Key {
-	b := make([]byte, 0, len(prefix)+indexSuffixLen+4)
-	b = append(append(b, prefix...), tupleVersionstampCode)
-	b = append(b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
-	b = binary.BigEndian.AppendUint16(b, n)
-	return binary.LittleEndian.AppendUint32(b, uint32(len(prefix)+1))
-}
+func stamped(prefix []byte, n uint16) fdb.Key { return stampedWith(prefix, n, nil) }
 
 // stampedPart is the key of part i of the event of order n in the
 // committing transaction, as SetVersionstampedKey takes it.
 func (k *keys) stampedPart(n uint16, i int) fdb.Key {
-	b := make([]byte, 0, len(k.chunks)+indexSuffixLen+16)
-	b = append(append(b, k.chunks...), tupleVersionstampCode)
+	return stampedWith(k.chunks, n, tuple.Tuple{int64(i)}.Pack())
+}
+
+// stampedWith is stamped with suffix after the order.
+func stampedWith(prefix []byte, n uint16, suffix []byte) fdb.Key {
+	b := make([]byte, 0, len(prefix)+indexSuffixLen+len(suffix)+4)
+	b = append(append(b, prefix...), tupleVersionstampCode)
 	b = append(b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
 	b = binary.BigEndian.AppendUint16(b, n)
-	b = append(b, tuple.Tuple{int64(i)}.Pack()...)
-	return binary.LittleEndian.AppendUint32(b, uint32(len(k.chunks)+1))
+	b = append(b, suffix...)
+	return binary.LittleEndian.AppendUint32(b, uint32(len(prefix)+1))
 }
 
 // partsSpan is the key range of the parts of the event at p.
