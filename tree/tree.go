@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -173,15 +174,7 @@ func (p Path) join(rel ...string) Path {
 
 // hasPrefix reports whether q is p or under p.
 func (p Path) hasPrefix(q Path) bool {
-	if len(q) > len(p) {
-		return false
-	}
-	for i := range q {
-		if p[i] != q[i] {
-			return false
-		}
-	}
-	return true
+	return len(q) <= len(p) && slices.Equal(p[:len(q)], q)
 }
 
 // Kind says what a directory entry is; an entry may be an object or a link
