@@ -96,17 +96,7 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 		}
 		p := &out[i]
 		p.value, p.parts = chunkEvent(encodeEvent(e.Type, tags, e.Data))
-		p.indexes = append(p.indexes, s.k.typePrefix(e.Type))
-		sub := make([]string, 0, len(tags))
-		for mask := 1; mask < 1<<len(tags); mask++ {
-			sub = sub[:0]
-			for j, t := range tags {
-				if mask&(1<<j) != 0 {
-					sub = append(sub, t)
-				}
-			}
-			p.indexes = append(p.indexes, s.k.tagsPrefix(sub, e.Type, true), s.k.tagsPrefix(sub, "", false))
-		}
+		p.indexes = s.k.eventIndexes(e.Type, tags)
 		// Each key, and (at most) each key's write conflict range.
 		total += 3*stampedKeyLen(s.k.events) + len(p.value)
 		for _, part := range p.parts {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/tuple"
@@ -106,6 +107,29 @@ func (k *keys) tagsPrefix(tags []string, typ string, typed bool) []byte {
 		return append(b, k.untyped...)
 	}
 	return appendString(append(b, k.typed...), typ)
+}
+
+// eventIndexes is the prefixes of an event's index entries: its type's,
+// then, for every non-empty subset of its sorted, distinct tags, the typed
+// and the untyped g/ prefix (tagsPrefix's, with each tag encoded once).
+func (k *keys) eventIndexes(typ string, tags []string) [][]byte {
+	out := make([][]byte, 0, 1<<(len(tags)+1)-1)
+	out = append(out, k.typePrefix(typ))
+	enc := make([][]byte, len(tags))
+	for j, t := range tags {
+		enc[j] = appendString(nil, t)
+	}
+	typed := appendString(append([]byte{}, k.typed...), typ)
+	for mask := 1; mask < 1<<len(tags); mask++ {
+		set := append([]byte{}, k.tags...)
+		for j := range tags {
+			if mask&(1<<j) != 0 {
+				set = append(set, enc[j]...)
+			}
+		}
+		out = append(out, append(slices.Clip(set), typed...), append(set, k.untyped...))
+	}
+	return out
 }
 
 // idempotencyKey is the key of the idempotency record named id.
