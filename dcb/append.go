@@ -32,7 +32,8 @@ func (a Appended) Repeated() bool { return a.known != nil }
 
 // Positions returns the positions of the appended events, in the order
 // they were given. For an append run in its own transaction (an
-// fdb.Database was passed) they are known at once. For an append joined to
+// fdb.Database or another Transactor than an fdb.Transaction was passed)
+// they are known at once. For an append joined to
 // a caller's transaction, Positions blocks until that transaction commits,
 // and returns an error wrapping [ErrNotCommitted] if it does not; call it
 // after the commit, outside the transaction's function.
@@ -95,17 +96,7 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 		}
 		p := &out[i]
 		p.value, p.parts = chunkEvent(encodeEvent(e.Type, tags, e.Data))
-		p.indexes = append(p.indexes, s.k.typePrefix(e.Type))
-		sub := make([]string, 0, len(tags))
-		for mask := 1; mask < 1<<len(tags); mask++ {
-			sub = sub[:0]
-			for j, t := range tags {
-				if mask&(1<<j) != 0 {
-					sub = append(sub, t)
-				}
-			}
-			p.indexes = append(p.indexes, s.k.tagsPrefix(sub, e.Type, true), s.k.tagsPrefix(sub, "", false))
-		}
+		p.indexes = s.k.eventIndexes(e.Type, tags)
 		// Each key, and (at most) each key's write conflict range.
 		total += 3*stampedKeyLen(s.k.events) + len(p.value)
 		for _, part := range p.parts {
@@ -138,10 +129,10 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 // transaction is touched, with errors wrapping [ErrInvalidEvent],
 // [ErrInvalidQuery] or [ErrTooLarge].
 //
-// Given an fdb.Database, Append runs its own transaction with
-// automatic_idempotency, retrying on FoundationDB's retryable errors: a
-// commit that applied but reported commit_unknown_result is not applied
-// twice. Given an fdb.Transaction, it joins the caller's transaction, and
+// Given an fdb.Database (or any Transactor but an fdb.Transaction),
+// Append runs its own transaction with automatic_idempotency, retrying on
+// FoundationDB's retryable errors: a commit that applied but reported
+// commit_unknown_result is not applied twice. Given an fdb.Transaction, it joins the caller's transaction, and
 // its events commit with the caller's other writes or not at all. A
 // condition cannot read a range that an earlier append of the same
 // transaction wrote into (the entries' keys are not known before the
@@ -170,7 +161,10 @@ func (s *Store) appendWith(tr fdb.Transactor, id []byte, events []Event, cond *A
 		}
 		after = cond.After
 	}
-	_, sole := tr.(fdb.Database)
+	// Anything but a caller's transaction runs transactions of the
+	// append's own (fdyno.Transact), which hold no other append.
+	_, joined := tr.(fdb.Transaction)
+	sole := !joined
 	a, err := transact(tr, func(tr fdb.Transaction) (Appended, error) {
 		return s.appendTx(tr, evs, check, after, sole, id)
 	})

@@ -41,9 +41,10 @@
 // # Transactions and retries
 //
 // Appends take an fdb.Transactor and reads an fdb.ReadTransactor. Given an
-// fdb.Database, an operation runs its own transactions (with
-// automatic_idempotency for appends, so commit_unknown_result never
-// doubles an event) and retries them on FoundationDB's retryable errors.
+// fdb.Database (or an [fdyno.RetryLoop]), an operation runs its own
+// transactions, as [fdyno.Transact] does (with automatic_idempotency for
+// appends, so commit_unknown_result never doubles an event), and retries
+// them on FoundationDB's retryable errors.
 // Given an fdb.Transaction, it joins the caller's transaction: events then
 // commit together with the caller's other writes, fdyno table writes
 // included, or not at all (see Example_projection). [Store.AppendOnce]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
+	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
@@ -46,56 +47,63 @@ func faultyStore(t *testing.T, seed uint64, rate float64) (fdb.Database, *Store)
 // Under injected not_committed and commit_unknown_result, every
 // acknowledged append is stored exactly once and nothing else is: the
 // store's own transactions set automatic_idempotency, so a retry after a
-// commit that applied does not apply it again.
+// commit that applied does not apply it again, whichever Transactor runs
+// them (fdyno.Transact's rule).
 func TestAppendsUnderFaults(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
-		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
-			db, s := faultyStore(t, seed, 0.2)
-			const workers, appends = 4, 20
-			var wg sync.WaitGroup
-			errs := make(chan error, workers)
-			for w := range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := range appends {
-						tag := fmt.Sprintf("w%d", w)
-						_, err := s.Append(db, []Event{
-							{Type: "A", Tags: []string{tag}, Data: []byte(fmt.Sprint(w, "/", i, "/0"))},
-							{Type: "B", Tags: []string{tag, "x"}, Data: []byte(fmt.Sprint(w, "/", i, "/1"))},
-						}, nil)
-						if err != nil {
-							errs <- err
-							return
+		for _, via := range []string{"Database", "RetryLoop"} {
+			t.Run(fmt.Sprint("seed=", seed, "/", via), func(t *testing.T) {
+				db, s := faultyStore(t, seed, 0.2)
+				var tx fdb.Transactor = db
+				if via == "RetryLoop" {
+					tx = fdyno.RetryLoop{DB: db}
+				}
+				const workers, appends = 4, 20
+				var wg sync.WaitGroup
+				errs := make(chan error, workers)
+				for w := range workers {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := range appends {
+							tag := fmt.Sprintf("w%d", w)
+							_, err := s.Append(tx, []Event{
+								{Type: "A", Tags: []string{tag}, Data: []byte(fmt.Sprint(w, "/", i, "/0"))},
+								{Type: "B", Tags: []string{tag, "x"}, Data: []byte(fmt.Sprint(w, "/", i, "/1"))},
+							}, nil)
+							if err != nil {
+								errs <- err
+								return
+							}
 						}
-					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Fatalf("Append: %v", err)
-			}
-			if err := fdblitetest.ClearFaults(db); err != nil {
-				t.Fatal(err)
-			}
-			seen := map[string]int{}
-			for _, e := range readAll(t, db, s, All(), ReadOptions{}) {
-				seen[string(e.Data)]++
-			}
-			for w := range workers {
-				for i := range appends {
-					for j := range 2 {
-						if k := fmt.Sprint(w, "/", i, "/", j); seen[k] != 1 {
-							t.Errorf("event %s stored %d times, want 1", k, seen[k])
+					}()
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					t.Fatalf("Append: %v", err)
+				}
+				if err := fdblitetest.ClearFaults(db); err != nil {
+					t.Fatal(err)
+				}
+				seen := map[string]int{}
+				for _, e := range readAll(t, db, s, All(), ReadOptions{}) {
+					seen[string(e.Data)]++
+				}
+				for w := range workers {
+					for i := range appends {
+						for j := range 2 {
+							if k := fmt.Sprint(w, "/", i, "/", j); seen[k] != 1 {
+								t.Errorf("event %s stored %d times, want 1", k, seen[k])
+							}
 						}
 					}
 				}
-			}
-			if len(seen) != workers*appends*2 {
-				t.Errorf("%d distinct events stored, want %d", len(seen), workers*appends*2)
-			}
-		})
+				if len(seen) != workers*appends*2 {
+					t.Errorf("%d distinct events stored, want %d", len(seen), workers*appends*2)
+				}
+			})
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package dcb
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -32,21 +33,11 @@ func FuzzParsePosition(f *testing.F) {
 		}
 		pb, errB := ParsePosition(b)
 		if errA == nil && errB == nil {
-			if got, want := pa.Compare(pb), compareStrings(a, b); got != want {
+			if got, want := pa.Compare(pb), strings.Compare(a, b); got != want {
 				t.Fatalf("Compare(%s, %s) = %d, text order %d", a, b, got, want)
 			}
 		}
 	})
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // decodeEvent reads stored bytes: it never panics, errors wrap

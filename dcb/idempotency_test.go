@@ -16,12 +16,18 @@ func TestAppendOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p1, _ := a1.Positions()
+	p1, err := a1.Positions()
+	if err != nil || len(p1) != len(ev) {
+		t.Fatalf("AppendOnce positions %v, %v; want %d", p1, err, len(ev))
+	}
 	a2, err := s.AppendOnce(db, []byte("req-1"), ev, &AppendCondition{FailIfEventsMatch: Items(QueryItem{Tags: []string{"course:c1"}})})
 	if err != nil {
 		t.Fatalf("repeated AppendOnce: %v (its condition must not be checked against its own events)", err)
 	}
-	p2, _ := a2.Positions()
+	p2, err := a2.Positions()
+	if err != nil {
+		t.Fatalf("repeated AppendOnce positions: %v", err)
+	}
 	if a1.Repeated() || !a2.Repeated() {
 		t.Errorf("Repeated() = %v, %v; want false, true", a1.Repeated(), a2.Repeated())
 	}

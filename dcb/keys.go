@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/tuple"
@@ -108,6 +109,29 @@ func (k *keys) tagsPrefix(tags []string, typ string, typed bool) []byte {
 	return appendString(append(b, k.typed...), typ)
 }
 
+// eventIndexes is the prefixes of an event's index entries: its type's,
+// then, for every non-empty subset of its sorted, distinct tags, the typed
+// and the untyped g/ prefix (tagsPrefix's, with each tag encoded once).
+func (k *keys) eventIndexes(typ string, tags []string) [][]byte {
+	out := make([][]byte, 0, 1<<(len(tags)+1)-1)
+	out = append(out, k.typePrefix(typ))
+	enc := make([][]byte, len(tags))
+	for j, t := range tags {
+		enc[j] = appendString(nil, t)
+	}
+	typed := appendString(append([]byte{}, k.typed...), typ)
+	for mask := 1; mask < 1<<len(tags); mask++ {
+		set := append([]byte{}, k.tags...)
+		for j := range tags {
+			if mask&(1<<j) != 0 {
+				set = append(set, enc[j]...)
+			}
+		}
+		out = append(out, append(slices.Clip(set), typed...), append(set, k.untyped...))
+	}
+	return out
+}
+
 // idempotencyKey is the key of the idempotency record named id.
 func (k *keys) idempotencyKey(id []byte) fdb.Key {
 	return append(append([]byte{}, k.idemp...), tuple.Tuple{id}.Pack()...)
@@ -157,23 +181,22 @@ func (k *keys) eventKey(p Position) fdb.Key {
 // committing transaction, as SetVersionstampedKey takes it: the
 // versionstamp's 10 bytes as a placeholder, then the order, then the
 // placeholder's offset (4 bytes, little-endian).
-func stamped(prefix []byte, n uint16) fdb.Key {
-	b := make([]byte, 0, len(prefix)+indexSuffixLen+4)
-	b = append(append(b, prefix...), tupleVersionstampCode)
-	b = append(b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
-	b = binary.BigEndian.AppendUint16(b, n)
-	return binary.LittleEndian.AppendUint32(b, uint32(len(prefix)+1))
-}
+func stamped(prefix []byte, n uint16) fdb.Key { return stampedWith(prefix, n, nil) }
 
 // stampedPart is the key of part i of the event of order n in the
 // committing transaction, as SetVersionstampedKey takes it.
 func (k *keys) stampedPart(n uint16, i int) fdb.Key {
-	b := make([]byte, 0, len(k.chunks)+indexSuffixLen+16)
-	b = append(append(b, k.chunks...), tupleVersionstampCode)
+	return stampedWith(k.chunks, n, tuple.Tuple{int64(i)}.Pack())
+}
+
+// stampedWith is stamped with suffix after the order.
+func stampedWith(prefix []byte, n uint16, suffix []byte) fdb.Key {
+	b := make([]byte, 0, len(prefix)+indexSuffixLen+len(suffix)+4)
+	b = append(append(b, prefix...), tupleVersionstampCode)
 	b = append(b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
 	b = binary.BigEndian.AppendUint16(b, n)
-	b = append(b, tuple.Tuple{int64(i)}.Pack()...)
-	return binary.LittleEndian.AppendUint32(b, uint32(len(k.chunks)+1))
+	b = append(b, suffix...)
+	return binary.LittleEndian.AppendUint32(b, uint32(len(prefix)+1))
 }
 
 // partsSpan is the key range of the parts of the event at p.

@@ -139,33 +139,38 @@ func (s *Store) readPage(tr fdb.ReadTransaction, pl plan, lo, hi Position, backw
 // decodeEvents decodes the event values read at positions ps, reading the
 // further parts of chunked ones in one more wave.
 func (s *Store) decodeEvents(tr fdb.ReadTransaction, ps []Position, vals [][]byte) ([]StoredEvent, error) {
-	var parts map[int]fdb.RangeResult
+	type chunked struct {
+		n     int
+		first []byte
+		rest  fdb.RangeResult
+	}
+	var parts map[int]chunked
 	for i, v := range vals {
-		n, _, ok, err := chunkHeader(v)
+		n, first, ok, err := chunkHeader(v)
 		if err != nil {
 			return nil, fmt.Errorf("position %s: %w", ps[i], err)
 		}
 		if ok {
 			if parts == nil {
-				parts = map[int]fdb.RangeResult{}
+				parts = map[int]chunked{}
 			}
-			parts[i] = tr.GetRange(s.k.partsSpan(ps[i]), fdb.RangeOptions{Limit: n, Mode: fdb.StreamingModeWantAll})
+			rr := tr.GetRange(s.k.partsSpan(ps[i]), fdb.RangeOptions{Limit: n, Mode: fdb.StreamingModeWantAll})
+			parts[i] = chunked{n: n, first: first, rest: rr}
 		}
 	}
 	out := make([]StoredEvent, len(ps))
 	for i, p := range ps {
 		v := vals[i]
-		if rr, ok := parts[i]; ok {
-			kvs, err := rr.GetSliceWithError()
+		if c, ok := parts[i]; ok {
+			kvs, err := c.rest.GetSliceWithError()
 			if err != nil {
 				return nil, err
 			}
-			n, first, _, _ := chunkHeader(v)
 			rest := make([][]byte, len(kvs))
 			for j, kv := range kvs {
 				rest[j] = kv.Value
 			}
-			if v, err = joinParts(n, first, rest); err != nil {
+			if v, err = joinParts(c.n, c.first, rest); err != nil {
 				return nil, fmt.Errorf("position %s: %w", p, err)
 			}
 		}

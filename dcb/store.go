@@ -5,6 +5,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
+	"github.com/fdyno/fdyno"
 )
 
 // Store is an event store in one namespace of a FoundationDB database. It
@@ -74,32 +75,18 @@ func Open(tr fdb.Transactor, ns subspace.Subspace, opts ...Option) (*Store, erro
 // [Store.Subscribe] uses it; use it directly to wake your own consumer.
 func (s *Store) HeadKey() fdb.Key { return append(fdb.Key{}, s.k.head...) }
 
-// transact runs f in t's transaction: its own retry loop for an
-// fdb.Database, whose transactions set automatic_idempotency (a commit that
-// applied but was reported as commit_unknown_result is not applied twice
-// by the retry), or the caller's transaction. It is the only place that
-// type-asserts Transact's result.
+// transact runs f as fdyno runs its own operations ([fdyno.Transact]):
+// in the caller's fdb.Transaction once, or in transactions of its own that
+// set automatic_idempotency (a commit that applied but was reported as
+// commit_unknown_result is not applied twice by the retry). It is the only
+// place that type-asserts Transact's result.
 func transact[T any](t fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
-	if db, ok := t.(fdb.Database); ok {
-		t = idempotentDB{db}
-	}
-	v, err := t.Transact(func(tr fdb.Transaction) (any, error) { return f(tr) })
+	v, err := fdyno.Transact(t, func(tr fdb.Transaction) (any, error) { return f(tr) })
 	if err != nil {
 		var zero T
 		return zero, err
 	}
 	return v.(T), nil
-}
-
-type idempotentDB struct{ fdb.Database }
-
-func (d idempotentDB) Transact(f func(fdb.Transaction) (any, error)) (any, error) {
-	return d.Database.Transact(func(tr fdb.Transaction) (any, error) {
-		if err := tr.Options().SetAutomaticIdempotency(); err != nil {
-			return nil, err
-		}
-		return f(tr)
-	})
 }
 
 // readTransact is transact for reads.

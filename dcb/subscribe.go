@@ -44,7 +44,7 @@ func (s *Store) Subscribe(ctx context.Context, db fdb.Database, q Query, after P
 			}
 			// A watch needs its transaction to commit: this one writes
 			// nothing, so its commit costs no round trip.
-			v, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+			r, err := transact(db, func(tr fdb.Transaction) (result, error) {
 				pg, err := s.readPage(tr, pl, after, Position{}, false, s.pageSize)
 				if err != nil || len(pg.events) > 0 {
 					return result{pg: pg}, err
@@ -55,7 +55,6 @@ func (s *Store) Subscribe(ctx context.Context, db fdb.Database, q Query, after P
 				yield(StoredEvent{}, fmt.Errorf("dcb: subscribe: %w", err))
 				return
 			}
-			r := v.(result)
 			for _, e := range r.pg.events {
 				if !yield(e, nil) {
 					return

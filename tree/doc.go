@@ -35,7 +35,9 @@
 //
 // Every method takes the caller's transaction or a database, like fdyno's
 // Table: pass an fdb.Transaction and the tree's reads and writes join it;
-// pass the database and the method runs (and retries) its own. A write
+// pass the database and the method runs (and retries) its own, with
+// automatic_idempotency as [fdyno.Transact] sets it, so a commit reported
+// as commit_unknown_result is not applied twice. A write
 // validates everything and does all its reads before its first write, so
 // an error leaves a caller's transaction as it was.
 //

@@ -41,26 +41,46 @@ func randomOp(tr *Tree, tx fdb.Transactor, r *rand.Rand, m modelTree) (string, e
 		return "PutLink " + q.String(), tr.PutLink(tx, q, target)
 	case 3:
 		q := path(1)
+		_, had := m[q.String()]
 		if m != nil {
 			delete(m, q.String())
 		}
-		return "Delete " + q.String(), tr.Delete(tx, q)
+		return "Delete " + q.String(), checkFound(m, had, tr.Delete(tx, q))
 	default:
 		q := path(1)
+		had := false
 		if m != nil {
 			for k := range m {
 				if under(k, q.String()) {
+					had = true
 					delete(m, k)
 				}
 			}
 		}
-		return "DeleteTree " + q.String(), tr.DeleteTree(tx, q)
+		return "DeleteTree " + q.String(), checkFound(m, had, tr.DeleteTree(tx, q))
 	}
 }
 
+// checkFound turns a delete's err into a failure if it disagrees with the
+// model m (when there is one): [ErrNotFound] exactly when m had nothing
+// there. A retry that ran again on its own committed delete would find
+// nothing.
+func checkFound(m modelTree, had bool, err error) error {
+	switch {
+	case m == nil:
+		return err
+	case had && errors.Is(err, ErrNotFound):
+		return fmt.Errorf("not found, but the model holds it: %v", err)
+	case !had && err == nil:
+		return errors.New("deleted, but the model holds nothing there")
+	}
+	return err
+}
+
 // Under injected faults (transaction_too_old, not_committed,
-// commit_unknown_result), with automatic idempotency every operation's
-// outcome is exact: after each, the table holds exactly the model's rows.
+// commit_unknown_result), every operation's outcome is exact, as the tree's
+// own transactions set automatic idempotency: after each, the table holds
+// exactly the model's rows.
 func TestWritesUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
 	tr := newTestTree(t, db, Options{})
@@ -68,7 +88,7 @@ func TestWritesUnderFaults(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 0))
 	m := modelTree{}
 	for i := range 200 {
-		op, err := randomOp(tr, fdblitetest.Idempotent{DB: db}, r, m)
+		op, err := randomOp(tr, db, r, m)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			t.Fatalf("step %d %s: %v", i, op, err)
 		}
@@ -78,12 +98,10 @@ func TestWritesUnderFaults(t *testing.T) {
 	}
 }
 
-// Without automatic idempotency a commit_unknown_result makes the retry
-// run again on what the first attempt wrote, and concurrent writers
-// conflict and retry; outcomes then vary (a retried Delete may find
-// nothing), but the tree's invariants hold throughout: no half-written
-// path, no listing without something beneath it (checked at cleanup and
-// here).
+// Concurrent writers under faults conflict and retry; outcomes then vary
+// with the interleaving (a Delete may find nothing), but the tree's
+// invariants hold throughout: no half-written path, no listing without
+// something beneath it (checked at cleanup and here).
 func TestConcurrentWritesUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
 	tr := newTestTree(t, db, Options{})

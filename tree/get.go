@@ -3,6 +3,7 @@ package tree
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
@@ -102,20 +103,11 @@ func (t *Tree) getRow(rt fdb.ReadTransactor, p Path, projection string) (fdyno.I
 func (t *Tree) names(expr string) map[string]string {
 	m := map[string]string{"#k": KeyAttribute}
 	for _, n := range []struct{ ph, name string }{{"#c", ChildAttribute}, {"#r", t.r}} {
-		if containsWord(expr, n.ph) {
+		if strings.Contains(expr, n.ph) {
 			m[n.ph] = n.name
 		}
 	}
 	return m
-}
-
-func containsWord(s, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		if s[i:i+len(w)] == w {
-			return true
-		}
-	}
-	return false
 }
 
 // linkTarget returns the target of an object row if it is a link.

@@ -23,6 +23,7 @@ package tree
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"maps"
 	"strings"
 	"unicode/utf8"
 
@@ -96,10 +97,7 @@ func (t *Tree) linkRow(p, target Path) fdyno.Item {
 
 // movedRow is an object row with its Key changed to p's.
 func (t *Tree) movedRow(row fdyno.Item, p Path) fdyno.Item {
-	moved := make(fdyno.Item, len(row))
-	for k, v := range row {
-		moved[k] = v
-	}
+	moved := maps.Clone(row)
 	moved[KeyAttribute] = fdyno.S(t.objectKey(p))
 	return moved
 }

@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -173,15 +174,7 @@ func (p Path) join(rel ...string) Path {
 
 // hasPrefix reports whether q is p or under p.
 func (p Path) hasPrefix(q Path) bool {
-	if len(q) > len(p) {
-		return false
-	}
-	for i := range q {
-		if p[i] != q[i] {
-			return false
-		}
-	}
-	return true
+	return len(q) <= len(p) && slices.Equal(p[:len(q)], q)
 }
 
 // Kind says what a directory entry is; an entry may be an object or a link
@@ -215,11 +208,13 @@ func (k Kind) String() string {
 	return strings.Join(parts, "+")
 }
 
-// transact runs f in tx: in the caller's transaction if tx is one, else in
-// a retried transaction of its own.
+// transact runs f as fdyno's Table runs its operations ([fdyno.Transact]):
+// in the caller's transaction if tx is one, else in retried transactions
+// of its own that set automatic_idempotency, so a commit reported as
+// commit_unknown_result is not applied twice (a Move is not repeated).
 func transact[T any](tx fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
 	var zero T
-	v, err := tx.Transact(func(tr fdb.Transaction) (any, error) { return f(tr) })
+	v, err := fdyno.Transact(tx, func(tr fdb.Transaction) (any, error) { return f(tr) })
 	if err != nil {
 		return zero, err
 	}
