@@ -842,9 +842,9 @@ func (s TableSchema) canonical() TableSchema {
 	if c.StreamShards == 1 {
 		c.StreamShards = 0 // the default
 	}
-	slices.SortFunc(c.AttributeDefinitions, func(a, b AttributeDefinition) int { return cmpString(a.AttributeName, b.AttributeName) })
-	slices.SortFunc(c.LocalSecondaryIndexes, func(a, b LocalSecondaryIndex) int { return cmpString(a.IndexName, b.IndexName) })
-	slices.SortFunc(c.GlobalSecondaryIndexes, func(a, b GlobalSecondaryIndex) int { return cmpString(a.IndexName, b.IndexName) })
+	slices.SortFunc(c.AttributeDefinitions, func(a, b AttributeDefinition) int { return strings.Compare(a.AttributeName, b.AttributeName) })
+	slices.SortFunc(c.LocalSecondaryIndexes, func(a, b LocalSecondaryIndex) int { return strings.Compare(a.IndexName, b.IndexName) })
+	slices.SortFunc(c.GlobalSecondaryIndexes, func(a, b GlobalSecondaryIndex) int { return strings.Compare(a.IndexName, b.IndexName) })
 	for i := range c.LocalSecondaryIndexes {
 		slices.Sort(c.LocalSecondaryIndexes[i].Projection.NonKeyAttributes)
 	}
@@ -877,16 +877,6 @@ func sameSchema(a, b TableSchema) bool {
 	ja, _ := json.Marshal(storeSchema(a.canonical()))
 	jb, _ := json.Marshal(storeSchema(b.canonical()))
 	return bytes.Equal(ja, jb)
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // tokenRootCache is the token keys of a table's root directory, as
