@@ -1,6 +1,6 @@
 module github.com/fdyno/fdyno
 
-go 1.24
+go 1.26
 
 require (
 	github.com/apple/foundationdb/bindings/go v0.0.0-20260629183922-51e1c42eb9a8
@@ -23,6 +23,7 @@ require (
 	github.com/aws/smithy-go v1.28.8 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-json-experiment/json v1.27.2 // indirect
 	github.com/kr/text v0.2.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/client_model v0.6.2 // indirect

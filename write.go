@@ -62,6 +62,9 @@ func (st *tableState) needsOld() bool { return st.hasIndexes() || st.hasStream()
 //  5. the partition directory entry (segment.go);
 //  6. change record (stream.go).
 func writeItem(tr fdb.Transaction, t *Table, c itemChange) error {
+	if err := t.allowItem(true, c.kv); err != nil {
+		return err
+	}
 	if !c.oldKnown && c.st.needsOld() {
 		// The request did not need the old item and was validated with a
 		// cached schema that did not either: read it now.

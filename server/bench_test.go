@@ -29,7 +29,7 @@ const benchPayload = 1000
 func benchSetup(b *testing.B) (*testServer, *dynamodb.Client, *fdyno.Table, fdb.Database) {
 	ts, c := newTestClient(b, Config{Logger: slog.New(slog.DiscardHandler)})
 	createTable(b, c, "Bench", "", "")
-	tbl, err := ts.table("Bench")
+	tbl, err := ts.openTable("Bench")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,6 +17,10 @@ type probeInput struct {
 	Fail      string
 }
 
+func (in *probeInput) authz(s *Server, c *call, table string) ([]accessCheck, error) {
+	return []accessCheck{s.wholeTable("dynamodb:Probe", table, readItems)}, nil
+}
+
 func (in *probeInput) prepare(c *call) (string, error) {
 	if in.Fail != "" {
 		return "", validation(in.Fail)
