@@ -96,16 +96,3 @@ func (t *Table) allowItem(write bool, kv []byte) error {
 	}
 	return t.guard.Allow(Access{Table: t.name, Write: write, key: kv})
 }
-
-// allowPlan asks t's guard about the range read of plan p: a Query's
-// partition, or a whole table or index.
-func (t *Table) allowPlan(p *readPlan) error {
-	if t.guard == nil {
-		return nil
-	}
-	a := Access{Table: t.name, key: p.part}
-	if p.ix != nil {
-		a.Index = p.ix.name
-	}
-	return t.guard.Allow(a)
-}

@@ -745,3 +745,16 @@ func (p *readPlan) setLast(pg *page, last []byte) error {
 	pg.cursor = encodeCursor(p.fp, last)
 	return nil
 }
+
+// allowPlan asks t's guard about the range read of plan p: a Query's
+// partition, or a whole table or index.
+func (t *Table) allowPlan(p *readPlan) error {
+	if t.guard == nil {
+		return nil
+	}
+	a := Access{Table: t.name, key: p.part}
+	if p.ix != nil {
+		a.Index = p.ix.name
+	}
+	return t.guard.Allow(a)
+}
