@@ -41,7 +41,7 @@ type attackServer struct {
 	seen  []fdyno.Access // every access a guarded handle allowed
 }
 
-func newAttackServer(t *testing.T) *attackServer {
+func newAttackServer(t testing.TB) *attackServer {
 	t.Helper()
 	admin := `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:*","Resource":"*"}}`
 	reader := `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:GetItem","Resource":"*"}}`
@@ -102,7 +102,7 @@ func (as *attackServer) accesses() []fdyno.Access {
 }
 
 // checkBob fails unless bob's item is exactly as it was put.
-func (as *attackServer) checkBob(t *testing.T) {
+func (as *attackServer) checkBob(t testing.TB) {
 	t.Helper()
 	out, err := as.admin.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: aws.String("GameScores"), Key: map[string]types.AttributeValue{"pk": s("bob")}, ConsistentRead: aws.Bool(true)})
 	if err != nil {
