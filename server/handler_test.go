@@ -17,7 +17,11 @@ type probeInput struct {
 	Fail      string
 }
 
-func (in *probeInput) authz(s *Server, c *call, table string) ([]accessCheck, error) {
+func (in *probeInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
 	return []accessCheck{s.wholeTable("dynamodb:Probe", table, readItems)}, nil
 }
 

@@ -82,23 +82,74 @@ func withReturnValues(c accessCheck, rv fdyno.ReturnValue) accessCheck {
 	return c
 }
 
-func (in *getItemInput) authz(s *Server, _ *call, table string) ([]accessCheck, error) {
-	c := s.itemCheck("dynamodb:GetItem", table, fdyno.Item(in.Key), nil, readItems)
-	setProjection(c.ctx, in.proj, in.names, in.AttributesToGet, "", false)
-	return []accessCheck{c}, nil
+// authzTable resolves the TableName name for the checks, before the
+// request is validated: a table ARN of the caller's (another is refused,
+// checkARNOwner) names its table, anything else names itself, so a
+// refused caller learns nothing from validation. prepare resolves it the
+// same way (tableName), and the guarded handles compare by name.
+func authzTable(c *call, name *string) (string, error) {
+	if name == nil {
+		return "", nil
+	}
+	if region, account, table, ok := splitTableARN(*name); ok {
+		if err := checkARNOwner(c, *name, region, account); err != nil {
+			return "", err
+		}
+		return table, nil
+	}
+	return *name, nil
 }
 
-func (in *putItemInput) authz(s *Server, _ *call, table string) ([]accessCheck, error) {
+// tableChecks is the one check of a table operation: action on the
+// table's ARN.
+func (s *Server) tableChecks(c *call, name *string, action string) ([]accessCheck, error) {
+	table, err := authzTable(c, name)
+	if err != nil {
+		return nil, err
+	}
+	return onResource(action, s.tableARN(table)), nil
+}
+
+func (in *getItemInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	ch := s.itemCheck("dynamodb:GetItem", table, fdyno.Item(in.Key), nil, readItems)
+	setProjection(ch.ctx, in.ProjectionExpression, in.ExpressionAttributeNames, in.AttributesToGet, "", false)
+	return []accessCheck{ch}, nil
+}
+
+func (in *putItemInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
 	it := fdyno.Item(in.Item)
 	return []accessCheck{withReturnValues(s.itemCheck("dynamodb:PutItem", table, it, slices.Sorted(maps.Keys(it)), readItems|writeItems), in.ReturnValues)}, nil
 }
 
-func (in *updateItemInput) authz(s *Server, _ *call, table string) ([]accessCheck, error) {
+func (in *updateItemInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
 	attrs := updatedAttributes(in.UpdateExpression, in.ExpressionAttributeNames)
+	if in.AttributeUpdates.present() {
+		names, _, err := decodeLegacyMap[rawUpdate](in.AttributeUpdates)
+		if err != nil {
+			return nil, err
+		}
+		attrs = append(attrs, names...)
+	}
 	return []accessCheck{withReturnValues(s.itemCheck("dynamodb:UpdateItem", table, fdyno.Item(in.Key), attrs, readItems|writeItems), in.ReturnValues)}, nil
 }
 
-func (in *deleteItemInput) authz(s *Server, _ *call, table string) ([]accessCheck, error) {
+func (in *deleteItemInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
 	return []accessCheck{withReturnValues(s.itemCheck("dynamodb:DeleteItem", table, fdyno.Item(in.Key), nil, readItems|writeItems), in.ReturnValues)}, nil
 }
 
@@ -113,32 +164,40 @@ func (s *Server) readCheck(action, table string, in *readCommon) accessCheck {
 	return c
 }
 
-func (in *queryInput) authz(s *Server, _ *call, table string) ([]accessCheck, error) {
-	c := s.readCheck("dynamodb:Query", table, &in.readCommon)
+func (in *queryInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	ch := s.readCheck("dynamodb:Query", table, &in.readCommon)
 	if in.IndexName != "" {
-		c.ctx["dynamodb:leadingkeys"] = ctxValue{unknown: true}
-		c.partsUnknown = true
-		return []accessCheck{c}, nil
+		ch.ctx["dynamodb:leadingkeys"] = ctxValue{unknown: true}
+		ch.partsUnknown = true
+		return []accessCheck{ch}, nil
 	}
-	c.kinds = readItems
-	c.ctx["dynamodb:leadingkeys"], c.parts = s.queryLeadingKeys(table, in)
-	return []accessCheck{c}, nil
+	ch.kinds = readItems
+	ch.ctx["dynamodb:leadingkeys"], ch.parts = s.queryLeadingKeys(table, in)
+	return []accessCheck{ch}, nil
 }
 
-func (in *scanInput) authz(s *Server, _ *call, table string) ([]accessCheck, error) {
-	c := s.readCheck("dynamodb:Scan", table, &in.readCommon)
-	c.partsUnknown = true // a Scan has no dynamodb:LeadingKeys
+func (in *scanInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	ch := s.readCheck("dynamodb:Scan", table, &in.readCommon)
+	ch.partsUnknown = true // a Scan has no dynamodb:LeadingKeys
 	if in.IndexName == "" {
-		c.kinds = readItems
+		ch.kinds = readItems
 	}
-	return []accessCheck{c}, nil
+	return []accessCheck{ch}, nil
 }
 
-func (in *batchGetItemInput) authz(s *Server, c *call, _ string) ([]accessCheck, error) {
+func (in *batchGetItemInput) authz(s *Server, c *call) ([]accessCheck, error) {
 	var checks []accessCheck
 	for _, name := range slices.Sorted(maps.Keys(in.RequestItems)) {
 		ka := in.RequestItems[name]
-		table, err := tableName(c, &name)
+		table, err := authzTable(c, &name)
 		if err != nil {
 			return nil, err
 		}
@@ -154,19 +213,20 @@ func (in *batchGetItemInput) authz(s *Server, c *call, _ string) ([]accessCheck,
 	return checks, nil
 }
 
-func (in *batchWriteItemInput) authz(s *Server, c *call, _ string) ([]accessCheck, error) {
+func (in *batchWriteItemInput) authz(s *Server, c *call) ([]accessCheck, error) {
 	var checks []accessCheck
 	for _, name := range slices.Sorted(maps.Keys(in.RequestItems)) {
-		table, err := tableName(c, &name)
+		table, err := authzTable(c, &name)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range in.RequestItems[name] {
-			switch {
-			case r.PutRequest != nil:
+			// Both, when a request has both: a check too many only refuses.
+			if r.PutRequest != nil {
 				it := fdyno.Item(r.PutRequest.Item)
 				checks = append(checks, s.itemCheck("dynamodb:BatchWriteItem", table, it, slices.Sorted(maps.Keys(it)), readItems|writeItems))
-			case r.DeleteRequest != nil:
+			}
+			if r.DeleteRequest != nil {
 				checks = append(checks, s.itemCheck("dynamodb:BatchWriteItem", table, fdyno.Item(r.DeleteRequest.Key), nil, readItems|writeItems))
 			}
 		}
@@ -174,10 +234,10 @@ func (in *batchWriteItemInput) authz(s *Server, c *call, _ string) ([]accessChec
 	return checks, nil
 }
 
-func (in *transactWriteItemsInput) authz(s *Server, c *call, _ string) ([]accessCheck, error) {
+func (in *transactWriteItemsInput) authz(s *Server, c *call) ([]accessCheck, error) {
 	var checks []accessCheck
 	add := func(w *txWriteCommon, action string, key fdyno.Item, attrs []string, kinds accessKind) error {
-		table, err := tableName(c, w.TableName)
+		table, err := authzTable(c, w.TableName)
 		if err != nil {
 			return err
 		}
@@ -207,14 +267,14 @@ func (in *transactWriteItemsInput) authz(s *Server, c *call, _ string) ([]access
 	return checks, nil
 }
 
-func (in *transactGetItemsInput) authz(s *Server, c *call, _ string) ([]accessCheck, error) {
+func (in *transactGetItemsInput) authz(s *Server, c *call) ([]accessCheck, error) {
 	var checks []accessCheck
 	for _, it := range in.TransactItems {
 		g := it.Get
 		if g == nil {
 			continue // the operation refuses it
 		}
-		table, err := tableName(c, g.TableName)
+		table, err := authzTable(c, g.TableName)
 		if err != nil {
 			return nil, err
 		}
@@ -251,11 +311,11 @@ func (s *Server) statementChecks(stmts ...*string) []accessCheck {
 	return checks
 }
 
-func (in *executeStatementInput) authz(s *Server, _ *call, _ string) ([]accessCheck, error) {
+func (in *executeStatementInput) authz(s *Server, _ *call) ([]accessCheck, error) {
 	return s.statementChecks(in.Statement), nil
 }
 
-func (in *batchExecuteStatementInput) authz(s *Server, _ *call, _ string) ([]accessCheck, error) {
+func (in *batchExecuteStatementInput) authz(s *Server, _ *call) ([]accessCheck, error) {
 	stmts := make([]*string, len(in.Statements))
 	for i := range in.Statements {
 		stmts[i] = in.Statements[i].Statement
@@ -263,7 +323,7 @@ func (in *batchExecuteStatementInput) authz(s *Server, _ *call, _ string) ([]acc
 	return s.statementChecks(stmts...), nil
 }
 
-func (in *executeTransactionInput) authz(s *Server, _ *call, _ string) ([]accessCheck, error) {
+func (in *executeTransactionInput) authz(s *Server, _ *call) ([]accessCheck, error) {
 	stmts := make([]*string, len(in.TransactStatements))
 	for i := range in.TransactStatements {
 		stmts[i] = in.TransactStatements[i].Statement
@@ -274,60 +334,39 @@ func (in *executeTransactionInput) authz(s *Server, _ *call, _ string) ([]access
 // Table operations: their action on the table's ARN; they touch no item
 // through a handle.
 
-func (in *createTableInput) authz(s *Server, c *call, table string) ([]accessCheck, error) {
-	return onResource("dynamodb:CreateTable", s.tableARN(table)), nil
+func (in *createTableInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:CreateTable")
 }
 
-func (in *tableNameInput) authz(s *Server, c *call, table string) ([]accessCheck, error) {
-	return onResource("dynamodb:"+c.op, s.tableARN(table)), nil
+func (in *tableNameInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:"+c.op)
 }
 
-func (in *deleteTableInput) authz(s *Server, c *call, _ string) ([]accessCheck, error) {
-	table, err := tableName(c, in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	return onResource("dynamodb:DeleteTable", s.tableARN(table)), nil
+func (in *deleteTableInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:DeleteTable")
 }
 
-func (in *updateTableInput) authz(s *Server, c *call, table string) ([]accessCheck, error) {
-	return onResource("dynamodb:UpdateTable", s.tableARN(table)), nil
+func (in *updateTableInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:UpdateTable")
 }
 
-func (in *updateTimeToLiveInput) authz(s *Server, c *call, table string) ([]accessCheck, error) {
-	return onResource("dynamodb:UpdateTimeToLive", s.tableARN(table)), nil
+func (in *updateTimeToLiveInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:UpdateTimeToLive")
 }
 
-// backupsTable is the table of a backup setting's request, resolved as
-// backupTable resolves it, or "" when it names none.
-func backupsTable(c *call, name *string) (string, error) {
-	if name == nil {
-		return "", nil
-	}
-	return tableName(c, name)
+func (in *describeContinuousBackupsInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:DescribeContinuousBackups")
 }
 
-func (in *describeContinuousBackupsInput) authz(s *Server, c *call, _ string) ([]accessCheck, error) {
-	table, err := backupsTable(c, in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	return onResource("dynamodb:DescribeContinuousBackups", s.tableARN(table)), nil
+func (in *updateContinuousBackupsInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:UpdateContinuousBackups")
 }
 
-func (in *updateContinuousBackupsInput) authz(s *Server, c *call, _ string) ([]accessCheck, error) {
-	table, err := backupsTable(c, in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	return onResource("dynamodb:UpdateContinuousBackups", s.tableARN(table)), nil
-}
-
-func (in *listTablesInput) authz(*Server, *call, string) ([]accessCheck, error) {
+func (in *listTablesInput) authz(*Server, *call) ([]accessCheck, error) {
 	return onResource("dynamodb:ListTables", "*"), nil
 }
 
-func (in *noInput) authz(_ *Server, c *call, _ string) ([]accessCheck, error) {
+func (in *noInput) authz(_ *Server, c *call) ([]accessCheck, error) {
 	return onResource("dynamodb:"+c.op, "*"), nil
 }
 
@@ -343,19 +382,19 @@ func (s *Server) resourceARN(arn *string) string {
 	return *arn
 }
 
-func (in *tagResourceInput) authz(s *Server, _ *call, _ string) ([]accessCheck, error) {
+func (in *tagResourceInput) authz(s *Server, _ *call) ([]accessCheck, error) {
 	return onResource("dynamodb:TagResource", s.resourceARN(in.ResourceArn)), nil
 }
 
-func (in *untagResourceInput) authz(s *Server, _ *call, _ string) ([]accessCheck, error) {
+func (in *untagResourceInput) authz(s *Server, _ *call) ([]accessCheck, error) {
 	return onResource("dynamodb:UntagResource", s.resourceARN(in.ResourceArn)), nil
 }
 
-func (in *listTagsInput) authz(s *Server, _ *call, _ string) ([]accessCheck, error) {
+func (in *listTagsInput) authz(s *Server, _ *call) ([]accessCheck, error) {
 	return onResource("dynamodb:ListTagsOfResource", s.resourceARN(in.ResourceArn)), nil
 }
 
-func (in *listStreamsInput) authz(*Server, *call, string) ([]accessCheck, error) {
+func (in *listStreamsInput) authz(*Server, *call) ([]accessCheck, error) {
 	return onResource("dynamodb:ListStreams", "*"), nil
 }
 
@@ -377,17 +416,23 @@ func (s *Server) streamResource(arn *string) (string, string) {
 	return s.tableARN(name) + "/stream/" + label, name
 }
 
-func (in *describeStreamInput) authz(s *Server, _ *call, _ string) ([]accessCheck, error) {
-	res, _ := s.streamResource(in.StreamArn)
-	return onResource("dynamodb:DescribeStream", res), nil
+func (in *describeStreamInput) authz(s *Server, _ *call) ([]accessCheck, error) {
+	return s.streamCheck("dynamodb:DescribeStream", in.StreamArn), nil
 }
 
-func (in *getShardIteratorInput) authz(s *Server, _ *call, _ string) ([]accessCheck, error) {
-	res, _ := s.streamResource(in.StreamArn)
-	return onResource("dynamodb:GetShardIterator", res), nil
+func (in *getShardIteratorInput) authz(s *Server, _ *call) ([]accessCheck, error) {
+	return s.streamCheck("dynamodb:GetShardIterator", in.StreamArn), nil
 }
 
-func (in *getRecordsInput) authz(s *Server, _ *call, _ string) ([]accessCheck, error) {
+// streamCheck is the check of a stream operation on the stream arn: it
+// grants reading the stream (its shards' positions, records) of its
+// table.
+func (s *Server) streamCheck(action string, arn *string) []accessCheck {
+	res, table := s.streamResource(arn)
+	return []accessCheck{{authzCheck: authzCheck{action: action, resource: res}, table: table, kinds: readStream}}
+}
+
+func (in *getRecordsInput) authz(s *Server, _ *call) ([]accessCheck, error) {
 	if in.ShardIterator == nil {
 		return onResource("dynamodb:GetRecords", ""), nil
 	}

@@ -217,9 +217,11 @@ type request interface {
 	// the operation runs on, or "" when it needs none (or resolves its
 	// tables itself).
 	prepare(c *call) (table string, err error)
-	// authz returns the checks the policies must allow for the prepared
-	// request to run in s, computed from its fields (policy_request.go).
-	authz(s *Server, c *call, table string) ([]accessCheck, error)
+	// authz returns the checks the policies must allow for the request to
+	// run in s, computed from its decoded fields before prepare, so that a
+	// caller the policies refuse learns nothing from validation
+	// (policy_request.go).
+	authz(s *Server, c *call) ([]accessCheck, error)
 }
 
 // handler returns the operation that decodes the body into an In,
@@ -234,18 +236,18 @@ func handler[In any, P interface {
 		if err := decode(body, in); err != nil {
 			return nil, err
 		}
-		name, err := in.prepare(c)
-		if err != nil {
-			return nil, err
-		}
 		if c.parent.policies != nil {
-			checks, err := in.authz(s, c, name)
+			checks, err := in.authz(s, c)
 			if err != nil {
 				return nil, err
 			}
 			if err := c.parent.authorize(c, s, checks); err != nil {
 				return nil, err
 			}
+		}
+		name, err := in.prepare(c)
+		if err != nil {
+			return nil, err
 		}
 		var t *fdyno.Table
 		if name != "" {
