@@ -254,8 +254,10 @@ func TestAttackTableARN(t *testing.T) {
 		t.Errorf("Locked after the refused DeleteTable: %v", err)
 	}
 	out, err := as.admin.Scan(ctx(t), &dynamodb.ScanInput{TableName: aws.String("Locked")})
-	if err != nil || out.Count != 0 {
-		t.Errorf("Locked holds %v items (%v), want none", out.Count, err)
+	if err != nil {
+		t.Errorf("Scan of Locked: %v", err)
+	} else if out.Count != 0 {
+		t.Errorf("Locked holds %d items, want none", out.Count)
 	}
 }
 
