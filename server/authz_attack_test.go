@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -283,4 +284,49 @@ func TestSignatureDateFirst(t *testing.T) {
 	if status != http.StatusOK {
 		t.Errorf("a header without spaces: %d %s %q", status, typ, msg)
 	}
+}
+
+// Every refusal is logged and counted, with the key ID, account, action,
+// resource and decision, and no secret; with AuditLog, allowed decisions
+// are logged too.
+func TestAuditLog(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		as := newAttackServer(t)
+		as.auditAll = all
+		if status, _, _ := as.raw(t, "alice", "GetItem", `{"TableName":"GameScores","Key":{"pk":{"S":"bob"}}}`, nil); status != 400 {
+			t.Fatalf("alice's GetItem of bob's item: status %d", status)
+		}
+		if status, _, _ := as.raw(t, "alice", "GetItem", `{"TableName":"GameScores","Key":{"pk":{"S":"alice"}}}`, nil); status != 200 {
+			t.Fatalf("alice's GetItem of her item: status %d", status)
+		}
+		logs := as.logs.String()
+		refusal := `"msg":"authorization","key_id":"alice","account":"` + attackAccount + `","action":"dynamodb:GetItem","resource":"` + gamesARN + `","decision":"implicit_deny"`
+		if !strings.Contains(logs, refusal) {
+			t.Errorf("AuditLog %v: no refusal record %s in\n%s", all, refusal, logs)
+		}
+		if got := strings.Contains(logs, `"decision":"allow"`); got != all {
+			t.Errorf("AuditLog %v: allowed decisions logged: %v", all, got)
+		}
+		if strings.Contains(logs, "secret-of-") {
+			t.Error("the log holds a secret")
+		}
+		rec := httptestGet(t, as.URL+metricsPath)
+		if !strings.Contains(rec, `fdyno_authorization_decisions_total{decision="implicit_deny"} 1`) {
+			t.Errorf("metrics lack the refusal:\n%s", rec)
+		}
+	}
+}
+
+func httptestGet(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	if _, err := io.Copy(&b, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
