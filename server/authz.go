@@ -118,15 +118,15 @@ func inAny(a fdyno.Access, parts [][]byte) bool {
 }
 
 // authorize evaluates the policies for checks, the checks of the request
-// in ns, refusing it with AccessDeniedException, AWS's message naming
+// in s's namespace, refusing it with AccessDeniedException, AWS's message naming
 // who, the action and the resource, at the first check they do not
 // allow. When they allow every check, c gets the guard of its handles.
-func (s *Server) authorize(c *call, ns *Server, checks []accessCheck) error {
+func (s *Server) authorize(c *call, checks []accessCheck) error {
 	if s.policies == nil {
 		return nil
 	}
 	policies := slices.Concat(s.policies[c.who.keyID], s.policies[c.who.account])
-	g := &requestGuard{who: c.who, action: "dynamodb:" + c.op, arn: ns.tableARN, grants: map[string]*grant{}, observe: s.observeAccess}
+	g := &requestGuard{who: c.who, action: "dynamodb:" + c.op, arn: s.tableARN, grants: map[string]*grant{}, observe: s.observeAccess}
 	for _, check := range checks {
 		d := evaluate(policies, c.who, check.authzCheck)
 		s.audit(c, check.authzCheck, d)

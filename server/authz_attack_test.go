@@ -42,7 +42,7 @@ type attackServer struct {
 	seen  []fdyno.Access // every access a guarded handle allowed
 }
 
-func newAttackServer(t testing.TB) *attackServer {
+func newAttackServer(t testing.TB, configure ...func(*Config)) *attackServer {
 	t.Helper()
 	admin := `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:*","Resource":"*"}}`
 	reader := `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:GetItem","Resource":"*"}}`
@@ -58,8 +58,20 @@ func newAttackServer(t testing.TB) *attackServer {
 	for _, k := range []string{"alice", "admin", "reader", "locked"} {
 		keys[k], accounts[k] = "secret-of-"+k, attackAccount
 	}
-	ts := newTestServer(t, Config{Keys: keys, Accounts: accounts, Policies: policies, Namespaces: PerAccountNamespaces})
+	cfg := Config{Keys: keys, Accounts: accounts, Policies: policies, Namespaces: PerAccountNamespaces}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	ts := newTestServer(t, cfg)
 	as := &attackServer{testServer: ts, admin: ts.regionClient("admin", attackRegion)}
+	// Before any namespace exists: each copies the hook.
+	ts.observeAccess = func(a fdyno.Access, err error) {
+		if err == nil {
+			as.mu.Lock()
+			as.seen = append(as.seen, a)
+			as.mu.Unlock()
+		}
+	}
 	createTable(t, as.admin, "GameScores", "", "")
 	createTable(t, as.admin, "Locked", "", "")
 	for _, pk := range []string{"alice", "bob"} {
@@ -68,13 +80,7 @@ func newAttackServer(t testing.TB) *attackServer {
 			t.Fatal(err)
 		}
 	}
-	ts.observeAccess = func(a fdyno.Access, err error) {
-		if err == nil {
-			as.mu.Lock()
-			as.seen = append(as.seen, a)
-			as.mu.Unlock()
-		}
-	}
+	as.accesses() // the set-up's
 	return as
 }
 
@@ -291,8 +297,7 @@ func TestSignatureDateFirst(t *testing.T) {
 // are logged too.
 func TestAuditLog(t *testing.T) {
 	for _, all := range []bool{false, true} {
-		as := newAttackServer(t)
-		as.auditAll = all
+		as := newAttackServer(t, func(c *Config) { c.AuditLog = all })
 		if status, _, _ := as.raw(t, "alice", "GetItem", `{"TableName":"GameScores","Key":{"pk":{"S":"bob"}}}`, nil); status != 400 {
 			t.Fatalf("alice's GetItem of bob's item: status %d", status)
 		}

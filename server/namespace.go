@@ -183,6 +183,11 @@ func (s *Server) newNamespace(account, region string) *Server {
 		metrics:  s.metrics,
 		inFlight: s.inFlight,
 		bgConfig: s.bgConfig,
+
+		accounts:      s.accounts,
+		policies:      s.policies,
+		auditAll:      s.auditAll,
+		observeAccess: s.observeAccess,
 	}
 	ns.pq = ns.newPartiQL()
 	ns.bg.ctx, ns.bg.cancel = context.WithCancel(s.bg.ctx)

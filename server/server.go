@@ -202,9 +202,6 @@ type call struct {
 	// who is the principal the verified identity is: the policies' and
 	// the audit log's (authz.go).
 	who principal
-	// parent is the Server that received the request, whose policies
-	// apply (a namespace's Server has none of its own).
-	parent *Server
 	// guard is what the request's allowed checks granted, asked by its
 	// handles before every access (authz.go); nil without policies.
 	guard *requestGuard
@@ -236,12 +233,12 @@ func handler[In any, P interface {
 		if err := decode(body, in); err != nil {
 			return nil, err
 		}
-		if c.parent.policies != nil {
+		if s.policies != nil {
 			checks, err := in.authz(s, c)
 			if err != nil {
 				return nil, err
 			}
-			if err := c.parent.authorize(c, s, checks); err != nil {
+			if err := s.authorize(c, checks); err != nil {
 				return nil, err
 			}
 		}
@@ -484,7 +481,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 	if err != nil {
 		return nil, err
 	}
-	c.who, c.parent = principal{keyID: id.keyID, account: c.account}, s
+	c.who = principal{keyID: id.keyID, account: c.account}
 	out, err := op(ns, c, body)
 	if ns != s {
 		s.settleNamespace(ns, err == nil && c.op == "CreateTable")
