@@ -17,8 +17,9 @@ import (
 // and every access that was carried out must be one alice's policy allows
 // (her own partition of GameScores; no index, no stream, no other table),
 // however the request is spelled. Requests are valid ones mutated: member
-// spelling and order, duplicate and extra members, ARNs, legacy and
-// expression forms, PartiQL. After each, bob's item must be untouched.
+// spelling and order, duplicate and extra members, ARNs, Authorization
+// header variants, legacy and expression forms, PartiQL. After each,
+// bob's item must be untouched.
 
 // attackRequests are valid requests of alice's and of the forms around
 // them; %P is replaced by a partition (alice or bob), %T by a table name
@@ -71,6 +72,27 @@ var attackMutations = []struct {
 	}},
 }
 
+// authMutations rewrite the signed Authorization header of alice's
+// request: to name admin's key beside hers (repeated, or inside another
+// parameter), or to separate the parts otherwise.
+var authMutations = []struct {
+	name string
+	f    func(h string) string
+}{
+	{"none", nil},
+	{"commas only", func(h string) string { return strings.ReplaceAll(h, ", ", ",") }},
+	{"spaces only", func(h string) string { return strings.ReplaceAll(h, ", ", " ") }},
+	{"admin's Credential first", func(h string) string {
+		return strings.Replace(h, "Credential=", "Credential=admin/"+h[strings.Index(h, "/")+1:strings.Index(h, ",")]+", Credential=", 1)
+	}},
+	{"admin's Credential last", func(h string) string {
+		return h + ", Credential=admin/" + h[strings.Index(h, "/")+1:strings.Index(h, ",")]
+	}},
+	{"admin's Credential in a parameter", func(h string) string {
+		return strings.Replace(h, "AWS4-HMAC-SHA256 ", "AWS4-HMAC-SHA256 X=Credential=admin/x, ", 1)
+	}},
+}
+
 // attackTables are the names a request may give its table.
 var attackTables = []string{"GameScores", gamesARN, "arn:aws:dynamodb:" + attackRegion + ":999999999999:table/GameScores",
 	"arn:aws:dynamodb:eu-west-1:" + attackAccount + ":table/GameScores", "Locked", "arn:aws:dynamodb:" + attackRegion + ":" + attackAccount + ":table/Locked"}
@@ -101,8 +123,9 @@ func TestAuthzDifferential(t *testing.T) {
 		q := rapid.SampledFrom([]string{"alice", "bob"}).Draw(rt, "other")
 		body := strings.NewReplacer("%T", table, "%P", p, "%Q", q).Replace(req.body)
 		body = m.f(body)
+		auth := rapid.SampledFrom(authMutations).Draw(rt, "authorization")
 		as.accesses()
-		status, typ, msg := as.raw(t, "alice", req.op, body, nil)
+		status, typ, msg := as.raw(t, "alice", req.op, body, auth.f)
 		seen := as.accesses()
 		carried += len(seen)
 		checkAliceAccesses(rt, seen, alice)
