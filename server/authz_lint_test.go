@@ -37,3 +37,24 @@ func TestHandlesAreGuarded(t *testing.T) {
 		}
 	}
 }
+
+// TestOperationsAuthorize checks that every operation New registers is
+// built by handler, the one request path that authorizes (a function
+// registered otherwise would run unchecked).
+func TestOperationsAuthorize(t *testing.T) {
+	src, err := os.ReadFile("server.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	registered := regexp.MustCompile(`(?m)^\s*(targetPrefix|streamsTargetPrefix) \+ "(\w+)":\s*(.*),$`)
+	n := 0
+	for _, m := range registered.FindAllStringSubmatch(string(src), -1) {
+		n++
+		if !strings.HasPrefix(m[3], "handler((*Server).") {
+			t.Errorf("operation %s is registered as %s, not through handler", m[2], m[3])
+		}
+	}
+	if ts := newTestServer(t, Config{}); n != len(ts.ops) {
+		t.Errorf("found %d registrations in server.go, the server has %d operations", n, len(ts.ops))
+	}
+}
