@@ -52,6 +52,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	strictjson "github.com/go-json-experiment/json"
@@ -205,6 +206,9 @@ type call struct {
 	// guard is what the request's allowed checks granted, asked by its
 	// handles before every access (authz.go); nil without policies.
 	guard *requestGuard
+	// body is the request body, kept for the debug log (logCall) only
+	// when the logger records debug.
+	body []byte
 }
 
 // request is an operation's input struct, as decoded from the body.
@@ -432,7 +436,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.metrics.request(c.op, ae, latency)
 	s.accountRequest(c, ae)
-	s.logCall(c, id, status, latency, ae, err)
+	s.logCall(c, id, status, latency, ae, err, body)
 }
 
 // handleSafely is handle, with a panic (a bug) turned into a 500
@@ -464,6 +468,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 	body, err := readBody(w, r)
 	if err != nil {
 		return nil, err
+	}
+	if s.log.Enabled(c.ctx, slog.LevelDebug) {
+		c.body = body
 	}
 	id, err := s.identify(r, body)
 	if err != nil {
@@ -585,10 +592,22 @@ func duplicateName(err error) string {
 	return "a member"
 }
 
-func (s *Server) logCall(c *call, id string, status int, latency time.Duration, ae *apiError, err error) {
+// maxDebugBody bounds the bytes of a request or response body the debug
+// log shows.
+const maxDebugBody = 4 << 10
+
+// logCall logs the request's record: at info level, what it was and how
+// it ended; at debug level also the request and response bodies
+// (truncated to maxDebugBody bytes). Headers are never logged, so no
+// signature, credential scope or secret is.
+func (s *Server) logCall(c *call, id string, status int, latency time.Duration, ae *apiError, err error, answer []byte) {
 	level := slog.LevelInfo
 	if status >= 500 {
 		level = slog.LevelError
+	}
+	debug := s.log.Enabled(c.ctx, slog.LevelDebug)
+	if debug && level == slog.LevelInfo {
+		level = slog.LevelDebug
 	}
 	if !s.log.Enabled(c.ctx, level) {
 		return
@@ -609,7 +628,23 @@ func (s *Server) logCall(c *call, id string, status int, latency time.Duration, 
 			attrs = append(attrs, slog.String("cause", err.Error()))
 		}
 	}
+	if debug {
+		attrs = append(attrs, slog.String("request", debugBody(c.body)), slog.String("response", debugBody(answer)))
+	}
 	s.log.LogAttrs(c.ctx, level, "request", attrs...)
+}
+
+// debugBody is b for the debug log: at most maxDebugBody bytes, cut at a
+// rune boundary, with the size when cut.
+func debugBody(b []byte) string {
+	if len(b) <= maxDebugBody {
+		return string(b)
+	}
+	n := maxDebugBody
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return string(b[:n]) + "… (" + strconv.Itoa(len(b)) + " bytes)"
 }
 
 // requestID returns a fresh x-amzn-RequestId.
