@@ -335,3 +335,23 @@ func httptestGet(t *testing.T, url string) string {
 	}
 	return b.String()
 }
+
+// A Query's partition is read from its key condition, an expression's or
+// a legacy KeyConditions', as the operation reads it: alice queries her
+// partition in both forms, and bob's in neither.
+func TestAuthzQueryForms(t *testing.T) {
+	as := newAttackServer(t)
+	for _, pk := range []string{"alice", "bob"} {
+		for _, body := range []string{
+			`{"TableName":"GameScores","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"` + pk + `"}}}`,
+			`{"TableName":"GameScores","KeyConditionExpression":"#k = :p","ExpressionAttributeNames":{"#k":"pk"},"ExpressionAttributeValues":{":p":{"S":"` + pk + `"}}}`,
+			`{"TableName":"GameScores","KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"` + pk + `"}]}}}`,
+		} {
+			status, typ, msg := as.raw(t, "alice", "Query", body, nil)
+			if want := map[string]int{"alice": 200, "bob": 400}[pk]; status != want || pk == "bob" && typ != "AccessDeniedException" {
+				t.Errorf("alice's Query %s: %d %s %q, want %d", body, status, typ, msg, want)
+			}
+		}
+	}
+	as.checkBob(t)
+}

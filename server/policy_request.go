@@ -592,7 +592,13 @@ func (s *Server) queryLeadingKeys(table string, in *queryInput) (ctxValue, []fdy
 		}
 		return ctxValue{unknown: true}, nil
 	}
-	for _, kc := range in.legacy.keys {
+	// Legacy KeyConditions, read as prepare will read them; one that does
+	// not decode leaves the partition unknown (prepare refuses it later).
+	var legacyKeys []legacyCond
+	if in.KeyConditions.present() {
+		legacyKeys, _ = decodeConds("KeyConditions", in.KeyConditions)
+	}
+	for _, kc := range legacyKeys {
 		if kc.attr == pk && kc.op == "EQ" && len(kc.list) == 1 {
 			return one(kc.list[0])
 		}
