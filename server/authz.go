@@ -207,7 +207,7 @@ func (s *Server) tableFor(c *call, name string) (*fdyno.Table, error) {
 // DynamoDB's wording for a cross-account request that no resource-based
 // policy allows.
 func checkARNOwner(c *call, arn, region, account string) error {
-	if account == c.account && region == c.region {
+	if account == c.owner && region == c.region {
 		return nil
 	}
 	action := "dynamodb:" + c.op

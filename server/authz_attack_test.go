@@ -355,3 +355,23 @@ func TestAuthzQueryForms(t *testing.T) {
 	}
 	as.checkBob(t)
 }
+
+// With one shared namespace and keys of several accounts (--shared-db
+// --auth), the ARNs the server gives its tables name the namespace's
+// account, and a request may use them whatever its key's account.
+func TestSharedNamespaceARN(t *testing.T) {
+	keys := map[string]string{"AKIDONE": "secret-of-AKIDONE"}
+	ts := newTestServer(t, Config{Keys: keys, Accounts: map[string]string{"AKIDONE": "111122223333"}})
+	c := ts.regionClient("AKIDONE", "us-east-1")
+	createTable(t, c, "Shared", "", "")
+	d, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Shared")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: d.Table.TableArn}); err != nil {
+		t.Errorf("DescribeTable by its own ARN %s: %v", *d.Table.TableArn, err)
+	}
+	other := strings.Replace(*d.Table.TableArn, ":"+accountID+":", ":111122223333:", 1)
+	_, err = c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String(other)})
+	wantAPIError(t, err, "AccessDeniedException", "because no resource-based policy allows")
+}

@@ -198,8 +198,11 @@ type call struct {
 	// ("" for none or several).
 	table string
 	host  string // the request's Host, the endpoint the client reached
-	// account and region name the request's namespace (namespace.go).
+	// account and region name the request's namespace (namespace.go):
+	// with a shared namespace and keys, account is the principal's, for
+	// logs and metrics, and owner is the namespace's, in its ARNs.
 	account, region string
+	owner           string
 	// who is the principal the verified identity is: the policies' and
 	// the audit log's (authz.go).
 	who principal
@@ -488,7 +491,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 	if err != nil {
 		return nil, err
 	}
-	c.who = principal{keyID: id.keyID, account: c.account}
+	c.who, c.owner = principal{keyID: id.keyID, account: c.account}, ns.account
 	out, err := op(ns, c, body)
 	if ns != s {
 		s.settleNamespace(ns, err == nil && c.op == "CreateTable")
