@@ -318,7 +318,7 @@ func prepareAction(op string, ti TransactWriteItem) (txAction, error) {
 			return txAction{w: a, invalid: err}, nil
 		}
 		size := a.key.Size()
-		if err := checkItemSize(size, a.t.maxItemSize); err != nil {
+		if err := checkItemSize(size, a.t.maxItemSize, false); err != nil {
 			return txAction{w: a, invalid: withOp(op, err)}, nil
 		}
 		enc, err := EncodeItem(a.key)
