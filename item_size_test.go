@@ -75,3 +75,24 @@ func TestItemSizeTexts(t *testing.T) {
 		t.Errorf("after the refused writes: %v items (%v), want only grow's, unchanged", len(out.Items), err)
 	}
 }
+
+// A cancellation reason of an invalid item is DynamoDB's text alone, as
+// the same error outside a transaction is, with no attribute path before
+// it: "One or more parameter values were invalid: Type mismatch for
+// Index Key g Expected: S Actual: N IndexName: byG", not "g: One or more
+// ...".
+func TestCancellationReasonText(t *testing.T) {
+	db, tbl := openTestTable(t, crashSchema)
+	_, err := TransactWrite(db, TransactWriteInput{TransactItems: []TransactWriteItem{
+		{Put: &TransactPut{Table: tbl, Item: Item{"pk": S("a"), "sk": N("1")}}},
+		{Put: &TransactPut{Table: tbl, Item: Item{"pk": S("b"), "sk": N("1"), "g": N("7")}}},
+	}})
+	var tce *TransactionCanceledError
+	if !errors.As(err, &tce) || len(tce.CancellationReasons) != 2 {
+		t.Fatalf("TransactWrite: %v, want a cancellation with two reasons", err)
+	}
+	want := CancellationReason{Code: CancellationCodeValidationError, Message: "One or more parameter values were invalid: Type mismatch for Index Key g Expected: S Actual: N IndexName: byG"}
+	if got := tce.CancellationReasons[1]; got.Code != want.Code || got.Message != want.Message {
+		t.Errorf("reason %+v, want %+v", got, want)
+	}
+}
