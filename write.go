@@ -1,7 +1,6 @@
 package fdyno
 
 import (
-
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
 
