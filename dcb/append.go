@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
 )
 
 // AppendCondition makes an append conditional: it fails if the store holds
@@ -32,16 +33,27 @@ func (a Appended) Repeated() bool { return a.known != nil }
 
 // Positions returns the positions of the appended events, in the order
 // they were given. For an append run in its own transaction (an
-// fdb.Database or another Transactor than an fdb.Transaction was passed)
-// they are known at once. For an append joined to
-// a caller's transaction, Positions blocks until that transaction commits,
-// and returns an error wrapping [ErrNotCommitted] if it does not; call it
-// after the commit, outside the transaction's function.
+// fdb.Database or any Transactor that does not join its caller's
+// transaction, [fdyno.JoinsCaller]) they are known at once. For an append
+// joined to a caller's transaction they are known once that transaction
+// has committed: call Positions after the commit returned, outside the
+// transaction's function.
+//
+// Positions never blocks. It returns an error wrapping [ErrNotCommitted]
+// whenever the append's transaction has not committed: the commit failed,
+// was not attempted (the transaction's function returned an error, or the
+// transaction was cancelled or reset), or has not happened yet (Positions
+// called inside the transaction's function). Waiting there instead would
+// wait forever: such a transaction never commits, or commits only after
+// its function returns.
 func (a Appended) Positions() ([]Position, error) {
 	vs := a.known
 	if vs == nil {
 		if a.stamp == nil {
 			return nil, fmt.Errorf("%w: no append", ErrNotCommitted)
+		}
+		if !a.stamp.IsReady() {
+			return nil, fmt.Errorf("%w: its transaction has not committed", ErrNotCommitted)
 		}
 		var err error
 		if vs, err = a.stamp.Get(); err != nil {
@@ -129,11 +141,16 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 // transaction is touched, with errors wrapping [ErrInvalidEvent],
 // [ErrInvalidQuery] or [ErrTooLarge].
 //
-// Given an fdb.Database (or any Transactor but an fdb.Transaction),
-// Append runs its own transaction with automatic_idempotency, retrying on
-// FoundationDB's retryable errors: a commit that applied but reported
-// commit_unknown_result is not applied twice. Given an fdb.Transaction, it joins the caller's transaction, and
-// its events commit with the caller's other writes or not at all. A
+// Given an fdb.Database (or any Transactor that does not join its caller's
+// transaction, [fdyno.JoinsCaller]), Append runs its own transaction with
+// automatic_idempotency, retrying on FoundationDB's retryable errors: a
+// commit that applied but reported commit_unknown_result is not applied
+// twice. Given an fdb.Transaction or an [fdyno.CallerTransactor] that
+// says it joins, it joins the caller's transaction, and its events commit
+// with the caller's other writes or not at all. A Transactor that hands
+// over a transaction without committing it, and does not say so, is
+// refused with [fdyno.ErrTransactorDidNotCommit] and nothing it wrote
+// commits. A
 // condition cannot read a range that an earlier append of the same
 // transaction wrote into (the entries' keys are not known before the
 // commit): FoundationDB reports accessed_unreadable (1036) and nothing is
@@ -162,9 +179,11 @@ func (s *Store) appendWith(tr fdb.Transactor, id []byte, events []Event, cond *A
 		after = cond.After
 	}
 	// Anything but a caller's transaction runs transactions of the
-	// append's own (fdyno.Transact), which hold no other append.
-	_, joined := tr.(fdb.Transaction)
-	sole := !joined
+	// append's own (fdyno.Transact), which hold no other append; a
+	// Transactor that hands over a transaction it does not commit is
+	// refused there (fdyno.ErrTransactorDidNotCommit) and what it wrote
+	// never commits.
+	sole := !fdyno.JoinsCaller(tr)
 	a, err := transact(tr, func(tr fdb.Transaction) (Appended, error) {
 		return s.appendTx(tr, evs, check, after, sole, id)
 	})
