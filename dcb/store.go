@@ -15,6 +15,7 @@ import (
 type Store struct {
 	k        *keys
 	pageSize int
+	stats    *subscribeStats // shared by copies
 }
 
 // Option configures [Open].
@@ -45,7 +46,7 @@ func WithPageSize(n int) Option {
 // It returns an error wrapping [ErrCorrupt] if ns holds a store of an
 // unknown format, and FoundationDB's errors as they are.
 func Open(tr fdb.Transactor, ns subspace.Subspace, opts ...Option) (*Store, error) {
-	s := &Store{k: newKeys(ns.Bytes()), pageSize: DefaultPageSize}
+	s := &Store{k: newKeys(ns.Bytes()), pageSize: DefaultPageSize, stats: new(subscribeStats)}
 	for _, o := range opts {
 		if err := o(s); err != nil {
 			return nil, err
