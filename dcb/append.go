@@ -1,7 +1,11 @@
 package dcb
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
@@ -170,6 +174,10 @@ func (s *Store) appendWith(tr fdb.Transactor, id []byte, events []Event, cond *A
 	if err != nil {
 		return Appended{}, err
 	}
+	var once *onceArgs
+	if id != nil {
+		once = &onceArgs{id: id, digest: digestEvents(evs)}
+	}
 	var check plan
 	var after Position
 	if cond != nil {
@@ -185,7 +193,7 @@ func (s *Store) appendWith(tr fdb.Transactor, id []byte, events []Event, cond *A
 	// never commits.
 	sole := !fdyno.JoinsCaller(tr)
 	a, err := transact(tr, func(tr fdb.Transaction) (Appended, error) {
-		return s.appendTx(tr, evs, check, after, sole, id)
+		return s.appendTx(tr, evs, check, after, sole, once)
 	})
 	if err != nil {
 		return Appended{}, err
@@ -203,10 +211,12 @@ func (s *Store) appendWith(tr fdb.Transactor, id []byte, events []Event, cond *A
 // ranges, limit 1 each, the order key and the idempotency record), then the writes. sole says the
 // transaction holds no other append, so its events take orders from 0
 // without reading the order key.
-func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, after Position, sole bool, id []byte) (Appended, error) {
+func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, after Position, sole bool, once *onceArgs) (Appended, error) {
 	var record fdb.FutureByteSlice
-	if id != nil {
-		record = tr.Get(s.k.idempotencyKey(id))
+	var now time.Time
+	if once != nil {
+		record = tr.Get(s.k.idempotencyKey(once.id))
+		now = s.now() // per attempt: a retry sees the time it runs at
 	}
 	reads := make([]fdb.RangeResult, len(check.prefixes))
 	for i, p := range check.prefixes {
@@ -222,11 +232,19 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 			return Appended{}, err
 		}
 		if v != nil {
-			vs, first, n, err := decodeRecord(v)
+			r, err := decodeRecord(v)
 			if err != nil {
 				return Appended{}, err
 			}
-			return Appended{known: vs, first: first, n: n}, nil
+			switch {
+			case r.expires != 0 && now.UnixNano() >= r.expires:
+				// Expired: as if forgotten; this append applies and
+				// writes a new record.
+			case r.digest != nil && !bytes.Equal(r.digest, once.digest[:]):
+				return Appended{}, fmt.Errorf("%w: %q was used for other events", ErrIdempotencyKeyReused, once.id)
+			default:
+				return Appended{known: r.vs, first: r.first, n: r.n}, nil
+			}
 		}
 	}
 	var first Position
@@ -296,8 +314,12 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 		}
 	}
 	tr.SetVersionstampedValue(s.k.head, headValue())
-	if id != nil {
-		tr.SetVersionstampedValue(s.k.idempotencyKey(id), recordValue(base, len(evs)))
+	if once != nil {
+		var expires int64
+		if s.idempotencyRetention > 0 {
+			expires = now.Add(s.idempotencyRetention).UnixNano()
+		}
+		tr.SetVersionstampedValue(s.k.idempotencyKey(once.id), recordValue(base, len(evs), once.digest, expires))
 	}
 	return Appended{stamp: tr.GetVersionstamp(), first: base, n: len(evs)}, nil
 }
@@ -326,10 +348,18 @@ const MaxIdempotencyKeyBytes = 1024
 // automatic_idempotency.) Without the key, such a retry would append
 // twice, or fail its own condition on the events of its first attempt.
 //
+// The record holds a digest (SHA-256) of the events: an AppendOnce that
+// finds a record of id for other events (another type, tags or data, or
+// another count or order) fails with [ErrIdempotencyKeyReused] and writes
+// nothing. The condition is not part of the digest.
+//
 // The record is read with a conflict range, so two concurrent appends with
-// the same id conflict and one of them applies. Records are kept until
-// [Store.ForgetIdempotencyKey] removes them; id is at most
-// [MaxIdempotencyKeyBytes] bytes.
+// the same id conflict and one of them applies. A record expires after the
+// store's retention ([WithIdempotencyRetention], by default
+// [DefaultIdempotencyRetention]) measured on the clock of the client that
+// wrote it: an AppendOnce after that applies again, as after
+// [Store.ForgetIdempotencyKey], and [Store.ForgetExpiredIdempotencyKeys]
+// removes expired records. Id is at most [MaxIdempotencyKeyBytes] bytes.
 func (s *Store) AppendOnce(tr fdb.Transactor, id []byte, events []Event, cond *AppendCondition) (Appended, error) {
 	if len(id) == 0 || len(id) > MaxIdempotencyKeyBytes {
 		return Appended{}, fmt.Errorf("%w: idempotency key of %d bytes (want 1 to %d)", ErrInvalidOptions, len(id), MaxIdempotencyKeyBytes)
@@ -345,4 +375,80 @@ func (s *Store) ForgetIdempotencyKey(tr fdb.Transactor, id []byte) error {
 		return struct{}{}, nil
 	})
 	return err
+}
+
+// onceArgs are AppendOnce's: the idempotency key and the digest of the
+// events.
+type onceArgs struct {
+	id     []byte
+	digest [32]byte
+}
+
+// digestEvents is the SHA-256 of the encoded events (the codec is
+// deterministic), each part length-prefixed so that no two lists of
+// events share a digest input.
+func digestEvents(evs []pendingEvent) [32]byte {
+	h := sha256.New()
+	var n [8]byte
+	write := func(b []byte) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	binary.BigEndian.PutUint64(n[:], uint64(len(evs)))
+	h.Write(n[:])
+	for _, e := range evs {
+		write(e.value)
+		binary.BigEndian.PutUint64(n[:], uint64(len(e.parts)))
+		h.Write(n[:])
+		for _, p := range e.parts {
+			write(p)
+		}
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// ForgetExpiredIdempotencyKeys removes up to limit expired idempotency
+// records (0 means 1,000) in one transaction of tr, reading at most limit
+// records. It returns how many it removed and whether records remain past
+// those it read; call it again (from a background job) until more is
+// false. Records without an expiry (written with retention 0, or before
+// expiries) are kept.
+func (s *Store) ForgetExpiredIdempotencyKeys(tr fdb.Transactor, limit int) (removed int, more bool, err error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	type result struct {
+		removed int
+		more    bool
+	}
+	r, err := transact(tr, func(tr fdb.Transaction) (result, error) {
+		now := s.now().UnixNano()
+		pr, err := fdb.PrefixRange(s.k.idemp)
+		if err != nil {
+			return result{}, err
+		}
+		kvs, err := tr.GetRange(pr, fdb.RangeOptions{Limit: limit + 1, Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
+		if err != nil {
+			return result{}, err
+		}
+		var res result
+		if len(kvs) > limit {
+			kvs, res.more = kvs[:limit], true
+		}
+		for _, kv := range kvs {
+			rec, err := decodeRecord(kv.Value)
+			if err != nil {
+				return result{}, err
+			}
+			if rec.expires != 0 && now >= rec.expires {
+				tr.Clear(kv.Key)
+				res.removed++
+			}
+		}
+		return res, nil
+	})
+	return r.removed, r.more, err
 }
