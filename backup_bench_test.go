@@ -77,6 +77,15 @@ func BenchmarkBackupPut(b *testing.B) {
 		})
 	}
 	raw := fdb.Key("bench-backup-raw")
+	logKey := tblLogKey(b, db, root)
+	benchRunPerKey(b, "raw-set-and-log", 1, func() error {
+		_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+			tr.Set(raw, []byte(pad))
+			tr.SetVersionstampedKey(logKey, append([]byte{partLastFlag, 0, 0, 0, 0, 0, 0, 0, 0}, pad...))
+			return nil, nil
+		})
+		return err
+	})
 	benchRunPerKey(b, "raw-set", 1, func() error {
 		_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
 			tr.Set(raw, []byte(pad))
@@ -149,4 +158,14 @@ func BenchmarkBackupRestore(b *testing.B) {
 			begin = next.(fdb.Key)
 		}
 	})
+}
+
+// tblLogKey returns a log key of a scratch table, for the raw baseline.
+func tblLogKey(b *testing.B, db fdb.Database, root Option) fdb.Key {
+	tbl := mustOpen(b, db, "BenchRawLog", root, WithSchema(hashOnly))
+	kv, err := packKeyValues(S("k"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tbl.state.Load().keys.backupLogKey(kv, 0)
 }
