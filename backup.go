@@ -125,6 +125,9 @@ const (
 	phaseStop = "stop"
 	phaseFold = "fold"
 	phaseDone = "done"
+	// phasePITR is the continuous phase of a point-in-time recovery base
+	// (pitr.go): scanned, never stopped.
+	phasePITR = "pitr"
 )
 
 // storedBackup is a backup's record, JSON at ("k", "b", id).
@@ -139,6 +142,10 @@ type storedBackup struct {
 	Created              time.Time
 	Version              int64
 	SizeBytes, ItemCount int64
+	// Continuous marks the base of point-in-time recovery (pitr.go):
+	// after its scan it stays in phasePITR; RecoveryDays is its period.
+	Continuous   bool `json:",omitempty"`
+	RecoveryDays int  `json:",omitempty"`
 }
 
 func (b *storedBackup) description() *BackupDescription {
@@ -302,6 +309,14 @@ func (t *Table) startBackup(tx fdb.Transactor, name string, typ BackupType, batc
 	if err != nil {
 		return nil, err
 	}
+	return t.startCapture(tx, id, name, typ, batch, 0)
+}
+
+// startCapture starts backup id; recoveryDays > 0 makes it the continuous
+// base of point-in-time recovery (pitr.go), whose id is derived from the
+// table's in the transaction (pitrID).
+func (t *Table) startCapture(tx fdb.Transactor, id, name string, typ BackupType, batch, recoveryDays int) (*backupRun, error) {
+	now := t.now().UTC()
 	return transact(tx, func(tr fdb.Transaction) (*backupRun, error) {
 		st, meta, err := t.loadMeta(tr)
 		if err != nil {
@@ -311,12 +326,16 @@ func (t *Table) startBackup(tx fdb.Transactor, name string, typ BackupType, batc
 		if err != nil {
 			return nil, err
 		}
+		if recoveryDays > 0 {
+			id = pitrID(meta.tableID)
+		}
 		run := &backupRun{keys: keys, id: id, tbl: t, batch: batch}
 		if slices.Contains(meta.captures, id) {
 			return run, nil // an earlier attempt committed
 		}
 		b := &storedBackup{ID: id, Name: name, Type: string(typ), Table: t.name, TableID: meta.tableID, TablePath: t.path,
-			TableCreated: meta.created, Schema: storeSchema(st.schema), Phase: phaseScan, Created: now}
+			TableCreated: meta.created, Schema: storeSchema(st.schema), Phase: phaseScan, Created: now,
+			Continuous: recoveryDays > 0, RecoveryDays: recoveryDays}
 		if err := putBackup(tr, keys, b); err != nil {
 			return nil, err
 		}
@@ -338,7 +357,7 @@ func (r *backupRun) run(tx fdb.Transactor) (*BackupDescription, error) {
 		if err != nil {
 			return nil, err
 		}
-		if b.Phase == phaseDone {
+		if b.Phase == phaseDone || b.Phase == phasePITR {
 			return b.description(), nil
 		}
 	}
@@ -352,7 +371,7 @@ func (r *backupRun) step(tr fdb.Transaction) (*storedBackup, error) {
 		return nil, err
 	}
 	switch b.Phase {
-	case phaseDone:
+	case phaseDone, phasePITR:
 		return b, nil
 	case phaseFold:
 		err = r.fold(tr, b)
@@ -422,7 +441,12 @@ func (r *backupRun) scan(tr fdb.Transaction, st *tableState, b *storedBackup) er
 		b.ItemCount++
 		b.SizeBytes += int64(len(enc))
 	}
-	if len(rows) < r.batch {
+	if len(rows) < r.batch && b.Continuous {
+		// The base is complete: restorable from the version this
+		// transaction commits at (pitr.go).
+		b.Phase, b.Cursor, b.Created = phasePITR, nil, r.tbl.now().UTC()
+		tr.SetVersionstampedValue(r.keys.end(r.id), versionstampValue())
+	} else if len(rows) < r.batch {
 		b.Phase, b.Cursor = phaseStop, nil
 	} else {
 		b.Cursor = rows[len(rows)-1].Key
@@ -668,7 +692,7 @@ func ListBackups(rt fdb.ReadTransactor, in ListBackupsInput, opts ...Option) (*L
 			if err := json.Unmarshal(row.Value, &b); err != nil {
 				return nil, &CorruptError{What: "backup record", Reason: "cannot decode a backup record"}
 			}
-			if in.TableName != "" && b.Table != in.TableName ||
+			if b.Continuous || in.TableName != "" && b.Table != in.TableName ||
 				!in.TimeRangeLowerBound.IsZero() && b.Created.Before(in.TimeRangeLowerBound) ||
 				!in.TimeRangeUpperBound.IsZero() && !b.Created.Before(in.TimeRangeUpperBound) {
 				continue

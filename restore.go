@@ -2,8 +2,10 @@ package fdyno
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"slices"
+	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/directory"
@@ -66,6 +68,14 @@ func restoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, b
 	if err != nil {
 		return nil, err
 	}
+	return restoreBackup(tx, o, b, keys, in.TargetTableName, schema, batch, nil, opts)
+}
+
+// restoreBackup builds table target from backup b's items, then replays
+// the log window of replay (nil: none), and moves it in.
+func restoreBackup(tx fdb.Transactor, o options, b *storedBackup, keys backupKeys, targetName string, schema TableSchema,
+	batch int, replay *logReplay, opts []Option) (*Table, error) {
+	in := struct{ TargetTableName string }{targetName}
 	var rb [8]byte
 	if _, err := rand.Read(rb[:]); err != nil {
 		return nil, err
@@ -100,6 +110,14 @@ func restoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, b
 			return nil, err
 		}
 	}
+	if replay != nil {
+		replay.tbl, replay.batch, replay.progress = tmp, batch, keys.restore(restoreID(tmp)+"/log")
+		for done := false; !done; {
+			if done, err = transact(tx, replay.step); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if _, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		if moved, err := restoreMoved(tr, tmp, target, tableID); err != nil || moved {
 			return struct{}{}, err // moved: an earlier attempt committed
@@ -114,6 +132,7 @@ func restoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, b
 			return struct{}{}, err
 		}
 		tr.Clear(keys.restore(restoreID(tmp)))
+		tr.Clear(keys.restore(restoreID(tmp) + "/log"))
 		bumpMetadataVersion(tr)
 		return struct{}{}, nil
 	}); err != nil {
@@ -253,4 +272,113 @@ func (r *restoreRun) step(tr fdb.Transaction) (bool, error) {
 		tr.Set(pk, last)
 	}
 	return true, nil
+}
+
+// logReplay replays, over a table being restored, the log records of a
+// source table from versionstamp from, in commit order, up to (not
+// including) the first commit at or after version before, or the first
+// commit whose records' time is after until (if not zero).
+type logReplay struct {
+	src    *Table
+	from   [tupleVersionstampLen]byte
+	before int64
+	until  time.Time
+	// set by restoreBackup
+	tbl      *Table
+	batch    int
+	progress fdb.Key
+}
+
+// step replays the next batch and reports whether the replay is done.
+func (p *logReplay) step(tr fdb.Transaction) (bool, error) {
+	st, err := p.tbl.load(tr, nil)
+	if err != nil {
+		return false, err
+	}
+	src, err := p.src.load(tr, nil)
+	if err != nil {
+		return false, err
+	}
+	cursor, err := tr.Get(p.progress).Get()
+	if err != nil {
+		return false, err
+	}
+	var end [tupleVersionstampLen]byte
+	binary.BigEndian.PutUint64(end[:8], uint64(p.before))
+	rng := src.keys.backupLogRange(p.from, end)
+	if cursor != nil {
+		rng.Begin = fdb.Key(append(cursor, 0x00))
+	}
+	elems := 1
+	if st.rng.Name != "" {
+		elems = 2
+	}
+	it := tr.Snapshot().GetRange(rng, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).Iterator()
+	j := partsJoiner{timed: true, what: "backup log"}
+	var stamp []byte // the versionstamp of the commit being replayed
+	var last fdb.Key
+	count := 0
+	finished := true
+	var recs []*partsRecord
+	for it.Advance() {
+		kv, err := it.Get()
+		if err != nil {
+			return false, err
+		}
+		vs, ikv, part, err := src.keys.splitBackupLogKey(kv.Key, elems)
+		if err != nil {
+			return false, err
+		}
+		if part == 0 && string(vs[:10]) != string(stamp) {
+			// A new commit: stop before it if the batch is full, or if it
+			// is past the time.
+			if count >= p.batch {
+				finished = false
+				break
+			}
+			stamp = append(stamp[:0], vs[:10]...)
+			if !p.until.IsZero() && len(kv.Value) >= 9 && int64(binary.BigEndian.Uint64(kv.Value[1:9])) > p.until.UnixMicro() {
+				break
+			}
+		}
+		rec, err := j.add(ikv, part, kv.Value)
+		if err != nil {
+			return false, err
+		}
+		last = kv.Key
+		if rec != nil {
+			count++
+			recs = append(recs, rec)
+		}
+	}
+	// Later records of an item in the batch replace earlier ones.
+	latest := map[string]int{}
+	for i, rec := range recs {
+		latest[string(rec.kv)] = i
+	}
+	l := loaderOf(tr)
+	for i, rec := range recs {
+		if latest[string(rec.kv)] != i {
+			continue
+		}
+		r := l.get(&st.keys, rec.kv)
+		old, oldEnc, err := l.load(&r)
+		if err != nil {
+			return false, err
+		}
+		c := itemChange{st: st, kv: rec.kv, old: old, oldEnc: oldEnc, oldKnown: true}
+		if !rec.deleted {
+			if c.new, err = DecodeItem(rec.data); err != nil {
+				return false, err
+			}
+			c.enc, c.size = rec.data, c.new.Size()
+		}
+		if err := writeItem(tr, p.tbl, c); err != nil {
+			return false, err
+		}
+	}
+	if last != nil {
+		tr.Set(p.progress, last)
+	}
+	return finished, nil
 }
