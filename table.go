@@ -264,6 +264,9 @@ type tableState struct {
 	// tables of format 2 and later keep the partition directory
 	// (segment.go).
 	format int
+	// capture is set while a backup takes the table's change log: every
+	// write then logs its item (backup_log.go).
+	capture bool
 }
 
 type indexKeyAttr struct {
@@ -441,6 +444,7 @@ func (t *Table) load(rt fdb.ReadTransaction, mv []byte) (*tableState, error) {
 	st.markBuilding(meta.building)
 	st.cursorKey = meta.cursorKey
 	st.format = meta.format
+	st.capture = len(meta.captures) > 0
 	return st, nil
 }
 
@@ -565,7 +569,9 @@ func ListTables(rt fdb.ReadTransactor, opts ...Option) ([]string, error) {
 		if err != nil || !ok {
 			return []string{}, err
 		}
-		return directory.List(tr, o.root)
+		names, err := directory.List(tr, o.root)
+		// A table being restored (restore.go) is not a table yet.
+		return slices.DeleteFunc(names, func(n string) bool { return strings.HasPrefix(n, restorePrefix) }), err
 	})
 }
 
