@@ -8,11 +8,11 @@ import (
 )
 
 // authz.go decides who may do what, on the request that runs. A request
-// is decoded once (decode, server.go) into its operation's input, and
-// prepared (its legacy members translated, its table names resolved); the
+// is decoded once (decode, server.go) into its operation's input; the
 // checks the policies evaluate are computed from that input (each input's
-// authz method, policy_request.go), never from another reading of the
-// body. The decision is then enforced twice:
+// authz method, policy_request.go), before it is validated, so that a
+// refused caller learns nothing from validation, and never from another
+// reading of the body. The decision is then enforced twice:
 //
 //  1. up front: every check must be allowed, or the request fails with
 //     AccessDeniedException before anything is read or written;
@@ -118,9 +118,10 @@ func inAny(a fdyno.Access, parts [][]byte) bool {
 }
 
 // authorize evaluates the policies for checks, the checks of the request
-// in s's namespace, refusing it with AccessDeniedException, AWS's message naming
-// who, the action and the resource, at the first check they do not
-// allow. When they allow every check, c gets the guard of its handles.
+// in s's namespace, refusing it with AccessDeniedException, AWS's message
+// naming who, the action and the resource, at the first check they do
+// not allow. When they allow every check, c gets the guard of its
+// handles.
 func (s *Server) authorize(c *call, checks []accessCheck) error {
 	if s.policies == nil {
 		return nil
@@ -207,7 +208,7 @@ func (s *Server) tableFor(c *call, name string) (*fdyno.Table, error) {
 // DynamoDB's wording for a cross-account request that no resource-based
 // policy allows.
 func checkARNOwner(c *call, arn, region, account string) error {
-	if account == c.account && region == c.region {
+	if account == c.owner && region == c.region {
 		return nil
 	}
 	action := "dynamodb:" + c.op

@@ -335,3 +335,43 @@ func httptestGet(t *testing.T, url string) string {
 	}
 	return b.String()
 }
+
+// A Query's partition is read from its key condition, an expression's or
+// a legacy KeyConditions', as the operation reads it: alice queries her
+// partition in both forms, and bob's in neither.
+func TestAuthzQueryForms(t *testing.T) {
+	as := newAttackServer(t)
+	for _, pk := range []string{"alice", "bob"} {
+		for _, body := range []string{
+			`{"TableName":"GameScores","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"` + pk + `"}}}`,
+			`{"TableName":"GameScores","KeyConditionExpression":"#k = :p","ExpressionAttributeNames":{"#k":"pk"},"ExpressionAttributeValues":{":p":{"S":"` + pk + `"}}}`,
+			`{"TableName":"GameScores","KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"` + pk + `"}]}}}`,
+		} {
+			status, typ, msg := as.raw(t, "alice", "Query", body, nil)
+			if want := map[string]int{"alice": 200, "bob": 400}[pk]; status != want || pk == "bob" && typ != "AccessDeniedException" {
+				t.Errorf("alice's Query %s: %d %s %q, want %d", body, status, typ, msg, want)
+			}
+		}
+	}
+	as.checkBob(t)
+}
+
+// With one shared namespace and keys of several accounts (--shared-db
+// --auth), the ARNs the server gives its tables name the namespace's
+// account, and a request may use them whatever its key's account.
+func TestSharedNamespaceARN(t *testing.T) {
+	keys := map[string]string{"AKIDONE": "secret-of-AKIDONE"}
+	ts := newTestServer(t, Config{Keys: keys, Accounts: map[string]string{"AKIDONE": "111122223333"}})
+	c := ts.regionClient("AKIDONE", "us-east-1")
+	createTable(t, c, "Shared", "", "")
+	d, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Shared")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: d.Table.TableArn}); err != nil {
+		t.Errorf("DescribeTable by its own ARN %s: %v", *d.Table.TableArn, err)
+	}
+	other := strings.Replace(*d.Table.TableArn, ":"+accountID+":", ":111122223333:", 1)
+	_, err = c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String(other)})
+	wantAPIError(t, err, "AccessDeniedException", "because no resource-based policy allows")
+}

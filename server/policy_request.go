@@ -14,8 +14,9 @@ import (
 // actions and resources DynamoDB's "Actions, resources, and condition
 // keys for Amazon DynamoDB" lists for it, and the condition keys of
 // fine-grained access control. Each input's authz method computes them
-// from the decoded, prepared input the operation runs (authz.go), with
-// the table names tableName resolved: never from the raw body.
+// from the decoded input the operation runs (authz.go), before prepare
+// validates it, with table names resolved as prepare resolves them
+// (authzTable): never from the raw body.
 //
 //  1. Item operations need their action on the table's ARN; Query and
 //     Scan on an index need it on the index's ARN (table/T/index/I).
@@ -592,7 +593,13 @@ func (s *Server) queryLeadingKeys(table string, in *queryInput) (ctxValue, []fdy
 		}
 		return ctxValue{unknown: true}, nil
 	}
-	for _, kc := range in.legacy.keys {
+	// Legacy KeyConditions, read as prepare will read them; one that does
+	// not decode leaves the partition unknown (prepare refuses it later).
+	var legacyKeys []legacyCond
+	if in.KeyConditions.present() {
+		legacyKeys, _ = decodeConds("KeyConditions", in.KeyConditions)
+	}
+	for _, kc := range legacyKeys {
 		if kc.attr == pk && kc.op == "EQ" && len(kc.list) == 1 {
 			return one(kc.list[0])
 		}

@@ -52,6 +52,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	strictjson "github.com/go-json-experiment/json"
@@ -197,14 +198,20 @@ type call struct {
 	// ("" for none or several).
 	table string
 	host  string // the request's Host, the endpoint the client reached
-	// account and region name the request's namespace (namespace.go).
+	// account and region name the request's namespace (namespace.go):
+	// with a shared namespace and keys, account is the principal's, for
+	// logs and metrics, and owner is the namespace's, in its ARNs.
 	account, region string
+	owner           string
 	// who is the principal the verified identity is: the policies' and
 	// the audit log's (authz.go).
 	who principal
 	// guard is what the request's allowed checks granted, asked by its
 	// handles before every access (authz.go); nil without policies.
 	guard *requestGuard
+	// body is the request body, kept for the debug log (logCall) only
+	// when the logger records debug.
+	body []byte
 }
 
 // request is an operation's input struct, as decoded from the body.
@@ -432,7 +439,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.metrics.request(c.op, ae, latency)
 	s.accountRequest(c, ae)
-	s.logCall(c, id, status, latency, ae, err)
+	s.logCall(c, id, status, latency, ae, err, body)
 }
 
 // handleSafely is handle, with a panic (a bug) turned into a 500
@@ -465,6 +472,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 	if err != nil {
 		return nil, err
 	}
+	if s.log.Enabled(c.ctx, slog.LevelDebug) {
+		c.body = body
+	}
 	id, err := s.identify(r, body)
 	if err != nil {
 		return nil, err
@@ -481,7 +491,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 	if err != nil {
 		return nil, err
 	}
-	c.who = principal{keyID: id.keyID, account: c.account}
+	c.who, c.owner = principal{keyID: id.keyID, account: c.account}, ns.account
 	out, err := op(ns, c, body)
 	if ns != s {
 		s.settleNamespace(ns, err == nil && c.op == "CreateTable")
@@ -585,10 +595,22 @@ func duplicateName(err error) string {
 	return "a member"
 }
 
-func (s *Server) logCall(c *call, id string, status int, latency time.Duration, ae *apiError, err error) {
+// maxDebugBody bounds the bytes of a request or response body the debug
+// log shows.
+const maxDebugBody = 4 << 10
+
+// logCall logs the request's record: at info level, what it was and how
+// it ended; at debug level also the request and response bodies
+// (truncated to maxDebugBody bytes). Headers are never logged, so no
+// signature, credential scope or secret is.
+func (s *Server) logCall(c *call, id string, status int, latency time.Duration, ae *apiError, err error, answer []byte) {
 	level := slog.LevelInfo
 	if status >= 500 {
 		level = slog.LevelError
+	}
+	debug := s.log.Enabled(c.ctx, slog.LevelDebug)
+	if debug && level == slog.LevelInfo {
+		level = slog.LevelDebug
 	}
 	if !s.log.Enabled(c.ctx, level) {
 		return
@@ -609,7 +631,23 @@ func (s *Server) logCall(c *call, id string, status int, latency time.Duration, 
 			attrs = append(attrs, slog.String("cause", err.Error()))
 		}
 	}
+	if debug {
+		attrs = append(attrs, slog.String("request", debugBody(c.body)), slog.String("response", debugBody(answer)))
+	}
 	s.log.LogAttrs(c.ctx, level, "request", attrs...)
+}
+
+// debugBody is b for the debug log: at most maxDebugBody bytes, cut at a
+// rune boundary, with the size when cut.
+func debugBody(b []byte) string {
+	if len(b) <= maxDebugBody {
+		return string(b)
+	}
+	n := maxDebugBody
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return string(b[:n]) + "… (" + strconv.Itoa(len(b)) + " bytes)"
 }
 
 // requestID returns a fresh x-amzn-RequestId.
