@@ -220,12 +220,7 @@ func ResumeBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescript
 
 // checkBackupName applies DynamoDB's BackupName rule: 3-255 of
 // [a-zA-Z0-9_.-].
-func checkBackupName(name string) error {
-	if err := checkTableName("BackupName", name); err != nil {
-		return err
-	}
-	return nil
-}
+func checkBackupName(name string) error { return checkTableName("BackupName", name) }
 
 // newBackupID returns an id in DynamoDB's form: the creation time in
 // Unix milliseconds, a dash and 8 random hexadecimal digits.
