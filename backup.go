@@ -128,6 +128,9 @@ const (
 	// phasePITR is the continuous phase of a point-in-time recovery base
 	// (pitr.go): scanned, never stopped.
 	phasePITR = "pitr"
+	// phaseGone is never stored: the step that found the table deleted
+	// removed the backup.
+	phaseGone = "gone"
 )
 
 // storedBackup is a backup's record, JSON at ("k", "b", id).
@@ -217,12 +220,7 @@ func ResumeBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescript
 
 // checkBackupName applies DynamoDB's BackupName rule: 3-255 of
 // [a-zA-Z0-9_.-].
-func checkBackupName(name string) error {
-	if err := checkTableName("BackupName", name); err != nil {
-		return err
-	}
-	return nil
-}
+func checkBackupName(name string) error { return checkTableName("BackupName", name) }
 
 // newBackupID returns an id in DynamoDB's form: the creation time in
 // Unix milliseconds, a dash and 8 random hexadecimal digits.
@@ -360,6 +358,9 @@ func (r *backupRun) run(tx fdb.Transactor) (*BackupDescription, error) {
 		if b.Phase == phaseDone || b.Phase == phasePITR {
 			return b.description(), nil
 		}
+		if b.Phase == phaseGone {
+			return nil, &TableError{Table: b.Table, Err: ErrResourceNotFound, Reason: "Table " + b.Table + " was deleted during backup " + r.id}
+		}
 	}
 }
 
@@ -388,7 +389,8 @@ func (r *backupRun) step(tr fdb.Transaction) (*storedBackup, error) {
 			tr.Clear(r.keys.record(r.id))
 			tr.ClearRange(r.keys.dataRange(r.id))
 			tr.Clear(r.keys.start(r.id))
-			return nil, &TableError{Table: b.Table, Err: ErrResourceNotFound, Reason: "Table " + b.Table + " was deleted during backup " + r.id}
+			b.Phase = phaseGone // committed, then reported by run
+			return b, nil
 		}
 		if err != nil {
 			return nil, err

@@ -514,3 +514,30 @@ func TestBackupUnderFaults(t *testing.T) {
 	}
 	checkTable(t, db, src)
 }
+
+// A table deleted while its backup runs ends the backup with
+// ResourceNotFoundException and leaves no backup behind.
+func TestBackupOfDeletedTable(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	src := mustOpen(t, db, "Doomed", root, WithSchema(backupSchema))
+	for i := range 10 {
+		mustPut(t, db, src, backupItem("p", i, i, 0))
+	}
+	r, err := src.startBackup(db, "doomed", BackupTypeUser, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := transact(db, r.step); err != nil {
+		t.Fatal(err)
+	}
+	if err := DeleteTable(db, "Doomed", root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.run(db); !errors.Is(err, ErrResourceNotFound) {
+		t.Fatalf("backup of a deleted table: %v, want ResourceNotFoundException", err)
+	}
+	if _, err := DescribeBackup(db, r.id, root); !errors.Is(err, ErrBackupNotFound) {
+		t.Errorf("the backup of a deleted table: %v, want BackupNotFoundException", err)
+	}
+}
