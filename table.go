@@ -68,7 +68,7 @@ func Open(t fdb.Transactor, name string, opts ...Option) (*Table, error) {
 	if want != nil {
 		want.created = tbl.now().UTC()
 	}
-	st, err := transact(t, func(tr fdb.Transaction) (*tableState, error) {
+	st, err := Transact(t, func(tr fdb.Transaction) (*tableState, error) {
 		return tbl.openTx(tr, want)
 	})
 	if err != nil {
@@ -229,7 +229,7 @@ func DeleteTable(t fdb.Transactor, name string, opts ...Option) error {
 		return err
 	}
 	tbl := &Table{name: name, path: tablePath(o.root, name)}
-	_, err = transact(t, func(tr fdb.Transaction) (struct{}, error) {
+	_, err = Transact(t, func(tr fdb.Transaction) (struct{}, error) {
 		if _, _, err := tbl.loadMeta(tr); err != nil {
 			return struct{}{}, err
 		}

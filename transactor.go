@@ -46,30 +46,34 @@ import (
 //	})
 //
 // f may be retried: it must have no effect outside its transaction.
-func Transact(tx fdb.Transactor, f func(fdb.Transaction) (any, error)) (any, error) {
+// Transact returns f's result as f typed it, so the caller asserts
+// nothing; it is the one place that converts FoundationDB's untyped
+// result.
+func Transact[T any](tx fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
+	run := func(tr fdb.Transaction) (any, error) { return f(tr) }
+	var v any
+	var err error
 	if tr, ok := tx.(fdb.Transaction); ok {
-		return tr.Transact(f) // the caller's: untouched
+		v, err = tr.Transact(run) // the caller's: untouched
+	} else {
+		v, err = tx.Transact(func(tr fdb.Transaction) (any, error) {
+			if err := tr.Options().SetAutomaticIdempotency(); err != nil {
+				return nil, err
+			}
+			return run(tr)
+		})
 	}
-	return tx.Transact(func(tr fdb.Transaction) (any, error) {
-		if err := tr.Options().SetAutomaticIdempotency(); err != nil {
-			return nil, err
-		}
-		return f(tr)
-	})
-}
-
-// transact is [Transact] with f's result typed; it is the only place that
-// type-asserts Transact's result.
-func transact[T any](tx fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
-	v, err := Transact(tx, func(tr fdb.Transaction) (any, error) { return f(tr) })
 	if err != nil {
 		var zero T
 		return zero, err
 	}
-	return v.(T), nil
+	// v holds f's T, or is nil when T is an interface type and f returned
+	// its nil: the comma-ok form gives T's zero value for that one case.
+	r, _ := v.(T)
+	return r, nil
 }
 
-// readTransact is transact for reads, which set no option: a read
+// readTransact is Transact for reads, which set no option: a read
 // transaction commits nothing.
 func readTransact[T any](t fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
 	v, err := t.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return f(tr) })

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
 )
 
 // AppendCondition makes an append conditional: it fails if the store holds
@@ -165,7 +166,7 @@ func (s *Store) appendWith(tr fdb.Transactor, id []byte, events []Event, cond *A
 	// append's own (fdyno.Transact), which hold no other append.
 	_, joined := tr.(fdb.Transaction)
 	sole := !joined
-	a, err := transact(tr, func(tr fdb.Transaction) (Appended, error) {
+	a, err := fdyno.Transact(tr, func(tr fdb.Transaction) (Appended, error) {
 		return s.appendTx(tr, evs, check, after, sole, id)
 	})
 	if err != nil {
@@ -321,7 +322,7 @@ func (s *Store) AppendOnce(tr fdb.Transactor, id []byte, events []Event, cond *A
 // ForgetIdempotencyKey removes the idempotency record of id: a later
 // AppendOnce with id applies again.
 func (s *Store) ForgetIdempotencyKey(tr fdb.Transactor, id []byte) error {
-	_, err := transact(tr, func(tr fdb.Transaction) (struct{}, error) {
+	_, err := fdyno.Transact(tr, func(tr fdb.Transaction) (struct{}, error) {
 		tr.Clear(s.k.idempotencyKey(id))
 		return struct{}{}, nil
 	})
