@@ -285,6 +285,9 @@ func mergeDefinitions(s TableSchema, add []AttributeDefinition, ks []KeySchemaEl
 	const op = "UpdateTable"
 	given := map[string]ScalarAttributeType{}
 	for _, d := range add {
+		if err := checkKeyAttrName("AttributeDefinitions", d.AttributeName); err != nil {
+			return nil, withUpdateOp(err)
+		}
 		if _, dup := given[d.AttributeName]; dup {
 			return nil, &ValidationError{Op: op, Reason: "Attribute Name is duplicated: " + d.AttributeName}
 		}
