@@ -36,11 +36,11 @@ var packageLayers = []struct {
 	{"table", []string{"transactor.go", "schema.go", "schema_validate.go", "options.go", "table_state.go", "table.go", "table_meta.go", "table_properties.go", "index_def.go", "index_keys.go", "ttl.go",
 		"cursor.go", "access.go"}},
 	{"core", []string{"loader.go", "decide.go", "write.go", "item_ops.go", "index.go", "backfill.go", "segment.go",
-		"stream.go", "stream_disabled.go"}},
+		"stream.go", "stream_disabled.go", "backup_log.go"}},
 	{"operations", []string{"put.go", "get.go", "update.go", "delete.go", "query.go", "query_batch.go", "scan.go", "segment_read.go",
 		"index_read.go", "batch_get.go", "batch_write.go", "transact_get.go", "transact_write.go", "ttl_sweep.go",
 		"updatetable.go", "item_collection.go", "stream_read.go", "stream_tail.go", "stream_consumer.go",
-		"stream_trim.go", "stream_merge.go", "layer_api.go"}},
+		"stream_trim.go", "stream_merge.go", "layer_api.go", "backup.go", "restore.go", "pitr.go"}},
 }
 
 // maxUpwardArrows is the most file-to-file arrows allowed to run back up

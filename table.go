@@ -219,7 +219,9 @@ func ListTables(rt fdb.ReadTransactor, opts ...Option) ([]string, error) {
 		if err != nil || !ok {
 			return []string{}, err
 		}
-		return directory.List(tr, o.root)
+		names, err := directory.List(tr, o.root)
+		// A table being restored (restore.go) is not a table yet.
+		return slices.DeleteFunc(names, func(n string) bool { return strings.HasPrefix(n, restorePrefix) }), err
 	})
 }
 

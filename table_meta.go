@@ -60,6 +60,9 @@ type tableMeta struct {
 	disabledStreams  []DisabledStream
 	// settings is the settings record of the table's server (invariant 4).
 	settings []byte
+	// captures are the backups taking the table's change log (backup.go):
+	// while there is one, every write logs its item (backup_log.go).
+	captures []string
 }
 
 // metaFormatVersion is the format of tables Open creates. Format 1 tables
@@ -88,6 +91,8 @@ type storedMeta struct {
 	Properties       storedProperties `json:",omitzero"`
 	// Settings is the settings record (invariant 4).
 	Settings []byte `json:",omitempty"`
+	// Captures are the backups taking the change log (backup.go).
+	Captures []string `json:",omitempty"`
 }
 
 // storedSchema is a TableSchema as stored.
@@ -142,7 +147,7 @@ type storedDisabledStream struct {
 // encodeMeta returns the stored form of m.
 func encodeMeta(m *tableMeta) ([]byte, error) {
 	s := storedMeta{FormatVersion: m.format, TableName: m.name, Schema: storeSchema(m.schema), Building: m.building,
-		CursorKey: m.cursorKey, TableID: m.tableID, CreationDateTime: m.created, Settings: m.settings,
+		CursorKey: m.cursorKey, TableID: m.tableID, CreationDateTime: m.created, Settings: m.settings, Captures: m.captures,
 		Properties: storedProperties{StreamLabel: m.streamLabel, StreamStartAfter: m.streamStartAfter}}
 	if m.schema.hasMultiAttributeKeys() {
 		s.FormatVersion, s.Layout = multiKeyFormatVersion, m.format
@@ -172,7 +177,7 @@ func decodeMeta(raw []byte, name string) (*tableMeta, error) {
 		return nil, corrupt
 	}
 	m := &tableMeta{format: format, name: s.TableName, schema: loadSchema(s.Schema), building: s.Building,
-		cursorKey: s.CursorKey, tableID: s.TableID, created: s.CreationDateTime, settings: s.Settings,
+		cursorKey: s.CursorKey, tableID: s.TableID, created: s.CreationDateTime, settings: s.Settings, captures: s.Captures,
 		streamLabel: s.Properties.StreamLabel, streamStartAfter: s.Properties.StreamStartAfter}
 	for _, d := range s.Properties.DisabledStreams {
 		m.disabledStreams = append(m.disabledStreams, DisabledStream{StreamLabel: d.StreamLabel, StreamStartAfter: d.StreamStartAfter,

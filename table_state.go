@@ -40,6 +40,9 @@ type tableState struct {
 	// tables of format 2 and later keep the partition directory
 	// (segment.go).
 	format int
+	// capture is set while a backup takes the table's change log: every
+	// write then logs its item (backup_log.go).
+	capture bool
 }
 
 type indexKeyAttr struct {
@@ -95,6 +98,7 @@ func (t *Table) load(rt fdb.ReadTransaction, mv []byte) (*tableState, error) {
 	st.markBuilding(meta.building)
 	st.cursorKey = meta.cursorKey
 	st.format = meta.format
+	st.capture = len(meta.captures) > 0
 	return st, nil
 }
 

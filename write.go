@@ -90,6 +90,13 @@ func writeItem(tr fdb.Transaction, t *Table, c itemChange) error {
 			return err
 		}
 	}
+	// The backup log's record (backup_log.go), while a backup takes it.
+	var logRec []fdb.KeyValue
+	if c.st.capture {
+		if logRec, err = backupLogRecord(c, t.now()); err != nil {
+			return err
+		}
+	}
 	// Checks are done; from here on, only writes.
 	if err := tr.AddReadConflictKey(c.st.keys.meta); err != nil {
 		return err
@@ -115,6 +122,10 @@ func writeItem(tr fdb.Transaction, t *Table, c itemChange) error {
 	// Change record (stream.go): v/<shard>/<versionstamp> with the keys
 	// and the images the view type asks for.
 	rec.write(tr)
+	// Hook: the backup log (backup_log.go).
+	for _, kv := range logRec {
+		tr.SetVersionstampedKey(kv.Key, kv.Value)
+	}
 	return nil
 }
 
