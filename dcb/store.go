@@ -100,7 +100,7 @@ func Open(tr fdb.Transactor, ns subspace.Subspace, opts ...Option) (*Store, erro
 // [Store.Subscribe] uses it; use it directly to wake your own consumer.
 func (s *Store) HeadKey() fdb.Key { return append(fdb.Key{}, s.k.head...) }
 
-// readTransact is transact for reads.
+// readTransact is fdyno.Transact for reads.
 func readTransact[T any](t fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
 	v, err := t.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return f(tr) })
 	if err != nil {

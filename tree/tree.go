@@ -208,7 +208,7 @@ func (k Kind) String() string {
 	return strings.Join(parts, "+")
 }
 
-// readTransact is transact for reads.
+// readTransact is fdyno.Transact for reads.
 func readTransact[T any](rt fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
 	var zero T
 	v, err := rt.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return f(tr) })
