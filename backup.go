@@ -315,7 +315,7 @@ func (t *Table) startBackup(tx fdb.Transactor, name string, typ BackupType, batc
 // table's in the transaction (pitrID).
 func (t *Table) startCapture(tx fdb.Transactor, id, name string, typ BackupType, batch, recoveryDays int) (*backupRun, error) {
 	now := t.now().UTC()
-	return transact(tx, func(tr fdb.Transaction) (*backupRun, error) {
+	return Transact(tx, func(tr fdb.Transaction) (*backupRun, error) {
 		st, meta, err := t.loadMeta(tr)
 		if err != nil {
 			return nil, err
@@ -351,7 +351,7 @@ func (t *Table) startCapture(tx fdb.Transactor, id, name string, typ BackupType,
 // run carries the backup through its remaining phases.
 func (r *backupRun) run(tx fdb.Transactor) (*BackupDescription, error) {
 	for {
-		b, err := transact(tx, r.step)
+		b, err := Transact(tx, r.step)
 		if err != nil {
 			return nil, err
 		}
@@ -725,7 +725,7 @@ func DeleteBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescript
 	if err != nil {
 		return nil, err
 	}
-	return transact(tx, func(tr fdb.Transaction) (*BackupDescription, error) {
+	return Transact(tx, func(tr fdb.Transaction) (*BackupDescription, error) {
 		keys, ok, err := openBackupKeys(tr, o.root)
 		if err != nil {
 			return nil, err

@@ -294,7 +294,7 @@ func TestBackupModel(t *testing.T) {
 			for range rapid.IntRange(0, 3).Draw(rt, "writes") {
 				write(rt)
 			}
-			b, err := transact(db, r.step)
+			b, err := Transact(db, r.step)
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -437,7 +437,7 @@ func TestBackupManyTransactionsWithWriters(t *testing.T) {
 	}
 	steps := 0
 	for {
-		b, err := transact(db, r.step)
+		b, err := Transact(db, r.step)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -180,7 +180,7 @@ func (s *Server) createTable(c *call, in *createTableInput, _ *fdyno.Table) (any
 	}
 	// The existence check and the creation are one transaction, so two
 	// concurrent CreateTables of one name cannot both succeed.
-	t, err := transact(s.db, func(tr fdb.Transaction) (*fdyno.Table, error) {
+	t, err := fdyno.Transact(s.db, func(tr fdb.Transaction) (*fdyno.Table, error) {
 		if _, err := fdyno.Open(tr, name, s.tableOptions()...); !errors.Is(err, fdyno.ErrResourceNotFound) {
 			if err == nil {
 				return nil, &apiError{typ: errResourceInUse, msg: "Table already exists: " + name}
@@ -334,7 +334,7 @@ func (s *Server) deleteTable(c *call, _ *deleteTableInput, _ *fdyno.Table) (any,
 	// The description returned is the table's as it was deleted, and
 	// deletion protection is checked as the table is deleted: all in one
 	// transaction.
-	d, err := transact(s.db, func(tr fdb.Transaction) (*fdyno.TableDescription, error) {
+	d, err := fdyno.Transact(s.db, func(tr fdb.Transaction) (*fdyno.TableDescription, error) {
 		t, err := fdyno.Open(tr, name, s.tableOptions()...)
 		if err != nil {
 			return nil, err
@@ -566,17 +566,4 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) (tableDescri
 		td.LatestStreamArn, td.LatestStreamLabel = s.streamARNOf(d), label
 	}
 	return td, nil
-}
-
-// transact runs f as fdyno runs its own operations (fdyno.Transact: with
-// automatic idempotency, so a retried CreateTable does not find the table
-// its unknown commit made); it is the only place here that type-asserts
-// Transact's result.
-func transact[T any](db fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
-	v, err := fdyno.Transact(db, func(tr fdb.Transaction) (any, error) { return f(tr) })
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return v.(T), nil
 }

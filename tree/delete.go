@@ -17,7 +17,7 @@ func (t *Tree) Delete(tx fdb.Transactor, p Path) error {
 	if err := t.checkPath("Delete", p); err != nil {
 		return err
 	}
-	_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+	_, err := fdyno.Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		row, err := t.getRow(tr, p, "#c")
 		if err != nil {
 			return struct{}{}, err
@@ -52,7 +52,7 @@ func (t *Tree) DeleteTree(tx fdb.Transactor, p Path) error {
 	if err := t.checkDir("DeleteTree", p); err != nil {
 		return err
 	}
-	_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+	_, err := fdyno.Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		c := newChange()
 		b := t.newBudget("DeleteTree", p)
 		found := false
