@@ -34,7 +34,7 @@ var packageLayers = []struct {
 	{"expressions", []string{"expression.go",
 		"expression_keycond.go"}},
 	{"table", []string{"transactor.go", "table.go", "table_meta.go", "table_properties.go", "index_def.go", "index_keys.go", "ttl.go",
-		"cursor.go"}},
+		"cursor.go", "access.go"}},
 	{"core", []string{"loader.go", "decide.go", "write.go", "item_ops.go", "index.go", "backfill.go", "segment.go",
 		"stream.go", "stream_disabled.go"}},
 	{"operations", []string{"put.go", "get.go", "update.go", "delete.go", "query.go", "query_batch.go", "scan.go", "segment_read.go",
