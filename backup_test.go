@@ -528,7 +528,7 @@ func TestBackupOfDeletedTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := transact(db, r.step); err != nil {
+	if _, err := Transact(db, r.step); err != nil {
 		t.Fatal(err)
 	}
 	if err := DeleteTable(db, "Doomed", root); err != nil {
