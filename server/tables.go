@@ -66,19 +66,23 @@ func tableName(c *call, name *string) (string, error) {
 		c.table = n
 		return "", err
 	}
-	if strings.HasPrefix(n, "arn:") {
-		// A table ARN names the caller's own table only (checkARNOwner);
-		// anything else that starts with arn: names no table.
-		if region, account, name, ok := splitTableARN(n); ok {
-			c.table = name
-			if err := checkARNOwner(c, n, region, account); err != nil {
-				return "", err
-			}
-			return name, nil
-		}
+	// The resolution the checks made (authzTable): a table ARN names the
+	// caller's own table only, anything else names itself.
+	resolved, err := authzTable(c, &n)
+	if err != nil {
+		c.table = tableOfARN(n)
+		return "", err
 	}
-	c.table = n
-	return n, nil
+	c.table = resolved
+	return resolved, nil
+}
+
+// tableOfARN is the table name a table ARN gives, or arn itself.
+func tableOfARN(arn string) string {
+	if _, _, name, ok := splitTableARN(arn); ok {
+		return name
+	}
+	return arn
 }
 
 // missing is DynamoDB's error for a required member that is absent.
