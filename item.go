@@ -521,8 +521,8 @@ func checkKeyValue(name string, v Value, want Type, hash bool) error {
 	case TypeS, TypeB:
 		switch {
 		case v.s == "":
-			return fail("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty " +
-				map[Type]string{TypeS: "string", TypeB: "binary"}[v.typ] + " value. Key: " + name)
+			return &ValidationError{Path: name, early: true, Reason: "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty " +
+				map[Type]string{TypeS: "string", TypeB: "binary"}[v.typ] + " value. Key: " + name}
 		case hash && len(v.s) > MaxPartitionKeyLength:
 			return fail("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
 		case !hash && len(v.s) > MaxSortKeyLength:

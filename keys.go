@@ -210,6 +210,17 @@ type keyAttr struct {
 // not exactly those of the key schema.
 const reasonKeyMismatch = "The provided key element does not match the schema"
 
+// keyTypesMatch reports whether it holds the key attributes hash and rng
+// (unless its Name is empty) with their declared types.
+func keyTypesMatch(it Item, hash, rng keyAttr) bool {
+	for _, k := range [...]keyAttr{hash, rng} {
+		if v, ok := it[k.Name]; k.Name != "" && (!ok || v.typ != k.Type) {
+			return false
+		}
+	}
+	return true
+}
+
 // keyOf validates the key attributes of it against the table's key
 // (hash, and rng unless its Name is empty) and returns their packed values.
 // With exact, it is a Key parameter and may hold nothing else.
@@ -231,6 +242,11 @@ func keyOf(op string, it Item, hash, rng keyAttr, exact bool) ([]byte, error) {
 		}
 		return nil, fail("One or more parameter values were invalid: Missing the key " + hash.Name + " in the item")
 	}
+	if exact && hv.typ != hash.Type {
+		// A Key's wrong type is a schema mismatch, not a Put item's
+		// "Type mismatch for key".
+		return nil, fail(reasonKeyMismatch)
+	}
 	if err := checkKeyValue(hash.Name, hv, hash.Type, true); err != nil {
 		err.(*ValidationError).Op = op
 		return nil, err
@@ -244,6 +260,9 @@ func keyOf(op string, it Item, hash, rng keyAttr, exact bool) ([]byte, error) {
 			return nil, fail(reasonKeyMismatch)
 		}
 		return nil, fail("One or more parameter values were invalid: Missing the key " + rng.Name + " in the item")
+	}
+	if exact && rv.typ != rng.Type {
+		return nil, fail(reasonKeyMismatch)
 	}
 	if err := checkKeyValue(rng.Name, rv, rng.Type, false); err != nil {
 		err.(*ValidationError).Op = op
