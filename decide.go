@@ -154,6 +154,8 @@ type decision struct {
 	change itemChange
 	// attrs are the attributes ReturnValues asks for, or nil.
 	attrs Item
+	// indexes is what the write cost its indexes (index_capacity.go).
+	indexes []IndexCapacity
 }
 
 // decide judges action a against its item as the transaction read it
@@ -281,6 +283,7 @@ func (a *writeAction) run(tr fdb.Transaction) (decision, error) {
 	if err := writeItem(tr, a.t, d.change); err != nil {
 		return decision{}, withOp(a.op, err)
 	}
+	d.indexes = indexCapacity(d.change)
 	return d, nil
 }
 

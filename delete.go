@@ -20,6 +20,9 @@ type DeleteOutput struct {
 	// Attributes is the deleted item when ReturnValues is ALL_OLD and
 	// there was one; otherwise nil.
 	Attributes Item
+	// Indexes is what the delete cost each secondary index it changed, in
+	// DynamoDB's write capacity units (ReturnConsumedCapacity INDEXES).
+	Indexes []IndexCapacity
 }
 
 // Delete removes one item, and its chunks; deleting an absent item is not
@@ -52,6 +55,6 @@ func (t *Table) Delete(tx fdb.Transactor, in DeleteInput) (*DeleteOutput, error)
 		if err != nil {
 			return nil, err
 		}
-		return &DeleteOutput{Attributes: d.attrs}, nil
+		return &DeleteOutput{Attributes: d.attrs, Indexes: d.indexes}, nil
 	})
 }
