@@ -36,7 +36,9 @@ func TestSDKWriteCapacityIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := map[string]types.AttributeValue{"pk": s("p"), "sk": s("1")}
-	units := func(n float64) types.Capacity { return types.Capacity{CapacityUnits: aws.Float64(n), WriteCapacityUnits: aws.Float64(n)} }
+	units := func(n float64) types.Capacity {
+		return types.Capacity{CapacityUnits: aws.Float64(n), WriteCapacityUnits: aws.Float64(n)}
+	}
 	want := func(table float64, gsi, lsi float64) *types.ConsumedCapacity {
 		cc := &types.ConsumedCapacity{TableName: aws.String("Caps"), CapacityUnits: aws.Float64(table + gsi + lsi),
 			WriteCapacityUnits: aws.Float64(table + gsi + lsi), Table: &types.Capacity{CapacityUnits: aws.Float64(table), WriteCapacityUnits: aws.Float64(table)}}
