@@ -154,8 +154,6 @@ type decision struct {
 	change itemChange
 	// attrs are the attributes ReturnValues asks for, or nil.
 	attrs Item
-	// indexes is what the write cost its indexes (index_capacity.go).
-	indexes []IndexCapacity
 }
 
 // decide judges action a against its item as the transaction read it
@@ -236,6 +234,14 @@ func decide(a *writeAction, tg target) (decision, error) {
 	return decision{write: true, change: c, attrs: returned(a.rv, old, updated, a.paths)}, nil
 }
 
+// cost returns the indexCost of d, for its output (index_capacity.go).
+func (d *decision) cost() indexCost {
+	if !d.write {
+		return indexCost{}
+	}
+	return indexCost{change: &d.change}
+}
+
 // returned returns the attributes ReturnValues rv asks for, of the item
 // before (old) and after (new) a write; paths are an update's.
 func returned(rv ReturnValue, old, new Item, paths []docPath) Item {
@@ -283,7 +289,6 @@ func (a *writeAction) run(tr fdb.Transaction) (decision, error) {
 	if err := writeItem(tr, a.t, d.change); err != nil {
 		return decision{}, withOp(a.op, err)
 	}
-	d.indexes = indexCapacity(d.change)
 	return d, nil
 }
 

@@ -20,9 +20,7 @@ type DeleteOutput struct {
 	// Attributes is the deleted item when ReturnValues is ALL_OLD and
 	// there was one; otherwise nil.
 	Attributes Item
-	// Indexes is what the delete cost each secondary index it changed, in
-	// DynamoDB's write capacity units (ReturnConsumedCapacity INDEXES).
-	Indexes []IndexCapacity
+	indexCost
 }
 
 // Delete removes one item, and its chunks; deleting an absent item is not
@@ -55,6 +53,6 @@ func (t *Table) Delete(tx fdb.Transactor, in DeleteInput) (*DeleteOutput, error)
 		if err != nil {
 			return nil, err
 		}
-		return &DeleteOutput{Attributes: d.attrs, Indexes: d.indexes}, nil
+		return &DeleteOutput{Attributes: d.attrs, indexCost: d.cost()}, nil
 	})
 }

@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"bytes"
+	"maps"
 	"math"
 )
 
@@ -26,6 +27,23 @@ type IndexCapacity struct {
 	WriteUnits float64
 }
 
+// indexCost is embedded in the outputs of Put, Update and Delete: the
+// change they made, kept so that IndexCapacity can work out what it cost
+// when asked, and a write that nobody asks about pays nothing.
+type indexCost struct {
+	change *itemChange
+}
+
+// IndexCapacity returns what the write cost each secondary index it
+// changed, in DynamoDB's write capacity units (ReturnConsumedCapacity
+// INDEXES), in the table's index order; nil if it changed none.
+func (c indexCost) IndexCapacity() []IndexCapacity {
+	if c.change == nil {
+		return nil
+	}
+	return indexCapacity(*c.change)
+}
+
 // indexCapacity returns what change c costs each index it touches, in
 // the table's index order; nil if none. c's old item must be known.
 func indexCapacity(c itemChange) []IndexCapacity {
@@ -48,9 +66,7 @@ func indexCapacity(c itemChange) []IndexCapacity {
 			units = entryWriteUnits(ix.project(c.st, c.old)) + entryWriteUnits(ix.project(c.st, c.new))
 		default:
 			oldP, newP := ix.project(c.st, c.old), ix.project(c.st, c.new)
-			oe, err1 := EncodeItem(oldP)
-			ne, err2 := EncodeItem(newP)
-			if err1 == nil && err2 == nil && bytes.Equal(oe, ne) {
+			if maps.EqualFunc(oldP, newP, Value.Equal) {
 				continue // nothing the index holds changed
 			}
 			units = entryWriteUnits(newP)

@@ -24,9 +24,7 @@ type PutOutput struct {
 	// Attributes is the replaced item when ReturnValues is ALL_OLD and an
 	// item was replaced; otherwise nil.
 	Attributes Item
-	// Indexes is what the put cost each secondary index it changed, in
-	// DynamoDB's write capacity units (ReturnConsumedCapacity INDEXES).
-	Indexes []IndexCapacity
+	indexCost
 }
 
 // Put creates an item or replaces it entirely. See
@@ -74,6 +72,6 @@ func (t *Table) Put(tx fdb.Transactor, in PutInput) (*PutOutput, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &PutOutput{Attributes: d.attrs, Indexes: d.indexes}, nil
+		return &PutOutput{Attributes: d.attrs, indexCost: d.cost()}, nil
 	})
 }

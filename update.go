@@ -29,9 +29,7 @@ type UpdateOutput struct {
 	// and after the update, what DynamoDB charges an UpdateItem's write
 	// capacity for; 0 when the update wrote nothing.
 	ItemSize int
-	// Indexes is what the update cost each secondary index it changed, in
-	// DynamoDB's write capacity units (ReturnConsumedCapacity INDEXES).
-	Indexes []IndexCapacity
+	indexCost
 }
 
 // Update edits an item's attributes, creating the item (from its key) if
@@ -76,7 +74,7 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 		if err != nil {
 			return nil, err
 		}
-		out := &UpdateOutput{Attributes: d.attrs, Indexes: d.indexes}
+		out := &UpdateOutput{Attributes: d.attrs, indexCost: d.cost()}
 		if d.write {
 			// The larger of the item before and after (DynamoDB's write
 			// capacity of an update).

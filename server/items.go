@@ -94,7 +94,7 @@ func (s *Server) putItem(_ *call, in *putItemInput, t *fdyno.Table) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Item), out.Attributes, 0, out.Indexes)
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Item), out.Attributes, 0, out.IndexCapacity())
 }
 
 type updateItemInput struct {
@@ -128,7 +128,7 @@ func (s *Server) updateItem(_ *call, in *updateItemInput, t *fdyno.Table) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, out.ItemSize, out.Indexes)
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, out.ItemSize, out.IndexCapacity())
 }
 
 type deleteItemInput struct {
@@ -153,7 +153,7 @@ func (s *Server) deleteItem(_ *call, in *deleteItemInput, t *fdyno.Table) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, 0, out.Indexes)
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, 0, out.IndexCapacity())
 }
 
 type getItemInput struct {
