@@ -1,13 +1,15 @@
 package fdyno
 
 import (
-	"github.com/fdyno/fdyno/internal/avjson"
-	"github.com/fdyno/fdyno/internal/number"
-	"github.com/fdyno/fdyno/internal/validate"
 	"math/big"
+	"reflect"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/fdyno/fdyno/internal/avjson"
+	"github.com/fdyno/fdyno/internal/number"
+	"github.com/fdyno/fdyno/internal/validate"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -540,3 +542,11 @@ func checkKeyValue(name string, v Value, want Type, hash bool) error {
 	}
 	return nil
 }
+
+// Go types the Value accessors name in their errors.
+var (
+	typeInt64   = reflect.TypeFor[int64]()
+	typeFloat64 = reflect.TypeFor[float64]()
+	typeBigInt  = reflect.TypeFor[*big.Int]()
+	typeDecimal = reflect.TypeFor[*apd.Decimal]()
+)
