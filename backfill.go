@@ -155,6 +155,8 @@ func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (Backf
 			break
 		}
 	}
+	// Counters (counts.go) count the entries writes have not made yet.
+	counted := newBackfillCounts(tr, st, ix)
 	for i := range entries {
 		item, enc, err := l.load(&entries[i])
 		if err != nil {
@@ -168,10 +170,14 @@ func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (Backf
 		if err != nil {
 			return BackfillProgress{}, err
 		}
+		counted.entry(key, item, entries[i].kv)
 		tr.Set(key, value)
 		if part := ix.partitionEntry(st, nil, key); part != nil {
 			tr.Set(part, nil)
 		}
+	}
+	if err := counted.apply(); err != nil {
+		return BackfillProgress{}, err
 	}
 	cur.items += int64(len(entries))
 	if len(entries) > 0 {

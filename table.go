@@ -255,6 +255,8 @@ type tableState struct {
 	// tables of format 2 and later keep the partition directory
 	// (segment.go).
 	format int
+	// counted: every write keeps the table's counters (counts.go).
+	counted bool
 }
 
 type indexKeyAttr struct {
@@ -296,7 +298,7 @@ func Open(t fdb.Transactor, name string, opts ...Option) (*Table, error) {
 		if err := checkSettings("CreateTable", o.settings); err != nil {
 			return nil, err
 		}
-		want = &tableMeta{format: metaFormatVersion, name: name, schema: o.schema.canonical(), settings: o.settings}
+		want = &tableMeta{format: metaFormatVersion, name: name, schema: o.schema.canonical(), settings: o.settings, counted: true}
 	}
 	tbl := &Table{name: name, path: tablePath(o.root, name), maxItemSize: o.maxItemSize, chunkThreshold: o.chunkThreshold, clock: o.clock}
 	if want != nil {
@@ -349,6 +351,7 @@ func (t *Table) openTx(tr fdb.Transaction, want *tableMeta) (*tableState, error)
 	st = newTableState(nil, keys, want.schema)
 	st.cursorKey = created.cursorKey
 	st.format = created.format
+	st.counted = created.counted
 	return st, nil
 }
 
@@ -431,6 +434,7 @@ func (t *Table) load(rt fdb.ReadTransaction, mv []byte) (*tableState, error) {
 	st.markBuilding(meta.building)
 	st.cursorKey = meta.cursorKey
 	st.format = meta.format
+	st.counted = meta.counted
 	return st, nil
 }
 

@@ -60,6 +60,9 @@ type tableMeta struct {
 	disabledStreams  []DisabledStream
 	// settings is the settings record of the table's server (invariant 4).
 	settings []byte
+	// counted says the table's counters (counts.go) are exact: set at
+	// creation, or when the counting pass of an older table completes.
+	counted bool
 }
 
 // metaFormatVersion is the format of tables Open creates. Format 1 tables
@@ -88,6 +91,8 @@ type storedMeta struct {
 	Properties       storedProperties `json:",omitzero"`
 	// Settings is the settings record (invariant 4).
 	Settings []byte `json:",omitempty"`
+	// Counted marks exact counters (counts.go).
+	Counted bool `json:",omitempty"`
 }
 
 // storedSchema is a TableSchema as stored.
@@ -143,7 +148,7 @@ type storedDisabledStream struct {
 func encodeMeta(m *tableMeta) ([]byte, error) {
 	s := storedMeta{FormatVersion: m.format, TableName: m.name, Schema: storeSchema(m.schema), Building: m.building,
 		CursorKey: m.cursorKey, TableID: m.tableID, CreationDateTime: m.created, Settings: m.settings,
-		Properties: storedProperties{StreamLabel: m.streamLabel, StreamStartAfter: m.streamStartAfter}}
+		Properties: storedProperties{StreamLabel: m.streamLabel, StreamStartAfter: m.streamStartAfter}, Counted: m.counted}
 	if m.schema.hasMultiAttributeKeys() {
 		s.FormatVersion, s.Layout = multiKeyFormatVersion, m.format
 	}
@@ -173,7 +178,7 @@ func decodeMeta(raw []byte, name string) (*tableMeta, error) {
 	}
 	m := &tableMeta{format: format, name: s.TableName, schema: loadSchema(s.Schema), building: s.Building,
 		cursorKey: s.CursorKey, tableID: s.TableID, created: s.CreationDateTime, settings: s.Settings,
-		streamLabel: s.Properties.StreamLabel, streamStartAfter: s.Properties.StreamStartAfter}
+		streamLabel: s.Properties.StreamLabel, streamStartAfter: s.Properties.StreamStartAfter, counted: s.Counted}
 	for _, d := range s.Properties.DisabledStreams {
 		m.disabledStreams = append(m.disabledStreams, DisabledStream{StreamLabel: d.StreamLabel, StreamStartAfter: d.StreamStartAfter,
 			StreamViewType: StreamViewType(d.StreamViewType), DisabledAt: d.DisabledAt, LastSequenceNumber: d.LastSequenceNumber})

@@ -146,6 +146,7 @@ func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescr
 		// A new index starts empty; a deleted one leaves nothing behind.
 		tr.ClearRange(indexRange(prefix))
 		tr.ClearRange(st.keys.indexPartitions(name).all())
+		tr.ClearRange(st.keys.indexCountRange(name)) // counts.go
 		if err := t.replaceSchema(tr, s, building...); err != nil {
 			return nil, withUpdateOp(err)
 		}
