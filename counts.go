@@ -410,3 +410,22 @@ func (b *backfillCounts) apply() error {
 	applyCounterAdds(b.tr, adds)
 	return nil
 }
+
+// describeCounts sets d's counts, if the table's counters are exact.
+func (st *tableState) describeCounts(tr fdb.ReadTransaction, d *TableDescription) error {
+	if !st.counted {
+		return nil
+	}
+	c, err := st.tableCounts(tr)
+	if err != nil {
+		return err
+	}
+	d.Counts = &c
+	d.IndexCounts = make(map[string]Counts, len(st.indexes))
+	for _, ix := range st.indexes {
+		if d.IndexCounts[ix.name], err = st.indexCounts(tr, ix); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,8 +1,14 @@
 package fdyno
 
 import (
+	"errors"
+	"maps"
+	"testing"
+
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 // countProblems checks the counters of counts.go against the items the
@@ -89,4 +95,165 @@ func countProblems(rt fdb.ReadTransaction, st *tableState, items map[string]Item
 		}
 	}
 	return nil
+}
+
+// byV is a GSI on v (KEYS_ONLY) and byW an LSI on w (ALL), for the count
+// tests: sparse, as items lack v or w.
+var countSchema = TableSchema{
+	KeySchema:            []KeySchemaElement{{"pk", KeyTypeHash}, {"sk", KeyTypeRange}},
+	AttributeDefinitions: []AttributeDefinition{{"pk", ScalarAttributeTypeS}, {"sk", ScalarAttributeTypeS}, {"v", ScalarAttributeTypeS}, {"w", ScalarAttributeTypeS}},
+	GlobalSecondaryIndexes: []GlobalSecondaryIndex{{IndexName: "byV", KeySchema: []KeySchemaElement{{"v", KeyTypeHash}},
+		Projection: Projection{ProjectionType: ProjectionTypeKeysOnly}}},
+	LocalSecondaryIndexes: []LocalSecondaryIndex{{IndexName: "byW", KeySchema: []KeySchemaElement{{"pk", KeyTypeHash}, {"w", KeyTypeRange}},
+		Projection: Projection{ProjectionType: ProjectionTypeAll}}},
+}
+
+// Counts follow DynamoDB's item sizes: an attribute's name's UTF-8 bytes
+// plus its string value's; a KEYS_ONLY entry holds the table's and the
+// index's key attributes; an item collection holds its items and their
+// LSI entries.
+func TestCounts(t *testing.T) {
+	db, tbl := openTestTable(t, countSchema)
+	// pk=a (3) + sk=1 (3) + v=xy (3) = 9 bytes; byV entry: the same 9.
+	mustPut(t, db, tbl, Item{"pk": S("a"), "sk": S("1"), "v": S("xy")})
+	// pk=a (3) + sk=2 (3) + w=q (2) + pad=12345 (8) = 16 bytes, in byW too.
+	mustPut(t, db, tbl, Item{"pk": S("a"), "sk": S("2"), "w": S("q"), "pad": S("12345")})
+	// pk=b (3) + sk=1 (3) = 6 bytes, in no index.
+	mustPut(t, db, tbl, Item{"pk": S("b"), "sk": S("1")})
+	check := func(what string, got Counts, err error, want Counts) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", what, d)
+		}
+	}
+	c, err := tbl.Count(db)
+	check("Count", c, err, Counts{ItemCount: 3, SizeBytes: 9 + 16 + 6})
+	c, err = tbl.IndexCount(db, "byV")
+	check("IndexCount(byV)", c, err, Counts{ItemCount: 1, SizeBytes: 9})
+	c, err = tbl.IndexCount(db, "byW")
+	check("IndexCount(byW)", c, err, Counts{ItemCount: 1, SizeBytes: 16})
+	c, err = tbl.CollectionCount(db, Item{"pk": S("a")})
+	check("CollectionCount(a)", c, err, Counts{ItemCount: 2, SizeBytes: 9 + 16 + 16})
+	// Overwrite, update and delete: the differences only.
+	mustPut(t, db, tbl, Item{"pk": S("a"), "sk": S("1"), "v": S("xyz")}) // 10 bytes
+	if _, err := tbl.Update(db, UpdateInput{Key: Item{"pk": S("a"), "sk": S("2")}, UpdateExpression: "REMOVE w"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Delete(db, DeleteInput{Key: Item{"pk": S("b"), "sk": S("1")}}); err != nil {
+		t.Fatal(err)
+	}
+	c, err = tbl.Count(db)
+	check("Count after writes", c, err, Counts{ItemCount: 2, SizeBytes: 10 + 14})
+	c, err = tbl.IndexCount(db, "byW")
+	check("IndexCount(byW) after writes", c, err, Counts{})
+	c, err = tbl.CollectionCount(db, Item{"pk": S("b")})
+	check("CollectionCount(b) after its delete", c, err, Counts{})
+	d, err := tbl.Describe(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Counts == nil || *d.Counts != (Counts{ItemCount: 2, SizeBytes: 24}) || d.IndexCounts["byV"] != (Counts{ItemCount: 1, SizeBytes: 10}) {
+		t.Errorf("Describe counts = %+v %+v", d.Counts, d.IndexCounts)
+	}
+	if _, err := tbl.IndexCount(db, "nope"); !errors.Is(err, ErrValidation) {
+		t.Errorf("IndexCount(nope) = %v, want ErrValidation", err)
+	}
+	// Removing an index removes its counters.
+	if _, err := tbl.UpdateTable(db, UpdateTableInput{GlobalSecondaryIndexUpdates: []GlobalSecondaryIndexUpdate{{Delete: &DeleteGlobalSecondaryIndexAction{IndexName: "byV"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	st := tbl.state.Load()
+	if kvs, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+		return rt.GetRange(st.keys.indexCountRange("byV"), fdb.RangeOptions{}).GetSliceWithError()
+	}); err != nil || len(kvs.([]fdb.KeyValue)) != 0 {
+		t.Errorf("counters of a removed index: %v, %v", kvs, err)
+	}
+}
+
+// countModel is the model of TestCountsModel: the items by key.
+type countModel map[string]Item
+
+// Every way of writing keeps the counts equal to the model's, checked
+// after every step (checkTable also recomputes every counter from the
+// stored items and entries at cleanup).
+func TestCountsModel(t *testing.T) {
+	db := fdblitetest.OpenIsolated(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		tbl := newTestTable(t, db, countSchema)
+		model := countModel{}
+		key := func() Item {
+			return Item{"pk": S(rapid.SampledFrom([]string{"a", "b", "c"}).Draw(rt, "pk")), "sk": S(rapid.SampledFrom([]string{"1", "2"}).Draw(rt, "sk"))}
+		}
+		mk := func() Item {
+			it := key()
+			if rapid.Bool().Draw(rt, "hasV") {
+				it["v"] = S(rapid.StringMatching(`[a-c]{1,3}`).Draw(rt, "v"))
+			}
+			if rapid.Bool().Draw(rt, "hasW") {
+				it["w"] = S(rapid.StringMatching(`[a-c]{1,3}`).Draw(rt, "w"))
+			}
+			it["filler"] = S(rapid.StringMatching(`x{0,40}`).Draw(rt, "filler"))
+			return it
+		}
+		id := func(k Item) string { return k["pk"].S() + "/" + k["sk"].S() }
+		for range rapid.IntRange(1, 25).Draw(rt, "steps") {
+			var err error
+			switch rapid.IntRange(0, 4).Draw(rt, "op") {
+			case 0:
+				it := mk()
+				_, err = tbl.Put(db, PutInput{Item: it})
+				model[id(it)] = it
+			case 1:
+				k := key()
+				_, err = tbl.Delete(db, DeleteInput{Key: k})
+				delete(model, id(k))
+			case 2:
+				k := key()
+				_, err = tbl.Update(db, UpdateInput{Key: k, UpdateExpression: "SET filler = :p REMOVE v", ExpressionAttributeValues: map[string]Value{":p": S("yy")}})
+				it := Item{}
+				maps.Copy(it, model[id(k)])
+				maps.Copy(it, k)
+				it["filler"] = S("yy")
+				delete(it, "v")
+				model[id(k)] = it
+			case 3:
+				a, b := mk(), key()
+				if id(a) == id(b) {
+					continue
+				}
+				_, err = BatchWrite(db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: {{PutRequest: &PutRequest{Item: a}}, {DeleteRequest: &DeleteRequest{Key: b}}}}})
+				model[id(a)] = a
+				delete(model, id(b))
+			case 4:
+				a, b := mk(), key()
+				if id(a) == id(b) {
+					continue
+				}
+				_, err = TransactWrite(db, TransactWriteInput{TransactItems: []TransactWriteItem{{Put: &TransactPut{Table: tbl, Item: a}}, {Delete: &TransactDelete{Table: tbl, Key: b}}}})
+				model[id(a)] = a
+				delete(model, id(b))
+			}
+			if err != nil {
+				rt.Fatal(err)
+			}
+			var want Counts
+			for _, it := range model {
+				want.ItemCount++
+				want.SizeBytes += int64(it.Size())
+			}
+			got, err := tbl.Count(db)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				rt.Fatalf("Count (-model +got):\n%s", d)
+			}
+			if p := tableProblems(db, tbl); len(p) > 0 {
+				rt.Fatalf("table invariants: %q", p)
+			}
+		}
+	})
 }

@@ -154,6 +154,12 @@ type TableDescription struct {
 	// Settings is the table's settings record ([WithSettings]), nil if it
 	// has none.
 	Settings []byte
+	// Counts are the table's exact counts and IndexCounts each index's
+	// (counts.go), as of the read; nil until the table's counters are
+	// exact ([ErrCountsNotReady]). Describe fills them; the description
+	// UpdateTable returns does not.
+	Counts      *Counts
+	IndexCounts map[string]Counts
 }
 
 // Option configures [Open], [ListTables] and [DeleteTable].
@@ -519,7 +525,11 @@ func (t *Table) Describe(rt fdb.ReadTransactor) (*TableDescription, error) {
 		if err != nil {
 			return nil, err
 		}
-		return t.description(st, meta, gsis), nil
+		d := t.description(st, meta, gsis)
+		if err := st.describeCounts(tr, d); err != nil { // counts.go
+			return nil, err
+		}
+		return d, nil
 	})
 }
 
