@@ -3,7 +3,6 @@ package fdyno
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"hash/crc32"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -36,7 +35,7 @@ import (
 // a hot range, so 32 keys, which data distribution may place on up to 32
 // teams, carry several hundred thousand counted writes a second, more than
 // one table of a typical cluster takes; reading them all remains a single
-// range read of 64 keys (about 2 KB) per table or index, so Count stays
+// wave of 64 point reads (about 2 KB) per table or index, so Count stays
 // constant time. More shards would cost reads and buy no throughput a
 // typical cluster has.
 //
@@ -46,32 +45,9 @@ import (
 // LSI entries' projections, as DynamoDB's ItemCollectionMetrics does.
 //
 // A table created before counters existed has none: its state is not
-// counted, [Table.Count] answers [ErrCountsNotReady], and
-// [Table.BuildCounts] runs the resumable counting pass that makes it
-// counted.
-
-// counterShards is how many keys each table and index counter is spread
-// over (see above).
-const counterShards = 32
-
-// Counter fields.
-const (
-	countItems = 0
-	countBytes = 1
-)
-
-// ErrCountsNotReady reports a table whose counters are not yet exact: it
-// was created before fdyno kept counters and its counting pass
-// ([Table.BuildCounts]) has not completed.
-var ErrCountsNotReady = errors.New("fdyno: exact counts are not ready for this table")
-
-// Counts are exact item counts and sizes.
-type Counts struct {
-	// ItemCount is the number of items (of index entries, for an index).
-	ItemCount int64
-	// SizeBytes is the sum of their sizes as DynamoDB measures them.
-	SizeBytes int64
-}
+// counted (tableMeta.counted), [Table.Count] answers [ErrCountsNotReady]
+// and DescribeTable reports no counts. (The resumable pass that would
+// count such a table is not written yet.)
 
 // counterAdd is one atomic add to a counter; clearZero clears the counter
 // after the add if it is then zero (an emptied item collection).
@@ -218,152 +194,6 @@ func applyCounterAdds(tr fdb.Transaction, adds []counterAdd) {
 	}
 }
 
-// counterValue decodes a counter (little-endian, as ADD leaves it).
-func counterValue(v []byte) (int64, error) {
-	if len(v) != 8 {
-		return 0, &CorruptError{What: "counter", Reason: "not 8 bytes"}
-	}
-	return int64(binary.LittleEndian.Uint64(v)), nil
-}
-
-// sumCounters reads the sharded counters in r, whose keys unpack (in
-// the counters' subspace) to tuples with the field at element fieldAt.
-func sumCounters(rt fdb.ReadTransaction, st *tableState, r fdb.ExactRange, fieldAt int) (Counts, error) {
-	kvs, err := rt.GetRange(r, fdb.RangeOptions{}).GetSliceWithError()
-	if err != nil {
-		return Counts{}, err
-	}
-	var c Counts
-	for _, kv := range kvs {
-		n, err := counterValue(kv.Value)
-		if err != nil {
-			return Counts{}, err
-		}
-		f, err := st.keys.countField(kv.Key, fieldAt)
-		if err != nil {
-			return Counts{}, err
-		}
-		switch f {
-		case countItems:
-			c.ItemCount += n
-		case countBytes:
-			c.SizeBytes += n
-		default:
-			return Counts{}, &CorruptError{What: "counter", Reason: "unknown field"}
-		}
-	}
-	return c, nil
-}
-
-// tableCounts returns the table's counts as of rt's read version.
-func (st *tableState) tableCounts(rt fdb.ReadTransaction) (Counts, error) {
-	if !st.counted {
-		return Counts{}, ErrCountsNotReady
-	}
-	return sumCounters(rt, st, st.keys.tableCountRange(), 1)
-}
-
-// indexCounts returns index ix's counts as of rt's read version.
-func (st *tableState) indexCounts(rt fdb.ReadTransaction, ix *indexDef) (Counts, error) {
-	if !st.counted {
-		return Counts{}, ErrCountsNotReady
-	}
-	return sumCounters(rt, st, st.keys.indexCountRange(ix.name), 2)
-}
-
-// Count returns the exact number and total size of the table's items, as
-// of rt's read version: one range read of the table's counters, whatever
-// the table's size.
-//
-// Errors: [ErrCountsNotReady] for a table whose counting pass has not
-// completed ([Table.BuildCounts]); [ErrResourceNotFound] for a deleted
-// table.
-func (t *Table) Count(rt fdb.ReadTransactor) (Counts, error) {
-	return readTransact(rt, func(tr fdb.ReadTransaction) (Counts, error) {
-		st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
-		if err != nil {
-			return Counts{}, err
-		}
-		return st.tableCounts(tr)
-	})
-}
-
-// IndexCount returns the exact number and total size (of their
-// projections) of the entries of index, a GSI or LSI of the table. A
-// CREATING GSI counts the entries its backfill has written so far.
-//
-// Errors: as [Table.Count], and [ErrValidation] for an unknown index.
-func (t *Table) IndexCount(rt fdb.ReadTransactor, index string) (Counts, error) {
-	return readTransact(rt, func(tr fdb.ReadTransaction) (Counts, error) {
-		st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
-		if err != nil {
-			return Counts{}, err
-		}
-		ix := st.index(index)
-		if ix == nil {
-			return Counts{}, &ValidationError{Op: "IndexCount", Reason: "The table does not have the specified index: " + index}
-		}
-		return st.indexCounts(tr, ix)
-	})
-}
-
-// CollectionCount returns the exact number of items of the item
-// collection of key's partition key value, and its size: its items' and
-// their LSI entries' (as DynamoDB's ItemCollectionMetrics measures it).
-// key needs only the partition key attribute.
-//
-// Errors: as [Table.Count], and [ErrValidation] for a key without a valid
-// partition key.
-func (t *Table) CollectionCount(rt fdb.ReadTransactor, key Item) (Counts, error) {
-	return readTransact(rt, func(tr fdb.ReadTransaction) (Counts, error) {
-		st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
-		if err != nil {
-			return Counts{}, err
-		}
-		hashKV, err := collectionKey("CollectionCount", st, key)
-		if err != nil {
-			return Counts{}, err
-		}
-		return st.collectionCounts(tr, hashKV)
-	})
-}
-
-// collectionKey returns the packed partition key value of key.
-func collectionKey(op string, st *tableState, key Item) ([]byte, error) {
-	hv, ok := key[st.hash.Name]
-	if !ok || hv.Type() != st.hash.Type {
-		return nil, &ValidationError{Op: op, Reason: reasonKeyMismatch}
-	}
-	return packKeyValues(hv)
-}
-
-// collectionCounts returns the counts of the item collection of packed
-// partition key value hashKV.
-func (st *tableState) collectionCounts(tr fdb.ReadTransaction, hashKV []byte) (Counts, error) {
-	if !st.counted {
-		return Counts{}, ErrCountsNotReady
-	}
-	n := tr.Get(st.keys.partitionCountKey(hashKV, countItems))
-	b := tr.Get(st.keys.partitionCountKey(hashKV, countBytes))
-	var c Counts
-	for _, f := range []struct {
-		fut fdb.FutureByteSlice
-		dst *int64
-	}{{n, &c.ItemCount}, {b, &c.SizeBytes}} {
-		v, err := f.fut.Get()
-		if err != nil {
-			return Counts{}, err
-		}
-		if v == nil {
-			continue
-		}
-		if *f.dst, err = counterValue(v); err != nil {
-			return Counts{}, err
-		}
-	}
-	return c, nil
-}
-
 // backfillCounts counts the entries a backfill batch writes (backfill.go)
 // that did not exist: a write after the index was added made the others,
 // and counted them.
@@ -408,24 +238,5 @@ func (b *backfillCounts) apply() error {
 		}
 	}
 	applyCounterAdds(b.tr, adds)
-	return nil
-}
-
-// describeCounts sets d's counts, if the table's counters are exact.
-func (st *tableState) describeCounts(tr fdb.ReadTransaction, d *TableDescription) error {
-	if !st.counted {
-		return nil
-	}
-	c, err := st.tableCounts(tr)
-	if err != nil {
-		return err
-	}
-	d.Counts = &c
-	d.IndexCounts = make(map[string]Counts, len(st.indexes))
-	for _, ix := range st.indexes {
-		if d.IndexCounts[ix.name], err = st.indexCounts(tr, ix); err != nil {
-			return err
-		}
-	}
 	return nil
 }

@@ -517,6 +517,7 @@ func (t *Table) Describe(rt fdb.ReadTransactor) (*TableDescription, error) {
 		if err != nil {
 			return nil, err
 		}
+		counts := st.describeCounts(tr) // counts.go
 		meta, err := readMeta(tr, st.keys, t.name)
 		if err != nil {
 			return nil, err
@@ -526,7 +527,7 @@ func (t *Table) Describe(rt fdb.ReadTransactor) (*TableDescription, error) {
 			return nil, err
 		}
 		d := t.description(st, meta, gsis)
-		if err := st.describeCounts(tr, d); err != nil { // counts.go
+		if err := counts(d); err != nil {
 			return nil, err
 		}
 		return d, nil
