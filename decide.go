@@ -58,10 +58,11 @@ type encodedItem struct {
 	size int // item.Size()
 }
 
-// encodeNew checks it against the item size limit maxSize and encodes it.
-func encodeNew(it Item, maxSize int) (encodedItem, error) {
+// encodeNew checks it against the item size limit maxSize (with an
+// update's text if update) and encodes it.
+func encodeNew(it Item, maxSize int, update bool) (encodedItem, error) {
 	size := it.Size()
-	if err := checkItemSize(size, maxSize); err != nil {
+	if err := checkItemSize(size, maxSize, update); err != nil {
 		return encodedItem{}, err
 	}
 	enc, err := EncodeItem(it)
@@ -83,7 +84,7 @@ func (t *Table) preparePut(op string, st0 *tableState, it Item) ([]byte, encoded
 	if err := checkIndexKeys(op, it, st0); err != nil {
 		return nil, encodedItem{}, err
 	}
-	n, err := encodeNew(it, t.maxItemSize)
+	n, err := encodeNew(it, t.maxItemSize, false)
 	if err != nil {
 		return nil, encodedItem{}, withOp(op, err)
 	}
@@ -178,7 +179,7 @@ func decide(a *writeAction, tg target) (decision, error) {
 	if err := checkIndexKeys(a.op, updated, tg.st); err != nil {
 		return decision{}, err
 	}
-	n, err := encodeNew(updated, a.t.maxItemSize)
+	n, err := encodeNew(updated, a.t.maxItemSize, a.upd != nil)
 	if err != nil {
 		return decision{}, withOp(a.op, err)
 	}

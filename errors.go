@@ -27,6 +27,12 @@ var (
 	// IdempotentParameterMismatchException: a ClientRequestToken reused,
 	// within its retention window, for a different request.
 	ErrIdempotentParameterMismatch = errors.New("fdyno: IdempotentParameterMismatchException")
+	// ErrTransactorDidNotCommit reports an fdb.Transactor, other than an
+	// fdb.Transaction or a [CallerTransactor], whose Transact returned
+	// without committing the transaction it handed the operation: fdyno
+	// cancelled that transaction, so nothing the operation wrote commits
+	// (transactor.go).
+	ErrTransactorDidNotCommit = errors.New("fdyno: the Transactor did not commit its transaction; implement fdyno.CallerTransactor to join a caller's transaction")
 	// ErrTrimmedDataAccess is DynamoDB Streams' TrimmedDataAccessException:
 	// a stream read resumed from a sequence number whose successors have
 	// been trimmed (stream_trim.go).

@@ -75,6 +75,9 @@ func (t *Table) Get(rt fdb.ReadTransactor, in GetInput) (*GetOutput, error) {
 // metadata version (Table.current) and reads again under a reloaded
 // schema. This keeps the common case at one FoundationDB read.
 func (t *Table) read(rt fdb.ReadTransaction, op string, st0 *tableState, key Item, kv []byte) (Item, error) {
+	if err := t.allowItem(false, kv); err != nil {
+		return nil, err
+	}
 	l := loaderOf(rt)
 	r := l.get(&st0.keys, kv)
 	if err := r.wait(); err != nil {
@@ -89,6 +92,9 @@ func (t *Table) read(rt fdb.ReadTransaction, op string, st0 *tableState, key Ite
 			return nil, nil
 		}
 		if kv, err = keyOf(op, key, st.hash, st.rng, true); err != nil {
+			return nil, err
+		}
+		if err := t.allowItem(false, kv); err != nil {
 			return nil, err
 		}
 		r = l.get(&st.keys, kv)

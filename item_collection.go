@@ -52,6 +52,9 @@ func (t *Table) ItemCollectionMetrics(rt fdb.ReadTransactor, key Item) (*ItemCol
 		if err != nil {
 			return nil, err
 		}
+		if err := t.allowItem(false, hashKV); err != nil {
+			return nil, err
+		}
 		lsis := make([]string, len(st.schema.LocalSecondaryIndexes))
 		for i, ix := range st.schema.LocalSecondaryIndexes {
 			lsis[i] = ix.IndexName

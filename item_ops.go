@@ -150,12 +150,17 @@ type pendingFetch struct {
 	paths   []docPath           // an update's paths, checked again under a new schema
 	r       itemRead            // the item's read, if needOld
 	tg      target
+	denied  error // the handle's guard refused the item (access.go)
 }
 
 // startFetch starts a fetch whose metadata version read mvf was started
 // in l's transaction; the item is read if needOld.
 func (t *Table) startFetch(l itemLoader, mvf fdb.FutureByteSlice, op string, st0 *tableState, key Item, kv []byte, exact, needOld bool) pendingFetch {
 	f := pendingFetch{t: t, op: op, st0: st0, key: key, exact: exact, needOld: needOld, mvf: mvf, tg: target{st: st0, kv: kv}}
+	if f.denied = t.allowItem(false, kv); f.denied != nil {
+		f.needOld = false // nothing is read
+		return f
+	}
 	if needOld {
 		f.r = l.get(&st0.keys, kv)
 	}
@@ -176,6 +181,9 @@ func (f *pendingFetch) resolve(l itemLoader) error {
 // fetch before it waits on any head, so that restarted reads are in
 // flight together too.
 func (f *pendingFetch) resolveState(l itemLoader) error {
+	if f.denied != nil {
+		return f.denied
+	}
 	st, err := f.t.current(l.rt, f.mvf)
 	if err != nil {
 		return err
@@ -191,6 +199,9 @@ func (f *pendingFetch) resolveState(l itemLoader) error {
 			}
 		}
 		if err := checkKeyNotUpdated(f.op, f.paths, st); err != nil {
+			return err
+		}
+		if err := f.t.allowItem(false, f.tg.kv); err != nil {
 			return err
 		}
 		// An index added since st0 needs the old item too.

@@ -43,6 +43,7 @@ package fdyno
 
 import (
 	"bytes"
+	"encoding/binary"
 	"github.com/fdyno/fdyno/internal/number"
 	"strconv"
 	"strings"
@@ -118,6 +119,7 @@ type tableKeys struct {
 	backfill   subspace.Subspace // ("b", …), for backfill.go
 	partitions subspace.Subspace // ("p", …), for segment.go
 	counts     subspace.Subspace // ("n", …), for counts.go
+	backupLog  subspace.Subspace // ("l", …), for backup_log.go
 }
 
 func newTableKeys(dir subspace.Subspace) tableKeys {
@@ -135,6 +137,7 @@ func newTableKeys(dir subspace.Subspace) tableKeys {
 		backfill:   dir.Sub(backfillSubspace),
 		partitions: dir.Sub(partitionSubspace),
 		counts:     dir.Sub(countSubspace),
+		backupLog:  dir.Sub(backupLogSubspace),
 	}
 }
 
@@ -947,3 +950,143 @@ func (k tableKeys) countField(key fdb.Key, at int) (int, error) {
 
 // countProgressKey holds the counting pass's cursor (counts.go).
 func (k tableKeys) countProgressKey() fdb.Key { return k.counts.Pack(tuple.Tuple{"r"}) }
+
+// ---- Backups (backup.go, backup_log.go) ----
+//
+// While a backup takes it (tableMeta.captures), every write of a table
+// also sets one record of the item's new state in the table's backup log:
+//
+//	("l", vs, <hash>[, <range>], part)   part of the item's state after the
+//	                                     transaction whose commit
+//	                                     versionstamp is vs (a tuple
+//	                                     versionstamp, user version 0)
+//
+// The key values follow the versionstamp, so two writes of one item in
+// one transaction set the same keys and the last one wins: the item's
+// state after the transaction. Backups live in the content subspace of
+// the root directory, beside the ClientRequestToken records:
+//
+//	root/ ("k", "b", id)                 the backup's record (JSON)
+//	root/ ("k", "s", id)                 versionstamp at which its log starts
+//	root/ ("k", "e", id)                 versionstamp at which its log ends: V
+//	root/ ("k", "d", id, <hash>[, <range>], part)
+//	                                     part of one item of the backup
+//	root/ ("k", "r", id)                 progress of a restore (restore.go)
+const (
+	backupLogSubspace = "l"
+	backupSubspace    = "k"
+	// restorePrefix starts the directory name, under the root, of a table
+	// being restored (restore.go): no table name starts with '!'.
+	restorePrefix = "!restore-"
+)
+
+// backupLogKey returns the key of part of the log record of the item with
+// packed key values kv, in the form SetVersionstampedKey takes.
+func (k tableKeys) backupLogKey(kv []byte, part int) fdb.Key {
+	p := k.backupLog.Bytes()
+	key := make([]byte, 0, len(p)+1+tupleVersionstampLen+len(kv)+10)
+	key = append(append(key, p...), tupleVersionstamp)
+	key = append(key, make([]byte, tupleVersionstampLen)...)
+	key = append(key, kv...)
+	key = append(key, tuple.Tuple{int64(part)}.Pack()...)
+	var off [4]byte
+	binary.LittleEndian.PutUint32(off[:], uint32(len(p)+1))
+	return append(key, off[:]...)
+}
+
+// backupLogFrom returns the first log key at or after versionstamp vs.
+func (k tableKeys) backupLogFrom(vs [tupleVersionstampLen]byte) fdb.Key {
+	p := k.backupLog.Bytes()
+	return append(append(append([]byte(nil), p...), tupleVersionstamp), vs[:]...)
+}
+
+// backupLogRange returns the log records with versionstamps in [from, to).
+func (k tableKeys) backupLogRange(from, to [tupleVersionstampLen]byte) fdb.KeyRange {
+	return fdb.KeyRange{Begin: k.backupLogFrom(from), End: k.backupLogFrom(to)}
+}
+
+// splitBackupLogKey returns the versionstamp, packed key values (keyElems
+// elements) and part of a log key, never panicking on other bytes.
+func (k tableKeys) splitBackupLogKey(key fdb.Key, keyElems int) (vs [tupleVersionstampLen]byte, kv []byte, part int, err error) {
+	rest, ok := bytes.CutPrefix(key, k.backupLog.Bytes())
+	if !ok || len(rest) < 1+tupleVersionstampLen+1 || rest[0] != tupleVersionstamp {
+		return vs, nil, 0, &CorruptError{What: "backup log key", Reason: "not a log key"}
+	}
+	copy(vs[:], rest[1:1+tupleVersionstampLen])
+	kv, part, err = splitKeyPart(rest[1+tupleVersionstampLen:], keyElems)
+	return vs, kv, part, err
+}
+
+// splitKeyPart splits b, n byte or string tuple elements followed by one
+// packed non-negative integer, into the elements and the integer.
+func splitKeyPart(b []byte, n int) ([]byte, int, error) {
+	i := 0
+	for range n {
+		if i >= len(b) || b[i] != 0x01 && b[i] != 0x02 {
+			return nil, 0, &CorruptError{What: "key", Offset: i, Reason: "too few key elements"}
+		}
+		for i++; ; {
+			j := bytes.IndexByte(b[i:], 0x00)
+			if j < 0 {
+				return nil, 0, &CorruptError{What: "key", Offset: len(b), Reason: "unterminated string element"}
+			}
+			i += j + 1
+			if i < len(b) && b[i] == 0xff {
+				i++
+				continue
+			}
+			break
+		}
+	}
+	part, err := parseTupleUint(b[i:])
+	return b[:i], part, err
+}
+
+// backupKeys holds the key prefixes of the backups under one root.
+type backupKeys struct {
+	records  subspace.Subspace // ("k", "b", …)
+	starts   subspace.Subspace // ("k", "s", …)
+	ends     subspace.Subspace // ("k", "e", …)
+	data     subspace.Subspace // ("k", "d", …)
+	restores subspace.Subspace // ("k", "r", …)
+}
+
+func newBackupKeys(root subspace.Subspace) backupKeys {
+	s := root.Sub(backupSubspace)
+	return backupKeys{records: s.Sub("b"), starts: s.Sub("s"), ends: s.Sub("e"), data: s.Sub("d"), restores: s.Sub("r")}
+}
+
+func (k backupKeys) record(id string) fdb.Key  { return k.records.Pack(tuple.Tuple{id}) }
+func (k backupKeys) start(id string) fdb.Key   { return k.starts.Pack(tuple.Tuple{id}) }
+func (k backupKeys) end(id string) fdb.Key     { return k.ends.Pack(tuple.Tuple{id}) }
+func (k backupKeys) restore(id string) fdb.Key { return k.restores.Pack(tuple.Tuple{id}) }
+
+// dataPrefix returns the prefix of backup id's items.
+func (k backupKeys) dataPrefix(id string) fdb.Key { return k.data.Pack(tuple.Tuple{id}) }
+
+// dataRange returns every item of backup id.
+func (k backupKeys) dataRange(id string) fdb.KeyRange {
+	p := k.dataPrefix(id)
+	return fdb.KeyRange{Begin: p, End: concatKey(p, []byte{0xff})}
+}
+
+// itemRange returns the parts of the item kv of backup id.
+func (k backupKeys) itemRange(id string, kv []byte) fdb.KeyRange {
+	p := concatKey(k.dataPrefix(id), kv)
+	return fdb.KeyRange{Begin: p, End: concatKey(p, []byte{0xff})}
+}
+
+// dataKey returns the key of part of the item kv of backup id.
+func (k backupKeys) dataKey(id string, kv []byte, part int) fdb.Key {
+	return concatKey(concatKey(k.dataPrefix(id), kv), tuple.Tuple{int64(part)}.Pack())
+}
+
+// splitDataKey returns the packed key values and part of a data key of
+// backup id.
+func (k backupKeys) splitDataKey(id string, key fdb.Key, keyElems int) ([]byte, int, error) {
+	rest, ok := bytes.CutPrefix(key, k.dataPrefix(id))
+	if !ok {
+		return nil, 0, &CorruptError{What: "backup key", Reason: "not a key of backup " + id}
+	}
+	return splitKeyPart(rest, keyElems)
+}

@@ -34,13 +34,13 @@ var packageLayers = []struct {
 	{"expressions", []string{"expression.go",
 		"expression_keycond.go"}},
 	{"table", []string{"transactor.go", "table.go", "table_meta.go", "table_properties.go", "index_def.go", "index_keys.go", "ttl.go",
-		"cursor.go", "counters.go"}},
+		"cursor.go", "access.go", "counters.go"}},
 	{"core", []string{"loader.go", "decide.go", "write.go", "item_ops.go", "index.go", "backfill.go", "segment.go", "counts.go",
-		"stream.go", "stream_disabled.go"}},
+		"stream.go", "stream_disabled.go", "backup_log.go"}},
 	{"operations", []string{"put.go", "get.go", "update.go", "delete.go", "query.go", "query_batch.go", "scan.go", "segment_read.go",
 		"index_read.go", "batch_get.go", "batch_write.go", "transact_get.go", "transact_write.go", "ttl_sweep.go",
 		"updatetable.go", "item_collection.go", "stream_read.go", "stream_tail.go", "stream_consumer.go",
-		"stream_trim.go", "stream_merge.go", "layer_api.go", "counts_read.go"}},
+		"stream_trim.go", "stream_merge.go", "layer_api.go", "backup.go", "restore.go", "pitr.go", "counts_read.go"}},
 }
 
 // maxUpwardArrows is the most file-to-file arrows allowed to run back up

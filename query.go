@@ -262,6 +262,9 @@ type readPlan struct {
 	// Scan (segment_read.go): it reads the partitions of seg's buckets, and
 	// lo, hi span the whole table.
 	seg *hashSegment
+	// part is the packed partition value of a Query of the table, nil
+	// for any other read; the handle's guard sees it (access.go).
+	part []byte
 }
 
 // page is the result of one plan.
@@ -313,6 +316,11 @@ func (t *Table) queryPlan(st *tableState, in *QueryInput) (*readPlan, error) {
 	}
 	if p.lo, p.hi, err = p.keyRange(kc); err != nil {
 		return nil, withOp(op, err)
+	}
+	if p.ix == nil {
+		if p.part, err = packKeyValues(kc.Hash...); err != nil {
+			return nil, withOp(op, err)
+		}
 	}
 	p.forward = in.ScanIndexForward == nil || *in.ScanIndexForward
 	if err := t.planStart(p, &o, "The provided starting key is outside query boundaries based on provided conditions"); err != nil {
@@ -530,6 +538,11 @@ func keyConditionRange(kc *keyCondition, sortAttrs int, after func([]byte) []byt
 // plan rebuilt by rebuild only if the table's state changed (or p0 is
 // nil: st0 refused the request).
 func (t *Table) runPlan(tr fdb.ReadTransaction, st0 *tableState, p0 *readPlan, rebuild func(*tableState) (*readPlan, error)) (*page, error) {
+	if p0 != nil {
+		if err := t.allowPlan(p0); err != nil {
+			return nil, err
+		}
+	}
 	mvf := tr.Snapshot().Get(metadataVersionKey)
 	var rr kvIterator
 	if p0 != nil {
@@ -542,6 +555,9 @@ func (t *Table) runPlan(tr fdb.ReadTransaction, st0 *tableState, p0 *readPlan, r
 	p := p0
 	if st != st0 || p0 == nil {
 		if p, err = rebuild(st); err != nil {
+			return nil, err
+		}
+		if err := t.allowPlan(p); err != nil {
 			return nil, err
 		}
 		rr = p.rangeRead(tr)
@@ -728,4 +744,17 @@ func (p *readPlan) setLast(pg *page, last []byte) error {
 	}
 	pg.cursor = encodeCursor(p.fp, last)
 	return nil
+}
+
+// allowPlan asks t's guard about the range read of plan p: a Query's
+// partition, or a whole table or index.
+func (t *Table) allowPlan(p *readPlan) error {
+	if t.guard == nil {
+		return nil
+	}
+	a := Access{Table: t.name, key: p.part}
+	if p.ix != nil {
+		a.Index = p.ix.name
+	}
+	return t.guard.Allow(a)
 }

@@ -83,6 +83,9 @@ func readQueryBatch(tr fdb.ReadTransaction, queries []QueryBatchInput, sts []*ta
 	rrs := make([]kvIterator, len(queries))
 	for i, p := range plans {
 		if p != nil {
+			if err := queries[i].Table.allowPlan(p); err != nil {
+				return nil, err
+			}
 			rrs[i] = p.rangeRead(tr)
 		}
 	}
@@ -96,6 +99,9 @@ func readQueryBatch(tr fdb.ReadTransaction, queries []QueryBatchInput, sts []*ta
 		p := plans[i]
 		if st != sts[i] || p == nil {
 			if p, err = q.Table.queryPlan(st, &q.Input); err != nil {
+				return nil, err
+			}
+			if err := q.Table.allowPlan(p); err != nil {
 				return nil, err
 			}
 			rrs[i] = p.rangeRead(tr)

@@ -97,6 +97,11 @@ type rawRecord struct {
 // records after pos were trimmed; [ErrResourceNotFound] for a deleted
 // table.
 func readStreamPage(rt fdb.ReadTransaction, tables []*Table, pos streamPos, limit int) (streamPage, error) {
+	for _, t := range tables {
+		if err := t.allow(Access{Stream: true}); err != nil {
+			return streamPage{}, err
+		}
+	}
 	mvf := rt.Snapshot().Get(metadataVersionKey)
 	states := make([]*tableState, len(tables))
 	horizons := make([]fdb.FutureByteSlice, len(tables))

@@ -225,10 +225,19 @@ type Table struct {
 	maxItemSize    int
 	chunkThreshold int
 	clock          func() time.Time // WithClock (ttl.go); nil is time.Now
-	state          atomic.Pointer[tableState]
+	state          *atomic.Pointer[tableState]
 	// tokenRoot caches the ClientRequestToken keys under the table's root
 	// directory (transact_write.go).
-	tokenRoot atomic.Pointer[tokenRootCache]
+	tokenRoot *atomic.Pointer[tokenRootCache]
+	// guard, when not nil, is asked before every item the handle's
+	// operations touch (access.go); a guarded handle shares the caches of
+	// the handle it was made from.
+	guard AccessGuard
+}
+
+// newTable returns a handle with fresh caches.
+func newTable(name string, path []string) *Table {
+	return &Table{name: name, path: path, state: new(atomic.Pointer[tableState]), tokenRoot: new(atomic.Pointer[tokenRootCache])}
 }
 
 // tableState is a snapshot of a table's metadata, valid while FoundationDB's
@@ -263,6 +272,9 @@ type tableState struct {
 	format int
 	// counted: every write keeps the table's counters (counts.go).
 	counted bool
+	// capture is set while a backup takes the table's change log: every
+	// write then logs its item (backup_log.go).
+	capture bool
 }
 
 type indexKeyAttr struct {
@@ -306,7 +318,8 @@ func Open(t fdb.Transactor, name string, opts ...Option) (*Table, error) {
 		}
 		want = &tableMeta{format: metaFormatVersion, name: name, schema: o.schema.canonical(), settings: o.settings, counted: true}
 	}
-	tbl := &Table{name: name, path: tablePath(o.root, name), maxItemSize: o.maxItemSize, chunkThreshold: o.chunkThreshold, clock: o.clock}
+	tbl := newTable(name, tablePath(o.root, name))
+	tbl.maxItemSize, tbl.chunkThreshold, tbl.clock = o.maxItemSize, o.chunkThreshold, o.clock
 	if want != nil {
 		want.created = tbl.now().UTC()
 	}
@@ -441,6 +454,7 @@ func (t *Table) load(rt fdb.ReadTransaction, mv []byte) (*tableState, error) {
 	st.cursorKey = meta.cursorKey
 	st.format = meta.format
 	st.counted = meta.counted
+	st.capture = len(meta.captures) > 0
 	return st, nil
 }
 
@@ -570,7 +584,9 @@ func ListTables(rt fdb.ReadTransactor, opts ...Option) ([]string, error) {
 		if err != nil || !ok {
 			return []string{}, err
 		}
-		return directory.List(tr, o.root)
+		names, err := directory.List(tr, o.root)
+		// A table being restored (restore.go) is not a table yet.
+		return slices.DeleteFunc(names, func(n string) bool { return strings.HasPrefix(n, restorePrefix) }), err
 	})
 }
 
@@ -589,7 +605,7 @@ func DeleteTable(t fdb.Transactor, name string, opts ...Option) error {
 	if err := checkTableName("TableName", name); err != nil {
 		return err
 	}
-	tbl := &Table{name: name, path: tablePath(o.root, name)}
+	tbl := newTable(name, tablePath(o.root, name))
 	_, err = transact(t, func(tr fdb.Transaction) (struct{}, error) {
 		if _, _, err := tbl.loadMeta(tr); err != nil {
 			return struct{}{}, err

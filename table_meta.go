@@ -63,6 +63,9 @@ type tableMeta struct {
 	// counted says the table's counters (counts.go) are exact: set at
 	// creation, or when the counting pass of an older table completes.
 	counted bool
+	// captures are the backups taking the table's change log (backup.go):
+	// while there is one, every write logs its item (backup_log.go).
+	captures []string
 }
 
 // metaFormatVersion is the format of tables Open creates. Format 1 tables
@@ -93,6 +96,8 @@ type storedMeta struct {
 	Settings []byte `json:",omitempty"`
 	// Counted marks exact counters (counts.go).
 	Counted bool `json:",omitempty"`
+	// Captures are the backups taking the change log (backup.go).
+	Captures []string `json:",omitempty"`
 }
 
 // storedSchema is a TableSchema as stored.
@@ -147,7 +152,7 @@ type storedDisabledStream struct {
 // encodeMeta returns the stored form of m.
 func encodeMeta(m *tableMeta) ([]byte, error) {
 	s := storedMeta{FormatVersion: m.format, TableName: m.name, Schema: storeSchema(m.schema), Building: m.building,
-		CursorKey: m.cursorKey, TableID: m.tableID, CreationDateTime: m.created, Settings: m.settings,
+		CursorKey: m.cursorKey, TableID: m.tableID, CreationDateTime: m.created, Settings: m.settings, Captures: m.captures,
 		Properties: storedProperties{StreamLabel: m.streamLabel, StreamStartAfter: m.streamStartAfter}, Counted: m.counted}
 	if m.schema.hasMultiAttributeKeys() {
 		s.FormatVersion, s.Layout = multiKeyFormatVersion, m.format
@@ -177,7 +182,7 @@ func decodeMeta(raw []byte, name string) (*tableMeta, error) {
 		return nil, corrupt
 	}
 	m := &tableMeta{format: format, name: s.TableName, schema: loadSchema(s.Schema), building: s.Building,
-		cursorKey: s.CursorKey, tableID: s.TableID, created: s.CreationDateTime, settings: s.Settings,
+		cursorKey: s.CursorKey, tableID: s.TableID, created: s.CreationDateTime, settings: s.Settings, captures: s.Captures,
 		streamLabel: s.Properties.StreamLabel, streamStartAfter: s.Properties.StreamStartAfter, counted: s.Counted}
 	for _, d := range s.Properties.DisabledStreams {
 		m.disabledStreams = append(m.disabledStreams, DisabledStream{StreamLabel: d.StreamLabel, StreamStartAfter: d.StreamStartAfter,

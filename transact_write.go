@@ -236,14 +236,16 @@ func prepareTransactWrite(in TransactWriteInput) ([]txAction, error) {
 }
 
 // validationReason is the cancellation reason of an action whose item
-// fails validation: code ValidationError and the validation's reason.
+// fails validation: code ValidationError and the validation's reason,
+// as DynamoDB words it, without the attribute's path before it (the
+// reasons DynamoDB returns name the attribute inside the text, if at
+// all: "One or more parameter values were invalid: Type mismatch for
+// Index Key ..."), as the wire's ValidationException has it.
 func validationReason(err error) CancellationReason {
 	msg := err.Error()
-	if ve, ok := err.(*ValidationError); ok {
+	var ve *ValidationError
+	if errors.As(err, &ve) {
 		msg = ve.Reason
-		if ve.Path != "" {
-			msg = ve.Path + ": " + msg
-		}
 	}
 	return CancellationReason{Code: CancellationCodeValidationError, Message: msg}
 }
@@ -318,7 +320,7 @@ func prepareAction(op string, ti TransactWriteItem) (txAction, error) {
 			return txAction{w: a, invalid: err}, nil
 		}
 		size := a.key.Size()
-		if err := checkItemSize(size, a.t.maxItemSize); err != nil {
+		if err := checkItemSize(size, a.t.maxItemSize, false); err != nil {
 			return txAction{w: a, invalid: withOp(op, err)}, nil
 		}
 		enc, err := EncodeItem(a.key)

@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
@@ -24,10 +25,17 @@ import (
 //     writes depends on who owns its transaction (a change record's order
 //     within its transaction is read with the item, stream.go).
 //
-// So a Transactor other than fdb.Transaction must hand the function a
-// transaction that it commits when the function returns, as
-// fdb.Database.Transact does; to run fdyno inside a caller's transaction,
-// pass that fdb.Transaction.
+// fdyno decides which by what the Transactor says of itself, never by what
+// it wraps (issue 35): an fdb.Transaction, or a Transactor implementing
+// [CallerTransactor], runs the function in its caller's transaction (case
+// 1); any other Transactor must hand the function a transaction that it
+// commits when the function returns, as fdb.Database.Transact does (case
+// 2). A Transactor that breaks that promise (it hands over a transaction
+// it does not commit, a wrapper of a caller's transaction that does not
+// say so) is caught when it returns: the transaction it handed over is
+// cancelled, so nothing the operation wrote can ever commit, and the
+// operation fails with [ErrTransactorDidNotCommit]. It never deadlocks
+// waiting for a commit that can only come after it returns.
 
 // Transact runs f as fdyno runs its own operations. Given an
 // fdb.Transaction, f runs in it once and its options are left as they are.
@@ -47,15 +55,54 @@ import (
 //
 // f may be retried: it must have no effect outside its transaction.
 func Transact(tx fdb.Transactor, f func(fdb.Transaction) (any, error)) (any, error) {
-	if tr, ok := tx.(fdb.Transaction); ok {
-		return tr.Transact(f) // the caller's: untouched
+	if JoinsCaller(tx) {
+		return tx.Transact(f) // the caller's: untouched
 	}
-	return tx.Transact(func(tr fdb.Transaction) (any, error) {
+	var last fdb.Transaction
+	var stamp fdb.FutureKey
+	ret, err := tx.Transact(func(tr fdb.Transaction) (any, error) {
+		// A future asked for before the commit, ready once the commit
+		// is done (or the attempt reset): no round trip.
+		last, stamp = tr, tr.GetVersionstamp()
 		if err := tr.Options().SetAutomaticIdempotency(); err != nil {
 			return nil, err
 		}
 		return f(tr)
 	})
+	if err == nil && stamp != nil && !stamp.IsReady() {
+		// Returned without committing: the transaction is someone
+		// else's. Make sure what f wrote never commits.
+		last.Cancel()
+		return nil, fmt.Errorf("%w: %T returned without committing the transaction it ran the operation in", ErrTransactorDidNotCommit, tx)
+	}
+	return ret, err
+}
+
+// CallerTransactor is implemented by an fdb.Transactor that runs functions
+// in a transaction its caller owns and commits (a tracing or metrics
+// wrapper of an fdb.Transaction, say). fdyno's operations given one join
+// that transaction, as they join an fdb.Transaction: they set no option on
+// it, and their effects commit with the caller's other writes or not at
+// all. JoinsCaller must be constant for a given value.
+type CallerTransactor interface {
+	fdb.Transactor
+	// JoinsCaller reports that Transact runs its function in the
+	// caller's transaction and does not commit it.
+	JoinsCaller() bool
+}
+
+// JoinsCaller reports whether fdyno's operations given tx join its
+// caller's transaction (tx is an fdb.Transaction or a [CallerTransactor]
+// saying so) rather than run transactions of their own. Layers built on
+// fdyno (dcb, tree) decide by it too.
+func JoinsCaller(tx fdb.Transactor) bool {
+	switch t := tx.(type) {
+	case fdb.Transaction:
+		return true
+	case CallerTransactor:
+		return t.JoinsCaller()
+	}
+	return false
 }
 
 // transact is [Transact] with f's result typed; it is the only place that

@@ -32,9 +32,21 @@ func (w wrapped) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, er
 }
 
 // passThrough is a Transactor that hands fdyno a caller's transaction, as
-// a tracing wrapper of one does; fdyno takes it for a transaction of its
-// own (transactor.go).
+// a tracing wrapper of one does, and says so (CallerTransactor).
 type passThrough struct{ tr fdb.Transaction }
+
+func (p passThrough) JoinsCaller() bool { return true }
+
+// silentPassThrough hands fdyno a caller's transaction without saying so.
+type silentPassThrough struct{ tr fdb.Transaction }
+
+func (p silentPassThrough) Transact(f func(fdb.Transaction) (any, error)) (any, error) {
+	return f(p.tr)
+}
+
+func (p silentPassThrough) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, error) {
+	return f(p.tr)
+}
 
 func (p passThrough) Transact(f func(fdb.Transaction) (any, error)) (any, error) {
 	return f(p.tr)
@@ -149,10 +161,10 @@ func TestOwnTransactionsAreIdempotent(t *testing.T) {
 	})
 }
 
-// A Transactor that hands fdyno a caller's transaction is taken for a
-// retry loop of its own, yet two changes in that one transaction still get
-// two change records, in order: every change reads the transaction's
-// order key, whoever owns the transaction.
+// A Transactor that hands fdyno a caller's transaction and says so
+// (CallerTransactor) joins it: three changes in that one transaction get
+// three change records, in order, and the caller's transaction keeps its
+// options.
 func TestPassThroughTransactorKeepsEveryRecord(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
 	tbl := newTestTable(t, db, streamed)
@@ -283,4 +295,38 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// A Transactor that hands fdyno a caller's transaction without saying so
+// is refused when it returns, not trusted: the operation fails with
+// ErrTransactorDidNotCommit, the caller's transaction is cancelled (its
+// commit fails with transaction_cancelled, 1025), and nothing is written,
+// not even the caller's own writes. The old code set automatic_idempotency
+// on the caller's transaction and returned success.
+func TestSilentPassThroughIsRefused(t *testing.T) {
+	db := fdblitetest.OpenIsolated(t)
+	tbl := newTestTable(t, db, streamed)
+	tr, err := db.CreateTransaction()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Set(fdb.Key("caller's own key"), []byte("v"))
+	_, err = tbl.Put(silentPassThrough{tr}, PutInput{Item: Item{"pk": S("a")}})
+	if !errors.Is(err, ErrTransactorDidNotCommit) {
+		t.Fatalf("Put through a silent pass-through: %v, want ErrTransactorDidNotCommit", err)
+	}
+	var fe fdb.Error
+	if err := tr.Commit().Get(); !errors.As(err, &fe) || fe.Code != 1025 {
+		t.Errorf("caller's commit: %v, want transaction_cancelled (1025)", err)
+	}
+	got, err := tbl.Get(db, GetInput{Key: Item{"pk": S("a")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Item != nil {
+		t.Errorf("item written through a refused Transactor: %v", got.Item)
+	}
+	if !JoinsCaller(passThrough{}) || JoinsCaller(silentPassThrough{}) || JoinsCaller(db) || !JoinsCaller(tr) {
+		t.Error("JoinsCaller does not follow what each Transactor says of itself")
+	}
 }

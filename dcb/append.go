@@ -1,9 +1,14 @@
 package dcb
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
 )
 
 // AppendCondition makes an append conditional: it fails if the store holds
@@ -32,16 +37,27 @@ func (a Appended) Repeated() bool { return a.known != nil }
 
 // Positions returns the positions of the appended events, in the order
 // they were given. For an append run in its own transaction (an
-// fdb.Database or another Transactor than an fdb.Transaction was passed)
-// they are known at once. For an append joined to
-// a caller's transaction, Positions blocks until that transaction commits,
-// and returns an error wrapping [ErrNotCommitted] if it does not; call it
-// after the commit, outside the transaction's function.
+// fdb.Database or any Transactor that does not join its caller's
+// transaction, [fdyno.JoinsCaller]) they are known at once. For an append
+// joined to a caller's transaction they are known once that transaction
+// has committed: call Positions after the commit returned, outside the
+// transaction's function.
+//
+// Positions never blocks. It returns an error wrapping [ErrNotCommitted]
+// whenever the append's transaction has not committed: the commit failed,
+// was not attempted (the transaction's function returned an error, or the
+// transaction was cancelled or reset), or has not happened yet (Positions
+// called inside the transaction's function). Waiting there instead would
+// wait forever: such a transaction never commits, or commits only after
+// its function returns.
 func (a Appended) Positions() ([]Position, error) {
 	vs := a.known
 	if vs == nil {
 		if a.stamp == nil {
 			return nil, fmt.Errorf("%w: no append", ErrNotCommitted)
+		}
+		if !a.stamp.IsReady() {
+			return nil, fmt.Errorf("%w: its transaction has not committed", ErrNotCommitted)
 		}
 		var err error
 		if vs, err = a.stamp.Get(); err != nil {
@@ -129,11 +145,16 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 // transaction is touched, with errors wrapping [ErrInvalidEvent],
 // [ErrInvalidQuery] or [ErrTooLarge].
 //
-// Given an fdb.Database (or any Transactor but an fdb.Transaction),
-// Append runs its own transaction with automatic_idempotency, retrying on
-// FoundationDB's retryable errors: a commit that applied but reported
-// commit_unknown_result is not applied twice. Given an fdb.Transaction, it joins the caller's transaction, and
-// its events commit with the caller's other writes or not at all. A
+// Given an fdb.Database (or any Transactor that does not join its caller's
+// transaction, [fdyno.JoinsCaller]), Append runs its own transaction with
+// automatic_idempotency, retrying on FoundationDB's retryable errors: a
+// commit that applied but reported commit_unknown_result is not applied
+// twice. Given an fdb.Transaction or an [fdyno.CallerTransactor] that
+// says it joins, it joins the caller's transaction, and its events commit
+// with the caller's other writes or not at all. A Transactor that hands
+// over a transaction without committing it, and does not say so, is
+// refused with [fdyno.ErrTransactorDidNotCommit] and nothing it wrote
+// commits. A
 // condition cannot read a range that an earlier append of the same
 // transaction wrote into (the entries' keys are not known before the
 // commit): FoundationDB reports accessed_unreadable (1036) and nothing is
@@ -153,6 +174,10 @@ func (s *Store) appendWith(tr fdb.Transactor, id []byte, events []Event, cond *A
 	if err != nil {
 		return Appended{}, err
 	}
+	var once *onceArgs
+	if id != nil {
+		once = &onceArgs{id: id, digest: digestEvents(evs)}
+	}
 	var check plan
 	var after Position
 	if cond != nil {
@@ -162,11 +187,13 @@ func (s *Store) appendWith(tr fdb.Transactor, id []byte, events []Event, cond *A
 		after = cond.After
 	}
 	// Anything but a caller's transaction runs transactions of the
-	// append's own (fdyno.Transact), which hold no other append.
-	_, joined := tr.(fdb.Transaction)
-	sole := !joined
+	// append's own (fdyno.Transact), which hold no other append; a
+	// Transactor that hands over a transaction it does not commit is
+	// refused there (fdyno.ErrTransactorDidNotCommit) and what it wrote
+	// never commits.
+	sole := !fdyno.JoinsCaller(tr)
 	a, err := transact(tr, func(tr fdb.Transaction) (Appended, error) {
-		return s.appendTx(tr, evs, check, after, sole, id)
+		return s.appendTx(tr, evs, check, after, sole, once)
 	})
 	if err != nil {
 		return Appended{}, err
@@ -184,10 +211,12 @@ func (s *Store) appendWith(tr fdb.Transactor, id []byte, events []Event, cond *A
 // ranges, limit 1 each, the order key and the idempotency record), then the writes. sole says the
 // transaction holds no other append, so its events take orders from 0
 // without reading the order key.
-func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, after Position, sole bool, id []byte) (Appended, error) {
+func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, after Position, sole bool, once *onceArgs) (Appended, error) {
 	var record fdb.FutureByteSlice
-	if id != nil {
-		record = tr.Get(s.k.idempotencyKey(id))
+	var now time.Time
+	if once != nil {
+		record = tr.Get(s.k.idempotencyKey(once.id))
+		now = s.now() // per attempt: a retry sees the time it runs at
 	}
 	reads := make([]fdb.RangeResult, len(check.prefixes))
 	for i, p := range check.prefixes {
@@ -203,11 +232,19 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 			return Appended{}, err
 		}
 		if v != nil {
-			vs, first, n, err := decodeRecord(v)
+			r, err := decodeRecord(v)
 			if err != nil {
 				return Appended{}, err
 			}
-			return Appended{known: vs, first: first, n: n}, nil
+			switch {
+			case r.expires != 0 && now.UnixNano() >= r.expires:
+				// Expired: as if forgotten; this append applies and
+				// writes a new record.
+			case r.digest != nil && !bytes.Equal(r.digest, once.digest[:]):
+				return Appended{}, fmt.Errorf("%w: %q was used for other events", ErrIdempotencyKeyReused, once.id)
+			default:
+				return Appended{known: r.vs, first: r.first, n: r.n}, nil
+			}
 		}
 	}
 	var first Position
@@ -277,8 +314,12 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 		}
 	}
 	tr.SetVersionstampedValue(s.k.head, headValue())
-	if id != nil {
-		tr.SetVersionstampedValue(s.k.idempotencyKey(id), recordValue(base, len(evs)))
+	if once != nil {
+		var expires int64
+		if s.idempotencyRetention > 0 {
+			expires = now.Add(s.idempotencyRetention).UnixNano()
+		}
+		tr.SetVersionstampedValue(s.k.idempotencyKey(once.id), recordValue(base, len(evs), once.digest, expires))
 	}
 	return Appended{stamp: tr.GetVersionstamp(), first: base, n: len(evs)}, nil
 }
@@ -307,10 +348,18 @@ const MaxIdempotencyKeyBytes = 1024
 // automatic_idempotency.) Without the key, such a retry would append
 // twice, or fail its own condition on the events of its first attempt.
 //
+// The record holds a digest (SHA-256) of the events: an AppendOnce that
+// finds a record of id for other events (another type, tags or data, or
+// another count or order) fails with [ErrIdempotencyKeyReused] and writes
+// nothing. The condition is not part of the digest.
+//
 // The record is read with a conflict range, so two concurrent appends with
-// the same id conflict and one of them applies. Records are kept until
-// [Store.ForgetIdempotencyKey] removes them; id is at most
-// [MaxIdempotencyKeyBytes] bytes.
+// the same id conflict and one of them applies. A record expires after the
+// store's retention ([WithIdempotencyRetention], by default
+// [DefaultIdempotencyRetention]) measured on the clock of the client that
+// wrote it: an AppendOnce after that applies again, as after
+// [Store.ForgetIdempotencyKey], and [Store.ForgetExpiredIdempotencyKeys]
+// removes expired records. Id is at most [MaxIdempotencyKeyBytes] bytes.
 func (s *Store) AppendOnce(tr fdb.Transactor, id []byte, events []Event, cond *AppendCondition) (Appended, error) {
 	if len(id) == 0 || len(id) > MaxIdempotencyKeyBytes {
 		return Appended{}, fmt.Errorf("%w: idempotency key of %d bytes (want 1 to %d)", ErrInvalidOptions, len(id), MaxIdempotencyKeyBytes)
@@ -326,4 +375,80 @@ func (s *Store) ForgetIdempotencyKey(tr fdb.Transactor, id []byte) error {
 		return struct{}{}, nil
 	})
 	return err
+}
+
+// onceArgs are AppendOnce's: the idempotency key and the digest of the
+// events.
+type onceArgs struct {
+	id     []byte
+	digest [32]byte
+}
+
+// digestEvents is the SHA-256 of the encoded events (the codec is
+// deterministic), each part length-prefixed so that no two lists of
+// events share a digest input.
+func digestEvents(evs []pendingEvent) [32]byte {
+	h := sha256.New()
+	var n [8]byte
+	write := func(b []byte) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	binary.BigEndian.PutUint64(n[:], uint64(len(evs)))
+	h.Write(n[:])
+	for _, e := range evs {
+		write(e.value)
+		binary.BigEndian.PutUint64(n[:], uint64(len(e.parts)))
+		h.Write(n[:])
+		for _, p := range e.parts {
+			write(p)
+		}
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// ForgetExpiredIdempotencyKeys removes up to limit expired idempotency
+// records (0 means 1,000) in one transaction of tr, reading at most limit
+// records. It returns how many it removed and whether records remain past
+// those it read; call it again (from a background job) until more is
+// false. Records without an expiry (written with retention 0, or before
+// expiries) are kept.
+func (s *Store) ForgetExpiredIdempotencyKeys(tr fdb.Transactor, limit int) (removed int, more bool, err error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	type result struct {
+		removed int
+		more    bool
+	}
+	r, err := transact(tr, func(tr fdb.Transaction) (result, error) {
+		now := s.now().UnixNano()
+		pr, err := fdb.PrefixRange(s.k.idemp)
+		if err != nil {
+			return result{}, err
+		}
+		kvs, err := tr.GetRange(pr, fdb.RangeOptions{Limit: limit + 1, Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
+		if err != nil {
+			return result{}, err
+		}
+		var res result
+		if len(kvs) > limit {
+			kvs, res.more = kvs[:limit], true
+		}
+		for _, kv := range kvs {
+			rec, err := decodeRecord(kv.Value)
+			if err != nil {
+				return result{}, err
+			}
+			if rec.expires != 0 && now >= rec.expires {
+				tr.Clear(kv.Key)
+				res.removed++
+			}
+		}
+		return res, nil
+	})
+	return r.removed, r.more, err
 }

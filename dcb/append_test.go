@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -325,5 +327,139 @@ func TestLargeEvents(t *testing.T) {
 		return nil, nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// positionsWithin calls a.Positions and fails the test if it blocks: the
+// old code waited on the versionstamp of a transaction that never commits.
+func positionsWithin(t *testing.T, a Appended) ([]Position, error) {
+	t.Helper()
+	type res struct {
+		ps  []Position
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		ps, err := a.Positions()
+		done <- res{ps, err}
+	}()
+	select {
+	case r := <-done:
+		return r.ps, r.err
+	case <-time.After(10 * time.Second):
+		t.Fatal("Positions blocked")
+		return nil, nil
+	}
+}
+
+// An append joined to a transaction whose function returns an error never
+// commits, and its Positions say so at once (ErrNotCommitted), as they do
+// when asked inside the function, before the commit.
+func TestAppendNotCommittedWithoutBlocking(t *testing.T) {
+	db, s := newTestStore(t)
+	var a Appended
+	failed := errors.New("decided against it")
+	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		var err error
+		if a, err = s.Append(tr, []Event{{Type: "A"}}, nil); err != nil {
+			return nil, err
+		}
+		if _, err := positionsWithin(t, a); !errors.Is(err, ErrNotCommitted) {
+			t.Errorf("Positions inside the transaction: %v, want ErrNotCommitted", err)
+		}
+		return nil, failed
+	})
+	if !errors.Is(err, failed) {
+		t.Fatalf("Transact: %v", err)
+	}
+	if _, err := positionsWithin(t, a); !errors.Is(err, ErrNotCommitted) {
+		t.Errorf("Positions after the function failed: %v, want ErrNotCommitted", err)
+	}
+	if got := readAll(t, db, s, All(), ReadOptions{}); len(got) != 0 {
+		t.Errorf("store holds %d events, want 0", len(got))
+	}
+}
+
+// joiningWrapper is a tracing wrapper of a caller's transaction that says
+// it joins (fdyno.CallerTransactor); silentWrapper is one that does not.
+type joiningWrapper struct{ tr fdb.Transaction }
+
+func (w joiningWrapper) Transact(f func(fdb.Transaction) (any, error)) (any, error) {
+	return f(w.tr)
+}
+func (w joiningWrapper) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, error) {
+	return f(w.tr)
+}
+func (w joiningWrapper) JoinsCaller() bool { return true }
+
+type silentWrapper struct{ tr fdb.Transaction }
+
+func (w silentWrapper) Transact(f func(fdb.Transaction) (any, error)) (any, error) {
+	return f(w.tr)
+}
+func (w silentWrapper) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, error) {
+	return f(w.tr)
+}
+
+// A wrapper of a caller's transaction that says it joins gets the joined
+// behaviour: two appends in one transaction, positions after the commit,
+// all distinct. One that does not say so is refused when it returns
+// (fdyno.ErrTransactorDidNotCommit) instead of deadlocking on a commit that
+// could only follow, and nothing commits. The old code decided by the
+// concrete type fdb.Transaction and blocked forever in Append.
+func TestAppendThroughWrappers(t *testing.T) {
+	db, s := newTestStore(t)
+	var as []Appended
+	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		as = as[:0]
+		for range 2 {
+			a, err := s.Append(joiningWrapper{tr}, []Event{{Type: "A"}, {Type: "B"}}, nil)
+			if err != nil {
+				return nil, err
+			}
+			as = append(as, a)
+		}
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[Position]bool{}
+	for _, a := range as {
+		ps, err := positionsWithin(t, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			seen[p] = true
+		}
+	}
+	if len(seen) != 4 || len(readAll(t, db, s, All(), ReadOptions{})) != 4 {
+		t.Errorf("joined appends: %d distinct positions, want 4", len(seen))
+	}
+
+	tr, err := db.CreateTransaction()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Append(silentWrapper{tr}, []Event{{Type: "C"}}, nil)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, fdyno.ErrTransactorDidNotCommit) {
+			t.Errorf("Append through a silent wrapper: %v, want ErrTransactorDidNotCommit", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Append through a silent wrapper deadlocked")
+	}
+	var fe fdb.Error
+	if err := tr.Commit().Get(); !errors.As(err, &fe) || fe.Code != 1025 {
+		t.Errorf("caller's commit: %v, want transaction_cancelled (1025)", err)
+	}
+	if got := readAll(t, db, s, All(), ReadOptions{}); len(got) != 4 {
+		t.Errorf("store holds %d events after the refused append, want 4", len(got))
 	}
 }

@@ -30,6 +30,9 @@ var (
 	// ErrCorrupt: stored bytes under the store's namespace do not decode
 	// (not written by this package, or damaged).
 	ErrCorrupt = errors.New("dcb: corrupt store")
+	// ErrIdempotencyKeyReused: [Store.AppendOnce] found the record of its
+	// idempotency key written for other events. Nothing was written.
+	ErrIdempotencyKeyReused = errors.New("dcb: idempotency key reused for other events")
 	// ErrNotCommitted: [Appended.Positions] was asked for the positions of
 	// an append whose transaction did not commit.
 	ErrNotCommitted = errors.New("dcb: append not committed")

@@ -242,22 +242,45 @@ func positionAt(vs []byte, n int) (Position, error) {
 }
 
 // recordValue is the SetVersionstampedValue operand of an idempotency
-// record: the commit's 10-byte versionstamp, then the first event order and
-// the event count (2 bytes each).
-func recordValue(first, n int) []byte {
-	b := make([]byte, 10, 18)
+// record: the commit's 10-byte versionstamp, the first event order and
+// the event count (2 bytes each), the digest of the events (32 bytes,
+// [digestEvents]) and when the record expires (8 bytes, Unix nanoseconds,
+// 0 for never). Records written before digests (14 bytes) still decode,
+// with no digest and no expiry.
+func recordValue(first, n int, digest [32]byte, expires int64) []byte {
+	b := make([]byte, 10, recordBytes+4)
 	b = binary.BigEndian.AppendUint16(b, uint16(first))
 	b = binary.BigEndian.AppendUint16(b, uint16(n))
+	b = append(b, digest[:]...)
+	b = binary.BigEndian.AppendUint64(b, uint64(expires))
 	return binary.LittleEndian.AppendUint32(b, 0)
 }
 
-func decodeRecord(v []byte) (vs []byte, first, n int, err error) {
-	if len(v) != 14 {
-		return nil, 0, 0, fmt.Errorf("%w: idempotency record of %d bytes", ErrCorrupt, len(v))
+// Sizes of an idempotency record: before digests, and now.
+const (
+	legacyRecordBytes = 14
+	recordBytes       = 14 + 32 + 8
+)
+
+// record is a decoded idempotency record.
+type record struct {
+	vs       []byte
+	first, n int
+	digest   []byte // nil in a record written before digests
+	expires  int64  // Unix nanoseconds; 0 never
+}
+
+func decodeRecord(v []byte) (record, error) {
+	if len(v) != legacyRecordBytes && len(v) != recordBytes {
+		return record{}, fmt.Errorf("%w: idempotency record of %d bytes", ErrCorrupt, len(v))
 	}
-	first, n = int(binary.BigEndian.Uint16(v[10:])), int(binary.BigEndian.Uint16(v[12:]))
-	if n == 0 || first+n > MaxEventsPerTransaction {
-		return nil, 0, 0, fmt.Errorf("%w: idempotency record for %d events from %d", ErrCorrupt, n, first)
+	r := record{vs: v[:10], first: int(binary.BigEndian.Uint16(v[10:])), n: int(binary.BigEndian.Uint16(v[12:]))}
+	if r.n == 0 || r.first+r.n > MaxEventsPerTransaction {
+		return record{}, fmt.Errorf("%w: idempotency record for %d events from %d", ErrCorrupt, r.n, r.first)
 	}
-	return v[:10], first, n, nil
+	if len(v) == recordBytes {
+		r.digest = v[14:46]
+		r.expires = int64(binary.BigEndian.Uint64(v[46:]))
+	}
+	return r, nil
 }

@@ -1,8 +1,10 @@
 package dcb
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -69,7 +71,8 @@ func TestStoreModel(t *testing.T) {
 		}
 		defer checkStore(t, db, s)
 		m := &storeModel{}
-		onces := map[string][]Position{} // idempotency key → positions
+		onces := map[string][]Position{}   // idempotency key → positions
+		onceEvents := map[string][]Event{} // idempotency key → its events
 		genPosition := func(rt *rapid.T, label string) Position {
 			switch k := rapid.IntRange(0, 3).Draw(rt, label+"-kind"); {
 			case k == 0 || len(m.events) == 0:
@@ -122,7 +125,13 @@ func TestStoreModel(t *testing.T) {
 					cond = &AppendCondition{FailIfEventsMatch: genQuery().Draw(rt, "query"), After: genPosition(rt, "after")}
 				}
 				a, err := s.AppendOnce(db, []byte(id), evs, cond)
-				if prev, ok := onces[id]; ok {
+				if prev, ok := onces[id]; ok && !sameEvents(onceEvents[id], evs) {
+					// Reused for other events: refused, nothing written.
+					if !errors.Is(err, ErrIdempotencyKeyReused) {
+						rt.Fatalf("AppendOnce(%s) with other events = %v, want ErrIdempotencyKeyReused", id, err)
+					}
+					return
+				} else if ok {
 					// Already applied: the first positions, nothing written,
 					// no condition checked.
 					ps, perr := a.Positions()
@@ -147,7 +156,7 @@ func TestStoreModel(t *testing.T) {
 				if err != nil {
 					rt.Fatal(err)
 				}
-				onces[id] = ps
+				onces[id], onceEvents[id] = ps, evs
 				for i, e := range evs {
 					m.events = append(m.events, stored(e, ps[i]))
 				}
@@ -224,4 +233,18 @@ func TestStoreModel(t *testing.T) {
 			},
 		})
 	})
+}
+
+// sameEvents says whether two lists of events store the same: types, tags
+// as stored (sorted, distinct) and data, in order.
+func sameEvents(a, b []Event) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Type != b[i].Type || !slices.Equal(normalTags(a[i].Tags), normalTags(b[i].Tags)) || !bytes.Equal(a[i].Data, b[i].Data) {
+			return false
+		}
+	}
+	return true
 }

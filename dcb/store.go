@@ -2,6 +2,7 @@ package dcb
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
@@ -15,6 +16,29 @@ import (
 type Store struct {
 	k        *keys
 	pageSize int
+	stats    *subscribeStats // shared by copies
+	// idempotencyRetention is how long an AppendOnce record lives; 0
+	// forever.
+	idempotencyRetention time.Duration
+	now                  func() time.Time // time.Now; tests move it
+}
+
+// DefaultIdempotencyRetention is how long an [Store.AppendOnce] record
+// lasts unless [WithIdempotencyRetention] says otherwise: a day, long
+// enough for any client retry, short enough that a store appended to with
+// a fresh id per request does not keep every id forever.
+const DefaultIdempotencyRetention = 24 * time.Hour
+
+// WithIdempotencyRetention sets how long AppendOnce records last (0: until
+// [Store.ForgetIdempotencyKey]; otherwise at least a second).
+func WithIdempotencyRetention(d time.Duration) Option {
+	return func(s *Store) error {
+		if d < 0 || (d > 0 && d < time.Second) {
+			return fmt.Errorf("%w: idempotency retention %s: want 0 or at least 1s", ErrInvalidOptions, d)
+		}
+		s.idempotencyRetention = d
+		return nil
+	}
 }
 
 // Option configures [Open].
@@ -45,7 +69,8 @@ func WithPageSize(n int) Option {
 // It returns an error wrapping [ErrCorrupt] if ns holds a store of an
 // unknown format, and FoundationDB's errors as they are.
 func Open(tr fdb.Transactor, ns subspace.Subspace, opts ...Option) (*Store, error) {
-	s := &Store{k: newKeys(ns.Bytes()), pageSize: DefaultPageSize}
+	s := &Store{k: newKeys(ns.Bytes()), pageSize: DefaultPageSize, stats: new(subscribeStats),
+		idempotencyRetention: DefaultIdempotencyRetention, now: time.Now}
 	for _, o := range opts {
 		if err := o(s); err != nil {
 			return nil, err

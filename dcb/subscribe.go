@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sync/atomic"
+	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
@@ -24,6 +26,13 @@ import (
 // wakeup reads the query's ranges (one transaction per page); appends
 // that do not match q wake it too, and it finds nothing.
 //
+// A watch FoundationDB refuses (too_many_watches: the client's limit,
+// the database option max_watches, is reached) or loses is not an error:
+// the subscription reads again after a backoff that doubles from
+// [MinWatchBackoff] to [MaxWatchBackoff] while watches keep failing, and
+// falls back to reading at once after a watch fires. [Store.SubscribeStats]
+// counts them.
+//
 // Errors are yielded: an invalid query once ([ErrInvalidQuery]); a
 // FoundationDB error of a page once, after which the subscription stops.
 func (s *Store) Subscribe(ctx context.Context, db fdb.Database, q Query, after Position) iter.Seq2[StoredEvent, error] {
@@ -33,6 +42,7 @@ func (s *Store) Subscribe(ctx context.Context, db fdb.Database, q Query, after P
 			yield(StoredEvent{}, err)
 			return
 		}
+		failed := 0 // watches failed in a row
 		for {
 			if err := ctx.Err(); err != nil {
 				yield(StoredEvent{}, err)
@@ -78,9 +88,69 @@ func (s *Store) Subscribe(ctx context.Context, db fdb.Database, q Query, after P
 					yield(StoredEvent{}, fmt.Errorf("dcb: subscribe: watch: %w", err))
 					return
 				}
-				// A watch that fired, or failed with a FoundationDB error
-				// (too many watches, a lost connection): read again.
+				if err == nil {
+					failed = 0 // a watch that fired: read again at once
+					continue
+				}
+				// A watch refused or lost (too_many_watches 1032, a
+				// lost connection): read again, but only after a
+				// bounded backoff, or a refused watch turns into a hot
+				// loop of reads (issue 35).
+				s.stats.watchErrors.Add(1)
+				d := watchBackoff(failed)
+				failed++
+				s.stats.backoffNanos.Add(int64(d))
+				t := time.NewTimer(d)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					yield(StoredEvent{}, ctx.Err())
+					return
+				case <-t.C:
+				}
 			}
 		}
 	}
+}
+
+// Bounds of a subscription's wait before it reads again after a watch
+// failed: the n-th failure in a row waits MinWatchBackoff·2ⁿ, at most
+// MaxWatchBackoff. A subscriber whose watches are all refused reads at
+// most once per MaxWatchBackoff, where it read back to back before.
+const (
+	MinWatchBackoff = 10 * time.Millisecond
+	MaxWatchBackoff = time.Second
+)
+
+// watchBackoff is the wait after failed watches failed in a row before
+// this one.
+func watchBackoff(failed int) time.Duration {
+	d := MinWatchBackoff
+	for i := 0; i < failed && d < MaxWatchBackoff; i++ {
+		d *= 2
+	}
+	return min(d, MaxWatchBackoff)
+}
+
+// subscribeStats are the counters behind [Store.SubscribeStats].
+type subscribeStats struct {
+	watchErrors  atomic.Int64
+	backoffNanos atomic.Int64
+}
+
+// SubscribeStats counts what the store's subscriptions did when their
+// watches failed, since the store was opened.
+type SubscribeStats struct {
+	// WatchErrors is the number of watches that failed with a
+	// FoundationDB error (too_many_watches, say), each followed by a
+	// backoff.
+	WatchErrors int64
+	// Backoff is the total time subscriptions waited after them.
+	Backoff time.Duration
+}
+
+// SubscribeStats returns the counters of the store's subscriptions (for a
+// metrics endpoint). It is safe for concurrent use.
+func (s *Store) SubscribeStats() SubscribeStats {
+	return SubscribeStats{WatchErrors: s.stats.watchErrors.Load(), Backoff: time.Duration(s.stats.backoffNanos.Load())}
 }

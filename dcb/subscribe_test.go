@@ -119,3 +119,51 @@ func TestSubscribeInvalid(t *testing.T) {
 		}
 	}
 }
+
+// When FoundationDB refuses every watch (max_watches 0: each watch fails
+// with too_many_watches, 1032), a subscription still delivers new events,
+// but reads again only after a doubling backoff: over 400ms it takes a
+// handful of refused watches (10+20+40+80+160ms), where the old code read
+// back to back, tens of thousands of times a second.
+func TestSubscribeBacksOffWhenWatchesAreRefused(t *testing.T) {
+	db, s := newTestStore(t)
+	if err := db.Options().SetMaxWatches(0); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	got := make(chan StoredEvent, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e, err := range s.Subscribe(ctx, db, All(), Position{}) {
+			if err != nil {
+				return
+			}
+			got <- e
+		}
+	}()
+	time.Sleep(50 * time.Millisecond)
+	ps := mustAppend(t, db, s, Event{Type: "A"})
+	select {
+	case e := <-got:
+		if e.Position != ps[0] {
+			t.Errorf("delivered %s, want %s", e.Position, ps[0])
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the event was not delivered with watches refused")
+	}
+	<-done
+	st := s.SubscribeStats()
+	if st.WatchErrors < 1 || st.WatchErrors > 12 {
+		t.Errorf("WatchErrors = %d over 400ms, want 1 to 12 (a doubling backoff from %s)", st.WatchErrors, MinWatchBackoff)
+	}
+	if st.Backoff < MinWatchBackoff {
+		t.Errorf("Backoff = %s, want at least %s", st.Backoff, MinWatchBackoff)
+	}
+	for i, want := range []time.Duration{10, 20, 40, 80, 160, 320, 640, 1000, 1000} {
+		if got := watchBackoff(i); got != want*time.Millisecond {
+			t.Errorf("watchBackoff(%d) = %s, want %s", i, got, want*time.Millisecond)
+		}
+	}
+}

@@ -22,7 +22,11 @@ import (
 type Executor struct {
 	opts    []fdyno.Option
 	resolve func(name string) (*fdyno.Table, error)
+	*cache
+}
 
+// cache is what the Executors made by [Executor.WithTables] share.
+type cache struct {
 	mu     sync.Mutex
 	tables map[string]*fdyno.Table // handles opened by fdyno.Open, by name
 	parsed map[string]*pqStmt      // parsed statements, by text; immutable
@@ -56,14 +60,22 @@ func (q *Executor) parse(stmt string) (*pqStmt, error) {
 // New returns an Executor that opens the tables statements name with
 // [fdyno.Open] and opts (such as [fdyno.WithRoot]), the first time each is named.
 func New(opts ...fdyno.Option) *Executor {
-	return &Executor{opts: opts, tables: map[string]*fdyno.Table{}}
+	return &Executor{opts: opts, cache: &cache{tables: map[string]*fdyno.Table{}}}
 }
 
 // NewWithTables returns an Executor that resolves table names with
 // tables, which returns an [fdyno.ErrResourceNotFound] error for a table that
 // does not exist; for a caller that keeps its own table handles.
 func NewWithTables(tables func(name string) (*fdyno.Table, error)) *Executor {
-	return &Executor{resolve: tables}
+	return &Executor{resolve: tables, cache: &cache{}}
+}
+
+// WithTables returns an Executor that resolves table names with tables
+// and shares q's parsed statements: for a caller that hands each request
+// its own handles (fdyno-server's guarded handles, fdyno.Table.Guarded)
+// and parses a statement once across requests.
+func (q *Executor) WithTables(tables func(name string) (*fdyno.Table, error)) *Executor {
+	return &Executor{resolve: tables, cache: q.cache}
 }
 
 // table returns the handle of the named table.

@@ -65,6 +65,46 @@ func invalidSignature(msg string) error {
 	return &apiError{typ: errInvalidSignature, msg: msg}
 }
 
+// authParams splits the parameters of an Authorization header after its
+// algorithm. They are separated by commas, white space or both (boto3
+// writes ", ", other signers "," or " "), and each is name=value. Each of
+// Credential, SignedHeaders and Signature must appear exactly once, and
+// no other name may: a header that could be read two ways is refused, so
+// the identity taken from it is the one whose signature is checked.
+func authParams(rest string) (cred, signed, sig string, err error) {
+	var haveCred, haveSigned, haveSig bool
+	for _, part := range strings.FieldsFunc(rest, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			return "", "", "", incomplete("'" + truncate(part, 64) + "' not a valid key=value pair (missing equal-sign) in Authorization header")
+		}
+		var have *bool
+		switch k {
+		case "Credential":
+			cred, have = v, &haveCred
+		case "SignedHeaders":
+			signed, have = v, &haveSigned
+		case "Signature":
+			sig, have = v, &haveSig
+		default:
+			return "", "", "", incomplete("'" + truncate(k, 64) + "' is not a parameter of an AWS4-HMAC-SHA256 Authorization header")
+		}
+		if *have {
+			return "", "", "", incomplete("Authorization header has a duplicate '" + k + "' parameter")
+		}
+		*have = true
+	}
+	switch {
+	case !haveCred:
+		return "", "", "", incomplete("Authorization header requires 'Credential' parameter")
+	case !haveSigned:
+		return "", "", "", incomplete("Authorization header requires 'SignedHeaders' parameter")
+	case !haveSig:
+		return "", "", "", incomplete("Authorization header requires 'Signature' parameter")
+	}
+	return cred, signed, sig, nil
+}
+
 // parseAuthorization parses a SigV4 Authorization header value. Errors
 // are IncompleteSignatureExceptions.
 func parseAuthorization(h string) (authHeader, error) {
@@ -73,29 +113,9 @@ func parseAuthorization(h string) (authHeader, error) {
 	if alg != sigV4Algorithm {
 		return a, incomplete("Unsupported AWS 'algorithm': '" + truncate(alg, 64) + "'")
 	}
-	var cred, signed, sig string
-	var haveCred, haveSigned, haveSig bool
-	for _, part := range strings.Split(rest, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok {
-			return a, incomplete("'" + truncate(part, 64) + "' not a valid key=value pair (missing equal-sign) in Authorization header")
-		}
-		switch k {
-		case "Credential":
-			cred, haveCred = v, true
-		case "SignedHeaders":
-			signed, haveSigned = v, true
-		case "Signature":
-			sig, haveSig = v, true
-		}
-	}
-	switch {
-	case !haveCred:
-		return a, incomplete("Authorization header requires 'Credential' parameter")
-	case !haveSigned:
-		return a, incomplete("Authorization header requires 'SignedHeaders' parameter")
-	case !haveSig:
-		return a, incomplete("Authorization header requires 'Signature' parameter")
+	cred, signed, sig, err := authParams(rest)
+	if err != nil {
+		return a, err
 	}
 	scope := strings.Split(cred, "/")
 	if len(scope) != 5 || scope[0] == "" {
@@ -117,11 +137,28 @@ func parseAuthorization(h string) (authHeader, error) {
 	if len(sig) != 2*sha256.Size {
 		return a, incomplete("Signature must be 64 hexadecimal digits")
 	}
-	var err error
 	if a.signature, err = hex.DecodeString(sig); err != nil {
 		return a, incomplete("Signature must be 64 hexadecimal digits")
 	}
 	return a, nil
+}
+
+// unsignedCredential is the access key ID and region an Authorization
+// header names when the server checks no signatures (Config.Keys is nil):
+// they only choose the namespace, as DynamoDB Local's do. It reads the
+// header with authParams, as authenticate does; a header it cannot read
+// names no key.
+func unsignedCredential(h string) (keyID, region string) {
+	_, rest, _ := strings.Cut(strings.TrimSpace(h), " ")
+	cred, _, _, err := authParams(rest)
+	if err != nil {
+		return "", ""
+	}
+	scope := strings.Split(cred, "/")
+	if len(scope) < 3 {
+		return "", ""
+	}
+	return scope[0], scope[2]
 }
 
 func truncate(s string, n int) string {
@@ -131,54 +168,75 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// authenticate checks r's signature over body against s.keys.
-func (s *Server) authenticate(r *http.Request, body []byte) error {
+// identity is who signed a request: the access key ID and the region of
+// the credential scope whose signature authenticate verified. It alone
+// chooses the request's namespace and policies.
+type identity struct {
+	keyID, region string
+}
+
+// authenticate checks r's signature over body against s.keys and returns
+// the identity it verified. As DynamoDB does, it checks the request's
+// time before anything else of the signature: a stale request is
+// "Signature expired" whatever its other parts.
+func (s *Server) authenticate(r *http.Request, body []byte) (identity, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
-		return &apiError{typ: errMissingToken, msg: "Request is missing Authentication Token"}
-	}
-	a, err := parseAuthorization(h)
-	if err != nil {
-		return err
+		return identity{}, &apiError{typ: errMissingToken, msg: "Request is missing Authentication Token"}
 	}
 	t, dateHeader, err := requestTime(r)
 	if err != nil {
-		return err
-	}
-	if !slices.Contains(a.signedHeaders, dateHeader) {
-		return incomplete("The '" + dateHeader + "' header must be a 'SignedHeader' in the AWS Authorization")
+		return identity{}, err
 	}
 	now := s.now().UTC()
 	switch {
 	case t.Before(now.Add(-MaxClockSkew)):
-		return invalidSignature("Signature expired: " + t.Format(amzDateFormat) + " is now earlier than " +
+		return identity{}, invalidSignature("Signature expired: " + t.Format(amzDateFormat) + " is now earlier than " +
 			now.Add(-MaxClockSkew).Format(amzDateFormat) + " (" + now.Format(amzDateFormat) + " - 15 min.)")
 	case t.After(now.Add(MaxClockSkew)):
-		return invalidSignature("Signature not yet current: " + t.Format(amzDateFormat) + " is still later than " +
+		return identity{}, invalidSignature("Signature not yet current: " + t.Format(amzDateFormat) + " is still later than " +
 			now.Add(MaxClockSkew).Format(amzDateFormat) + " (" + now.Format(amzDateFormat) + " + 15 min.)")
+	}
+	a, err := parseAuthorization(h)
+	if err != nil {
+		return identity{}, err
+	}
+	if !slices.Contains(a.signedHeaders, dateHeader) {
+		return identity{}, incomplete("The '" + dateHeader + "' header must be a 'SignedHeader' in the AWS Authorization")
 	}
 	amzDate := t.Format(amzDateFormat)
 	switch {
 	case a.date != amzDate[:8]:
-		return invalidSignature("Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '" +
+		return identity{}, invalidSignature("Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '" +
 			a.date + "' != '" + amzDate[:8] + "', from '" + amzDate + "'.")
 	case a.service != sigV4Service:
-		return invalidSignature("Credential should be scoped to correct service: '" + sigV4Service + "'.")
+		return identity{}, invalidSignature("Credential should be scoped to correct service: '" + sigV4Service + "'.")
 	case a.terminator != sigV4Request:
-		return invalidSignature("Credential should be scoped with a valid terminator: '" + sigV4Request + "', not '" + truncate(a.terminator, 64) + "'.")
+		return identity{}, invalidSignature("Credential should be scoped with a valid terminator: '" + sigV4Request + "', not '" + truncate(a.terminator, 64) + "'.")
 	}
 	secret, ok := s.keys[a.keyID]
 	if !ok {
-		return &apiError{typ: errUnrecognizedClient, msg: "The security token included in the request is invalid."}
+		return identity{}, &apiError{typ: errUnrecognizedClient, msg: "The security token included in the request is invalid."}
 	}
 	scope := a.date + "/" + a.region + "/" + a.service + "/" + sigV4Request
 	sts := sigV4Algorithm + "\n" + amzDate + "\n" + scope + "\n" + hexSHA256([]byte(canonicalRequest(r, a.signedHeaders, body)))
 	key := signingKey(secret, a.date, a.region, a.service)
 	if !hmac.Equal(hmacSHA256(key, []byte(sts)), a.signature) {
-		return invalidSignature("The request signature we calculated does not match the signature you provided. " +
+		return identity{}, invalidSignature("The request signature we calculated does not match the signature you provided. " +
 			"Check your AWS Secret Access Key and signing method. Consult the service documentation for details.")
 	}
-	return nil
+	return identity{keyID: a.keyID, region: a.region}, nil
+}
+
+// identify returns who sent r: with keys, the identity authenticate
+// verified; without, the key ID and region its Authorization header
+// names, unverified, which only choose a namespace.
+func (s *Server) identify(r *http.Request, body []byte) (identity, error) {
+	if s.keys != nil {
+		return s.authenticate(r, body)
+	}
+	keyID, region := unsignedCredential(r.Header.Get("Authorization"))
+	return identity{keyID: keyID, region: region}, nil
 }
 
 // requestTime returns the request's signing time and the header it came

@@ -141,7 +141,7 @@ func (s *Server) runBackfill(ctx context.Context, id backfillID) {
 	result := "stopped"
 	defer func() { s.metrics.backfillEnded(result) }()
 	for {
-		t, err := s.table(id.table)
+		t, err := s.openTable(id.table)
 		var p fdyno.BackfillProgress
 		if err == nil {
 			p, err = t.Backfill(ctx, s.db, fdyno.BackfillInput{IndexName: id.index})
@@ -253,7 +253,7 @@ func (s *Server) eachTable(ctx context.Context, who string, f func(name string, 
 		if ctx.Err() != nil {
 			return
 		}
-		t, err := s.table(name)
+		t, err := s.openTable(name)
 		if err != nil {
 			continue // deleted meanwhile
 		}

@@ -54,7 +54,7 @@ func (s *Server) backupTable(c *call, name *string) (*fdyno.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.table(n)
+	t, err := s.tableFor(c, n)
 	if err == nil {
 		_, err = t.Describe(s.db)
 	}

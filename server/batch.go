@@ -51,7 +51,7 @@ func (s *Server) batchTables(c *call, names []string) (map[string]*fdyno.Table, 
 		if err != nil {
 			return nil, nil, err
 		}
-		t, err := s.table(resolved)
+		t, err := s.tableFor(c, resolved)
 		if err != nil {
 			return nil, nil, err
 		}

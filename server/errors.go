@@ -62,6 +62,9 @@ var (
 type apiError struct {
 	typ errType
 	msg string
+	// refusedAtAccess marks an AccessDeniedException of a guarded handle
+	// (authz.go), for the audit log.
+	refusedAtAccess bool
 	// item is the Item of a ConditionalCheckFailedException when
 	// ReturnValuesOnConditionCheckFailure asked for it.
 	item fdyno.Item

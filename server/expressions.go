@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 )
 
 // The library reads an empty expression string as an absent one (Go has
@@ -50,8 +49,8 @@ func skipJSONSpace(b []byte, i int) int {
 
 // checkEmptyExpressions returns the ValidationException for a request
 // whose body, already decoded once successfully, holds an expression
-// member set to "". Member names match case-insensitively, as
-// encoding/json matches them to the request's fields.
+// member set to "". Member names match exactly, as decode matches them to
+// the request's fields.
 func checkEmptyExpressions(body []byte) error {
 	if !hasEmptyExpressionMember(body) {
 		return nil
@@ -68,7 +67,7 @@ func checkEmptyExpressions(body []byte) error {
 			for k, w := range v {
 				if s, ok := w.(string); ok && s == "" {
 					for _, m := range expressionMembers {
-						if strings.EqualFold(k, m) {
+						if k == m {
 							found[m] = true
 						}
 					}

@@ -169,7 +169,7 @@ func TestStreamedWritesIdempotent(t *testing.T) {
 	if v := counter(t, c, "Once", "counter"); v != "3" {
 		t.Errorf("counter = %s after 3 ADDs, want 3", v)
 	}
-	lib, err := ts.table("Once")
+	lib, err := ts.openTable("Once")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,14 @@ type probeInput struct {
 	Fail      string
 }
 
+func (in *probeInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	return []accessCheck{s.wholeTable("dynamodb:Probe", table, readItems)}, nil
+}
+
 func (in *probeInput) prepare(c *call) (string, error) {
 	if in.Fail != "" {
 		return "", validation(in.Fail)

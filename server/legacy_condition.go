@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	strictjson "github.com/go-json-experiment/json"
+
 	"github.com/fdyno/fdyno"
 )
 
@@ -321,8 +323,8 @@ func joinConds(ph *placeholders, conds []legacyCond, op string) string {
 // sorted, so that validation reports the same error for the same request.
 func decodeLegacyMap[T any](raw legacyParam) ([]string, map[string]*T, error) {
 	var m map[string]*T
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, nil, serializationOf(err)
+	if err := strictjson.Unmarshal(raw, &m); err != nil {
+		return nil, nil, serializationOf(strictError(raw, &m, err))
 	}
 	names := make([]string, 0, len(m))
 	for name, v := range m {

@@ -8,30 +8,67 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // With MaxConcurrentRequests 1, a request in its operation (here, one
-// whose body has not all arrived) takes the only slot: the next is
-// refused at once with ThrottlingException, and once the first finishes
-// the next is served.
+// held in it by the test) takes the only slot: the next is refused at
+// once with ThrottlingException, and once the first finishes the next is
+// served.
 func TestMaxConcurrentRequests(t *testing.T) {
 	ts := newTestServer(t, Config{MaxConcurrentRequests: 1})
-	addr := strings.TrimPrefix(ts.URL, "http://")
-	finish := halfSentRequest(t, addr)
-	for deadline := time.Now().Add(10 * time.Second); len(ts.inFlight) == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the first request never took its slot")
-		}
+	entered, release := make(chan struct{}), make(chan struct{})
+	ts.ops[targetPrefix+"Hold"] = func(*Server, *call, []byte) (any, error) {
+		entered <- struct{}{}
+		<-release
+		return struct{}{}, nil
 	}
+	first := make(chan int)
+	go func() {
+		status, _, _ := ts.post(t, targetPrefix+"Hold", contentType, strings.NewReader(`{}`))
+		first <- status
+	}()
+	<-entered
 	status, typ, msg := ts.post(t, targetPrefix+"ListTables", contentType, strings.NewReader(`{}`))
 	if status != 400 || typ != "ThrottlingException" || msg != "Rate of requests exceeds the allowed throughput." {
 		t.Errorf("second request: %d %s %q, want 400 ThrottlingException", status, typ, msg)
 	}
-	if status := finish(); status != 200 {
+	close(release)
+	if status := <-first; status != 200 {
 		t.Errorf("first request: status %d", status)
 	}
 	if status, typ, _ := ts.post(t, targetPrefix+"ListTables", contentType, strings.NewReader(`{}`)); status != 200 {
 		t.Errorf("after the first finished: %d %s, want 200", status, typ)
+	}
+}
+
+// Clients that never finish sending their body, or cannot sign, hold no
+// request slot: with MaxConcurrentRequests 2 and --auth, twenty such
+// connections are open while a signed client's requests are all
+// answered. (Before, two half-sent bodies took both slots and everyone
+// else was refused with ThrottlingException until the read timeout.)
+func TestSlowClientsHoldNoSlot(t *testing.T) {
+	ts := newTestServer(t, Config{MaxConcurrentRequests: 2, Keys: map[string]string{testCredentials.AccessKeyID: testCredentials.SecretAccessKey}})
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	var finish []func() int
+	for range 20 {
+		finish = append(finish, halfSentRequest(t, addr))
+	}
+	db := ts.client(testCredentials)
+	for i := range 10 {
+		if _, err := db.ListTables(t.Context(), &dynamodb.ListTablesInput{}); err != nil {
+			t.Fatalf("signed request %d with 20 slow clients connected: %v", i, err)
+		}
+	}
+	if n := len(ts.inFlight); n != 0 {
+		t.Errorf("%d slots held while no request runs", n)
+	}
+	// The slow clients, unsigned, are refused once their bodies arrive.
+	for _, f := range finish[:2] {
+		if status := f(); status != 400 {
+			t.Errorf("unsigned slow request: status %d, want 400", status)
+		}
 	}
 }
 

@@ -41,8 +41,9 @@ var latencyBuckets = prometheus.ExponentialBuckets(0.0001, 2.5, 13)
 const codeNotCommitted = 1020
 
 type metrics struct {
-	reg     *prometheus.Registry
-	handler http.Handler
+	decisions *prometheus.CounterVec // authorization decisions (audit.go)
+	reg       *prometheus.Registry
+	handler   http.Handler
 	// ops returns the operations the server serves, without their
 	// X-Amz-Target prefix; computed at the first request, once New has
 	// registered them all.
@@ -94,6 +95,7 @@ func newMetrics(ops map[string]operation) *metrics {
 		reg(g)
 		return g
 	}
+	m.decisions = counterVec("authorization_decisions_total", "Authorization decisions of the policies (with --policies): allow, explicit_deny, implicit_deny, and refused_at_access for an access a request's allowed checks did not grant.", "decision")
 	m.requests = counterVec("requests_total", "Requests answered, by operation and result: success, or the DynamoDB error name sent.", "operation", "result")
 	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: "fdyno", Name: "request_duration_seconds",
@@ -231,4 +233,12 @@ func okOrError(failed bool) string {
 		return "error"
 	}
 	return "ok"
+}
+
+// decision counts one authorization decision (audit.go).
+func (m *metrics) decision(name string) {
+	if m == nil {
+		return
+	}
+	m.decisions.WithLabelValues(name).Inc()
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -115,22 +114,6 @@ func validRegion(r string) bool {
 	return true
 }
 
-// credentialScope returns the access key ID and region of an
-// Authorization header's Credential, or "" for a header without one. It
-// does not verify anything: with keys, authenticate has already.
-func credentialScope(h string) (keyID, region string) {
-	_, rest, ok := strings.Cut(h, "Credential=")
-	if !ok {
-		return "", ""
-	}
-	cred, _, _ := strings.Cut(rest, ",")
-	parts := strings.SplitN(strings.TrimSpace(cred), "/", 4)
-	if len(parts) < 3 {
-		return "", ""
-	}
-	return parts[0], parts[2]
-}
-
 // startNamespaces sets up per-account namespaces for cfg, when it asks
 // for them: the ones the database holds start their background work, and
 // a warning names the shared namespace's tables, which only the default
@@ -200,6 +183,11 @@ func (s *Server) newNamespace(account, region string) *Server {
 		metrics:  s.metrics,
 		inFlight: s.inFlight,
 		bgConfig: s.bgConfig,
+
+		accounts:      s.accounts,
+		policies:      s.policies,
+		auditAll:      s.auditAll,
+		observeAccess: s.observeAccess,
 	}
 	ns.pq = ns.newPartiQL()
 	ns.bg.ctx, ns.bg.cancel = context.WithCancel(s.bg.ctx)
@@ -211,9 +199,9 @@ func (s *Server) newNamespace(account, region string) *Server {
 // namespaceOf returns the Server of r's namespace and records its account
 // and region in c. A namespace without tables gets a transient Server,
 // kept (keepNamespace) once a table is created in it.
-func (s *Server) namespaceOf(r *http.Request, c *call) (*Server, error) {
+func (s *Server) namespaceOf(id identity, c *call) (*Server, error) {
 	c.account, c.region = s.account, s.region
-	keyID, region := credentialScope(r.Header.Get("Authorization"))
+	keyID, region := id.keyID, id.region
 	if s.spaces == nil {
 		if s.keys != nil {
 			c.account = s.accountOfKey(keyID) // the principal's, for logs and metrics

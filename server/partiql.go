@@ -89,7 +89,13 @@ func checkReturnOnFailure(r fdyno.ReturnValuesOnConditionCheckFailure) error {
 // newPartiQL returns the PartiQL executor of s: it resolves table names
 // to the handles of s, and keeps the statements it parses, so a statement
 // authorized (policy_request.go) and then run is parsed once.
-func (s *Server) newPartiQL() *partiql.Executor { return partiql.NewWithTables(s.table) }
+func (s *Server) newPartiQL() *partiql.Executor { return partiql.NewWithTables(s.openTable) }
+
+// partiQL is s's executor for request c: its tables are c's handles
+// (tableFor), its parsed statements s's.
+func (s *Server) partiQL(c *call) *partiql.Executor {
+	return s.pq.WithTables(func(name string) (*fdyno.Table, error) { return s.tableFor(c, name) })
+}
 
 type executeStatementInput struct {
 	Statement                           *string
@@ -144,7 +150,7 @@ func (s *Server) executeStatement(c *call, in *executeStatementInput, _ *fdyno.T
 		}
 		req.NextToken = *in.NextToken
 	}
-	out, err := s.pq.ExecuteStatement(s.db, req)
+	out, err := s.partiQL(c).ExecuteStatement(s.db, req)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +214,7 @@ func (in *batchExecuteStatementInput) prepare(*call) (string, error) {
 	return "", checkReturnConsumedCapacity(in.ReturnConsumedCapacity)
 }
 
-func (s *Server) batchExecuteStatement(_ *call, in *batchExecuteStatementInput, _ *fdyno.Table) (any, error) {
+func (s *Server) batchExecuteStatement(c *call, in *batchExecuteStatementInput, _ *fdyno.Table) (any, error) {
 	req := partiql.BatchExecuteStatementInput{Statements: make([]partiql.BatchStatementRequest, len(in.Statements))}
 	for i, st := range in.Statements {
 		if err := checkMemberStatement("statements.member.", st.Statement, st.Parameters, st.ReturnValuesOnConditionCheckFailure); err != nil {
@@ -217,7 +223,7 @@ func (s *Server) batchExecuteStatement(_ *call, in *batchExecuteStatementInput, 
 		req.Statements[i] = partiql.BatchStatementRequest{Statement: *st.Statement, Parameters: st.Parameters,
 			ConsistentRead: st.ConsistentRead, ReturnValuesOnConditionCheckFailure: st.ReturnValuesOnConditionCheckFailure}
 	}
-	out, err := s.pq.BatchExecuteStatement(s.db, req)
+	out, err := s.partiQL(c).BatchExecuteStatement(s.db, req)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +267,7 @@ func (in *executeTransactionInput) prepare(*call) (string, error) {
 	return "", checkReturnConsumedCapacity(in.ReturnConsumedCapacity)
 }
 
-func (s *Server) executeTransaction(_ *call, in *executeTransactionInput, _ *fdyno.Table) (any, error) {
+func (s *Server) executeTransaction(c *call, in *executeTransactionInput, _ *fdyno.Table) (any, error) {
 	req := partiql.ExecuteTransactionInput{TransactStatements: make([]partiql.ParameterizedStatement, len(in.TransactStatements))}
 	if in.ClientRequestToken != nil {
 		if n := len(*in.ClientRequestToken); n == 0 || n > fdyno.MaxClientRequestTokenLength {
@@ -276,7 +282,7 @@ func (s *Server) executeTransaction(_ *call, in *executeTransactionInput, _ *fdy
 		req.TransactStatements[i] = partiql.ParameterizedStatement{Statement: *st.Statement, Parameters: st.Parameters,
 			ReturnValuesOnConditionCheckFailure: st.ReturnValuesOnConditionCheckFailure}
 	}
-	out, err := s.pq.ExecuteTransaction(s.db, req)
+	out, err := s.partiQL(c).ExecuteTransaction(s.db, req)
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
-	"slices"
 )
 
 // policy_authz.go applies the policies (Config.Policies) to each request
@@ -41,41 +39,6 @@ func LoadPolicies(r io.Reader) (map[string][]*Policy, error) {
 		}
 	}
 	return out, nil
-}
-
-// authorize evaluates the policies for the request in ns, refusing it
-// with AccessDeniedException, AWS's message naming who, the action and
-// the resource, at the first check they do not allow.
-func (s *Server) authorize(r *http.Request, c *call, ns *Server, body []byte) error {
-	if s.policies == nil {
-		return nil
-	}
-	keyID, _ := credentialScope(r.Header.Get("Authorization"))
-	who := principal{keyID: keyID, account: c.account}
-	if s.spaces == nil {
-		who.account = s.accountOfKey(keyID)
-	}
-	policies := slices.Concat(s.policies[who.keyID], s.policies[who.account])
-	checks, err := ns.authzChecks(c.op, body)
-	if err != nil {
-		return err
-	}
-	for _, check := range checks {
-		switch evaluate(policies, who, check) {
-		case allowed:
-			continue
-		case explicitDeny:
-			return accessDenied(who, check, "with an explicit deny in an identity-based policy")
-		default:
-			return accessDenied(who, check, "because no identity-based policy allows the "+check.action+" action")
-		}
-	}
-	return nil
-}
-
-func accessDenied(who principal, check authzCheck, why string) error {
-	return &apiError{typ: errAccessDenied, msg: "User: " + who.arn() + " is not authorized to perform: " + check.action +
-		" on resource: " + check.resource + " " + why}
 }
 
 // accountOfKey is the account of access key keyID: Config.Accounts', or

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"encoding/json"
+	"encoding/base64"
 	"maps"
 	"regexp"
 	"slices"
@@ -13,9 +13,10 @@ import (
 // policy_request.go names what each request needs from the policies: the
 // actions and resources DynamoDB's "Actions, resources, and condition
 // keys for Amazon DynamoDB" lists for it, and the condition keys of
-// fine-grained access control. It reads the body on its own, before the
-// operation decodes it, so a refusal comes before any data is read or
-// written.
+// fine-grained access control. Each input's authz method computes them
+// from the decoded input the operation runs (authz.go), before prepare
+// validates it, with table names resolved as prepare resolves them
+// (authzTable): never from the raw body.
 //
 //  1. Item operations need their action on the table's ARN; Query and
 //     Scan on an index need it on the index's ARN (table/T/index/I).
@@ -31,209 +32,439 @@ import (
 //     closed).
 //  5. Stream operations need their action on the stream's ARN; ListTables,
 //     ListStreams, DescribeLimits and DescribeEndpoints on "*"; tagging
-//     on the ARN given.
+//     on the table's ARN.
 //
-// Condition keys: dynamodb:LeadingKeys are the partition key values the
-// request names (Key, Item, or a Query's key condition on the table's
-// partition key), as text (a number's digits, a binary's base64);
-// dynamodb:Attributes are the top-level attribute names it projects or
-// writes; dynamodb:Select is the request's Select, or its default
-// (SPECIFIC_ATTRIBUTES with a projection, ALL_PROJECTED_ATTRIBUTES for
-// an index, ALL_ATTRIBUTES otherwise), for GetItem, BatchGetItem, Query
-// and Scan; dynamodb:ReturnValues is the request's ReturnValues, when
-// given.
+// Condition keys: dynamodb:LeadingKeys are the partition key values of
+// the keys the request acts on: Key for GetItem, UpdateItem, DeleteItem
+// and a transaction's Get, Update, Delete and ConditionCheck; Item for
+// PutItem and a Put; a Query's key condition on the table's partition
+// key. They are given as text (a string, a number's digits, a binary's
+// base64). dynamodb:Attributes are the top-level attribute names the
+// request projects or writes; dynamodb:Select is the request's Select,
+// or its default (SPECIFIC_ATTRIBUTES with a projection,
+// ALL_PROJECTED_ATTRIBUTES for an index, ALL_ATTRIBUTES otherwise), for
+// GetItem, BatchGetItem, Query and Scan; dynamodb:ReturnValues is the
+// request's ReturnValues, when given.
+//
+// What a check grants at the point of access (accessCheck) follows from
+// its action: reads of its partitions (GetItem, ConditionCheckItem,
+// BatchGetItem, Query, PartiQLSelect), reads and writes of them (PutItem,
+// UpdateItem, DeleteItem, BatchWriteItem, PartiQL's writes), an index
+// (Query and Scan of one, PartiQL on one), every partition (Scan: it has
+// no LeadingKeys), the stream (GetRecords).
 
-// authzBody is the part of any request body the policies look at.
-type authzBody struct {
-	TableName                 *string
-	IndexName                 *string
-	Key                       map[string]json.RawMessage
-	Item                      map[string]json.RawMessage
-	ProjectionExpression      *string
-	AttributesToGet           []string
-	Select                    *string
-	ReturnValues              *string
-	ExpressionAttributeNames  map[string]string
-	ExpressionAttributeValues map[string]json.RawMessage
-	KeyConditionExpression    *string
-	KeyConditions             map[string]struct {
-		AttributeValueList []json.RawMessage
-		ComparisonOperator string
-	}
-	UpdateExpression *string
-	AttributeUpdates map[string]json.RawMessage
-	RequestItems     map[string]json.RawMessage
-	TransactItems    []map[string]authzBody
-	ResourceArn      *string
-	StreamArn        *string
-	ShardIterator    *string
-	Statement        *string
-	Statements       []struct{ Statement *string }
-	TransactStmts    []struct{ Statement *string } `json:"TransactStatements"`
+// wholeTable is the check of action on table (its ARN) granting kinds on
+// every partition.
+func (s *Server) wholeTable(action, table string, kinds accessKind) accessCheck {
+	return accessCheck{authzCheck: authzCheck{action: action, resource: s.tableARN(table)}, table: table, kinds: kinds, partsUnknown: true}
 }
 
-// authzChecks returns the checks request op of s's namespace needs.
-func (s *Server) authzChecks(op string, body []byte) ([]authzCheck, error) {
-	var in authzBody
-	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, serializationOf(err)
-	}
-	action := "dynamodb:" + op
-	str := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
-	table := str(in.TableName)
-	switch op {
-	case "ListTables", "ListStreams", "DescribeLimits", "DescribeEndpoints":
-		return []authzCheck{{action: action, resource: "*"}}, nil
-	case "TagResource", "UntagResource", "ListTagsOfResource":
-		return []authzCheck{{action: action, resource: str(in.ResourceArn)}}, nil
-	case "DescribeStream", "GetShardIterator":
-		return []authzCheck{{action: action, resource: str(in.StreamArn)}}, nil
-	case "GetRecords":
-		it, err := s.decodeIterator(str(in.ShardIterator))
-		if err != nil {
-			return nil, err
-		}
-		return []authzCheck{{action: action, resource: s.tableARN(it.table) + "/stream/" + it.label}}, nil
-	case "GetItem", "PutItem", "UpdateItem", "DeleteItem":
-		return []authzCheck{s.itemCheck(action, table, &in)}, nil
-	case "Query", "Scan":
-		res := s.tableARN(table)
-		if in.IndexName != nil {
-			res += "/index/" + *in.IndexName
-		}
-		c := authzCheck{action: action, resource: res, ctx: map[string]ctxValue{}}
-		setProjection(c.ctx, &in, in.IndexName != nil)
-		if op == "Query" {
-			c.ctx["dynamodb:leadingkeys"] = s.queryLeadingKeys(table, &in)
-		}
-		return []authzCheck{c}, nil
-	case "BatchGetItem":
-		var checks []authzCheck
-		for name, raw := range in.RequestItems {
-			var ka authzBody
-			if err := json.Unmarshal(raw, &ka); err != nil {
-				return nil, serializationOf(err)
-			}
-			var keys struct{ Keys []map[string]json.RawMessage }
-			_ = json.Unmarshal(raw, &keys)
-			c := authzCheck{action: action, resource: s.tableARN(name), ctx: map[string]ctxValue{}}
-			setProjection(c.ctx, &ka, false)
-			c.ctx["dynamodb:leadingkeys"] = s.leadingKeys(name, keys.Keys...)
-			checks = append(checks, c)
-		}
-		return checks, nil
-	case "BatchWriteItem":
-		var checks []authzCheck
-		for name, raw := range in.RequestItems {
-			var reqs []struct {
-				PutRequest    *struct{ Item map[string]json.RawMessage }
-				DeleteRequest *struct{ Key map[string]json.RawMessage }
-			}
-			if err := json.Unmarshal(raw, &reqs); err != nil {
-				return nil, serializationOf(err)
-			}
-			for _, r := range reqs {
-				var b authzBody
-				if r.PutRequest != nil {
-					b.Item = r.PutRequest.Item
-				}
-				if r.DeleteRequest != nil {
-					b.Key = r.DeleteRequest.Key
-				}
-				checks = append(checks, s.itemCheck(action, name, &b))
-			}
-		}
-		return checks, nil
-	case "TransactWriteItems", "TransactGetItems":
-		var checks []authzCheck
-		for _, item := range in.TransactItems {
-			for kind, b := range item {
-				a := map[string]string{"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem",
-					"ConditionCheck": "ConditionCheckItem", "Get": "GetItem"}[kind]
-				if a == "" {
-					continue // the operation refuses it
-				}
-				checks = append(checks, s.itemCheck("dynamodb:"+a, str(b.TableName), &b))
-			}
-		}
-		return checks, nil
-	case "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction":
-		stmts := []*string{in.Statement}
-		for _, st := range in.Statements {
-			stmts = append(stmts, st.Statement)
-		}
-		for _, st := range in.TransactStmts {
-			stmts = append(stmts, st.Statement)
-		}
-		var checks []authzCheck
-		for _, st := range stmts {
-			if st == nil {
-				continue
-			}
-			info, err := s.pq.Statement(*st)
-			if err != nil {
-				continue // the operation answers the parse error; it reaches no table
-			}
-			res := s.tableARN(info.TableName)
-			if info.IndexName != "" {
-				res += "/index/" + info.IndexName
-			}
-			checks = append(checks, authzCheck{action: "dynamodb:" + info.Action, resource: res,
-				ctx: map[string]ctxValue{"dynamodb:leadingkeys": {unknown: true}, "dynamodb:attributes": {unknown: true}}})
-		}
-		return checks, nil
-	}
-	// Table operations: CreateTable, DeleteTable, DescribeTable, UpdateTable,
-	// the TTL and backup settings.
-	return []authzCheck{{action: action, resource: s.tableARN(table)}}, nil
+// onResource is a check that grants no access to items.
+func onResource(action, resource string) []accessCheck {
+	return []accessCheck{{authzCheck: authzCheck{action: action, resource: resource}}}
 }
 
-// itemCheck is the check of one item operation on table.
-func (s *Server) itemCheck(action, table string, in *authzBody) authzCheck {
-	c := authzCheck{action: action, resource: s.tableARN(table), ctx: map[string]ctxValue{}}
-	key := in.Key
-	if in.Item != nil {
-		key = in.Item
-		c.ctx["dynamodb:attributes"] = ctxValue{values: slices.Sorted(maps.Keys(in.Item))}
-	}
-	c.ctx["dynamodb:leadingkeys"] = s.leadingKeys(table, key)
-	switch action {
-	case "dynamodb:GetItem":
-		setProjection(c.ctx, in, false)
-	case "dynamodb:UpdateItem":
-		c.ctx["dynamodb:attributes"] = updatedAttributes(in)
-	}
-	if in.ReturnValues != nil {
-		c.ctx["dynamodb:returnvalues"] = ctxValue{values: []string{*in.ReturnValues}}
+// itemCheck is the check of one item operation on table: key is the key
+// (or item) it acts on; attrs, when not nil, are the attribute names it
+// writes; kinds what it does to the item.
+func (s *Server) itemCheck(action, table string, key fdyno.Item, attrs []string, kinds accessKind) accessCheck {
+	c := accessCheck{authzCheck: authzCheck{action: action, resource: s.tableARN(table), ctx: map[string]ctxValue{}}, table: table, kinds: kinds}
+	c.ctx["dynamodb:leadingkeys"], c.parts = s.leadingKeys(table, key)
+	if attrs != nil {
+		c.ctx["dynamodb:attributes"] = ctxValue{values: attrs}
 	}
 	return c
 }
 
+func withReturnValues(c accessCheck, rv fdyno.ReturnValue) accessCheck {
+	if rv != "" {
+		c.ctx["dynamodb:returnvalues"] = ctxValue{values: []string{string(rv)}}
+	}
+	return c
+}
+
+// authzTable resolves the TableName name for the checks, before the
+// request is validated: a table ARN of the caller's (another is refused,
+// checkARNOwner) names its table, anything else names itself, so a
+// refused caller learns nothing from validation. prepare resolves it the
+// same way (tableName), and the guarded handles compare by name.
+func authzTable(c *call, name *string) (string, error) {
+	if name == nil {
+		return "", nil
+	}
+	if region, account, table, ok := splitTableARN(*name); ok {
+		if err := checkARNOwner(c, *name, region, account); err != nil {
+			return "", err
+		}
+		return table, nil
+	}
+	return *name, nil
+}
+
+// tableChecks is the one check of a table operation: action on the
+// table's ARN.
+func (s *Server) tableChecks(c *call, name *string, action string) ([]accessCheck, error) {
+	table, err := authzTable(c, name)
+	if err != nil {
+		return nil, err
+	}
+	return onResource(action, s.tableARN(table)), nil
+}
+
+func (in *getItemInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	ch := s.itemCheck("dynamodb:GetItem", table, fdyno.Item(in.Key), nil, readItems)
+	setProjection(ch.ctx, in.ProjectionExpression, in.ExpressionAttributeNames, in.AttributesToGet, "", false)
+	return []accessCheck{ch}, nil
+}
+
+func (in *putItemInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	it := fdyno.Item(in.Item)
+	return []accessCheck{withReturnValues(s.itemCheck("dynamodb:PutItem", table, it, slices.Sorted(maps.Keys(it)), readItems|writeItems), in.ReturnValues)}, nil
+}
+
+func (in *updateItemInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	attrs := updatedAttributes(in.UpdateExpression, in.ExpressionAttributeNames)
+	if in.AttributeUpdates.present() {
+		names, _, err := decodeLegacyMap[rawUpdate](in.AttributeUpdates)
+		if err != nil {
+			return nil, err
+		}
+		attrs = append(attrs, names...)
+	}
+	return []accessCheck{withReturnValues(s.itemCheck("dynamodb:UpdateItem", table, fdyno.Item(in.Key), attrs, readItems|writeItems), in.ReturnValues)}, nil
+}
+
+func (in *deleteItemInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	return []accessCheck{withReturnValues(s.itemCheck("dynamodb:DeleteItem", table, fdyno.Item(in.Key), nil, readItems|writeItems), in.ReturnValues)}, nil
+}
+
+// readCheck is the check of a Query or Scan of in on table.
+func (s *Server) readCheck(action, table string, in *readCommon) accessCheck {
+	c := accessCheck{authzCheck: authzCheck{action: action, resource: s.tableARN(table), ctx: map[string]ctxValue{}}, table: table}
+	if in.IndexName != "" {
+		c.resource += "/index/" + in.IndexName
+		c.index, c.kinds = in.IndexName, readIndex
+	}
+	setProjection(c.ctx, in.ProjectionExpression, in.ExpressionAttributeNames, in.AttributesToGet, in.Select, in.IndexName != "")
+	return c
+}
+
+func (in *queryInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	ch := s.readCheck("dynamodb:Query", table, &in.readCommon)
+	if in.IndexName != "" {
+		ch.ctx["dynamodb:leadingkeys"] = ctxValue{unknown: true}
+		ch.partsUnknown = true
+		return []accessCheck{ch}, nil
+	}
+	ch.kinds = readItems
+	ch.ctx["dynamodb:leadingkeys"], ch.parts = s.queryLeadingKeys(table, in)
+	return []accessCheck{ch}, nil
+}
+
+func (in *scanInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	ch := s.readCheck("dynamodb:Scan", table, &in.readCommon)
+	ch.partsUnknown = true // a Scan has no dynamodb:LeadingKeys
+	if in.IndexName == "" {
+		ch.kinds = readItems
+	}
+	return []accessCheck{ch}, nil
+}
+
+func (in *batchGetItemInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	var checks []accessCheck
+	for _, name := range slices.Sorted(maps.Keys(in.RequestItems)) {
+		ka := in.RequestItems[name]
+		table, err := authzTable(c, &name)
+		if err != nil {
+			return nil, err
+		}
+		keys := make([]fdyno.Item, len(ka.Keys))
+		for i, k := range ka.Keys {
+			keys[i] = fdyno.Item(k)
+		}
+		ch := accessCheck{authzCheck: authzCheck{action: "dynamodb:BatchGetItem", resource: s.tableARN(table), ctx: map[string]ctxValue{}}, table: table, kinds: readItems}
+		setProjection(ch.ctx, ka.ProjectionExpression, ka.ExpressionAttributeNames, ka.AttributesToGet, "", false)
+		ch.ctx["dynamodb:leadingkeys"], ch.parts = s.leadingKeys(table, keys...)
+		checks = append(checks, ch)
+	}
+	return checks, nil
+}
+
+func (in *batchWriteItemInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	var checks []accessCheck
+	for _, name := range slices.Sorted(maps.Keys(in.RequestItems)) {
+		table, err := authzTable(c, &name)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range in.RequestItems[name] {
+			// Both, when a request has both: a check too many only refuses.
+			if r.PutRequest != nil {
+				it := fdyno.Item(r.PutRequest.Item)
+				checks = append(checks, s.itemCheck("dynamodb:BatchWriteItem", table, it, slices.Sorted(maps.Keys(it)), readItems|writeItems))
+			}
+			if r.DeleteRequest != nil {
+				checks = append(checks, s.itemCheck("dynamodb:BatchWriteItem", table, fdyno.Item(r.DeleteRequest.Key), nil, readItems|writeItems))
+			}
+		}
+	}
+	return checks, nil
+}
+
+func (in *transactWriteItemsInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	var checks []accessCheck
+	add := func(w *txWriteCommon, action string, key fdyno.Item, attrs []string, kinds accessKind) error {
+		table, err := authzTable(c, w.TableName)
+		if err != nil {
+			return err
+		}
+		checks = append(checks, s.itemCheck(action, table, key, attrs, kinds))
+		return nil
+	}
+	for _, it := range in.TransactItems {
+		var err error
+		// Every member present is checked, although the operation refuses
+		// an item with more than one: a check too many only refuses.
+		if a := it.ConditionCheck; a != nil {
+			err = add(&a.txWriteCommon, "dynamodb:ConditionCheckItem", fdyno.Item(a.Key), nil, readItems)
+		}
+		if a := it.Put; a != nil && err == nil {
+			err = add(&a.txWriteCommon, "dynamodb:PutItem", fdyno.Item(a.Item), slices.Sorted(maps.Keys(a.Item)), readItems|writeItems)
+		}
+		if a := it.Delete; a != nil && err == nil {
+			err = add(&a.txWriteCommon, "dynamodb:DeleteItem", fdyno.Item(a.Key), nil, readItems|writeItems)
+		}
+		if a := it.Update; a != nil && err == nil {
+			err = add(&a.txWriteCommon, "dynamodb:UpdateItem", fdyno.Item(a.Key), updatedAttributes(a.UpdateExpression, a.ExpressionAttributeNames), readItems|writeItems)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return checks, nil
+}
+
+func (in *transactGetItemsInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	var checks []accessCheck
+	for _, it := range in.TransactItems {
+		g := it.Get
+		if g == nil {
+			continue // the operation refuses it
+		}
+		table, err := authzTable(c, g.TableName)
+		if err != nil {
+			return nil, err
+		}
+		ch := s.itemCheck("dynamodb:GetItem", table, fdyno.Item(g.Key), nil, readItems)
+		setProjection(ch.ctx, g.ProjectionExpression, g.ExpressionAttributeNames, nil, "", false)
+		checks = append(checks, ch)
+	}
+	return checks, nil
+}
+
+// statementChecks are the checks of PartiQL statements.
+func (s *Server) statementChecks(stmts ...*string) []accessCheck {
+	var checks []accessCheck
+	for _, st := range stmts {
+		if st == nil {
+			continue
+		}
+		info, err := s.pq.Statement(*st)
+		if err != nil {
+			continue // the operation answers the parse error; it reaches no table
+		}
+		c := accessCheck{authzCheck: authzCheck{action: "dynamodb:" + info.Action, resource: s.tableARN(info.TableName),
+			ctx: map[string]ctxValue{"dynamodb:leadingkeys": {unknown: true}, "dynamodb:attributes": {unknown: true}}},
+			table: info.TableName, kinds: readItems, partsUnknown: true}
+		if info.Action != "PartiQLSelect" {
+			c.kinds |= writeItems
+		}
+		if info.IndexName != "" {
+			c.resource += "/index/" + info.IndexName
+			c.index, c.kinds = info.IndexName, readIndex
+		}
+		checks = append(checks, c)
+	}
+	return checks
+}
+
+func (in *executeStatementInput) authz(s *Server, _ *call) ([]accessCheck, error) {
+	return s.statementChecks(in.Statement), nil
+}
+
+func (in *batchExecuteStatementInput) authz(s *Server, _ *call) ([]accessCheck, error) {
+	stmts := make([]*string, len(in.Statements))
+	for i := range in.Statements {
+		stmts[i] = in.Statements[i].Statement
+	}
+	return s.statementChecks(stmts...), nil
+}
+
+func (in *executeTransactionInput) authz(s *Server, _ *call) ([]accessCheck, error) {
+	stmts := make([]*string, len(in.TransactStatements))
+	for i := range in.TransactStatements {
+		stmts[i] = in.TransactStatements[i].Statement
+	}
+	return s.statementChecks(stmts...), nil
+}
+
+// Table operations: their action on the table's ARN; they touch no item
+// through a handle.
+
+func (in *createTableInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:CreateTable")
+}
+
+func (in *tableNameInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:"+c.op)
+}
+
+func (in *deleteTableInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:DeleteTable")
+}
+
+func (in *updateTableInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:UpdateTable")
+}
+
+func (in *updateTimeToLiveInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:UpdateTimeToLive")
+}
+
+func (in *describeContinuousBackupsInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:DescribeContinuousBackups")
+}
+
+func (in *updateContinuousBackupsInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:UpdateContinuousBackups")
+}
+
+func (in *listTablesInput) authz(*Server, *call) ([]accessCheck, error) {
+	return onResource("dynamodb:ListTables", "*"), nil
+}
+
+func (in *noInput) authz(_ *Server, c *call) ([]accessCheck, error) {
+	return onResource("dynamodb:"+c.op, "*"), nil
+}
+
+// resourceARN is the canonical ARN of the table a tagging request names,
+// or its text when it names none (the operation refuses it).
+func (s *Server) resourceARN(arn *string) string {
+	if arn == nil {
+		return ""
+	}
+	if _, _, name, ok := splitTableARN(*arn); ok {
+		return s.tableARN(name)
+	}
+	return *arn
+}
+
+func (in *tagResourceInput) authz(s *Server, _ *call) ([]accessCheck, error) {
+	return onResource("dynamodb:TagResource", s.resourceARN(in.ResourceArn)), nil
+}
+
+func (in *untagResourceInput) authz(s *Server, _ *call) ([]accessCheck, error) {
+	return onResource("dynamodb:UntagResource", s.resourceARN(in.ResourceArn)), nil
+}
+
+func (in *listTagsInput) authz(s *Server, _ *call) ([]accessCheck, error) {
+	return onResource("dynamodb:ListTagsOfResource", s.resourceARN(in.ResourceArn)), nil
+}
+
+func (in *listStreamsInput) authz(*Server, *call) ([]accessCheck, error) {
+	return onResource("dynamodb:ListStreams", "*"), nil
+}
+
+// streamResource is the resource of a stream ARN: the stream ARN under
+// the canonical ARN of its table, or its text when it names none here
+// (the operation answers ResourceNotFound).
+func (s *Server) streamResource(arn *string) (string, string) {
+	if arn == nil {
+		return "", ""
+	}
+	rest, ok := strings.CutPrefix(*arn, "arn:aws:dynamodb:"+s.region+":"+s.account+":table/")
+	if !ok {
+		return *arn, ""
+	}
+	name, label, ok := strings.Cut(rest, "/stream/")
+	if !ok {
+		return *arn, ""
+	}
+	return s.tableARN(name) + "/stream/" + label, name
+}
+
+func (in *describeStreamInput) authz(s *Server, _ *call) ([]accessCheck, error) {
+	return s.streamCheck("dynamodb:DescribeStream", in.StreamArn), nil
+}
+
+func (in *getShardIteratorInput) authz(s *Server, _ *call) ([]accessCheck, error) {
+	return s.streamCheck("dynamodb:GetShardIterator", in.StreamArn), nil
+}
+
+// streamCheck is the check of a stream operation on the stream arn: it
+// grants reading the stream (its shards' positions, records) of its
+// table.
+func (s *Server) streamCheck(action string, arn *string) []accessCheck {
+	res, table := s.streamResource(arn)
+	return []accessCheck{{authzCheck: authzCheck{action: action, resource: res}, table: table, kinds: readStream}}
+}
+
+func (in *getRecordsInput) authz(s *Server, _ *call) ([]accessCheck, error) {
+	if in.ShardIterator == nil {
+		return onResource("dynamodb:GetRecords", ""), nil
+	}
+	it, err := s.decodeIterator(*in.ShardIterator)
+	if err != nil {
+		return nil, err
+	}
+	return []accessCheck{{authzCheck: authzCheck{action: "dynamodb:GetRecords", resource: s.tableARN(it.table) + "/stream/" + it.label},
+		table: it.table, kinds: readStream}}, nil
+}
+
 // setProjection sets dynamodb:Attributes (the projected names) and
 // dynamodb:Select of a read.
-func setProjection(ctx map[string]ctxValue, in *authzBody, index bool) {
-	var names []string
-	if in.ProjectionExpression != nil {
-		names = projectionNames(*in.ProjectionExpression, in.ExpressionAttributeNames)
+func setProjection(ctx map[string]ctxValue, proj string, names map[string]string, toGet []string, sel fdyno.Select, index bool) {
+	var attrs []string
+	if proj != "" {
+		attrs = projectionNames(proj, names)
 	}
-	names = append(names, in.AttributesToGet...)
-	sel := "ALL_ATTRIBUTES"
+	attrs = append(attrs, toGet...)
+	s := "ALL_ATTRIBUTES"
 	switch {
-	case in.Select != nil:
-		sel = *in.Select
-	case len(names) > 0:
-		sel = "SPECIFIC_ATTRIBUTES"
+	case sel != "":
+		s = string(sel)
+	case len(attrs) > 0:
+		s = "SPECIFIC_ATTRIBUTES"
 	case index:
-		sel = "ALL_PROJECTED_ATTRIBUTES"
+		s = "ALL_PROJECTED_ATTRIBUTES"
 	}
-	ctx["dynamodb:select"] = ctxValue{values: []string{sel}}
-	if len(names) > 0 {
-		ctx["dynamodb:attributes"] = ctxValue{values: names}
+	ctx["dynamodb:select"] = ctxValue{values: []string{s}}
+	if len(attrs) > 0 {
+		ctx["dynamodb:attributes"] = ctxValue{values: attrs}
 	}
 }
 
@@ -263,34 +494,34 @@ var updateNameToken = regexp.MustCompile(`#[A-Za-z0-9_]+|:[A-Za-z0-9_]+|[A-Za-z_
 var updateKeywords = map[string]bool{"set": true, "remove": true, "add": true, "delete": true,
 	"if_not_exists": true, "list_append": true}
 
-// updatedAttributes is dynamodb:Attributes of an UpdateItem: the names
-// of AttributeUpdates, or every name its UpdateExpression mentions (an
-// over-approximation, which can only refuse more).
-func updatedAttributes(in *authzBody) ctxValue {
-	names := slices.Sorted(maps.Keys(in.AttributeUpdates))
-	if in.UpdateExpression != nil {
-		for _, tok := range updateNameToken.FindAllString(*in.UpdateExpression, -1) {
-			switch {
-			case strings.HasPrefix(tok, ":"):
-			case strings.HasPrefix(tok, "#"):
-				names = append(names, in.ExpressionAttributeNames[tok])
-			case !updateKeywords[strings.ToLower(tok)]:
-				names = append(names, tok)
-			}
+// updatedAttributes is dynamodb:Attributes of an update: every name its
+// UpdateExpression mentions (legacy AttributeUpdates are translated into
+// one by prepare), an over-approximation, which can only refuse more;
+// nil for none.
+func updatedAttributes(expr string, names map[string]string) []string {
+	var out []string
+	for _, tok := range updateNameToken.FindAllString(expr, -1) {
+		switch {
+		case strings.HasPrefix(tok, ":"):
+		case strings.HasPrefix(tok, "#"):
+			out = append(out, names[tok])
+		case !updateKeywords[strings.ToLower(tok)]:
+			out = append(out, tok)
 		}
 	}
-	if len(names) == 0 {
-		return ctxValue{}
-	}
-	return ctxValue{values: names}
+	return out
 }
 
-// partitionKeyOf returns the name of table's partition key, or "" when
-// the table cannot be described (it does not exist).
+// partitionKeyOf returns the name of table's partition key, from the
+// handle's cached schema, or "" when the table cannot be described (it
+// does not exist).
 func (s *Server) partitionKeyOf(table string) string {
-	t, err := s.table(table)
+	t, err := s.openTable(table)
 	if err != nil {
 		return ""
+	}
+	if h, _, ok := t.KeyAttributes(""); ok {
+		return h.AttributeName
 	}
 	d, err := t.Describe(s.db)
 	if err != nil {
@@ -305,36 +536,38 @@ func (s *Server) partitionKeyOf(table string) string {
 }
 
 // leadingKeys is dynamodb:LeadingKeys of keys of table: their partition
-// key values, or unknown when a value cannot be read.
-func (s *Server) leadingKeys(table string, keys ...map[string]json.RawMessage) ctxValue {
+// key values as text, or unknown when a value cannot be read; and the
+// values themselves, which the check grants at the point of access.
+func (s *Server) leadingKeys(table string, keys ...fdyno.Item) (ctxValue, []fdyno.Value) {
 	if len(keys) == 0 || len(keys) == 1 && keys[0] == nil {
-		return ctxValue{}
+		return ctxValue{}, nil
 	}
 	pk := s.partitionKeyOf(table)
 	if pk == "" {
-		return ctxValue{unknown: true}
+		return ctxValue{unknown: true}, nil
 	}
 	var v ctxValue
+	parts := make([]fdyno.Value, 0, len(keys))
 	for _, k := range keys {
 		text, ok := scalarText(k[pk])
 		if !ok {
-			return ctxValue{unknown: true}
+			return ctxValue{unknown: true}, nil
 		}
 		v.values = append(v.values, text)
+		parts = append(parts, k[pk])
 	}
-	return v
+	return v, parts
 }
 
-// scalarText is the text of an S, N or B attribute value in wire JSON.
-func scalarText(raw json.RawMessage) (string, bool) {
-	var av map[string]string
-	if err := json.Unmarshal(raw, &av); err != nil || len(av) != 1 {
-		return "", false
-	}
-	for typ, v := range av {
-		if typ == "S" || typ == "N" || typ == "B" {
-			return v, true
-		}
+// scalarText is the text of an S, N or B attribute value.
+func scalarText(v fdyno.Value) (string, bool) {
+	switch v.Type() {
+	case fdyno.TypeS:
+		return v.S(), true
+	case fdyno.TypeN:
+		return v.N(), true
+	case fdyno.TypeB:
+		return base64.StdEncoding.EncodeToString(v.B()), true
 	}
 	return "", false
 }
@@ -345,26 +578,36 @@ var keyConditionAnd = regexp.MustCompile(`(?i)\s+and\s+`)
 // keyEquality matches one "name = :value" comparison.
 var keyEquality = regexp.MustCompile(`^\s*\(?\s*(#?[A-Za-z0-9_]+)\s*=\s*(:[A-Za-z0-9_]+)\s*\)?\s*$`)
 
-// queryLeadingKeys is dynamodb:LeadingKeys of a Query: the value its key
-// condition gives the table's partition key; unknown when the server
-// cannot read it (an index query, an unusual expression).
-func (s *Server) queryLeadingKeys(table string, in *authzBody) ctxValue {
-	if in.IndexName != nil {
-		return ctxValue{unknown: true}
-	}
+// queryLeadingKeys is dynamodb:LeadingKeys of a Query of the table: the
+// value its key condition gives the table's partition key; unknown when
+// the server cannot read it (an unusual expression). The library checks
+// the partition it actually reads against it (authz.go).
+func (s *Server) queryLeadingKeys(table string, in *queryInput) (ctxValue, []fdyno.Value) {
 	pk := s.partitionKeyOf(table)
 	if pk == "" {
-		return ctxValue{unknown: true}
+		return ctxValue{unknown: true}, nil
 	}
-	if kc, ok := in.KeyConditions[pk]; ok && kc.ComparisonOperator == "EQ" && len(kc.AttributeValueList) == 1 {
-		if text, ok := scalarText(kc.AttributeValueList[0]); ok {
-			return ctxValue{values: []string{text}}
+	one := func(v fdyno.Value) (ctxValue, []fdyno.Value) {
+		if text, ok := scalarText(v); ok {
+			return ctxValue{values: []string{text}}, []fdyno.Value{v}
+		}
+		return ctxValue{unknown: true}, nil
+	}
+	// Legacy KeyConditions, read as prepare will read them; one that does
+	// not decode leaves the partition unknown (prepare refuses it later).
+	var legacyKeys []legacyCond
+	if in.KeyConditions.present() {
+		legacyKeys, _ = decodeConds("KeyConditions", in.KeyConditions)
+	}
+	for _, kc := range legacyKeys {
+		if kc.attr == pk && kc.op == "EQ" && len(kc.list) == 1 {
+			return one(kc.list[0])
 		}
 	}
-	if in.KeyConditionExpression == nil {
-		return ctxValue{unknown: true}
+	if in.KeyConditionExpression == "" {
+		return ctxValue{unknown: true}, nil
 	}
-	for _, part := range keyConditionAnd.Split(*in.KeyConditionExpression, -1) {
+	for _, part := range keyConditionAnd.Split(in.KeyConditionExpression, -1) {
 		m := keyEquality.FindStringSubmatch(part)
 		if m == nil {
 			continue
@@ -374,10 +617,10 @@ func (s *Server) queryLeadingKeys(table string, in *authzBody) ctxValue {
 			name = in.ExpressionAttributeNames[name]
 		}
 		if name == pk {
-			if text, ok := scalarText(in.ExpressionAttributeValues[m[2]]); ok {
-				return ctxValue{values: []string{text}}
+			if v, ok := in.ExpressionAttributeValues[m[2]]; ok {
+				return one(v)
 			}
 		}
 	}
-	return ctxValue{unknown: true}
+	return ctxValue{unknown: true}, nil
 }

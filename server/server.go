@@ -45,14 +45,19 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	strictjson "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/partiql"
 )
@@ -128,6 +133,10 @@ type Config struct {
 	// trimmer over the tables with a stream (default
 	// DefaultStreamTrimInterval).
 	StreamTrimInterval time.Duration
+	// AuditLog logs every authorization decision, allowed ones too, at
+	// info level (refusals are always logged, at warning level); see
+	// audit.go.
+	AuditLog bool
 	// MaxConcurrentRequests bounds the requests the server runs at once
 	// (default DefaultMaxConcurrentRequests); one more is refused with a
 	// ThrottlingException (limits.go).
@@ -170,6 +179,10 @@ type Server struct {
 	accounts     map[string]string    // Config.Accounts
 	accountStats *accountMetrics      // requests by account (metrics_account.go)
 	policies     map[string][]*Policy // Config.Policies (policy_authz.go)
+	auditAll     bool                 // Config.AuditLog (audit.go)
+	// observeAccess, when set (by tests), sees every access a guarded
+	// handle asks about, and the guard's answer (authz.go).
+	observeAccess func(a fdyno.Access, err error)
 }
 
 // operation handles one X-Amz-Target: it decodes body, sets c.table, runs
@@ -185,8 +198,20 @@ type call struct {
 	// ("" for none or several).
 	table string
 	host  string // the request's Host, the endpoint the client reached
-	// account and region name the request's namespace (namespace.go).
+	// account and region name the request's namespace (namespace.go):
+	// with a shared namespace and keys, account is the principal's, for
+	// logs and metrics, and owner is the namespace's, in its ARNs.
 	account, region string
+	owner           string
+	// who is the principal the verified identity is: the policies' and
+	// the audit log's (authz.go).
+	who principal
+	// guard is what the request's allowed checks granted, asked by its
+	// handles before every access (authz.go); nil without policies.
+	guard *requestGuard
+	// body is the request body, kept for the debug log (logCall) only
+	// when the logger records debug.
+	body []byte
 }
 
 // request is an operation's input struct, as decoded from the body.
@@ -196,6 +221,11 @@ type request interface {
 	// the operation runs on, or "" when it needs none (or resolves its
 	// tables itself).
 	prepare(c *call) (table string, err error)
+	// authz returns the checks the policies must allow for the request to
+	// run in s, computed from its decoded fields before prepare, so that a
+	// caller the policies refuse learns nothing from validation
+	// (policy_request.go).
+	authz(s *Server, c *call) ([]accessCheck, error)
 }
 
 // handler returns the operation that decodes the body into an In,
@@ -210,13 +240,22 @@ func handler[In any, P interface {
 		if err := decode(body, in); err != nil {
 			return nil, err
 		}
+		if s.policies != nil {
+			checks, err := in.authz(s, c)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.authorize(c, checks); err != nil {
+				return nil, err
+			}
+		}
 		name, err := in.prepare(c)
 		if err != nil {
 			return nil, err
 		}
 		var t *fdyno.Table
 		if name != "" {
-			if t, err = s.table(name); err != nil {
+			if t, err = s.tableFor(c, name); err != nil {
 				return nil, err
 			}
 		}
@@ -270,7 +309,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Policies != nil && s.keys == nil {
 		return nil, errors.New("server: policies need access keys (Config.Keys, --auth): unsigned requests have no principal")
 	}
-	s.policies, s.accounts = cfg.Policies, cfg.Accounts
+	s.policies, s.accounts, s.auditAll = cfg.Policies, cfg.Accounts, cfg.AuditLog
 	s.ops = map[string]operation{
 		targetPrefix + "CreateTable":   handler((*Server).createTable),
 		targetPrefix + "DeleteTable":   handler((*Server).deleteTable),
@@ -395,9 +434,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 	latency := time.Since(start)
+	if ae != nil && ae.refusedAtAccess {
+		s.auditRefusedAtAccess(c, ae)
+	}
 	s.metrics.request(c.op, ae, latency)
 	s.accountRequest(c, ae)
-	s.logCall(c, id, status, latency, ae, err)
+	s.logCall(c, id, status, latency, ae, err, body)
 }
 
 // handleSafely is handle, with a panic (a bug) turned into a 500
@@ -422,30 +464,34 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != contentType && mt != "application/json" {
 		return nil, &apiError{typ: errUnknownOperation, msg: "Unsupported Content-Type; use " + contentType}
 	}
-	if err := s.admit(); err != nil {
-		return nil, err
-	}
-	defer s.release()
+	// The body is read and its signature checked before the request takes
+	// one of the slots that bound the requests run at once (limits.go): a
+	// client that is slow to send, or cannot sign, holds no slot, so it
+	// cannot keep signed clients waiting.
 	body, err := readBody(w, r)
 	if err != nil {
 		return nil, err
 	}
-	if s.keys != nil {
-		if err := s.authenticate(r, body); err != nil {
-			return nil, err
-		}
+	if s.log.Enabled(c.ctx, slog.LevelDebug) {
+		c.body = body
 	}
+	id, err := s.identify(r, body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.admit(); err != nil {
+		return nil, err
+	}
+	defer s.release()
 	op, ok := s.ops[target]
 	if !ok {
 		return nil, &apiError{typ: errUnknownOperation, msg: "Unknown operation: " + strconv.Quote(target)}
 	}
-	ns, err := s.namespaceOf(r, c)
+	ns, err := s.namespaceOf(id, c)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.authorize(r, c, ns, body); err != nil {
-		return nil, err
-	}
+	c.who, c.owner = principal{keyID: id.keyID, account: c.account}, ns.account
 	out, err := op(ns, c, body)
 	if ns != s {
 		s.settleNamespace(ns, err == nil && c.op == "CreateTable")
@@ -490,24 +536,81 @@ func tooLarge() error {
 	return &apiError{typ: errTooLarge, msg: "Request size exceeded " + strconv.Itoa(MaxRequestBodySize) + " bytes"}
 }
 
-// decode decodes a request body into in, mapping JSON errors to
-// DynamoDB's SerializationException. A body that is not UTF-8 text is
-// one of them (checkJSONText), checked first because encoding/json would
-// rewrite it.
+// decode decodes a request body into in, once, strictly, as DynamoDB
+// reads its JSON protocol, mapping JSON errors to DynamoDB's
+// SerializationException. A body that is not UTF-8 text is one of them
+// (checkJSONText), checked first because a decoder would rewrite it.
+//
+// The decoded in is what the request's authorization is computed from
+// (authz.go) and what its operation runs, so the two cannot read the
+// request differently:
+//
+//  1. Member names match exactly: DynamoDB's members are case-sensitive
+//     (a "tablename" is not TableName, and a TransactItem's "put" is not
+//     a Put).
+//  2. An unknown member is ignored, as DynamoDB ignores members its
+//     model does not have (the AWS JSON protocol's forward
+//     compatibility): a TransactItem with only "put" has no action, and
+//     is refused as one.
+//  3. A member given twice in one object is a SerializationException:
+//     JSON leaves duplicates undefined (RFC 8259, section 4), so no
+//     reading of one is more right than another; refusing it keeps every
+//     reader of the request, ours and any proxy's, on the one value.
 func decode(body []byte, in any) error {
 	if err := checkJSONText(body); err != nil {
 		return err
 	}
-	if err := json.Unmarshal(body, in); err != nil {
-		return serializationOf(err)
+	if err := strictjson.Unmarshal(body, in); err != nil {
+		return strictError(body, in, err)
 	}
 	return checkEmptyExpressions(body)
 }
 
-func (s *Server) logCall(c *call, id string, status int, latency time.Duration, ae *apiError, err error) {
+// strictError maps an error of the strict decoder to DynamoDB's. The
+// texts of type errors are encoding/json's, which the error mapping
+// knows (serializationOf): the body is decoded by it into a scratch
+// value only to name the error, and is never used.
+func strictError(body []byte, in any, err error) error {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	if errors.Is(err, jsontext.ErrDuplicateName) {
+		return serialization("Duplicate member in the request: " + duplicateName(err))
+	}
+	scratch := reflect.New(reflect.TypeOf(in).Elem()).Interface()
+	if verr := json.Unmarshal(body, scratch); verr != nil {
+		return serializationOf(verr)
+	}
+	return serialization("Malformed JSON: " + err.Error())
+}
+
+// duplicateName is the JSON pointer of the duplicated member an error of
+// the strict decoder names, or "a member".
+func duplicateName(err error) string {
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) && se.JSONPointer != "" {
+		return strconv.Quote(string(se.JSONPointer))
+	}
+	return "a member"
+}
+
+// maxDebugBody bounds the bytes of a request or response body the debug
+// log shows.
+const maxDebugBody = 4 << 10
+
+// logCall logs the request's record: at info level, what it was and how
+// it ended; at debug level also the request and response bodies
+// (truncated to maxDebugBody bytes). Headers are never logged, so no
+// signature, credential scope or secret is.
+func (s *Server) logCall(c *call, id string, status int, latency time.Duration, ae *apiError, err error, answer []byte) {
 	level := slog.LevelInfo
 	if status >= 500 {
 		level = slog.LevelError
+	}
+	debug := s.log.Enabled(c.ctx, slog.LevelDebug)
+	if debug && level == slog.LevelInfo {
+		level = slog.LevelDebug
 	}
 	if !s.log.Enabled(c.ctx, level) {
 		return
@@ -528,7 +631,23 @@ func (s *Server) logCall(c *call, id string, status int, latency time.Duration, 
 			attrs = append(attrs, slog.String("cause", err.Error()))
 		}
 	}
+	if debug {
+		attrs = append(attrs, slog.String("request", debugBody(c.body)), slog.String("response", debugBody(answer)))
+	}
 	s.log.LogAttrs(c.ctx, level, "request", attrs...)
+}
+
+// debugBody is b for the debug log: at most maxDebugBody bytes, cut at a
+// rune boundary, with the size when cut.
+func debugBody(b []byte) string {
+	if len(b) <= maxDebugBody {
+		return string(b)
+	}
+	n := maxDebugBody
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return string(b[:n]) + "… (" + strconv.Itoa(len(b)) + " bytes)"
 }
 
 // requestID returns a fresh x-amzn-RequestId.

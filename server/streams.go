@@ -164,7 +164,7 @@ func (s *Server) streamARNOf(d *fdyno.TableDescription) string {
 // streamARN returns the ARN of table's current stream (or, if the table
 // cannot be described, of its stream under the fixed label).
 func (s *Server) streamARN(table string) string {
-	if _, d, err := s.describeStreamTable(table); err == nil {
+	if _, d, err := s.describeStreamTable(nil, table); err == nil {
 		return s.streamARNOf(d)
 	}
 	return s.tableARN(table) + "/stream/" + streamLabel
@@ -193,7 +193,7 @@ func (s *Server) streamTable(c *call, arn *string) (*fdyno.Table, *fdyno.TableDe
 		return nil, nil, streamInfo{}, notFound
 	}
 	c.table = name
-	t, d, err := s.describeStreamTable(name)
+	t, d, err := s.describeStreamTable(c, name)
 	if err != nil {
 		return nil, nil, streamInfo{}, notFound
 	}
@@ -230,8 +230,8 @@ func wellFormedStreamARN(arn string) bool {
 }
 
 // describeStreamTable returns table name's handle and description.
-func (s *Server) describeStreamTable(name string) (*fdyno.Table, *fdyno.TableDescription, error) {
-	t, err := s.table(name)
+func (s *Server) describeStreamTable(c *call, name string) (*fdyno.Table, *fdyno.TableDescription, error) {
+	t, err := s.tableFor(c, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -303,7 +303,7 @@ tables:
 		if after != "" && name < after {
 			continue
 		}
-		_, d, err := s.describeStreamTable(name)
+		_, d, err := s.describeStreamTable(c, name)
 		if errors.Is(err, fdyno.ErrResourceNotFound) {
 			continue // deleted meanwhile
 		}
@@ -666,7 +666,7 @@ func (s *Server) getRecords(c *call, in *getRecordsInput, _ *fdyno.Table) (any, 
 		arn = s.tableARN(it.table) + "/stream/" + it.label
 	}
 	notFound := &apiError{typ: errResourceNotFound, msg: "Requested resource not found: Stream: " + arn + " not found"}
-	t, d, err := s.describeStreamTable(it.table)
+	t, d, err := s.describeStreamTable(c, it.table)
 	if err != nil {
 		return nil, notFound
 	}

@@ -60,7 +60,7 @@ func BenchmarkGetRecords(b *testing.B) {
 			}
 		}
 	})
-	tbl, err := ts.table("BenchStream")
+	tbl, err := ts.openTable("BenchStream")
 	if err != nil {
 		b.Fatal(err)
 	}

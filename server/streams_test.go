@@ -403,7 +403,7 @@ func TestSDKStreamsTTLAndTrim(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tbl, err := ts.table("Expiring")
+	tbl, err := ts.openTable("Expiring")
 	if err != nil {
 		t.Fatal(err)
 	}

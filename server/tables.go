@@ -19,10 +19,12 @@ const (
 	maxListTablesLimit = 100
 )
 
-// table returns the handle on table name, opening it on first use. A
+// openTable returns the handle on table name, opening it on first use. A
 // handle checks the table's schema in every transaction (fdyno.Open), so
 // a cached one stays correct when the table is deleted or recreated.
-func (s *Server) table(name string) (*fdyno.Table, error) {
+// Requests get their handles through tableFor (authz.go), which guards
+// them; only background work uses openTable's handles directly.
+func (s *Server) openTable(name string) (*fdyno.Table, error) {
 	s.mu.Lock()
 	t, ok := s.tables[name]
 	s.mu.Unlock()
@@ -65,8 +67,14 @@ func tableName(c *call, name *string) (string, error) {
 		return "", err
 	}
 	if strings.HasPrefix(n, "arn:") {
-		if i := strings.Index(n, ":table/"); i >= 0 && len(n) <= 1024 {
-			n = n[i+len(":table/"):]
+		// A table ARN names the caller's own table only (checkARNOwner);
+		// anything else that starts with arn: names no table.
+		if region, account, name, ok := splitTableARN(n); ok {
+			c.table = name
+			if err := checkARNOwner(c, n, region, account); err != nil {
+				return "", err
+			}
+			return name, nil
 		}
 	}
 	c.table = n

@@ -70,7 +70,7 @@ func (s *Server) resourceTable(c *call, arn *string, op string) (*fdyno.Table, e
 	}
 	c.table = name
 	notFound := &apiError{typ: errResourceNotFound, msg: "Requested resource not found: ResourcArn: " + a + " not found"}
-	t, err := s.table(name)
+	t, err := s.tableFor(c, name)
 	if err != nil {
 		if ae := toAPIError(err); ae.typ == errResourceNotFound {
 			return nil, notFound

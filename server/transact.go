@@ -97,7 +97,7 @@ func (s *Server) transactWriteItems(c *call, in *transactWriteItemsInput, _ *fdy
 			return nil, err
 		}
 		tables[name] = true
-		t, err := s.table(name)
+		t, err := s.tableFor(c, name)
 		if err == nil && !has {
 			err = missing("transactItems.member." + what + "." + member)
 		}
@@ -253,7 +253,7 @@ func (s *Server) transactGetItems(c *call, in *transactGetItemsInput, _ *fdyno.T
 			return nil, missing("transactItems.member.get.key")
 		}
 		tables[name] = true
-		t, err := s.table(name)
+		t, err := s.tableFor(c, name)
 		if err != nil {
 			return nil, err
 		}

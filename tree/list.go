@@ -63,7 +63,11 @@ func (t *Tree) List(rt fdb.ReadTransactor, dir Path, in ListInput) (*ListOutput,
 	case limit < 0 || limit > MaxListLimit:
 		return nil, &fdyno.ValidationError{Op: "tree.List", Path: "Limit", Reason: "must be between 1 and 1000"}
 	}
-	q := t.listQuery(dir, limit)
+	// One row more than the page: whether it comes back says whether a
+	// next page exists, so a page that ends the directory has no cursor
+	// (a DynamoDB Query's LastEvaluatedKey after exactly Limit items does
+	// not say that).
+	q := t.listQuery(dir, limit+1)
 	if in.Cursor != nil {
 		last, err := t.decodeCursor(dir, in.Cursor)
 		if err != nil {
@@ -76,8 +80,12 @@ func (t *Tree) List(rt fdb.ReadTransactor, dir Path, in ListInput) (*ListOutput,
 		if err != nil {
 			return nil, err
 		}
-		out := &ListOutput{Entries: make([]Entry, len(res.Items))}
-		for i, it := range res.Items {
+		items, more := res.Items, res.LastEvaluatedKey != nil
+		if len(items) > limit {
+			items, more = items[:limit], true
+		}
+		out := &ListOutput{Entries: make([]Entry, len(items))}
+		for i, it := range items {
 			out.Entries[i].Name = it[ChildAttribute].S()
 			if why := t.checkComponent(out.Entries[i].Name); why != "" {
 				return nil, corrupt(t.dirKey(dir), "listing row names "+why)
@@ -88,7 +96,7 @@ func (t *Tree) List(rt fdb.ReadTransactor, dir Path, in ListInput) (*ListOutput,
 				return nil, err
 			}
 		}
-		if res.LastEvaluatedKey != nil && len(out.Entries) > 0 {
+		if more && len(out.Entries) > 0 {
 			out.Cursor = t.encodeCursor(dir, out.Entries[len(out.Entries)-1].Name)
 		}
 		return out, nil

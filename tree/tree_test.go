@@ -469,6 +469,27 @@ func TestListKindsAndCursors(t *testing.T) {
 	if pages != 3 {
 		t.Errorf("pages = %d, want 3 (2+2+1)", pages)
 	}
+	// A page that holds the last child has no cursor, even when it is
+	// full (issue 35: Limit 5 of 5 children gave a cursor, then an empty
+	// page).
+	for _, limit := range []int{5, 6} {
+		full, err := tr.List(db, p("d"), ListInput{Limit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(full.Entries) != 5 || full.Cursor != nil {
+			t.Errorf("List(Limit %d) of 5 children: %d entries, cursor %q; want 5, nil", limit, len(full.Entries), full.Cursor)
+		}
+	}
+	last, err := tr.List(db, p("d"), ListInput{Limit: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.Cursor == nil {
+		t.Error("List(Limit 4) of 5 children: no cursor")
+	} else if rest, err := tr.List(db, p("d"), ListInput{Limit: 1, Cursor: last.Cursor}); err != nil || len(rest.Entries) != 1 || rest.Cursor != nil {
+		t.Errorf("last page of one: %+v, %v; want one entry, no cursor", rest, err)
+	}
 	out, err := tr.List(db, p("d"), ListInput{Limit: 2})
 	if err != nil {
 		t.Fatal(err)

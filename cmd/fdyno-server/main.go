@@ -8,7 +8,7 @@
 // Usage:
 //
 //	fdyno-server [--listen 127.0.0.1:8000] [--data-dir DIR | --in-memory | --cluster-file PATH]
-//	             [--auth KEYFILE [--policies POLICYFILE]] [--shared-db] [--region us-east-1] [--log-level info]
+//	             [--auth KEYFILE [--policies POLICYFILE] [--audit-log]] [--shared-db] [--region us-east-1] [--log-level info]
 //	             [--ttl-sweep=true] [--ttl-sweep-interval 1m] [--ttl-sweep-rate 1000] [--max-backfills 2]
 //	             [--stream-retention 24h] [--tls-cert CERT --tls-key KEY]
 //	             [--max-concurrent-requests 1024] [--max-requests-per-connection 64] [--max-header-bytes 65536]
@@ -47,6 +47,7 @@ func run() error {
 		authFile    = flag.String("auth", "", "file of access keys (`ID SECRET [ACCOUNT]` per line); requests must then be signed with AWS Signature Version 4")
 		region      = flag.String("region", "us-east-1", "region of the shared namespace (--shared-db) and of unsigned requests")
 		policyFile  = flag.String("policies", "", "JSON file of IAM-style policies by access key ID or account (needs --auth); a request no policy allows is refused")
+		auditLog    = flag.Bool("audit-log", false, "log every authorization decision (refusals are always logged): key ID, account, action, resource, decision")
 		sharedDB    = flag.Bool("shared-db", false, "serve every client one shared set of tables, as before accounts and regions (default: one namespace per account and region)")
 		logLevel    = flag.String("log-level", "info", "log level: debug, info, warn or error")
 		txnTimeout  = flag.Duration("txn-timeout", server.DefaultTransactionTimeout, "bound on a request's FoundationDB transaction, retries included")
@@ -128,7 +129,7 @@ func run() error {
 	}
 	cfg := server.Config{DB: db, Keys: keys, Region: *region, Logger: log, TransactionTimeout: *txnTimeout,
 		MaxBackfills: *backfills, TTLSweepInterval: *ttlInterval, TTLSweepItemsPerSecond: *ttlRate,
-		MaxConcurrentRequests: *maxRequests, Accounts: accounts, Policies: policies, Namespaces: server.PerAccountNamespaces}
+		MaxConcurrentRequests: *maxRequests, Accounts: accounts, Policies: policies, Namespaces: server.PerAccountNamespaces, AuditLog: *auditLog}
 	if *sharedDB {
 		cfg.Namespaces = server.SharedNamespace
 	}

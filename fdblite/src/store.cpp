@@ -14,6 +14,8 @@
 //  4. Every record that may need pruning later has an entry: a record with an
 //     older record below it, or a tombstone. A node's first value, alone in
 //     its chain, needs none, which keeps bulk loads free of queue memory.
+//     In an overlay (StoreKind::kOverlay) every record above the pinned
+//     version has an entry: Forget drops a key once its newest is applied.
 //  5. A record replaced by a same-version write while queued is "detached":
 //     out of every chain, flagged kDetached, freed when its entry pops.
 //  6. The index (NodeIndex) holds exactly the nodes on level 0, each once,
@@ -145,14 +147,23 @@ void FreeNode(size_t* held, Node* n) {
   ::operator delete(n);
 }
 
+// AtOrBelow returns n's newest record <= v (a value or a tombstone), or null.
+const VersionRecord* AtOrBelow(const Node* n, Version v) {
+  const VersionRecord* r = n->newest;
+  while (r != nullptr && r->version > v) r = r->older;
+  return r;
+}
+
 // Visible returns the record of n a read at v sees, or null when that is a
 // tombstone or n has no version <= v.
 const VersionRecord* Visible(const Node* n, Version v) {
-  const VersionRecord* r = n->newest;
-  while (r != nullptr && r->version > v) r = r->older;
+  const VersionRecord* r = AtOrBelow(n, v);
   if (r == nullptr || r->tombstone()) return nullptr;
   return r;
 }
+
+// In an overlay, records at or below this version are pinned (store.h).
+constexpr Version kPinnedVersion = 1;
 
 // HashKey is a fast non-cryptographic hash of the key bytes, in the style of
 // wyhash: 64-bit words folded through 64x64->128-bit multiplies. Inputs of up
@@ -421,7 +432,10 @@ class GcQueue {
 }  // namespace
 
 struct Store::Impl {
-  Impl() : head(NewNode(&held, {}, kMaxHeight)) { head->prev = head; }
+  explicit Impl(bool overlay)
+      : overlay(overlay), head(NewNode(&held, {}, kMaxHeight)) {
+    head->prev = head;
+  }
   // MemoryBytes: nodes and records as malloc holds them, plus the index
   // table and the GC queue.
   size_t MemoryBytes() const;
@@ -442,7 +456,12 @@ struct Store::Impl {
   void FreeOlder(VersionRecord* r);
   void Unlink(Node* n);
   void Prune(Version oldest);
+  void Forget(Version applied);
+  // FreeNodeAndChain unlinks n and frees it with every record in its chain.
+  // REQUIRES: no record of the chain is queued.
+  void FreeNodeAndChain(Node* n);
 
+  const bool overlay;  // StoreKind::kOverlay
   size_t held = 0;  // bytes malloc holds for nodes and records
   Node* const head;
   int height = 1;                   // levels in use
@@ -525,7 +544,12 @@ Node* Store::Impl::FindLessThan(std::string_view key) const {
 
 void Store::Impl::MaybeQueue(Node* n, VersionRecord* r) {
   if ((r->flags & kQueued) != 0) return;
-  if (r->older == nullptr && !r->tombstone()) return;  // invariant 4
+  if (overlay) {
+    // Every record is forgotten once applied, except pinned ones.
+    if (r->version <= kPinnedVersion) return;
+  } else if (r->older == nullptr && !r->tombstone()) {
+    return;  // invariant 4
+  }
   r->flags |= kQueued;
   queue.push_back({n, r});
 }
@@ -541,14 +565,17 @@ void Store::Impl::Write(std::string_view key, std::string_view value,
     WriteVersion(n, value, tombstone, v);
     return;
   }
-  if (tombstone) return;  // nothing visible to clear
-  // A new key. Allocate everything first (index room, node, record), so a
-  // failure leaves the store as it was; then link.
+  // Nothing visible to clear in memory; an overlay keeps the clear, which
+  // hides the engine's value.
+  if (tombstone && !overlay) return;
+  // A new key. Allocate everything first (index room, queue room, node,
+  // record), so a failure leaves the store as it was; then link.
   index.ReserveOne();
+  if (overlay) queue.ReserveOne();
   const int h = RandomHeight();
   Node* n = NewNode(&held, key, h);
   try {
-    n->newest = NewRecord(&held, v, value, false, nullptr);
+    n->newest = NewRecord(&held, v, value, tombstone, nullptr);
   } catch (...) {
     FreeNode(&held, n);
     throw;
@@ -569,6 +596,7 @@ void Store::Impl::Write(std::string_view key, std::string_view value,
   index.Insert(n, hash);
   ++nodes;
   ++records;
+  if (overlay) MaybeQueue(n, n->newest);
 }
 
 void Store::Impl::WriteVersion(Node* n, std::string_view value, bool tombstone,
@@ -654,7 +682,46 @@ void Store::Impl::Prune(Version oldest) {
   index.MaybeShrink();
 }
 
-Store::Store() : impl_(std::make_unique<Impl>()) {}
+void Store::Impl::FreeNodeAndChain(Node* n) {
+  Unlink(n);
+  VersionRecord* r = n->newest;
+  while (r != nullptr) {
+    VersionRecord* older = r->older;
+    assert((r->flags & kQueued) == 0);
+    FreeRecord(&held, r);
+    --records;
+    r = older;
+  }
+  FreeNode(&held, n);
+}
+
+void Store::Impl::Forget(Version applied) {
+  assert(overlay);
+  while (!queue.empty() && queue.front().rec->version <= applied) {
+    GcQueue::Entry e = queue.pop_front();
+    VersionRecord* r = e.rec;
+    if ((r->flags & kDetached) != 0) {
+      FreeRecord(&held, r);
+      --detached;
+      continue;
+    }
+    r->flags &= ~kQueued;
+    // Every record older than r has a smaller version, so its entry (if
+    // any: pinned records have none) was popped before this one.
+    if (e.node->newest == r) {
+      // The engine holds the key's state at `applied`, which is r's.
+      FreeNodeAndChain(e.node);
+    } else {
+      // A newer record exists: reads at >= applied need r at most.
+      FreeOlder(r);
+    }
+  }
+  queue.MaybeShrink();
+  index.MaybeShrink();
+}
+
+Store::Store(StoreKind kind)
+    : impl_(std::make_unique<Impl>(kind == StoreKind::kOverlay)) {}
 Store::~Store() = default;
 
 bool Store::Get(std::string_view key, Version v, std::string* value) const {
@@ -664,6 +731,16 @@ bool Store::Get(std::string_view key, Version v, std::string* value) const {
   if (r == nullptr) return false;
   if (value != nullptr) value->assign(r->value_data(), r->value_len);
   return true;
+}
+
+Lookup Store::Find(std::string_view key, Version v, std::string* value) const {
+  const Node* n = impl_->index.Find(key, HashKey(key));
+  if (n == nullptr) return Lookup::kUnknown;
+  const VersionRecord* r = AtOrBelow(n, v);
+  if (r == nullptr) return Lookup::kUnknown;
+  if (r->tombstone()) return Lookup::kTombstone;
+  if (value != nullptr) value->assign(r->value_data(), r->value_len);
+  return Lookup::kValue;
 }
 
 void Store::Set(std::string_view key, std::string_view value, Version v) {
@@ -687,6 +764,7 @@ void Store::ClearRange(std::string_view begin, std::string_view end, Version v) 
 }
 
 void Store::Prune(Version oldest) { impl_->Prune(oldest); }
+void Store::Forget(Version applied) { impl_->Forget(applied); }
 
 size_t Store::Impl::MemoryBytes() const {
   return held + index.capacity() * sizeof(uintptr_t) +
@@ -737,13 +815,18 @@ std::vector<std::string> Store::SplitPoints(std::string_view begin,
 struct Store::Cursor::Impl {
   const Store::Impl* store;
   Version version;
-  const Node* node = nullptr;         // null when not Valid()
-  const VersionRecord* rec = nullptr;  // node's visible record
+  bool raw;                            // stop at tombstones too
+  const Node* node = nullptr;          // null when not Valid()
+  const VersionRecord* rec = nullptr;  // node's record at version
+
+  const VersionRecord* At(const Node* n) const {
+    return raw ? AtOrBelow(n, version) : Visible(n, version);
+  }
 
   // Forward settles on the first visible node at or after n.
   void Forward(const Node* n) {
     while (n != nullptr) {
-      if ((rec = Visible(n, version)) != nullptr) break;
+      if ((rec = At(n)) != nullptr) break;
       n = n->next()[0];
     }
     node = n;
@@ -751,7 +834,7 @@ struct Store::Cursor::Impl {
   // Backward settles on the last visible node at or before n.
   void Backward(const Node* n) {
     while (n != store->head) {
-      if ((rec = Visible(n, version)) != nullptr) {
+      if ((rec = At(n)) != nullptr) {
         node = n;
         return;
       }
@@ -761,8 +844,8 @@ struct Store::Cursor::Impl {
   }
 };
 
-Store::Cursor::Cursor(const Store& store, Version v)
-    : impl_(std::make_unique<Impl>(Impl{store.impl_.get(), v})) {}
+Store::Cursor::Cursor(const Store& store, Version v, bool raw)
+    : impl_(std::make_unique<Impl>(Impl{store.impl_.get(), v, raw})) {}
 Store::Cursor::~Cursor() = default;
 
 void Store::Cursor::Seek(std::string_view key) {
@@ -780,6 +863,7 @@ void Store::Cursor::Next() { impl_->Forward(impl_->node->next()[0]); }
 void Store::Cursor::Prev() { impl_->Backward(impl_->node->prev); }
 std::string_view Store::Cursor::key() const { return impl_->node->key(); }
 std::string_view Store::Cursor::value() const { return impl_->rec->value(); }
+bool Store::Cursor::tombstone() const { return impl_->rec->tombstone(); }
 
 // store_testing is for tests/store_test.cpp only (it declares these itself;
 // the library's version script exports nothing of it).

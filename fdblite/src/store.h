@@ -30,9 +30,29 @@ namespace fdblite {
 
 using Version = int64_t;
 
+// StoreKind says what a Store holds. kMemory: the whole database (every key,
+// with the versions the MVCC window needs). kOverlay: only the versions a
+// durable database has not yet applied to its on-disk engine (see
+// docs/durable-disk.md): a key the store does not hold, or holds no version
+// <= v of, reads at v as the engine says. In an overlay a point clear of a
+// key the store does not hold is kept (as a tombstone: the engine may hold
+// the key), every record above version 1 is queued for Forget, and a
+// ClearRange tombstones only the keys the store holds (clearing the
+// engine's keys in the range is the owner's business). Records at version
+// 1 (what a database sets when it opens) are pinned: Forget keeps them
+// while their key has no newer record.
+enum class StoreKind { kMemory, kOverlay };
+
+// Lookup is what an overlay knows of one key at one version.
+enum class Lookup {
+  kUnknown,    // no record <= v: the engine's value decides
+  kValue,      // the key holds a value at v
+  kTombstone,  // the key is cleared at v
+};
+
 class Store {
  public:
-  Store();
+  explicit Store(StoreKind kind = StoreKind::kMemory);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -46,6 +66,11 @@ class Store {
   // same version replaces the first. ClearRange clears [begin, end): it
   // writes a tombstone at v on every key in the range that holds a value at
   // v. begin >= end is a no-op.
+  // Lookup says whether the newest record of `key` <= v is a value (copied
+  // into *value when not null), a tombstone, or absent (kUnknown). In a
+  // kMemory store kUnknown and kTombstone both mean the key is absent.
+  Lookup Find(std::string_view key, Version v, std::string* value) const;
+
   void Set(std::string_view key, std::string_view value, Version v);
   void Clear(std::string_view key, Version v);
   void ClearRange(std::string_view begin, std::string_view end, Version v);
@@ -56,12 +81,23 @@ class Store {
   // since the previous Prune, not to the store size.
   void Prune(Version oldest);
 
+  // Forget (kOverlay only) drops what the engine now holds: every record at
+  // or below `applied` that no read at a version >= applied can need from
+  // memory. A key whose newest record is <= applied leaves the store; a key
+  // with newer records keeps at most one record <= applied. After it, the
+  // store holds only keys written after `applied` (and pinned records), so
+  // its size follows the write rate, not the data. Amortized cost is
+  // proportional to the writes since the previous Forget.
+  void Forget(Version applied);
+
   // Cursor walks the keys that hold a value at one version, in key order
   // (tombstoned and not-yet-written keys are skipped). key() and value() are
   // valid until the cursor moves or the store is written.
   class Cursor {
    public:
-    Cursor(const Store& store, Version v);
+    // A raw cursor (kOverlay) stops at every key with a record <= v, value
+    // or tombstone (tombstone() tells), and skips keys with none.
+    Cursor(const Store& store, Version v, bool raw = false);
     ~Cursor();
     Cursor(const Cursor&) = delete;
     Cursor& operator=(const Cursor&) = delete;
@@ -75,6 +111,7 @@ class Store {
     void Prev();  // REQUIRES: Valid(); O(1) amortized
     std::string_view key() const;    // REQUIRES: Valid()
     std::string_view value() const;  // REQUIRES: Valid()
+    bool tombstone() const;          // REQUIRES: Valid(); only a raw cursor's can be true
 
    private:
     struct Impl;

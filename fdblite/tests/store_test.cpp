@@ -660,6 +660,116 @@ TEST("Store differential: index growth, prune removal and re-insert") {
   }
 }
 
+// An overlay (StoreKind::kOverlay) holds only what the engine below it has
+// not applied. The model is the logical history of every key; the engine is
+// that history at the applied version A. For every read at v >= A, what
+// the overlay knows must equal the history at v, and where it knows nothing
+// (kUnknown) the history at v must equal the engine's (A). ClearRange in an
+// overlay clears the keys the overlay holds (the owner clears the engine's),
+// so the model clears those.
+TEST("Store overlay differential: Find, raw cursors and Forget against a history") {
+  using fdblite::Lookup;
+  using fdblite::StoreKind;
+  using History = std::map<std::string, std::map<Version, std::optional<std::string>>>;
+  for (uint32_t seed : {11u, 12u, 13u, 14u, 15u}) {
+    std::mt19937 rng(seed);
+    auto rand = [&rng](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+    auto key = [&] {
+      std::string k;
+      int len = rand(4);
+      for (int i = 0; i < len; ++i) k += static_cast<char>("ab\0\xff"[rand(4)]);
+      return k;
+    };
+    auto value = [&] { return std::string(static_cast<size_t>(rand(20)), static_cast<char>('a' + rand(26))); };
+    History hist;
+    auto at = [&](const std::string& k, Version v) -> std::optional<std::string> {
+      auto it = hist.find(k);
+      if (it == hist.end()) return std::nullopt;
+      auto r = it->second.upper_bound(v);
+      if (r == it->second.begin()) return std::nullopt;
+      return std::prev(r)->second;
+    };
+    auto show = [](const std::optional<std::string>& v) { return v ? "=" + *v : std::string("absent"); };
+    Store s(StoreKind::kOverlay);
+    s.Set("pinned", "p", 1);  // as a database's \xff/coordinators
+    hist["pinned"][1] = "p";
+    Version latest = 2, applied = 1;
+    const int failed_before = ::fdblite_test::failures;
+    for (int op = 0; op < 3000; ++op) {
+      if (rand(3) == 0) latest += 1 + rand(3);  // else write at the same version
+      int what = rand(100);
+      if (what < 40) {
+        std::string k = key(), v = value();
+        s.Set(k, v, latest);
+        hist[k][latest] = v;
+      } else if (what < 60) {
+        std::string k = key();
+        s.Clear(k, latest);
+        hist[k][latest] = std::nullopt;
+      } else if (what < 66) {
+        std::string b = key(), e = key();
+        for (auto& [k, h] : hist) {
+          if (!(b <= k && k < e)) continue;
+          std::string cur;
+          if (s.Find(k, INT64_MAX, &cur) == Lookup::kValue) h[latest] = std::nullopt;
+        }
+        s.ClearRange(b, e, latest);
+      } else if (what < 74) {
+        applied = std::max(applied, latest - rand(8));
+        s.Forget(applied);
+        // Only keys written after `applied` (and the pinned one) stay.
+        size_t newer = 0;
+        for (auto& [k, h] : hist) newer += h.rbegin()->first > applied || k == "pinned";
+        EXPECT_TRUE(s.KeyNodes() <= newer);
+      } else {
+        Version v = applied + rand(static_cast<int>(latest - applied) + 2);
+        std::string k = key(), got;
+        Lookup l = s.Find(k, v, &got);
+        if (l == Lookup::kUnknown) {
+          EXPECT_EQ(show(at(k, v)), show(at(k, applied)));
+        } else {
+          EXPECT_EQ(show(l == Lookup::kValue ? std::optional<std::string>(got) : std::nullopt),
+                    show(at(k, v)));
+        }
+        // A raw cursor stops at exactly the keys the overlay decides, with
+        // their state; every key whose state changed since `applied` is one.
+        std::map<std::string, std::optional<std::string>> known;
+        Store::Cursor c(s, v, /*raw=*/true);
+        for (c.SeekToFirst(); c.Valid(); c.Next()) {
+          known[std::string(c.key())] =
+              c.tombstone() ? std::nullopt : std::optional<std::string>(std::string(c.value()));
+        }
+        std::vector<std::string> rev;
+        for (c.SeekToLast(); c.Valid(); c.Prev()) rev.emplace_back(c.key());
+        EXPECT_EQ(rev.size(), known.size());
+        EXPECT_TRUE(std::equal(rev.rbegin(), rev.rend(), known.begin(), known.end(),
+                               [](const std::string& a, const auto& b) { return a == b.first; }));
+        for (auto& [hk, h] : hist) {
+          auto it = known.find(hk);
+          if (it != known.end()) {
+            EXPECT_EQ(show(it->second), show(at(hk, v)));
+          } else {
+            EXPECT_EQ(show(at(hk, v)), show(at(hk, applied)));
+          }
+        }
+        if (::fdblite_test::failures > failed_before) {
+          std::printf("  seed %u op %d\n", seed, op);
+          return;
+        }
+      }
+    }
+    // Once everything is applied only the pinned record stays, unless a
+    // clear range covered it (then the engine holds the key's state).
+    s.Forget(latest);
+    size_t pinned = hist["pinned"].size() == 1 ? 1 : 0;
+    EXPECT_EQ(s.KeyNodes(), pinned);
+    EXPECT_EQ(s.VersionRecords(), pinned);
+    std::string got;
+    EXPECT_TRUE(s.Find("pinned", latest, &got) ==
+                (pinned ? Lookup::kValue : Lookup::kUnknown));
+  }
+}
+
 TEST("Store::Prune bounds memory under sustained overwrite") {
   Store s;
   constexpr int kKeys = 1000;

@@ -1,0 +1,260 @@
+package fdyno
+
+import (
+	"encoding/binary"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// pitr.go is point-in-time recovery: a backup (backup.go) whose capture
+// never stops. Enabling it starts a capture of id pitrID(TableId) and
+// scans a base copy of the table; from then on every write logs its item
+// (backup_log.go), and a restore to a version v copies the base and
+// replays the log from the capture's start up to v (restore.go). The base
+// is exact from the version at which its scan ended (the earliest
+// restorable version); the latest restorable time is now.
+
+// Errors of point-in-time recovery, named after DynamoDB's exceptions.
+var (
+	// ErrPointInTimeRecoveryUnavailable is DynamoDB's
+	// PointInTimeRecoveryUnavailableException: recovery is not enabled.
+	ErrPointInTimeRecoveryUnavailable = errors.New("fdyno: PointInTimeRecoveryUnavailableException")
+	// ErrInvalidRestoreTime is DynamoDB's InvalidRestoreTimeException.
+	ErrInvalidRestoreTime = errors.New("fdyno: InvalidRestoreTimeException")
+)
+
+// pitrID is the backup id of table tableID's point-in-time recovery base.
+func pitrID(tableID string) string { return "pitr-" + tableID }
+
+// ContinuousBackupsDescription is DynamoDB's ContinuousBackupsDescription
+// with its PointInTimeRecoveryDescription.
+type ContinuousBackupsDescription struct {
+	// PointInTimeRecoveryStatus is ENABLED or DISABLED.
+	PointInTimeRecoveryStatus string
+	RecoveryPeriodInDays      int
+	// EarliestRestorableDateTime is when the base was complete;
+	// LatestRestorableDateTime is now (DynamoDB's lags five minutes).
+	EarliestRestorableDateTime, LatestRestorableDateTime time.Time
+	// EarliestRestorableVersion is the first version a restore may name.
+	EarliestRestorableVersion int64
+}
+
+// UpdateContinuousBackups enables (recoveryDays 1-35; 0 is DynamoDB's
+// default, 35) or disables point-in-time recovery of the table. Enabling
+// scans a base copy of the table over many transactions through tx (pass
+// an fdb.Database) and returns once recovery is available. Disabling
+// removes the base and the log. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateContinuousBackups.html.
+func (t *Table) UpdateContinuousBackups(tx fdb.Transactor, enabled bool, recoveryDays int) (*ContinuousBackupsDescription, error) {
+	return t.updateContinuousBackups(tx, enabled, recoveryDays, backupBatch)
+}
+
+func (t *Table) updateContinuousBackups(tx fdb.Transactor, enabled bool, recoveryDays, batch int) (*ContinuousBackupsDescription, error) {
+	if recoveryDays == 0 {
+		recoveryDays = 35
+	}
+	if recoveryDays < 1 || recoveryDays > 35 {
+		return nil, &ValidationError{Op: "UpdateContinuousBackups", Reason: "RecoveryPeriodInDays must be between 1 and 35, got " + strconv.Itoa(recoveryDays)}
+	}
+	if !enabled {
+		_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+			st, meta, err := t.loadMeta(tr)
+			if err != nil {
+				return struct{}{}, err
+			}
+			keys, err := rootKeys(tr, t)
+			if err != nil {
+				return struct{}{}, err
+			}
+			id := pitrID(meta.tableID)
+			m := *meta
+			m.captures = nil
+			for _, c := range meta.captures {
+				if c != id {
+					m.captures = append(m.captures, c)
+				}
+			}
+			if len(m.captures) == len(meta.captures) {
+				return struct{}{}, nil // not enabled
+			}
+			if err := putMeta(tr, st.keys, &m); err != nil {
+				return struct{}{}, err
+			}
+			bumpMetadataVersion(tr)
+			tr.Clear(keys.record(id))
+			tr.ClearRange(keys.dataRange(id))
+			tr.Clear(keys.start(id))
+			tr.Clear(keys.end(id))
+			if len(m.captures) == 0 {
+				tr.ClearRange(st.keys.backupLog)
+			}
+			return struct{}{}, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return t.DescribeContinuousBackups(tx)
+	}
+	r, err := t.startCapture(tx, "", "pitr", BackupTypeSystem, batch, recoveryDays)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.run(tx); err != nil {
+		return nil, err
+	}
+	// Already enabled: the period changes.
+	if _, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+		b, err := getBackup(tr, r.keys, r.id)
+		if err != nil || b.RecoveryDays == recoveryDays {
+			return struct{}{}, err
+		}
+		b.RecoveryDays = recoveryDays
+		return struct{}{}, putBackup(tr, r.keys, b)
+	}); err != nil {
+		return nil, err
+	}
+	return t.DescribeContinuousBackups(tx)
+}
+
+// pitrBase reads the table's recovery base; nil if recovery is off.
+func (t *Table) pitrBase(rt fdb.ReadTransaction) (*storedBackup, backupKeys, *tableMeta, error) {
+	st, err := t.load(rt, nil)
+	if err != nil {
+		return nil, backupKeys{}, nil, err
+	}
+	meta, err := readMeta(rt, st.keys, t.name)
+	if err != nil {
+		return nil, backupKeys{}, nil, err
+	}
+	keys, err := rootKeys(rt, t)
+	if err != nil {
+		return nil, keys, nil, err
+	}
+	b, err := getBackup(rt, keys, pitrID(meta.tableID))
+	if errors.Is(err, ErrBackupNotFound) || err == nil && b.Phase != phasePITR {
+		return nil, keys, meta, nil
+	}
+	return b, keys, meta, err
+}
+
+// DescribeContinuousBackups reports the table's point-in-time recovery.
+// See https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeContinuousBackups.html.
+func (t *Table) DescribeContinuousBackups(rt fdb.ReadTransactor) (*ContinuousBackupsDescription, error) {
+	return readTransact(rt, func(tr fdb.ReadTransaction) (*ContinuousBackupsDescription, error) {
+		b, keys, _, err := t.pitrBase(tr)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			return &ContinuousBackupsDescription{PointInTimeRecoveryStatus: "DISABLED"}, nil
+		}
+		e, err := tr.Get(keys.end(b.ID)).Get()
+		if err != nil {
+			return nil, err
+		}
+		if len(e) != 10 {
+			return nil, &CorruptError{What: "backup record", Reason: "point-in-time recovery without its earliest version"}
+		}
+		return &ContinuousBackupsDescription{PointInTimeRecoveryStatus: "ENABLED", RecoveryPeriodInDays: b.RecoveryDays,
+			EarliestRestorableDateTime: b.Created, LatestRestorableDateTime: t.now().UTC(),
+			EarliestRestorableVersion: int64(binary.BigEndian.Uint64(e[:8]))}, nil
+	})
+}
+
+// RestoreTableToPointInTimeInput is DynamoDB's RestoreTableToPointInTime
+// request, for what the library keeps, with one addition: Version.
+type RestoreTableToPointInTimeInput struct {
+	SourceTableName string
+	TargetTableName string
+	// RestoreDateTime restores the state after the last commit whose
+	// writes were made at or before it; UseLatestRestorableTime restores
+	// the state now. Version (beyond DynamoDB), if not zero, restores the
+	// state after every commit with a version below it: "just before this
+	// commit". Exactly one of the three must be given.
+	RestoreDateTime         time.Time
+	UseLatestRestorableTime bool
+	Version                 int64
+	// The overrides, as RestoreTableFromBackup's.
+	GlobalSecondaryIndexOverride []GlobalSecondaryIndex
+	LocalSecondaryIndexOverride  []LocalSecondaryIndex
+}
+
+// RestoreTableToPointInTime creates table in.TargetTableName holding the
+// source table's committed state at the point the input names. Errors:
+// [ErrPointInTimeRecoveryUnavailable]; [ErrInvalidRestoreTime] for a
+// point outside the recovery window; those of RestoreTableFromBackup. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableToPointInTime.html.
+func RestoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeInput, opts ...Option) (*Table, error) {
+	return restoreTableToPointInTime(tx, in, backupBatch, opts...)
+}
+
+func restoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeInput, batch int, opts ...Option) (*Table, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTableName("SourceTableName", in.SourceTableName); err != nil {
+		return nil, err
+	}
+	if err := checkTableName("TargetTableName", in.TargetTableName); err != nil {
+		return nil, err
+	}
+	given := 0
+	for _, b := range []bool{!in.RestoreDateTime.IsZero(), in.UseLatestRestorableTime, in.Version != 0} {
+		if b {
+			given++
+		}
+	}
+	if given != 1 {
+		return nil, &ValidationError{Op: "RestoreTableToPointInTime", Reason: "give exactly one of RestoreDateTime, UseLatestRestorableTime and Version"}
+	}
+	src := newTable(in.SourceTableName, tablePath(o.root, in.SourceTableName))
+	src.clock = o.clock
+	type point struct {
+		b     *storedBackup
+		keys  backupKeys
+		from  [tupleVersionstampLen]byte
+		early int64
+		rv    int64
+	}
+	p, err := readTransact(tx, func(tr fdb.ReadTransaction) (point, error) {
+		b, keys, _, err := src.pitrBase(tr)
+		if err != nil {
+			return point{}, err
+		}
+		if b == nil {
+			return point{}, &TableError{Table: in.SourceTableName, Err: ErrPointInTimeRecoveryUnavailable, Reason: "Point in time recovery is not enabled for table '" + in.SourceTableName + "'"}
+		}
+		from, to, err := logWindow(tr, keys, b.ID)
+		if err != nil {
+			return point{}, err
+		}
+		rv, err := tr.GetReadVersion().Get()
+		return point{b: b, keys: keys, from: from, early: int64(binary.BigEndian.Uint64(to[:8])), rv: rv}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	replay := &logReplay{src: src, from: p.from, before: p.rv + 1}
+	now := src.now()
+	switch {
+	case in.Version != 0:
+		if in.Version <= p.early || in.Version > p.rv+1 {
+			return nil, &TableError{Table: in.SourceTableName, Err: ErrInvalidRestoreTime, Reason: "Version " + strconv.FormatInt(in.Version, 10) + " is outside the recovery window"}
+		}
+		replay.before = in.Version
+	case !in.RestoreDateTime.IsZero():
+		if in.RestoreDateTime.Before(p.b.Created) || in.RestoreDateTime.After(now) {
+			return nil, &TableError{Table: in.SourceTableName, Err: ErrInvalidRestoreTime, Reason: "Restore time " + in.RestoreDateTime.UTC().Format(time.RFC3339Nano) + " is outside the recovery window"}
+		}
+		replay.until = in.RestoreDateTime
+	}
+	schema, err := restoredSchema(loadSchema(p.b.Schema), RestoreTableFromBackupInput{GlobalSecondaryIndexOverride: in.GlobalSecondaryIndexOverride, LocalSecondaryIndexOverride: in.LocalSecondaryIndexOverride})
+	if err != nil {
+		return nil, err
+	}
+	return restoreBackup(tx, o, p.b, p.keys, in.TargetTableName, schema, batch, replay, opts)
+}

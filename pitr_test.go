@@ -1,0 +1,216 @@
+package fdyno
+
+import (
+	"errors"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	gocmp "github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// commitVersion runs f in a transaction of its own, retrying as the
+// bindings do, and returns the version it committed at (its read version
+// if it wrote nothing).
+func commitVersion(db fdb.Database, f func(tr fdb.Transaction) error) (int64, error) {
+	tr, err := db.CreateTransaction()
+	if err != nil {
+		return 0, err
+	}
+	for {
+		err := f(tr)
+		if err == nil {
+			err = tr.Commit().Get()
+		}
+		if err == nil {
+			v, err := tr.GetCommittedVersion()
+			if err == nil && v < 0 {
+				// Read-only (a Delete of no item): the state at its read
+				// version is the state after it.
+				return tr.GetReadVersion().Get()
+			}
+			return v, err
+		}
+		var fe fdb.Error
+		if !errors.As(err, &fe) {
+			return 0, err
+		}
+		if err := tr.OnError(fe).Get(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// The rapid model of point-in-time recovery: random writes (some during
+// the base's scan, which runs a step at a time), each committed at a
+// known version and a known time (the handle's clock); a restore to a
+// random write's version, to its time, or to the latest time equals the
+// model right after that write, items and indexes.
+func TestPITRModel(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	n := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		n++
+		var clock atomic.Int64
+		clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
+		now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
+		opts := []Option{root, WithClock(now)}
+		src, err := Open(db, "Pitr"+strconv.Itoa(n), append(opts, WithSchema(backupSchema), WithChunkThreshold(300))...)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		model := map[string]Item{}
+		type point struct {
+			version int64
+			at      time.Time
+			items   map[string]Item
+		}
+		var history []point
+		write := func(rt *rapid.T) {
+			clock.Add(int64(time.Second / time.Microsecond))
+			pk := "p" + strconv.Itoa(rapid.IntRange(0, 2).Draw(rt, "pk"))
+			sk := rapid.IntRange(0, 4).Draw(rt, "sk")
+			var it Item
+			del := rapid.IntRange(0, 3).Draw(rt, "op") == 0
+			if !del {
+				it = backupItem(pk, sk, rapid.IntRange(0, 20).Draw(rt, "v"), rapid.SampledFrom([]int{0, 0, 400}).Draw(rt, "pad"))
+			}
+			v, err := commitVersion(db, func(tr fdb.Transaction) error {
+				if del {
+					_, err := src.Delete(tr, DeleteInput{Key: Item{"pk": S(pk), "sk": NInt(int64(sk))}})
+					return err
+				}
+				_, err := src.Put(tr, PutInput{Item: it})
+				return err
+			})
+			if err != nil {
+				rt.Fatal(err)
+			}
+			k := pk + "/" + strconv.Itoa(sk)
+			if del {
+				delete(model, k)
+			} else {
+				model[k] = it
+			}
+			history = append(history, point{version: v, at: now(), items: cloneModel(model)})
+		}
+		for range rapid.IntRange(0, 8).Draw(rt, "before") {
+			write(rt)
+		}
+		r, err := src.startCapture(db, "", "pitr", BackupTypeSystem, rapid.IntRange(1, 3).Draw(rt, "batch"), 7)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		for {
+			for range rapid.IntRange(0, 2).Draw(rt, "during") {
+				write(rt)
+			}
+			b, err := transact(db, r.step)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if b.Phase == phasePITR {
+				break
+			}
+		}
+		history = history[:0] // restorable from here on
+		clock.Add(int64(time.Second / time.Microsecond))
+		for range rapid.IntRange(1, 12).Draw(rt, "after") {
+			write(rt)
+		}
+		clock.Add(int64(time.Second / time.Microsecond)) // every write is in the past
+		d, err := src.DescribeContinuousBackups(db)
+		if err != nil || d.PointInTimeRecoveryStatus != "ENABLED" || d.RecoveryPeriodInDays != 7 {
+			rt.Fatalf("DescribeContinuousBackups = %+v, %v", d, err)
+		}
+		i := rapid.IntRange(0, len(history)-1).Draw(rt, "point")
+		in := RestoreTableToPointInTimeInput{SourceTableName: src.name, TargetTableName: "PitrCopy" + strconv.Itoa(n)}
+		want := history[i].items
+		switch rapid.IntRange(0, 2).Draw(rt, "how") {
+		case 0:
+			in.Version = history[i].version + 1
+		case 1:
+			in.RestoreDateTime = history[i].at.Add(time.Duration(rapid.IntRange(0, 999).Draw(rt, "ms")) * time.Millisecond)
+		case 2:
+			in.UseLatestRestorableTime = true
+			want = model
+		}
+		dst, err := restoreTableToPointInTime(db, in, rapid.IntRange(1, 4).Draw(rt, "restoreBatch"), opts...)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		for _, p := range tableProblems(db, dst) {
+			rt.Error(p)
+		}
+		if diff := gocmp.Diff(want, tableItems(rt, db, dst), itemCmp); diff != "" {
+			rt.Fatalf("restored to %+v (-model +got):\n%s", in, diff)
+		}
+		if err := DeleteTable(db, dst.name, root); err != nil {
+			rt.Fatal(err)
+		}
+		if err := DeleteTable(db, src.name, root); err != nil {
+			rt.Fatal(err)
+		}
+	})
+}
+
+// Enabling, describing and disabling recovery, and DynamoDB's errors.
+func TestPITRLifecycle(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	src := mustOpen(t, db, "Lifecycle", root, WithSchema(backupSchema))
+	mustPut(t, db, src, backupItem("a", 1, 1, 0))
+	d, err := src.DescribeContinuousBackups(db)
+	if err != nil || d.PointInTimeRecoveryStatus != "DISABLED" {
+		t.Fatalf("before enabling: %+v, %v", d, err)
+	}
+	_, err = RestoreTableToPointInTime(db, RestoreTableToPointInTimeInput{SourceTableName: "Lifecycle", TargetTableName: "Copy", UseLatestRestorableTime: true}, root)
+	if !errors.Is(err, ErrPointInTimeRecoveryUnavailable) {
+		t.Errorf("restore without recovery: %v", err)
+	}
+	for _, days := range []int{-1, 36} {
+		if _, err := src.UpdateContinuousBackups(db, true, days); !errors.Is(err, ErrValidation) {
+			t.Errorf("RecoveryPeriodInDays %d: %v", days, err)
+		}
+	}
+	if d, err = src.UpdateContinuousBackups(db, true, 0); err != nil || d.PointInTimeRecoveryStatus != "ENABLED" || d.RecoveryPeriodInDays != 35 {
+		t.Fatalf("enable: %+v, %v", d, err)
+	}
+	if d, err = src.UpdateContinuousBackups(db, true, 3); err != nil || d.RecoveryPeriodInDays != 3 {
+		t.Fatalf("change the period: %+v, %v", d, err)
+	}
+	mustPut(t, db, src, backupItem("a", 2, 2, 0))
+	_, err = RestoreTableToPointInTime(db, RestoreTableToPointInTimeInput{SourceTableName: "Lifecycle", TargetTableName: "Copy", RestoreDateTime: d.EarliestRestorableDateTime.Add(-time.Hour)}, root)
+	if !errors.Is(err, ErrInvalidRestoreTime) {
+		t.Errorf("restore before the window: %v", err)
+	}
+	_, err = RestoreTableToPointInTime(db, RestoreTableToPointInTimeInput{SourceTableName: "Lifecycle", TargetTableName: "Copy", UseLatestRestorableTime: true, Version: 5}, root)
+	if !errors.Is(err, ErrValidation) {
+		t.Errorf("two points: %v", err)
+	}
+	cp, err := RestoreTableToPointInTime(db, RestoreTableToPointInTimeInput{SourceTableName: "Lifecycle", TargetTableName: "Copy", UseLatestRestorableTime: true}, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tableItems(t, db, cp); len(got) != 2 {
+		t.Errorf("latest restore has %d items, want 2", len(got))
+	}
+	if list, err := ListBackups(db, ListBackupsInput{BackupType: "ALL"}, root); err != nil || len(list.BackupSummaries) != 0 {
+		t.Errorf("ListBackups shows the recovery base: %+v, %v", list, err)
+	}
+	if d, err = src.UpdateContinuousBackups(db, false, 0); err != nil || d.PointInTimeRecoveryStatus != "DISABLED" {
+		t.Fatalf("disable: %+v, %v", d, err)
+	}
+	if n := backupLogLen(t, db, src); n != 0 {
+		t.Errorf("%d log records after disabling", n)
+	}
+	mustPut(t, db, src, backupItem("a", 3, 3, 0))
+	if n := backupLogLen(t, db, src); n != 0 {
+		t.Errorf("a write after disabling logged %d records", n)
+	}
+}

@@ -1,0 +1,384 @@
+package fdyno
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"slices"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/apple/foundationdb/bindings/go/src/fdb/directory"
+)
+
+// restore.go restores a backup (backup.go) to a new table.
+//
+// The new table is built in a directory of its own under the root whose
+// name, starting with '!', is no table name (ListTables skips it), over
+// many transactions that each write a batch of the backup's items through
+// the write path (write.go), so the indexes are built with the items.
+// Each batch records its progress in the same transaction, so a retried
+// or resumed batch never writes an item twice. The last transaction moves
+// the directory to the table's name and bumps the metadata version: the
+// table appears whole, or not at all.
+
+// RestoreTableFromBackupInput is DynamoDB's RestoreTableFromBackup
+// request, for what the library keeps (billing, provisioned throughput
+// and encryption are the server's).
+type RestoreTableFromBackupInput struct {
+	BackupID        string
+	TargetTableName string
+	// GlobalSecondaryIndexOverride and LocalSecondaryIndexOverride, when
+	// not nil, replace the backup's indexes (an empty slice: none). As
+	// DynamoDB's, they may only keep or drop the backup's indexes.
+	GlobalSecondaryIndexOverride []GlobalSecondaryIndex
+	LocalSecondaryIndexOverride  []LocalSecondaryIndex
+}
+
+// RestoreTableFromBackup creates table in.TargetTableName holding the
+// items of backup in.BackupID, with the backup's schema and indexes (or
+// the overrides) and, as DynamoDB, without its stream and Time to Live
+// settings. It runs many transactions through tx (pass an fdb.Database)
+// and returns the new table's handle once the table exists, whole.
+//
+// Errors: [ErrValidation] for a bad name or override; [ErrBackupNotFound];
+// [ErrBackupInUse] if the backup is still being created;
+// [ErrTableAlreadyExists] if the target exists. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableFromBackup.html.
+func RestoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, opts ...Option) (*Table, error) {
+	return restoreTableFromBackup(tx, in, backupBatch, opts...)
+}
+
+func restoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, batch int, opts ...Option) (*Table, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTableName("TargetTableName", in.TargetTableName); err != nil {
+		return nil, err
+	}
+	b, keys, err := readBackup(tx, o.root, in.BackupID)
+	if err != nil {
+		return nil, err
+	}
+	if b.Phase != phaseDone {
+		return nil, &BackupError{BackupID: b.ID, Err: ErrBackupInUse, Reason: "Backup is being created: " + b.ID}
+	}
+	schema, err := restoredSchema(loadSchema(b.Schema), in)
+	if err != nil {
+		return nil, err
+	}
+	return restoreBackup(tx, o, b, keys, in.TargetTableName, schema, batch, nil, opts)
+}
+
+// restoreBackup builds table target from backup b's items, then replays
+// the log window of replay (nil: none), and moves it in.
+func restoreBackup(tx fdb.Transactor, o options, b *storedBackup, keys backupKeys, targetName string, schema TableSchema,
+	batch int, replay *logReplay, opts []Option) (*Table, error) {
+	in := struct{ TargetTableName string }{targetName}
+	var rb [8]byte
+	if _, err := rand.Read(rb[:]); err != nil {
+		return nil, err
+	}
+	tmp := newTable(in.TargetTableName, tablePath(o.root, restorePrefix+hex.EncodeToString(rb[:])))
+	tmp.maxItemSize, tmp.chunkThreshold, tmp.clock = o.maxItemSize, o.chunkThreshold, o.clock
+	target := tablePath(o.root, in.TargetTableName)
+	want := &tableMeta{format: metaFormatVersion, name: in.TargetTableName, schema: schema.canonical(), created: tmp.now().UTC()}
+	tableID, err := transact(tx, func(tr fdb.Transaction) (string, error) {
+		if ok, err := directory.Exists(tr, target); err != nil || ok {
+			if err == nil {
+				err = tableAlreadyExists(in.TargetTableName)
+			}
+			return "", err
+		}
+		st, err := tmp.openTx(tr, want)
+		if err != nil {
+			return "", err
+		}
+		meta, err := readMeta(tr, st.keys, in.TargetTableName)
+		if err != nil {
+			return "", err
+		}
+		return meta.tableID, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &restoreRun{keys: keys, backup: b, tbl: tmp, batch: batch}
+	for done := false; !done; {
+		if done, err = transact(tx, r.step); err != nil {
+			return nil, err
+		}
+	}
+	if replay != nil {
+		replay.tbl, replay.batch, replay.progress = tmp, batch, keys.restore(restoreID(tmp)+"/log")
+		for done := false; !done; {
+			if done, err = transact(tx, replay.step); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if _, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+		if moved, err := restoreMoved(tr, tmp, target, tableID); err != nil || moved {
+			return struct{}{}, err // moved: an earlier attempt committed
+		}
+		if ok, err := directory.Exists(tr, target); err != nil || ok {
+			if err == nil {
+				err = tableAlreadyExists(in.TargetTableName)
+			}
+			return struct{}{}, err
+		}
+		if _, err := directory.Root().Move(tr, tmp.path, target); err != nil {
+			return struct{}{}, err
+		}
+		tr.Clear(keys.restore(restoreID(tmp)))
+		tr.Clear(keys.restore(restoreID(tmp) + "/log"))
+		bumpMetadataVersion(tr)
+		return struct{}{}, nil
+	}); err != nil {
+		// The partial table is removed; it was never visible.
+		_, _ = transact(tx, func(tr fdb.Transaction) (bool, error) { return directory.Root().Remove(tr, tmp.path) })
+		return nil, err
+	}
+	return Open(tx, in.TargetTableName, opts...)
+}
+
+// restoreMoved reports whether the hidden table tmp, whose id is tableID,
+// has already been moved to target.
+func restoreMoved(tr fdb.Transaction, tmp *Table, target []string, tableID string) (bool, error) {
+	if ok, err := directory.Exists(tr, tmp.path); err != nil || ok {
+		return false, err
+	}
+	t := newTable(tmp.name, target)
+	_, meta, err := t.loadMeta(tr)
+	if err != nil {
+		return false, err
+	}
+	return meta.tableID == tableID, nil
+}
+
+func tableAlreadyExists(name string) error {
+	return &TableError{Table: name, Err: ErrTableAlreadyExists, Reason: "Table already exists: " + name}
+}
+
+// restoredSchema is the backup's schema s as a restore creates it: no
+// stream, no Time to Live, and the overrides' indexes.
+func restoredSchema(s TableSchema, in RestoreTableFromBackupInput) (TableSchema, error) {
+	s = s.clone()
+	s.StreamViewType, s.StreamShards, s.TimeToLiveAttribute = "", 0, ""
+	if in.GlobalSecondaryIndexOverride != nil {
+		for _, g := range in.GlobalSecondaryIndexOverride {
+			if !slices.ContainsFunc(s.GlobalSecondaryIndexes, func(h GlobalSecondaryIndex) bool { return h.IndexName == g.IndexName }) {
+				return s, &ValidationError{Op: "RestoreTableFromBackup", Reason: "GlobalSecondaryIndexOverride names an index the backup does not have: " + g.IndexName}
+			}
+		}
+		s.GlobalSecondaryIndexes = slices.Clone(in.GlobalSecondaryIndexOverride)
+	}
+	if in.LocalSecondaryIndexOverride != nil {
+		for _, l := range in.LocalSecondaryIndexOverride {
+			if !slices.ContainsFunc(s.LocalSecondaryIndexes, func(h LocalSecondaryIndex) bool { return h.IndexName == l.IndexName }) {
+				return s, &ValidationError{Op: "RestoreTableFromBackup", Reason: "LocalSecondaryIndexOverride names an index the backup does not have: " + l.IndexName}
+			}
+		}
+		s.LocalSecondaryIndexes = slices.Clone(in.LocalSecondaryIndexOverride)
+	}
+	// Attribute definitions only of the keys that remain.
+	used := map[string]bool{}
+	for _, k := range s.KeySchema {
+		used[k.AttributeName] = true
+	}
+	for _, g := range s.GlobalSecondaryIndexes {
+		for _, k := range g.KeySchema {
+			used[k.AttributeName] = true
+		}
+	}
+	for _, l := range s.LocalSecondaryIndexes {
+		for _, k := range l.KeySchema {
+			used[k.AttributeName] = true
+		}
+	}
+	s.AttributeDefinitions = slices.DeleteFunc(slices.Clone(s.AttributeDefinitions), func(d AttributeDefinition) bool { return !used[d.AttributeName] })
+	if err := s.validate(); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// restoreRun is one restore being made into the hidden table tbl.
+type restoreRun struct {
+	keys   backupKeys
+	backup *storedBackup
+	tbl    *Table
+	batch  int
+}
+
+// restoreID names a restore's progress key after its directory.
+func restoreID(t *Table) string { return t.path[len(t.path)-1] }
+
+// step writes the next batch of items and reports whether all are.
+func (r *restoreRun) step(tr fdb.Transaction) (bool, error) {
+	st, err := r.tbl.load(tr, nil)
+	if err != nil {
+		return false, err
+	}
+	pk := r.keys.restore(restoreID(r.tbl))
+	cursor, err := tr.Get(pk).Get()
+	if err != nil {
+		return false, err
+	}
+	rng := r.keys.dataRange(r.backup.ID)
+	if cursor != nil {
+		rng.Begin = fdb.Key(append(cursor, 0x00))
+	}
+	elems := 1
+	if st.rng.Name != "" {
+		elems = 2
+	}
+	it := tr.Snapshot().GetRange(rng, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).Iterator()
+	j := partsJoiner{what: "backup item"}
+	count := 0
+	var last fdb.Key
+	for it.Advance() {
+		kv, err := it.Get()
+		if err != nil {
+			return false, err
+		}
+		if count >= r.batch && j.done {
+			tr.Set(pk, last)
+			return false, nil
+		}
+		ikv, part, err := r.keys.splitDataKey(r.backup.ID, kv.Key, elems)
+		if err != nil {
+			return false, err
+		}
+		rec, err := j.add(ikv, part, kv.Value)
+		if err != nil {
+			return false, err
+		}
+		last = kv.Key
+		if rec == nil {
+			continue
+		}
+		count++
+		item, err := DecodeItem(rec.data)
+		if err != nil {
+			return false, err
+		}
+		if err := writeItem(tr, r.tbl, itemChange{st: st, kv: rec.kv, oldKnown: true, new: item, enc: rec.data, size: item.Size()}); err != nil {
+			return false, err
+		}
+	}
+	if last != nil {
+		tr.Set(pk, last)
+	}
+	return true, nil
+}
+
+// logReplay replays, over a table being restored, the log records of a
+// source table from versionstamp from, in commit order, up to (not
+// including) the first commit at or after version before, or the first
+// commit whose records' time is after until (if not zero).
+type logReplay struct {
+	src    *Table
+	from   [tupleVersionstampLen]byte
+	before int64
+	until  time.Time
+	// set by restoreBackup
+	tbl      *Table
+	batch    int
+	progress fdb.Key
+}
+
+// step replays the next batch and reports whether the replay is done.
+func (p *logReplay) step(tr fdb.Transaction) (bool, error) {
+	st, err := p.tbl.load(tr, nil)
+	if err != nil {
+		return false, err
+	}
+	src, err := p.src.load(tr, nil)
+	if err != nil {
+		return false, err
+	}
+	cursor, err := tr.Get(p.progress).Get()
+	if err != nil {
+		return false, err
+	}
+	var end [tupleVersionstampLen]byte
+	binary.BigEndian.PutUint64(end[:8], uint64(p.before))
+	rng := src.keys.backupLogRange(p.from, end)
+	if cursor != nil {
+		rng.Begin = fdb.Key(append(cursor, 0x00))
+	}
+	elems := 1
+	if st.rng.Name != "" {
+		elems = 2
+	}
+	it := tr.Snapshot().GetRange(rng, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).Iterator()
+	j := partsJoiner{timed: true, what: "backup log"}
+	var stamp []byte // the versionstamp of the commit being replayed
+	var last fdb.Key
+	count := 0
+	finished := true
+	var recs []*partsRecord
+	for it.Advance() {
+		kv, err := it.Get()
+		if err != nil {
+			return false, err
+		}
+		vs, ikv, part, err := src.keys.splitBackupLogKey(kv.Key, elems)
+		if err != nil {
+			return false, err
+		}
+		if part == 0 && string(vs[:10]) != string(stamp) {
+			// A new commit: stop before it if the batch is full, or if it
+			// is past the time.
+			if count >= p.batch {
+				finished = false
+				break
+			}
+			stamp = append(stamp[:0], vs[:10]...)
+			if !p.until.IsZero() && len(kv.Value) >= 9 && int64(binary.BigEndian.Uint64(kv.Value[1:9])) > p.until.UnixMicro() {
+				break
+			}
+		}
+		rec, err := j.add(ikv, part, kv.Value)
+		if err != nil {
+			return false, err
+		}
+		last = kv.Key
+		if rec != nil {
+			count++
+			recs = append(recs, rec)
+		}
+	}
+	// Later records of an item in the batch replace earlier ones.
+	latest := map[string]int{}
+	for i, rec := range recs {
+		latest[string(rec.kv)] = i
+	}
+	l := loaderOf(tr)
+	for i, rec := range recs {
+		if latest[string(rec.kv)] != i {
+			continue
+		}
+		r := l.get(&st.keys, rec.kv)
+		old, oldEnc, err := l.load(&r)
+		if err != nil {
+			return false, err
+		}
+		c := itemChange{st: st, kv: rec.kv, old: old, oldEnc: oldEnc, oldKnown: true}
+		if !rec.deleted {
+			if c.new, err = DecodeItem(rec.data); err != nil {
+				return false, err
+			}
+			c.enc, c.size = rec.data, c.new.Size()
+		}
+		if err := writeItem(tr, p.tbl, c); err != nil {
+			return false, err
+		}
+	}
+	if last != nil {
+		tr.Set(p.progress, last)
+	}
+	return finished, nil
+}
