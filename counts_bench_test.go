@@ -58,12 +58,5 @@ func BenchmarkCounts(b *testing.B) {
 			}
 			return err
 		})
-		benchRun(b, "ScanSelectCount/"+items, 0, func() error {
-			out, err := tbl.Scan(db, ScanInput{Select: SelectCount})
-			if err == nil && out.Count != n {
-				b.Fatalf("Scan COUNT = %d, want %d", out.Count, n)
-			}
-			return err
-		})
 	}
 }

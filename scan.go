@@ -86,10 +86,6 @@ type ScanOutput struct {
 //
 // Errors: as for [Table.Query]. Scan is safe for concurrent use.
 func (t *Table) Scan(rt fdb.ReadTransactor, in ScanInput) (*ScanOutput, error) {
-	// Select=COUNT of a whole table or index: from its counters (counts.go).
-	if out, ok, err := t.scanCount(rt, &in); ok {
-		return out, err
-	}
 	pg, err := t.readPage(rt, in.IndexName, func(st *tableState) (*readPlan, error) { return t.scanPlan(st, &in) })
 	if err != nil {
 		return nil, err
