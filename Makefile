@@ -53,8 +53,12 @@ TESTFLAGS ?= -count=1 -timeout 10m
 
 all: test
 
+# fdblite compiles one object per source file, as many at once as there are
+# cores.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 fdblite:
-	$(MAKE) -C fdblite lib
+	$(MAKE) -C fdblite -j$(JOBS) lib
 
 demo: fdblite
 	$(GO) run ./examples/demo
@@ -114,7 +118,7 @@ bindings-test: fdblite
 	$(GO) test $(TESTFLAGS) -skip 'Tenant' $(BINDINGS_TESTS)
 
 fdblite-test:
-	$(MAKE) -C fdblite check sanitize
+	$(MAKE) -C fdblite -j$(JOBS) -O check sanitize
 
 # Benchmark figures for the README. -run '^$$' skips the tests.
 BENCHFLAGS ?= -benchmem -count=1

@@ -83,7 +83,7 @@ func (t *Table) Backfill(ctx context.Context, tx fdb.Transactor, in BackfillInpu
 		if err := ctx.Err(); err != nil {
 			return BackfillProgress{IndexName: in.IndexName}, err
 		}
-		p, err := transact(tx, func(tr fdb.Transaction) (BackfillProgress, error) {
+		p, err := Transact(tx, func(tr fdb.Transaction) (BackfillProgress, error) {
 			return t.backfillBatch(tr, in.IndexName, batch)
 		})
 		if err != nil {

@@ -353,6 +353,11 @@ func TestUpdateTableErrors(t *testing.T) {
 			"One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [l], AttributeDefinitions: []"},
 		{"table key not redefined", create("bySK", []KeySchemaElement{{"l", KeyTypeHash}, {"sk", KeyTypeRange}}, projectAll, AttributeDefinition{"l", ScalarAttributeTypeS}), ErrValidation,
 			"One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [l, sk], AttributeDefinitions: [l]"},
+		// DynamoDB checks the request's attribute names before it looks
+		// for undefined index keys (issue 37: an over-long name is
+		// reported first).
+		{"long name before undefined key", create("byN", []KeySchemaElement{{"x", KeyTypeHash}}, projectAll, AttributeDefinition{strings.Repeat("a", MaxKeyAttributeNameLength+1), ScalarAttributeTypeS}), ErrValidation,
+			"key attribute names must be 1 to 255 bytes"},
 		{"duplicate definition", create("byN", hashN, projectAll, AttributeDefinition{"n", ScalarAttributeTypeN}, AttributeDefinition{"n", ScalarAttributeTypeN}), ErrValidation,
 			"Attribute Name is duplicated: n"},
 		{"duplicate NonKeyAttributes", create("byN", hashN, Projection{ProjectionType: ProjectionTypeInclude, NonKeyAttributes: []string{"x", "y", "x"}}, AttributeDefinition{"n", ScalarAttributeTypeN}), ErrValidation,

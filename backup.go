@@ -128,6 +128,9 @@ const (
 	// phasePITR is the continuous phase of a point-in-time recovery base
 	// (pitr.go): scanned, never stopped.
 	phasePITR = "pitr"
+	// phaseGone is never stored: the step that found the table deleted
+	// removed the backup.
+	phaseGone = "gone"
 )
 
 // storedBackup is a backup's record, JSON at ("k", "b", id).
@@ -217,12 +220,7 @@ func ResumeBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescript
 
 // checkBackupName applies DynamoDB's BackupName rule: 3-255 of
 // [a-zA-Z0-9_.-].
-func checkBackupName(name string) error {
-	if err := checkTableName("BackupName", name); err != nil {
-		return err
-	}
-	return nil
-}
+func checkBackupName(name string) error { return checkTableName("BackupName", name) }
 
 // newBackupID returns an id in DynamoDB's form: the creation time in
 // Unix milliseconds, a dash and 8 random hexadecimal digits.
@@ -317,7 +315,7 @@ func (t *Table) startBackup(tx fdb.Transactor, name string, typ BackupType, batc
 // table's in the transaction (pitrID).
 func (t *Table) startCapture(tx fdb.Transactor, id, name string, typ BackupType, batch, recoveryDays int) (*backupRun, error) {
 	now := t.now().UTC()
-	return transact(tx, func(tr fdb.Transaction) (*backupRun, error) {
+	return Transact(tx, func(tr fdb.Transaction) (*backupRun, error) {
 		st, meta, err := t.loadMeta(tr)
 		if err != nil {
 			return nil, err
@@ -353,12 +351,15 @@ func (t *Table) startCapture(tx fdb.Transactor, id, name string, typ BackupType,
 // run carries the backup through its remaining phases.
 func (r *backupRun) run(tx fdb.Transactor) (*BackupDescription, error) {
 	for {
-		b, err := transact(tx, r.step)
+		b, err := Transact(tx, r.step)
 		if err != nil {
 			return nil, err
 		}
 		if b.Phase == phaseDone || b.Phase == phasePITR {
 			return b.description(), nil
+		}
+		if b.Phase == phaseGone {
+			return nil, &TableError{Table: b.Table, Err: ErrResourceNotFound, Reason: "Table " + b.Table + " was deleted during backup " + r.id}
 		}
 	}
 }
@@ -388,7 +389,8 @@ func (r *backupRun) step(tr fdb.Transaction) (*storedBackup, error) {
 			tr.Clear(r.keys.record(r.id))
 			tr.ClearRange(r.keys.dataRange(r.id))
 			tr.Clear(r.keys.start(r.id))
-			return nil, &TableError{Table: b.Table, Err: ErrResourceNotFound, Reason: "Table " + b.Table + " was deleted during backup " + r.id}
+			b.Phase = phaseGone // committed, then reported by run
+			return b, nil
 		}
 		if err != nil {
 			return nil, err
@@ -723,7 +725,7 @@ func DeleteBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescript
 	if err != nil {
 		return nil, err
 	}
-	return transact(tx, func(tr fdb.Transaction) (*BackupDescription, error) {
+	return Transact(tx, func(tr fdb.Transaction) (*BackupDescription, error) {
 		keys, ok, err := openBackupKeys(tr, o.root)
 		if err != nil {
 			return nil, err

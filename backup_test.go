@@ -294,7 +294,7 @@ func TestBackupModel(t *testing.T) {
 			for range rapid.IntRange(0, 3).Draw(rt, "writes") {
 				write(rt)
 			}
-			b, err := transact(db, r.step)
+			b, err := Transact(db, r.step)
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -437,7 +437,7 @@ func TestBackupManyTransactionsWithWriters(t *testing.T) {
 	}
 	steps := 0
 	for {
-		b, err := transact(db, r.step)
+		b, err := Transact(db, r.step)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -513,4 +513,31 @@ func TestBackupUnderFaults(t *testing.T) {
 		t.Errorf("restored (-want +got):\n%s", diff)
 	}
 	checkTable(t, db, src)
+}
+
+// A table deleted while its backup runs ends the backup with
+// ResourceNotFoundException and leaves no backup behind.
+func TestBackupOfDeletedTable(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	src := mustOpen(t, db, "Doomed", root, WithSchema(backupSchema))
+	for i := range 10 {
+		mustPut(t, db, src, backupItem("p", i, i, 0))
+	}
+	r, err := src.startBackup(db, "doomed", BackupTypeUser, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Transact(db, r.step); err != nil {
+		t.Fatal(err)
+	}
+	if err := DeleteTable(db, "Doomed", root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.run(db); !errors.Is(err, ErrResourceNotFound) {
+		t.Fatalf("backup of a deleted table: %v, want ResourceNotFoundException", err)
+	}
+	if _, err := DescribeBackup(db, r.id, root); !errors.Is(err, ErrBackupNotFound) {
+		t.Errorf("the backup of a deleted table: %v, want BackupNotFoundException", err)
+	}
 }

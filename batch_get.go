@@ -162,7 +162,7 @@ func BatchGet(rt fdb.ReadTransactor, in BatchGetInput) (*BatchGetOutput, error) 
 // no limit.
 func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes int) (items []Item, sizes []int, n int, err error) {
 	// One metadata-version read serves every table: the key is
-	// cluster-wide (table.go).
+	// cluster-wide (table_state.go).
 	l := loaderOf(tr)
 	mvf := tr.Snapshot().Get(metadataVersionKey)
 	fetches := make([]pendingFetch, len(reqs))

@@ -95,7 +95,7 @@ func BatchWrite(tx fdb.Transactor, in BatchWriteInput) (*BatchWriteOutput, error
 		return nil, err
 	}
 	n := fitBatch(reqs)
-	if _, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+	if _, err := Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		return struct{}{}, writeBatch(tr, reqs[:n])
 	}); err != nil {
 		return nil, err

@@ -100,6 +100,14 @@ func (a *writeAction) needsOld() bool {
 // start starts the read of a's item (if it needs it) in l's transaction,
 // whose metadata version read is mvf.
 func (a *writeAction) start(l itemLoader, mvf fdb.FutureByteSlice) pendingFetch {
+	if a.kind != actionCheck {
+		// A guarded handle's guard is asked for the write before anything
+		// is read (access.go), whether or not the write turns out to
+		// change the item; writeItem asks again for the key it writes.
+		if err := a.t.allowItem(true, a.kv); err != nil {
+			return pendingFetch{t: a.t, op: a.op, st0: a.st0, denied: err}
+		}
+	}
 	f := a.t.startFetch(l, mvf, a.op, a.st0, a.key, a.kv, a.kind != actionPut, a.needsOld())
 	f.paths = a.paths
 	return f

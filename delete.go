@@ -45,7 +45,7 @@ func (t *Table) Delete(tx fdb.Transactor, in DeleteInput) (*DeleteOutput, error)
 	if err != nil {
 		return nil, err
 	}
-	return transact(tx, func(tr fdb.Transaction) (*DeleteOutput, error) {
+	return Transact(tx, func(tr fdb.Transaction) (*DeleteOutput, error) {
 		// Made here, the action stays on the stack.
 		a := writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionDelete, key: in.Key, cond: e.cond,
 			rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}

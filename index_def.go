@@ -9,7 +9,7 @@ import (
 )
 
 // index_def.go: a table's secondary indexes as its cached state holds
-// them (table.go): their definitions and states, what DescribeTable
+// them (table_state.go): their definitions and states, what DescribeTable
 // reports of them, and the backfill progress of a CREATING index
 // (backfill.go walks it; index.go writes the entries).
 
@@ -89,7 +89,7 @@ func newIndexDefs(keys tableKeys, s TableSchema) []*indexDef {
 }
 
 // markBuilding marks the GSIs named in building as CREATING. It is part
-// of building a state, before it is published (table.go, invariant 1).
+// of building a state, before it is published (table_state.go, invariant 1).
 func (st *tableState) markBuilding(building []string) {
 	for _, ix := range st.indexes {
 		ix.building = !ix.local && slices.Contains(building, ix.name)

@@ -670,7 +670,7 @@ func (m *indexModel) build(t *rapid.T) {
 		}
 	default:
 		batch := rapid.IntRange(1, 3).Draw(t, "batch")
-		if _, err := transact(m.tx, func(tr fdb.Transaction) (BackfillProgress, error) { return m.tbl.backfillBatch(tr, "byA", batch) }); err != nil {
+		if _, err := Transact(m.tx, func(tr fdb.Transaction) (BackfillProgress, error) { return m.tbl.backfillBatch(tr, "byA", batch) }); err != nil {
 			t.Fatal(err)
 		}
 	}

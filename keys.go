@@ -92,7 +92,7 @@ const (
 // metadataVersionKey is FoundationDB's cluster-wide metadata version. Every
 // schema change bumps it (bumpMetadataVersion) in the transaction that makes
 // the change, and every operation reads it to decide whether a table
-// handle's cached schema is still current (table.go).
+// handle's cached schema is still current (table_state.go).
 var metadataVersionKey = fdb.Key("\xff/metadataVersion")
 
 // bumpMetadataVersion makes tr change the metadata version when it commits.

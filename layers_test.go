@@ -33,7 +33,7 @@ var packageLayers = []struct {
 	{"stored formats", []string{"codec.go", "keys.go", "chunk.go"}},
 	{"expressions", []string{"expression.go",
 		"expression_keycond.go"}},
-	{"table", []string{"transactor.go", "table.go", "table_meta.go", "table_properties.go", "index_def.go", "index_keys.go", "ttl.go",
+	{"table", []string{"transactor.go", "schema.go", "schema_validate.go", "options.go", "table_state.go", "table.go", "table_meta.go", "table_properties.go", "index_def.go", "index_keys.go", "ttl.go",
 		"cursor.go", "access.go", "counters.go"}},
 	{"core", []string{"loader.go", "decide.go", "write.go", "item_ops.go", "index.go", "backfill.go", "segment.go", "counts.go",
 		"stream.go", "stream_disabled.go", "backup_log.go"}},

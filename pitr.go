@@ -60,7 +60,7 @@ func (t *Table) updateContinuousBackups(tx fdb.Transactor, enabled bool, recover
 		return nil, &ValidationError{Op: "UpdateContinuousBackups", Reason: "RecoveryPeriodInDays must be between 1 and 35, got " + strconv.Itoa(recoveryDays)}
 	}
 	if !enabled {
-		_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+		_, err := Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 			st, meta, err := t.loadMeta(tr)
 			if err != nil {
 				return struct{}{}, err
@@ -106,7 +106,7 @@ func (t *Table) updateContinuousBackups(tx fdb.Transactor, enabled bool, recover
 		return nil, err
 	}
 	// Already enabled: the period changes.
-	if _, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+	if _, err := Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		b, err := getBackup(tr, r.keys, r.id)
 		if err != nil || b.RecoveryDays == recoveryDays {
 			return struct{}{}, err

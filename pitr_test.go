@@ -110,7 +110,7 @@ func TestPITRModel(t *testing.T) {
 			for range rapid.IntRange(0, 2).Draw(rt, "during") {
 				write(rt)
 			}
-			b, err := transact(db, r.step)
+			b, err := Transact(db, r.step)
 			if err != nil {
 				rt.Fatal(err)
 			}

@@ -63,7 +63,7 @@ func (t *Table) Put(tx fdb.Transactor, in PutInput) (*PutOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	return transact(tx, func(tr fdb.Transaction) (*PutOutput, error) {
+	return Transact(tx, func(tr fdb.Transaction) (*PutOutput, error) {
 		// Made here, the action stays on the stack.
 		a := writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionPut, key: in.Item, put: n, cond: e.cond,
 			rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}

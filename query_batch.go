@@ -78,7 +78,7 @@ func QueryBatch(rt fdb.ReadTransactor, queries []QueryBatchInput) ([]*QueryOutpu
 // query), as runPlan reads one page.
 func readQueryBatch(tr fdb.ReadTransaction, queries []QueryBatchInput, sts []*tableState, plans []*readPlan) ([]*QueryOutput, error) {
 	// One metadata-version read serves every table: the key is
-	// cluster-wide (table.go).
+	// cluster-wide (table_state.go).
 	mvf := tr.Snapshot().Get(metadataVersionKey)
 	rrs := make([]kvIterator, len(queries))
 	for i, p := range plans {

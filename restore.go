@@ -84,7 +84,7 @@ func restoreBackup(tx fdb.Transactor, o options, b *storedBackup, keys backupKey
 	tmp.maxItemSize, tmp.chunkThreshold, tmp.clock = o.maxItemSize, o.chunkThreshold, o.clock
 	target := tablePath(o.root, in.TargetTableName)
 	want := &tableMeta{format: metaFormatVersion, name: in.TargetTableName, schema: schema.canonical(), created: tmp.now().UTC()}
-	tableID, err := transact(tx, func(tr fdb.Transaction) (string, error) {
+	tableID, err := Transact(tx, func(tr fdb.Transaction) (string, error) {
 		if ok, err := directory.Exists(tr, target); err != nil || ok {
 			if err == nil {
 				err = tableAlreadyExists(in.TargetTableName)
@@ -106,19 +106,19 @@ func restoreBackup(tx fdb.Transactor, o options, b *storedBackup, keys backupKey
 	}
 	r := &restoreRun{keys: keys, backup: b, tbl: tmp, batch: batch}
 	for done := false; !done; {
-		if done, err = transact(tx, r.step); err != nil {
+		if done, err = Transact(tx, r.step); err != nil {
 			return nil, err
 		}
 	}
 	if replay != nil {
 		replay.tbl, replay.batch, replay.progress = tmp, batch, keys.restore(restoreID(tmp)+"/log")
 		for done := false; !done; {
-			if done, err = transact(tx, replay.step); err != nil {
+			if done, err = Transact(tx, replay.step); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if _, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+	if _, err := Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		if moved, err := restoreMoved(tr, tmp, target, tableID); err != nil || moved {
 			return struct{}{}, err // moved: an earlier attempt committed
 		}
@@ -137,7 +137,7 @@ func restoreBackup(tx fdb.Transactor, o options, b *storedBackup, keys backupKey
 		return struct{}{}, nil
 	}); err != nil {
 		// The partial table is removed; it was never visible.
-		_, _ = transact(tx, func(tr fdb.Transaction) (bool, error) { return directory.Root().Remove(tr, tmp.path) })
+		_, _ = Transact(tx, func(tr fdb.Transaction) (bool, error) { return directory.Root().Remove(tr, tmp.path) })
 		return nil, err
 	}
 	return Open(tx, in.TargetTableName, opts...)

@@ -108,7 +108,7 @@ func (c *Consumer) Register(tx fdb.Transactor, after string) error {
 	if err != nil {
 		return err
 	}
-	_, err = transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+	_, err = Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		st, err := c.t.streamState(tr, "Register")
 		if err != nil {
 			return struct{}{}, err
@@ -145,7 +145,7 @@ func (c *Consumer) register(tr fdb.Transaction, st *tableState, pos streamPos) {
 // Deregister forgets the consumer and its checkpoint; trims no longer wait
 // for it. With an fdb.Database, Deregister may be retried.
 func (c *Consumer) Deregister(tx fdb.Transactor) error {
-	_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+	_, err := Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		st, err := c.t.streamState(tr, "Deregister")
 		if err == nil {
 			tr.Clear(st.keys.consumerKey(c.name))
@@ -196,7 +196,7 @@ func (c *Consumer) ProcessBatch(tx fdb.Transactor, limit int, h ConsumerHandler)
 	if err != nil {
 		return 0, err
 	}
-	return transact(tx, func(tr fdb.Transaction) (int, error) {
+	return Transact(tx, func(tr fdb.Transaction) (int, error) {
 		n, _, err := c.batch(tr, limit, h)
 		return n, err
 	})
@@ -251,7 +251,7 @@ func (c *Consumer) Run(ctx context.Context, db fdb.Database, limit int, h Consum
 			return err
 		}
 		var watches []fdb.FutureNil
-		n, err := transact(db, func(tr fdb.Transaction) (int, error) {
+		n, err := Transact(db, func(tr fdb.Transaction) (int, error) {
 			watches = nil
 			n, markers, err := c.batch(tr, limit, h)
 			for _, k := range markers {

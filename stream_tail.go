@@ -49,7 +49,7 @@ func tail(ctx context.Context, db fdb.Database, tables []*Table, pos streamPos) 
 				return
 			}
 			var watches []fdb.FutureNil
-			pg, err := transact(db, func(tr fdb.Transaction) (streamPage, error) {
+			pg, err := Transact(db, func(tr fdb.Transaction) (streamPage, error) {
 				watches = nil // a retried attempt's watches were cancelled
 				pg, err := readStreamPage(tr, tables, pos, MaxGetRecordsLimit)
 				if err != nil || len(pg.records) > 0 {

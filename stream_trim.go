@@ -78,7 +78,7 @@ func (t *Table) TrimStream(ctx context.Context, tx fdb.Transactor, in TrimStream
 			n    int
 			last seqNo
 		}
-		r, err := transact(tx, func(tr fdb.Transaction) (result, error) {
+		r, err := Transact(tx, func(tr fdb.Transaction) (result, error) {
 			n, last, err := t.trimBatch(tr, in, cutoff, batch)
 			return result{n, last}, err
 		})

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"go/ast"
 	gotoken "go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,7 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var updateMeta = flag.Bool("update-meta", false, "rewrite this version's golden metadata in testdata/meta")
+var updateMeta = flag.Bool("update-meta", false, "write this version's golden metadata samples missing from testdata/meta (an existing sample is never rewritten)")
 
 // The golden metadata: one sample of every format any version of fdyno
 // has written, in testdata/meta, of one table (Music: hash and range key,
@@ -27,7 +28,9 @@ var updateMeta = flag.Bool("update-meta", false, "rewrite this version's golden 
 // stream, TTL, and every setting). The legacy samples were reconstructed
 // from the history by encoding that table with each version's own stored
 // types; they are never regenerated. The current version's samples are
-// written by encodeMeta with -update-meta.
+// written by encodeMeta with -update-meta, once: a sample a version has
+// stored is write-once, and -update-meta fails rather than rewrite one
+// that differs (a changed format is a new version with its own sample).
 var metaGoldens = []struct {
 	file string
 	// what the version added, and the commit that wrote it
@@ -125,6 +128,34 @@ func multiKeyGolden(format int) func(*tableMeta) {
 	}
 }
 
+// writeGoldenOnce creates the golden sample path holding raw. A sample
+// that exists already is left as it is: if it differs from raw, the
+// format changed under a stored version, and the test fails.
+func writeGoldenOnce(t *testing.T, path string, raw []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		old, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(old, raw) {
+			t.Fatalf("-update-meta: %s exists and encodeMeta now writes something else; a stored version's sample is write-once: give the new format a new version and sample", path)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(raw); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func wantGolden(i int) *tableMeta {
 	m := &tableMeta{name: "Music", schema: goldenSchema(), format: 2}
 	metaGoldens[i].want(m)
@@ -147,9 +178,7 @@ func TestMetaGoldens(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				writeGoldenOnce(t, path, append(raw, '\n'))
 			}
 			raw, err := os.ReadFile(path)
 			if err != nil {

@@ -81,7 +81,7 @@ func checkSettings(op string, b []byte) error {
 // than an fdb.Transaction, UpdateSettings runs its own transaction, which
 // may be retried.
 func (t *Table) UpdateSettings(tx fdb.Transactor, f func(settings []byte) ([]byte, error)) (*TableDescription, error) {
-	return transact(tx, func(tr fdb.Transaction) (*TableDescription, error) {
+	return Transact(tx, func(tr fdb.Transaction) (*TableDescription, error) {
 		st, meta, err := t.loadMeta(tr)
 		if err != nil {
 			return nil, err

@@ -177,7 +177,7 @@ func TransactWrite(tx fdb.Transactor, in TransactWriteInput) (*TransactWriteOutp
 			return nil, err
 		}
 	}
-	return transact(tx, func(tr fdb.Transaction) (*TransactWriteOutput, error) {
+	return Transact(tx, func(tr fdb.Transaction) (*TransactWriteOutput, error) {
 		return transactWrite(tr, actions, in.ClientRequestToken, digest)
 	})
 }

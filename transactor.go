@@ -54,9 +54,14 @@ import (
 //	})
 //
 // f may be retried: it must have no effect outside its transaction.
-func Transact(tx fdb.Transactor, f func(fdb.Transaction) (any, error)) (any, error) {
+// Transact returns f's result as f typed it, so the caller asserts
+// nothing; it is the one place that converts FoundationDB's untyped
+// result.
+func Transact[T any](tx fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
+	var zero T
+	run := func(tr fdb.Transaction) (any, error) { return f(tr) }
 	if JoinsCaller(tx) {
-		return tx.Transact(f) // the caller's: untouched
+		return typed[T](tx.Transact(run)) // the caller's: untouched
 	}
 	var last fdb.Transaction
 	var stamp fdb.FutureKey
@@ -67,15 +72,27 @@ func Transact(tx fdb.Transactor, f func(fdb.Transaction) (any, error)) (any, err
 		if err := tr.Options().SetAutomaticIdempotency(); err != nil {
 			return nil, err
 		}
-		return f(tr)
+		return run(tr)
 	})
 	if err == nil && stamp != nil && !stamp.IsReady() {
 		// Returned without committing: the transaction is someone
 		// else's. Make sure what f wrote never commits.
 		last.Cancel()
-		return nil, fmt.Errorf("%w: %T returned without committing the transaction it ran the operation in", ErrTransactorDidNotCommit, tx)
+		return zero, fmt.Errorf("%w: %T returned without committing the transaction it ran the operation in", ErrTransactorDidNotCommit, tx)
 	}
-	return ret, err
+	return typed[T](ret, err)
+}
+
+// typed converts a Transactor's result back to the T that Transact's f
+// returned. v holds f's T, or is nil when T is an interface type and f
+// returned its nil: the comma-ok form gives T's zero value for that case.
+func typed[T any](v any, err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	r, _ := v.(T)
+	return r, nil
 }
 
 // CallerTransactor is implemented by an fdb.Transactor that runs functions
@@ -105,18 +122,7 @@ func JoinsCaller(tx fdb.Transactor) bool {
 	return false
 }
 
-// transact is [Transact] with f's result typed; it is the only place that
-// type-asserts Transact's result.
-func transact[T any](tx fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
-	v, err := Transact(tx, func(tr fdb.Transaction) (any, error) { return f(tr) })
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return v.(T), nil
-}
-
-// readTransact is transact for reads, which set no option: a read
+// readTransact is Transact for reads, which set no option: a read
 // transaction commits nothing.
 func readTransact[T any](t fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
 	v, err := t.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return f(tr) })

@@ -330,3 +330,40 @@ func TestSilentPassThroughIsRefused(t *testing.T) {
 		t.Error("JoinsCaller does not follow what each Transactor says of itself")
 	}
 }
+
+// TestTransactTypedResult: Transact hands back f's result as f typed it,
+// in the caller's transaction and in its own, including an interface
+// type's nil, which FoundationDB's untyped result cannot tell apart from
+// an absent value.
+func TestTransactTypedResult(t *testing.T) {
+	db := fdblitetest.Open(t)
+	for _, tc := range []struct {
+		name string
+		tx   func(func(fdb.Transactor))
+	}{
+		{"own transactions", func(run func(fdb.Transactor)) { run(db) }},
+		{"caller's transaction", func(run func(fdb.Transactor)) {
+			if _, err := db.Transact(func(tr fdb.Transaction) (any, error) { run(tr); return nil, nil }); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.tx(func(tx fdb.Transactor) {
+				n, err := Transact(tx, func(fdb.Transaction) (int, error) { return 42, nil })
+				if err != nil || n != 42 {
+					t.Errorf("Transact int = %d, %v; want 42, nil", n, err)
+				}
+				var nilErr error
+				e, err := Transact(tx, func(fdb.Transaction) (error, error) { return nilErr, nil })
+				if err != nil || e != nil {
+					t.Errorf("Transact of an interface's nil = %v, %v; want nil, nil", e, err)
+				}
+				fail := errors.New("f failed")
+				if _, err := Transact(tx, func(fdb.Transaction) (string, error) { return "", fail }); !errors.Is(err, fail) {
+					t.Errorf("Transact error = %v; want f's", err)
+				}
+			})
+		})
+	}
+}

@@ -100,7 +100,7 @@ func (t *Table) UpdateTimeToLive(tx fdb.Transactor, spec TimeToLiveSpecification
 	if err := checkKeyAttrName("TimeToLiveSpecification.AttributeName", spec.AttributeName); err != nil {
 		return nil, withOp(op, err)
 	}
-	return transact(tx, func(tr fdb.Transaction) (*TimeToLiveSpecification, error) {
+	return Transact(tx, func(tr fdb.Transaction) (*TimeToLiveSpecification, error) {
 		st, err := t.load(tr, nil)
 		if err != nil {
 			return nil, err

@@ -104,7 +104,7 @@ func (t *Table) SweepExpiredOnce(ctx context.Context, tx fdb.Transactor, opts Sw
 			return stats, err
 		}
 		cutoff := t.now()
-		step, err := transact(tx, func(tr fdb.Transaction) (sweepStep, error) {
+		step, err := Transact(tx, func(tr fdb.Transaction) (sweepStep, error) {
 			return t.sweepBatch(tr, start, batch, cutoff)
 		})
 		if err != nil {

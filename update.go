@@ -67,7 +67,7 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 			return nil, err
 		}
 	}
-	return transact(tx, func(tr fdb.Transaction) (*UpdateOutput, error) {
+	return Transact(tx, func(tr fdb.Transaction) (*UpdateOutput, error) {
 		// Made here, the action stays on the stack.
 		a := writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionUpdate, key: in.Key, cond: e.cond, upd: e.upd, paths: paths,
 			rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}

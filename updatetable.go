@@ -109,7 +109,7 @@ func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescr
 	if err := checkTableName("IndexName", name); err != nil {
 		return nil, withOp(op, err)
 	}
-	return transact(tx, func(tr fdb.Transaction) (*TableDescription, error) {
+	return Transact(tx, func(tr fdb.Transaction) (*TableDescription, error) {
 		st, err := t.load(tr, nil)
 		if err != nil {
 			return nil, err
@@ -209,7 +209,7 @@ func (t *Table) updateStream(tx fdb.Transactor, spec StreamSpecification) (*Tabl
 	case !spec.StreamEnabled && spec.StreamViewType != "":
 		return fail("One or more parameter values were invalid: You cannot specify a StreamViewType when disabling a stream")
 	}
-	return transact(tx, func(tr fdb.Transaction) (*TableDescription, error) {
+	return Transact(tx, func(tr fdb.Transaction) (*TableDescription, error) {
 		st, err := t.load(tr, nil)
 		if err != nil {
 			return nil, err
@@ -286,6 +286,9 @@ func mergeDefinitions(s TableSchema, add []AttributeDefinition, ks []KeySchemaEl
 	const op = "UpdateTable"
 	given := map[string]ScalarAttributeType{}
 	for _, d := range add {
+		if err := checkKeyAttrName("AttributeDefinitions", d.AttributeName); err != nil {
+			return nil, withUpdateOp(err)
+		}
 		if _, dup := given[d.AttributeName]; dup {
 			return nil, &ValidationError{Op: op, Reason: "Attribute Name is duplicated: " + d.AttributeName}
 		}

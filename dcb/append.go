@@ -192,7 +192,7 @@ func (s *Store) appendWith(tr fdb.Transactor, id []byte, events []Event, cond *A
 	// refused there (fdyno.ErrTransactorDidNotCommit) and what it wrote
 	// never commits.
 	sole := !fdyno.JoinsCaller(tr)
-	a, err := transact(tr, func(tr fdb.Transaction) (Appended, error) {
+	a, err := fdyno.Transact(tr, func(tr fdb.Transaction) (Appended, error) {
 		return s.appendTx(tr, evs, check, after, sole, once)
 	})
 	if err != nil {
@@ -370,7 +370,7 @@ func (s *Store) AppendOnce(tr fdb.Transactor, id []byte, events []Event, cond *A
 // ForgetIdempotencyKey removes the idempotency record of id: a later
 // AppendOnce with id applies again.
 func (s *Store) ForgetIdempotencyKey(tr fdb.Transactor, id []byte) error {
-	_, err := transact(tr, func(tr fdb.Transaction) (struct{}, error) {
+	_, err := fdyno.Transact(tr, func(tr fdb.Transaction) (struct{}, error) {
 		tr.Clear(s.k.idempotencyKey(id))
 		return struct{}{}, nil
 	})
@@ -424,7 +424,7 @@ func (s *Store) ForgetExpiredIdempotencyKeys(tr fdb.Transactor, limit int) (remo
 		removed int
 		more    bool
 	}
-	r, err := transact(tr, func(tr fdb.Transaction) (result, error) {
+	r, err := fdyno.Transact(tr, func(tr fdb.Transaction) (result, error) {
 		now := s.now().UnixNano()
 		pr, err := fdb.PrefixRange(s.k.idemp)
 		if err != nil {

@@ -76,7 +76,7 @@ func Open(tr fdb.Transactor, ns subspace.Subspace, opts ...Option) (*Store, erro
 			return nil, err
 		}
 	}
-	_, err := transact(tr, func(tr fdb.Transaction) (struct{}, error) {
+	_, err := fdyno.Transact(tr, func(tr fdb.Transaction) (struct{}, error) {
 		v, err := tr.Get(s.k.meta).Get()
 		if err != nil {
 			return struct{}{}, err
@@ -100,21 +100,7 @@ func Open(tr fdb.Transactor, ns subspace.Subspace, opts ...Option) (*Store, erro
 // [Store.Subscribe] uses it; use it directly to wake your own consumer.
 func (s *Store) HeadKey() fdb.Key { return append(fdb.Key{}, s.k.head...) }
 
-// transact runs f as fdyno runs its own operations ([fdyno.Transact]):
-// in the caller's fdb.Transaction once, or in transactions of its own that
-// set automatic_idempotency (a commit that applied but was reported as
-// commit_unknown_result is not applied twice by the retry). It is the only
-// place that type-asserts Transact's result.
-func transact[T any](t fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
-	v, err := fdyno.Transact(t, func(tr fdb.Transaction) (any, error) { return f(tr) })
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return v.(T), nil
-}
-
-// readTransact is transact for reads.
+// readTransact is fdyno.Transact for reads.
 func readTransact[T any](t fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
 	v, err := t.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return f(tr) })
 	if err != nil {

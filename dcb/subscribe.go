@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
 )
 
 // Subscribe returns the events matching q after position after, in
@@ -54,7 +55,7 @@ func (s *Store) Subscribe(ctx context.Context, db fdb.Database, q Query, after P
 			}
 			// A watch needs its transaction to commit: this one writes
 			// nothing, so its commit costs no round trip.
-			r, err := transact(db, func(tr fdb.Transaction) (result, error) {
+			r, err := fdyno.Transact(db, func(tr fdb.Transaction) (result, error) {
 				pg, err := s.readPage(tr, pl, after, Position{}, false, s.pageSize)
 				if err != nil || len(pg.events) > 0 {
 					return result{pg: pg}, err

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -36,6 +38,7 @@ func TestSubscribe(t *testing.T) {
 		want = append(want, e)
 	}
 	const batches = 10
+	var appended atomic.Int64 // batches the appender has committed
 	go func() {
 		for i := range batches {
 			evs := []Event{
@@ -47,6 +50,7 @@ func TestSubscribe(t *testing.T) {
 				t.Error(err)
 				return
 			}
+			appended.Add(1)
 		}
 	}()
 	var seen []StoredEvent
@@ -54,8 +58,10 @@ func TestSubscribe(t *testing.T) {
 		select {
 		case e := <-got:
 			seen = append(seen, e)
-			if len(seen)%4 == 0 {
-				time.Sleep(5 * time.Millisecond) // a slow consumer
+			// A slow consumer: having taken an event of batch b, it takes
+			// the next only once the appender has committed batch b+1.
+			if b := int64(len(seen)-4) / 2; len(seen) > 3 && b+1 < batches {
+				testtime.WaitUntil(t, "the appender to run ahead", func() bool { return appended.Load() > b+1 })
 			}
 		case err := <-end:
 			t.Fatalf("subscription ended early: %v", err)
@@ -67,8 +73,13 @@ func TestSubscribe(t *testing.T) {
 	if diff := cmp.Diff(want, seen); diff != "" {
 		t.Errorf("subscription mismatch (-read +subscribed):\n%s", diff)
 	}
-	// Idle, caught up: it waits on its watch and makes no round trip.
-	time.Sleep(20 * time.Millisecond)
+	// Idle, caught up: it waits on its watch and makes no round trip. The
+	// window below measures time itself: idleness is the absence of round
+	// trips over an interval, which no event marks.
+	testtime.WaitUntil(t, "the subscription to wait on its watch", func() bool {
+		st, err := fdblitetest.ReadStats(db)
+		return err == nil && st.Watches > 0
+	})
 	rt, err := fdblitetest.CountRoundTrips(db, func() error { time.Sleep(100 * time.Millisecond); return nil })
 	if err != nil {
 		t.Fatal(err)

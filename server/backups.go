@@ -7,14 +7,11 @@ import (
 	"github.com/fdyno/fdyno"
 )
 
-// backups.go: DescribeContinuousBackups and UpdateContinuousBackups,
-// answered honestly: fdyno keeps no backups and no restorable history of
-// a table (there is no RestoreTableToPointInTime; FoundationDB's own
-// backup covers the whole database), so both continuous backups and
-// point-in-time recovery are DISABLED, and enabling point-in-time
-// recovery is refused with the operation's documented
-// ContinuousBackupsUnavailableException. Disabling it is accepted: it is
-// what the table already has.
+// backups.go: DescribeContinuousBackups and UpdateContinuousBackups, on
+// the library's point-in-time recovery (pitr.go in the root package).
+// Enabling scans a base copy of the table before it answers (in the
+// request, not yet in the background). RestoreTableToPointInTime and the
+// on-demand backup operations are not served yet.
 
 type describeContinuousBackupsInput struct {
 	TableName *string
@@ -29,8 +26,10 @@ type updateContinuousBackupsInput struct {
 }
 
 type pointInTimeRecoveryDescription struct {
-	PointInTimeRecoveryStatus string
-	RecoveryPeriodInDays      int `json:",omitempty"`
+	PointInTimeRecoveryStatus  string
+	RecoveryPeriodInDays       int      `json:",omitempty"`
+	EarliestRestorableDateTime *float64 `json:",omitempty"`
+	LatestRestorableDateTime   *float64 `json:",omitempty"`
 }
 
 type continuousBackupsDescription struct {
@@ -72,10 +71,6 @@ var disabledBackups = continuousBackupsOutput{ContinuousBackupsDescription: cont
 	ContinuousBackupsStatus:        "DISABLED",
 	PointInTimeRecoveryDescription: pointInTimeRecoveryDescription{PointInTimeRecoveryStatus: "DISABLED"}}}
 
-// errBackupsUnavailable is UpdateContinuousBackups' error when backups
-// cannot be enabled for the table.
-var errBackupsUnavailable = errType{nsDynamoDB + "ContinuousBackupsUnavailableException", 400}
-
 // maxRecoveryPeriodInDays is DynamoDB's longest point-in-time recovery
 // period, the bound of RecoveryPeriodInDays.
 const maxRecoveryPeriodInDays = 35
@@ -85,10 +80,26 @@ const maxRecoveryPeriodInDays = 35
 func (in *describeContinuousBackupsInput) prepare(*call) (string, error) { return "", nil }
 
 func (s *Server) describeContinuousBackups(c *call, in *describeContinuousBackupsInput, _ *fdyno.Table) (any, error) {
-	if _, err := s.backupTable(c, in.TableName); err != nil {
+	t, err := s.backupTable(c, in.TableName)
+	if err != nil {
 		return nil, err
 	}
-	return disabledBackups, nil
+	d, err := t.DescribeContinuousBackups(s.db)
+	if err != nil {
+		return nil, err
+	}
+	return continuousBackups(d), nil
+}
+
+// continuousBackups is the wire form of d.
+func continuousBackups(d *fdyno.ContinuousBackupsDescription) continuousBackupsOutput {
+	if d.PointInTimeRecoveryStatus != "ENABLED" {
+		return disabledBackups
+	}
+	return continuousBackupsOutput{ContinuousBackupsDescription: continuousBackupsDescription{
+		ContinuousBackupsStatus: "ENABLED",
+		PointInTimeRecoveryDescription: pointInTimeRecoveryDescription{PointInTimeRecoveryStatus: "ENABLED", RecoveryPeriodInDays: d.RecoveryPeriodInDays,
+			EarliestRestorableDateTime: epochSeconds(d.EarliestRestorableDateTime), LatestRestorableDateTime: epochSeconds(d.LatestRestorableDateTime)}}}
 }
 
 // prepare checks the members' constraints; the table is left to
@@ -122,8 +133,13 @@ func (s *Server) updateContinuousBackups(c *call, in *updateContinuousBackupsInp
 	if err != nil {
 		return nil, err
 	}
-	if *in.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled {
-		return nil, &apiError{typ: errBackupsUnavailable, msg: "Point-in-time recovery cannot be enabled: fdyno keeps no backups of " + t.Name() + " (back up the FoundationDB database instead)"}
+	days := 0
+	if d := in.PointInTimeRecoverySpecification.RecoveryPeriodInDays; d != nil {
+		days = *d
 	}
-	return disabledBackups, nil
+	d, err := t.UpdateContinuousBackups(s.db, *in.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled, days)
+	if err != nil {
+		return nil, err
+	}
+	return continuousBackups(d), nil
 }

@@ -17,6 +17,12 @@ type probeInput struct {
 	Fail      string
 }
 
+// wholeTable is the check of action on table (its ARN) granting kinds on
+// every partition.
+func (s *Server) wholeTable(action, table string, kinds accessKind) accessCheck {
+	return accessCheck{authzCheck: authzCheck{action: action, resource: s.tableARN(table)}, table: table, kinds: kinds, partsUnknown: true}
+}
+
 func (in *probeInput) authz(s *Server, c *call) ([]accessCheck, error) {
 	table, err := authzTable(c, in.TableName)
 	if err != nil {

@@ -53,12 +53,6 @@ import (
 // (Query and Scan of one, PartiQL on one), every partition (Scan: it has
 // no LeadingKeys), the stream (GetRecords).
 
-// wholeTable is the check of action on table (its ARN) granting kinds on
-// every partition.
-func (s *Server) wholeTable(action, table string, kinds accessKind) accessCheck {
-	return accessCheck{authzCheck: authzCheck{action: action, resource: s.tableARN(table)}, table: table, kinds: kinds, partsUnknown: true}
-}
-
 // onResource is a check that grants no access to items.
 func onResource(action, resource string) []accessCheck {
 	return []accessCheck{{authzCheck: authzCheck{action: action, resource: resource}}}

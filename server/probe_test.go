@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -33,13 +34,12 @@ func TestSDKDescribeEndpointsAndLimits(t *testing.T) {
 	}
 }
 
-// TestSDKContinuousBackups: fdyno keeps no backups, so both operations
-// report continuous backups and point-in-time recovery DISABLED, enabling
-// point-in-time recovery is refused with UpdateContinuousBackups'
-// documented ContinuousBackupsUnavailableException (and changes nothing),
-// disabling it is accepted, RecoveryPeriodInDays keeps DynamoDB's 1–35
-// constraint, and a missing table is TableNotFoundException, as the API
-// reference of both operations says.
+// TestSDKContinuousBackups: a new table reports continuous backups and
+// point-in-time recovery DISABLED; enabling recovery reports both ENABLED
+// with the period and a window whose latest restorable time is now;
+// disabling returns to DISABLED; RecoveryPeriodInDays keeps DynamoDB's
+// 1–35 constraint, and a missing table is TableNotFoundException, as the
+// API reference of both operations says.
 func TestSDKContinuousBackups(t *testing.T) {
 	ts, c := newTestClient(t, Config{})
 	createTable(t, c, "Backed", "", "")
@@ -59,13 +59,24 @@ func TestSDKContinuousBackups(t *testing.T) {
 		disabled(what, d.ContinuousBackupsDescription)
 	}
 	status("new table")
-	_, err := c.UpdateContinuousBackups(ctx(t), &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("Backed"),
+	before := time.Now().Add(-time.Second)
+	en, err := c.UpdateContinuousBackups(ctx(t), &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("Backed"),
 		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true), RecoveryPeriodInDays: aws.Int32(7)}})
-	var cbu *types.ContinuousBackupsUnavailableException
-	if !errors.As(err, &cbu) {
-		t.Errorf("enabling point-in-time recovery: %v, want ContinuousBackupsUnavailableException", err)
+	if err != nil {
+		t.Fatalf("enabling point-in-time recovery: %v", err)
 	}
-	status("after a refused enabling")
+	desc, err := c.DescribeContinuousBackups(ctx(t), &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String("Backed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, d := range map[string]*types.ContinuousBackupsDescription{"UpdateContinuousBackups": en.ContinuousBackupsDescription, "DescribeContinuousBackups": desc.ContinuousBackupsDescription} {
+		p := d.PointInTimeRecoveryDescription
+		if d.ContinuousBackupsStatus != types.ContinuousBackupsStatusEnabled || p == nil || p.PointInTimeRecoveryStatus != types.PointInTimeRecoveryStatusEnabled ||
+			aws.ToInt32(p.RecoveryPeriodInDays) != 7 || p.EarliestRestorableDateTime == nil || p.LatestRestorableDateTime == nil ||
+			p.EarliestRestorableDateTime.Before(before) || p.LatestRestorableDateTime.Before(*p.EarliestRestorableDateTime) {
+			t.Errorf("%s after enabling: %+v (recovery %+v), want both ENABLED, 7 days, a window from the enabling to now", what, d, p)
+		}
+	}
 	_, err = c.UpdateContinuousBackups(ctx(t), &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("Backed"),
 		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true), RecoveryPeriodInDays: aws.Int32(36)}})
 	wantAPIErrorExact(t, err, "ValidationException", "1 validation error detected: Value '36' at 'pointInTimeRecoverySpecification.recoveryPeriodInDays' failed to satisfy constraint: Member must have value less than or equal to 35")

@@ -66,19 +66,23 @@ func tableName(c *call, name *string) (string, error) {
 		c.table = n
 		return "", err
 	}
-	if strings.HasPrefix(n, "arn:") {
-		// A table ARN names the caller's own table only (checkARNOwner);
-		// anything else that starts with arn: names no table.
-		if region, account, name, ok := splitTableARN(n); ok {
-			c.table = name
-			if err := checkARNOwner(c, n, region, account); err != nil {
-				return "", err
-			}
-			return name, nil
-		}
+	// The resolution the checks made (authzTable): a table ARN names the
+	// caller's own table only, anything else names itself.
+	resolved, err := authzTable(c, &n)
+	if err != nil {
+		c.table = tableOfARN(n)
+		return "", err
 	}
-	c.table = n
-	return n, nil
+	c.table = resolved
+	return resolved, nil
+}
+
+// tableOfARN is the table name a table ARN gives, or arn itself.
+func tableOfARN(arn string) string {
+	if _, _, name, ok := splitTableARN(arn); ok {
+		return name
+	}
+	return arn
 }
 
 // missing is DynamoDB's error for a required member that is absent.
@@ -180,7 +184,7 @@ func (s *Server) createTable(c *call, in *createTableInput, _ *fdyno.Table) (any
 	}
 	// The existence check and the creation are one transaction, so two
 	// concurrent CreateTables of one name cannot both succeed.
-	t, err := transact(s.db, func(tr fdb.Transaction) (*fdyno.Table, error) {
+	t, err := fdyno.Transact(s.db, func(tr fdb.Transaction) (*fdyno.Table, error) {
 		if _, err := fdyno.Open(tr, name, s.tableOptions()...); !errors.Is(err, fdyno.ErrResourceNotFound) {
 			if err == nil {
 				return nil, &apiError{typ: errResourceInUse, msg: "Table already exists: " + name}
@@ -334,7 +338,7 @@ func (s *Server) deleteTable(c *call, _ *deleteTableInput, _ *fdyno.Table) (any,
 	// The description returned is the table's as it was deleted, and
 	// deletion protection is checked as the table is deleted: all in one
 	// transaction.
-	d, err := transact(s.db, func(tr fdb.Transaction) (*fdyno.TableDescription, error) {
+	d, err := fdyno.Transact(s.db, func(tr fdb.Transaction) (*fdyno.TableDescription, error) {
 		t, err := fdyno.Open(tr, name, s.tableOptions()...)
 		if err != nil {
 			return nil, err
@@ -568,19 +572,6 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) (tableDescri
 		td.LatestStreamArn, td.LatestStreamLabel = s.streamARNOf(d), label
 	}
 	return td, nil
-}
-
-// transact runs f as fdyno runs its own operations (fdyno.Transact: with
-// automatic idempotency, so a retried CreateTable does not find the table
-// its unknown commit made); it is the only place here that type-asserts
-// Transact's result.
-func transact[T any](db fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
-	v, err := fdyno.Transact(db, func(tr fdb.Transaction) (any, error) { return f(tr) })
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return v.(T), nil
 }
 
 // describeCounts copies the library's exact counts into td: the table's

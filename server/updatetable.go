@@ -151,7 +151,7 @@ func (s *Server) updateTable(c *call, in *updateTableInput, t *fdyno.Table) (any
 			return nil, err
 		}
 	}
-	d, err = transact(s.db, func(tr fdb.Transaction) (*fdyno.TableDescription, error) {
+	d, err = fdyno.Transact(s.db, func(tr fdb.Transaction) (*fdyno.TableDescription, error) {
 		d := d
 		var err error
 		switch {

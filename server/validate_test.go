@@ -266,6 +266,11 @@ func TestNumberMessages(t *testing.T) {
 		{"underflow", "PutItem", put(`{"N":"1e-131"}`), "Number underflow. Attempting to store a number with magnitude smaller than supported range"},
 		{"expression value", "UpdateItem", update(`{"N":"b"}`), "ExpressionAttributeValues contains invalid value: " + syntax + ": b for key :b"},
 		{"empty expression value", "UpdateItem", update(`{"NS":["1",""]}`), "ExpressionAttributeValues contains invalid value: " + syntax + " for key :b"},
+		// Arithmetic past the largest number is DynamoDB's overflow text,
+		// with no attribute path (issue 37; dynamodb-facts.md: arithmetic
+		// overflow is a ValidationException with the stored-number words).
+		{"arithmetic overflow", "UpdateItem", `{"TableName":"Num","Key":{"pk":{"S":"a"}},"UpdateExpression":"SET n = :big + :one","ExpressionAttributeValues":{":big":{"N":"9.9999999999999999999999999999999999999E+125"},":one":{"N":"1E+125"}}}`,
+			"Number overflow. Attempting to store a number with magnitude larger than supported range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, name, msg := ts.post(t, targetPrefix+tc.op, contentType, strings.NewReader(tc.body))

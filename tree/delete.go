@@ -17,7 +17,7 @@ func (t *Tree) Delete(tx fdb.Transactor, p Path) error {
 	if err := t.checkPath("Delete", p); err != nil {
 		return err
 	}
-	_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+	_, err := fdyno.Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		row, err := t.getRow(tr, p, "#c")
 		if err != nil {
 			return struct{}{}, err
@@ -52,7 +52,7 @@ func (t *Tree) DeleteTree(tx fdb.Transactor, p Path) error {
 	if err := t.checkDir("DeleteTree", p); err != nil {
 		return err
 	}
-	_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+	_, err := fdyno.Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		c := newChange()
 		b := t.newBudget("DeleteTree", p)
 		found := false
@@ -137,68 +137,84 @@ func (t *Tree) hasChild(tr fdb.Transaction, dir Path, except string) (bool, erro
 // subtree calls f for every listing row under directory p, with the
 // object row of the child it lists (nil if none; all attributes if full,
 // else only the keys), reading both for conflicts and counting them in b.
-// It goes one level at a time: the listings of a level's directories are
-// read together (one QueryBatch), then their children's object rows
-// (TransactGets), so the reads take a few waves per level, not one per row; the callback sees
-// a parent's row before its children's.
+// It goes one level at a time, and each level is one wave of reads (one
+// fdyno.QueryBatch): the listings of the level's directories together
+// with the object rows of those same directories, whose names the
+// previous level's listings gave. A listing longer than a page adds a
+// wave for its next page. So a subtree of d levels costs d+1 waves
+// whatever its width (issue 35: Move of 1,000 objects read their rows 10
+// at a time, one batch after another). The callback sees a parent's row
+// before its children's.
 func (t *Tree) subtree(tr fdb.Transaction, p Path, b *budget, full bool, f func(dir Path, name string, obj fdyno.Item)) error {
-	level := []Path{p}
+	// parents[i] lists level[i]; p, at the top, is no one's child here
+	// (its caller reads its row).
+	level, parents, top := []Path{p}, []Path{nil}, true
 	for len(level) > 0 {
-		listings, err := t.readListings(tr, level)
+		listings, objs, err := t.readLevel(tr, level, !top, full)
 		if err != nil {
 			return err
 		}
-		var dirs, children []Path
-		var rows []fdyno.Item
-		for i, dir := range level {
+		var next, nextParents []Path
+		for i, q := range level {
+			if !top {
+				if objs[i] != nil {
+					if err := b.add(objs[i]); err != nil {
+						return err
+					}
+				}
+				f(parents[i], q.name(), objs[i])
+			}
 			for _, it := range listings[i] {
 				name := it[ChildAttribute].S()
 				if why := t.checkComponent(name); why != "" {
-					return corrupt(t.dirKey(dir), "listing row names "+why)
+					return corrupt(t.dirKey(q), "listing row names "+why)
 				}
 				if err := b.add(it); err != nil {
 					return err
 				}
-				dirs = append(dirs, dir)
-				children = append(children, dir.join(name))
-				rows = append(rows, it)
+				next, nextParents = append(next, q.join(name)), append(nextParents, q)
 			}
 		}
-		objs, err := t.getRows(tr, children, full)
-		if err != nil {
-			return err
-		}
-		for i, q := range children {
-			if objs[i] != nil {
-				if err := b.add(objs[i]); err != nil {
-					return err
-				}
-			}
-			f(dirs[i], q.name(), objs[i])
-		}
-		level = children
+		level, parents, top = next, nextParents, false
 	}
 	return nil
 }
 
-// readListings reads all the listing rows of dirs, for conflicts, with
-// one fdyno.QueryBatch of every listing's page at a time: a wave per page
-// of the longest listing, not one per directory.
-func (t *Tree) readListings(tr fdb.Transaction, dirs []Path) ([][]fdyno.Item, error) {
-	rows := make([][]fdyno.Item, len(dirs))
-	qs := make([]fdyno.QueryBatchInput, len(dirs))
-	of := make([]int, len(dirs)) // the directory of each query of qs
+// readLevel reads, for conflicts, all the listing rows of dirs and, if
+// rows, their object rows (whole if full, else the keys), in one
+// fdyno.QueryBatch, then further pages of the listings longer than one,
+// each wave holding every listing's next page.
+func (t *Tree) readLevel(tr fdb.Transaction, dirs []Path, rows, full bool) ([][]fdyno.Item, []fdyno.Item, error) {
+	listings := make([][]fdyno.Item, len(dirs))
+	objs := make([]fdyno.Item, len(dirs))
+	qs := make([]fdyno.QueryBatchInput, 0, 2*len(dirs))
+	var of []int // the directory of each listing query of qs, -1 - i for the object row of dirs[i]
 	for i, dir := range dirs {
-		qs[i], of[i] = fdyno.QueryBatchInput{Table: t.table, Input: t.listQuery(dir, 0)}, i
+		qs, of = append(qs, fdyno.QueryBatchInput{Table: t.table, Input: t.listQuery(dir, 0)}), append(of, i)
+		if rows {
+			in := t.objectRowQuery(dir)
+			if full {
+				in.ProjectionExpression = ""
+				delete(in.ExpressionAttributeNames, "#r")
+			}
+			qs, of = append(qs, fdyno.QueryBatchInput{Table: t.table, Input: in}), append(of, -1-i)
+		}
 	}
 	for len(qs) > 0 {
 		outs, err := fdyno.QueryBatch(tr, qs)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		next, nextOf := qs[:0], of[:0]
+		var next []fdyno.QueryBatchInput
+		var nextOf []int
 		for j, out := range outs {
-			rows[of[j]] = append(rows[of[j]], out.Items...)
+			if of[j] < 0 {
+				if len(out.Items) > 0 {
+					objs[-1-of[j]] = out.Items[0]
+				}
+				continue
+			}
+			listings[of[j]] = append(listings[of[j]], out.Items...)
 			if out.LastEvaluatedKey != nil {
 				q := qs[j]
 				q.Input.ExclusiveStartKey = out.LastEvaluatedKey
@@ -207,7 +223,7 @@ func (t *Tree) readListings(tr fdb.Transaction, dirs []Path) ([][]fdyno.Item, er
 		}
 		qs, of = next, nextOf
 	}
-	return rows, nil
+	return listings, objs, nil
 }
 
 // budget counts the rows and bytes of a DeleteTree or Move against the

@@ -27,7 +27,7 @@ func (t *Tree) Move(tx fdb.Transactor, from, to Path) error {
 	if to.hasPrefix(from) {
 		return t.pathError("Move", to, "destination is the source or under it")
 	}
-	_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+	_, err := fdyno.Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		row, err := t.getRow(tr, to, "#c")
 		if err != nil {
 			return struct{}{}, err

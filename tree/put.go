@@ -29,7 +29,7 @@ func (t *Tree) Put(tx fdb.Transactor, p Path, it fdyno.Item) error {
 	if err := row.Validate(); err != nil {
 		return err
 	}
-	_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+	_, err := fdyno.Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		c := newChange()
 		c.putObject(t, p, row)
 		return struct{}{}, t.apply(tr, c)
@@ -48,7 +48,7 @@ func (t *Tree) PutLink(tx fdb.Transactor, p, target Path) error {
 		return err
 	}
 	row := t.linkRow(p, target)
-	_, err := transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+	_, err := fdyno.Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		c := newChange()
 		c.putObject(t, p, row)
 		return struct{}{}, t.apply(tr, c)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
@@ -101,15 +102,53 @@ func TestRoundTripBudgets(t *testing.T) {
 		t.Errorf("List of the root: round trips = %v, want %v", got, rt(1, 2, 0))
 	}
 	// DeleteTree of dirs (an object, 20 subdirectories, an object in
-	// each): its object row, then per level one wave for the listings of
-	// the level's directories (one QueryBatch) and one for their
-	// children's object rows, the last level's children having no rows to
-	// read; then the commit.
+	// each): its object row, then one wave per level (one QueryBatch of
+	// the level's listings and object rows: dirs's listing; the 20
+	// subdirectories' listings and rows; the 20 objects' listings and
+	// rows); then the commit.
 	got, err = fdblitetest.CountRoundTrips(db, func() error { return tr.DeleteTree(db, p("dirs")) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := rt(1, 1+2+2+1, 1); got != want {
+	if want := rt(1, 1+3, 1); got != want {
 		t.Errorf("DeleteTree of 20 directories: round trips = %v, want %v", got, want)
+	}
+}
+
+// Move of 1,000 objects (10 directories of 100) reads one wave per level
+// of the subtree, whatever its width: the destination's row, its listing
+// (a snapshot read for a witness, then the conflict read) and the
+// source's row (four waves, before the subtree), then the
+// source's listing, the 10 directories' listings and rows, the 1,000
+// objects' listings and rows; then the commit. The old code read the
+// rows 10 at a time, one TransactGet after another.
+func TestMoveRoundTrips(t *testing.T) {
+	db := fdblitetest.OpenIsolated(t)
+	tr := newTestTree(t, db, Options{})
+	for d := range 10 {
+		_, err := db.Transact(func(txn fdb.Transaction) (any, error) {
+			for i := range 100 {
+				if err := tr.Put(txn, p(fmt.Sprintf("src/d%d/o%03d", d, i)), fdyno.Item{"n": fdyno.NInt(int64(i))}); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tr.table.Describe(db); err != nil {
+		t.Fatal(err)
+	}
+	got, err := fdblitetest.CountRoundTrips(db, func() error { return tr.Move(db, p("src"), p("dst")) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (fdblitetest.RoundTrips{ReadVersions: 1, ReadWaves: 4 + 3, Commits: 1}); got != want {
+		t.Errorf("Move of 1,000 objects: round trips = %v, want %v", got, want)
+	}
+	if n := len(allRows(t, db, tr)); n != 1+10+10*100*2 {
+		t.Errorf("%d rows after the move, want %d", n, 1+10+10*100*2)
 	}
 }

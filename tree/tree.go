@@ -208,20 +208,7 @@ func (k Kind) String() string {
 	return strings.Join(parts, "+")
 }
 
-// transact runs f as fdyno's Table runs its operations ([fdyno.Transact]):
-// in the caller's transaction if tx is one, else in retried transactions
-// of its own that set automatic_idempotency, so a commit reported as
-// commit_unknown_result is not applied twice (a Move is not repeated).
-func transact[T any](tx fdb.Transactor, f func(fdb.Transaction) (T, error)) (T, error) {
-	var zero T
-	v, err := fdyno.Transact(tx, func(tr fdb.Transaction) (any, error) { return f(tr) })
-	if err != nil {
-		return zero, err
-	}
-	return v.(T), nil
-}
-
-// readTransact is transact for reads.
+// readTransact is fdyno.Transact for reads.
 func readTransact[T any](rt fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
 	var zero T
 	v, err := rt.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return f(tr) })

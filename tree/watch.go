@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
 )
 
 // WatchEvent says that the children of a directory may have changed: an
@@ -50,7 +51,7 @@ func (t *Tree) Watch(ctx context.Context, db fdb.Database, dir Path, after []byt
 				token []byte
 				w     fdb.FutureNil
 			}
-			st, err := transact(db, func(tr fdb.Transaction) (state, error) {
+			st, err := fdyno.Transact(db, func(tr fdb.Transaction) (state, error) {
 				v, err := tr.Get(key).Get()
 				if err != nil {
 					return state{}, err

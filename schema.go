@@ -1,0 +1,200 @@
+package fdyno
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Table and index limits (DynamoDB's service quotas and API reference).
+const (
+	// MinTableNameLength and MaxTableNameLength bound table and index
+	// names, which use only a-z, A-Z, 0-9, '_', '-' and '.'.
+	MinTableNameLength = 3
+	MaxTableNameLength = 255
+	// MaxKeyAttributeNameLength is the longest name of a table or index
+	// key attribute, and of an INCLUDE projection attribute, in bytes.
+	MaxKeyAttributeNameLength = 255
+	// MaxLocalSecondaryIndexes is the most LSIs a table may have.
+	MaxLocalSecondaryIndexes = 5
+	// MaxGlobalSecondaryIndexes is DynamoDB's default GSI quota.
+	MaxGlobalSecondaryIndexes = 20
+	// MaxIndexNonKeyAttributes bounds the NonKeyAttributes of one INCLUDE
+	// projection; MaxTotalNonKeyAttributes their sum over all indexes.
+	MaxIndexNonKeyAttributes = 20
+	MaxTotalNonKeyAttributes = 100
+)
+
+// KeyType is the role of a key attribute: HASH (partition key) or RANGE
+// (sort key).
+type KeyType string
+
+// The key types.
+const (
+	KeyTypeHash  KeyType = "HASH"
+	KeyTypeRange KeyType = "RANGE"
+)
+
+// ScalarAttributeType is the type of a key attribute: S, N or B.
+type ScalarAttributeType string
+
+// The key attribute types.
+const (
+	ScalarAttributeTypeS ScalarAttributeType = "S"
+	ScalarAttributeTypeN ScalarAttributeType = "N"
+	ScalarAttributeTypeB ScalarAttributeType = "B"
+)
+
+// ProjectionType says which attributes a secondary index copies.
+type ProjectionType string
+
+// The projection types.
+const (
+	ProjectionTypeAll      ProjectionType = "ALL"
+	ProjectionTypeKeysOnly ProjectionType = "KEYS_ONLY"
+	ProjectionTypeInclude  ProjectionType = "INCLUDE"
+)
+
+// StreamViewType says what a change record holds; empty means no stream.
+type StreamViewType string
+
+// The stream view types.
+const (
+	StreamViewTypeKeysOnly        StreamViewType = "KEYS_ONLY"
+	StreamViewTypeNewImage        StreamViewType = "NEW_IMAGE"
+	StreamViewTypeOldImage        StreamViewType = "OLD_IMAGE"
+	StreamViewTypeNewAndOldImages StreamViewType = "NEW_AND_OLD_IMAGES"
+)
+
+// KeySchemaElement is one key attribute of a table or index.
+type KeySchemaElement struct {
+	AttributeName string
+	KeyType       KeyType
+}
+
+// AttributeDefinition declares the type of a key attribute of the table
+// or of one of its indexes.
+type AttributeDefinition struct {
+	AttributeName string
+	AttributeType ScalarAttributeType
+}
+
+// Projection says which attributes an index copies from the table.
+type Projection struct {
+	ProjectionType   ProjectionType
+	NonKeyAttributes []string
+}
+
+// LocalSecondaryIndex is an index with the table's partition key and
+// another sort key.
+type LocalSecondaryIndex struct {
+	IndexName  string
+	KeySchema  []KeySchemaElement
+	Projection Projection
+}
+
+// GlobalSecondaryIndex is an index with its own partition and sort keys.
+type GlobalSecondaryIndex struct {
+	IndexName  string
+	KeySchema  []KeySchemaElement
+	Projection Projection
+}
+
+// TableSchema is what CreateTable takes, in DynamoDB's vocabulary.
+// AttributeDefinitions declares exactly the key attributes of the table
+// and its indexes.
+type TableSchema struct {
+	KeySchema              []KeySchemaElement
+	AttributeDefinitions   []AttributeDefinition
+	LocalSecondaryIndexes  []LocalSecondaryIndex
+	GlobalSecondaryIndexes []GlobalSecondaryIndex
+	StreamViewType         StreamViewType
+	TimeToLiveAttribute    string
+	// StreamShards splits the stream into this many ordered ranges by the
+	// items' hash keys (stream.go), 1 to MaxStreamShards; zero means 1. It
+	// needs a StreamViewType.
+	StreamShards int
+}
+
+// TableDescription is what DescribeTable returns.
+type TableDescription struct {
+	TableName string
+	TableSchema
+	// Directory is the table's directory-layer path.
+	Directory []string
+	// GlobalSecondaryIndexDescriptions holds the status of each GSI, in
+	// name order (index_def.go).
+	GlobalSecondaryIndexDescriptions []GlobalSecondaryIndexDescription
+	// TableID is a UUID made when the table was created, and
+	// CreationDateTime the time of its creation; both are empty for a
+	// table created by a version of fdyno that did not keep them.
+	TableID          string
+	CreationDateTime time.Time
+	// StreamLabel and StreamStartAfter identify the latest enabling of
+	// the table's stream by UpdateTable, as DynamoDB's StreamLabel: the
+	// time it was enabled (UTC, StreamLabelLayout), and a sequence number
+	// that every record written since follows (DynamoDB starts a new
+	// stream at each enabling). Both are empty for a stream enabled at
+	// creation and never re-enabled.
+	StreamLabel      string
+	StreamStartAfter string
+	// DisabledStreams are the streams UpdateTable disabled within
+	// [DisabledStreamRetention] of the latest disabling, oldest first:
+	// DynamoDB keeps a disabled stream readable for 24 hours.
+	DisabledStreams []DisabledStream
+	// Settings is the table's settings record ([WithSettings]), nil if it
+	// has none.
+	Settings []byte
+	// Counts are the table's exact counts and IndexCounts each index's
+	// (counts.go), as of the read; nil until the table's counters are
+	// exact ([ErrCountsNotReady]). Describe fills them; the description
+	// UpdateTable returns does not.
+	Counts      *Counts
+	IndexCounts map[string]Counts
+}
+
+// canonical returns a copy of s with attribute definitions and indexes in
+// name order, so equal schemas compare and store equal.
+func (s TableSchema) canonical() TableSchema {
+	c := s.clone()
+	if c.StreamShards == 1 {
+		c.StreamShards = 0 // the default
+	}
+	slices.SortFunc(c.AttributeDefinitions, func(a, b AttributeDefinition) int { return strings.Compare(a.AttributeName, b.AttributeName) })
+	slices.SortFunc(c.LocalSecondaryIndexes, func(a, b LocalSecondaryIndex) int { return strings.Compare(a.IndexName, b.IndexName) })
+	slices.SortFunc(c.GlobalSecondaryIndexes, func(a, b GlobalSecondaryIndex) int { return strings.Compare(a.IndexName, b.IndexName) })
+	for i := range c.LocalSecondaryIndexes {
+		slices.Sort(c.LocalSecondaryIndexes[i].Projection.NonKeyAttributes)
+	}
+	for i := range c.GlobalSecondaryIndexes {
+		slices.Sort(c.GlobalSecondaryIndexes[i].Projection.NonKeyAttributes)
+	}
+	return c
+}
+
+func (s TableSchema) clone() TableSchema {
+	c := s
+	c.KeySchema = slices.Clone(s.KeySchema)
+	c.AttributeDefinitions = slices.Clone(s.AttributeDefinitions)
+	c.LocalSecondaryIndexes = slices.Clone(s.LocalSecondaryIndexes)
+	for i := range c.LocalSecondaryIndexes {
+		c.LocalSecondaryIndexes[i].KeySchema = slices.Clone(c.LocalSecondaryIndexes[i].KeySchema)
+		c.LocalSecondaryIndexes[i].Projection.NonKeyAttributes = slices.Clone(c.LocalSecondaryIndexes[i].Projection.NonKeyAttributes)
+	}
+	c.GlobalSecondaryIndexes = slices.Clone(s.GlobalSecondaryIndexes)
+	for i := range c.GlobalSecondaryIndexes {
+		c.GlobalSecondaryIndexes[i].KeySchema = slices.Clone(c.GlobalSecondaryIndexes[i].KeySchema)
+		c.GlobalSecondaryIndexes[i].Projection.NonKeyAttributes = slices.Clone(c.GlobalSecondaryIndexes[i].Projection.NonKeyAttributes)
+	}
+	return c
+}
+
+// sameSchema reports whether a and b store the same: an absent list of
+// indexes or of non-key attributes is an empty one.
+func sameSchema(a, b TableSchema) bool {
+	ja, _ := json.Marshal(storeSchema(a.canonical()))
+	jb, _ := json.Marshal(storeSchema(b.canonical()))
+	return bytes.Equal(ja, jb)
+}
