@@ -51,12 +51,18 @@ func (t *Table) scanCount(rt fdb.ReadTransactor, in *ScanInput) (out *ScanOutput
 // of rt's read version: one wave of reads of the table's 64 counter keys,
 // whatever the table's size.
 //
+// On a guarded handle ([Table.Guarded]) it is a read of the whole table.
+//
 // Errors: [ErrCountsNotReady] for a table created before fdyno kept
-// counters; [ErrResourceNotFound] for a deleted table.
+// counters; [ErrResourceNotFound] for a deleted table; the guard's
+// refusal.
 func (t *Table) Count(rt fdb.ReadTransactor) (Counts, error) {
 	return readTransact(rt, func(tr fdb.ReadTransaction) (Counts, error) {
 		st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
 		if err != nil {
+			return Counts{}, err
+		}
+		if err := t.allow(Access{}); err != nil { // a read of the whole table
 			return Counts{}, err
 		}
 		return st.tableCounts(tr)
@@ -65,7 +71,8 @@ func (t *Table) Count(rt fdb.ReadTransactor) (Counts, error) {
 
 // IndexCount returns the exact number and total size (of their
 // projections) of the entries of index, a GSI or LSI of the table. A
-// CREATING GSI counts the entries its backfill has written so far.
+// CREATING GSI counts the entries its backfill has written so far. On a
+// guarded handle it is a read of the whole index.
 //
 // Errors: as [Table.Count], and [ErrValidation] for an unknown index.
 func (t *Table) IndexCount(rt fdb.ReadTransactor, index string) (Counts, error) {
@@ -78,6 +85,9 @@ func (t *Table) IndexCount(rt fdb.ReadTransactor, index string) (Counts, error) 
 		if ix == nil {
 			return Counts{}, &ValidationError{Op: "IndexCount", Reason: "The table does not have the specified index: " + index}
 		}
+		if err := t.allow(Access{Index: index}); err != nil { // a read of the whole index
+			return Counts{}, err
+		}
 		return st.indexCounts(tr, ix)
 	})
 }
@@ -85,7 +95,8 @@ func (t *Table) IndexCount(rt fdb.ReadTransactor, index string) (Counts, error) 
 // CollectionCount returns the exact number of items of the item
 // collection of key's partition key value, and its size: its items' and
 // their LSI entries' (as DynamoDB's ItemCollectionMetrics measures it).
-// key needs only the partition key attribute.
+// key needs only the partition key attribute. On a guarded handle it is
+// a read of that partition.
 //
 // Errors: as [Table.Count], and [ErrValidation] for a key without a valid
 // partition key.
@@ -97,6 +108,9 @@ func (t *Table) CollectionCount(rt fdb.ReadTransactor, key Item) (Counts, error)
 		}
 		hashKV, err := collectionKey("CollectionCount", st, key)
 		if err != nil {
+			return Counts{}, err
+		}
+		if err := t.allowItem(false, hashKV); err != nil { // a read of the partition
 			return Counts{}, err
 		}
 		return st.collectionCounts(tr, hashKV)

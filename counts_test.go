@@ -334,3 +334,71 @@ func TestCountsUnderFaults(t *testing.T) {
 		t.Errorf("seed %d: Count = %d, Scan found %d items", seed, c.ItemCount, n)
 	}
 }
+
+// recordGuard refuses every access that allow does not accept, and
+// records what it was asked.
+type recordGuard struct {
+	allow func(Access) bool
+	asked *[]Access
+}
+
+func (g recordGuard) Allow(a Access) error {
+	*g.asked = append(*g.asked, a)
+	if g.allow(a) {
+		return nil
+	}
+	return errDenied
+}
+
+// The counter reads ask a guarded handle's guard first: Count is a read
+// of the whole table, IndexCount of the whole index and CollectionCount
+// of the partition; without the grant each is refused with the guard's
+// error, and with it each answers.
+func TestCountsGuarded(t *testing.T) {
+	db, tbl := openTestTable(t, countSchema)
+	// pk=a (3) + sk=1 (3) + v=x (2) = 8 bytes, in byV (KEYS_ONLY: the
+	// same 8); pk=b (3) + sk=1 (3) = 6 bytes.
+	mustPut(t, db, tbl, Item{"pk": S("a"), "sk": S("1"), "v": S("x")})
+	mustPut(t, db, tbl, Item{"pk": S("b"), "sk": S("1")})
+	partA, err := PackPartition(S("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type call struct {
+		name string
+		run  func(*Table) (Counts, error)
+		want Counts
+		// grants says whether an access is the one this call needs.
+		grants func(Access) bool
+	}
+	calls := []call{
+		{"Count", func(g *Table) (Counts, error) { return g.Count(db) }, Counts{ItemCount: 2, SizeBytes: 8 + 6},
+			func(a Access) bool { return a.Whole() && a.Index == "" && !a.Write && !a.Stream }},
+		{"IndexCount", func(g *Table) (Counts, error) { return g.IndexCount(db, "byV") }, Counts{ItemCount: 1, SizeBytes: 8},
+			func(a Access) bool { return a.Index == "byV" && !a.Write }},
+		{"CollectionCount", func(g *Table) (Counts, error) { return g.CollectionCount(db, Item{"pk": S("a")}) }, Counts{ItemCount: 1, SizeBytes: 8},
+			func(a Access) bool { return a.Index == "" && !a.Whole() && !a.Write && a.InPartition(partA) }},
+	}
+	for _, c := range calls {
+		var asked []Access
+		if _, err := c.run(tbl.Guarded(recordGuard{allow: func(Access) bool { return false }, asked: &asked})); !errors.Is(err, errDenied) {
+			t.Errorf("%s without the grant = %v, want the guard's refusal", c.name, err)
+		}
+		if len(asked) != 1 || !c.grants(asked[0]) || asked[0].Table != tbl.Name() {
+			t.Errorf("%s asked %+v, want one access of its kind", c.name, asked)
+		}
+		asked = nil
+		got, err := c.run(tbl.Guarded(recordGuard{allow: c.grants, asked: &asked}))
+		if err != nil {
+			t.Errorf("%s with the grant: %v", c.name, err)
+		} else if d := cmp.Diff(c.want, got); d != "" {
+			t.Errorf("%s with the grant (-want +got):\n%s", c.name, d)
+		}
+	}
+	// A partition grant is not a grant of another partition.
+	var asked []Access
+	other := tbl.Guarded(recordGuard{allow: calls[2].grants, asked: &asked})
+	if _, err := other.CollectionCount(db, Item{"pk": S("b")}); !errors.Is(err, errDenied) {
+		t.Errorf("CollectionCount(b) with a grant of a = %v, want the guard's refusal", err)
+	}
+}
