@@ -2,7 +2,6 @@ package fdyno
 
 import (
 	"encoding/binary"
-	"errors"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
@@ -20,10 +19,6 @@ const (
 	countItems = 0
 	countBytes = 1
 )
-
-// ErrCountsNotReady reports a table whose counters are not yet exact: it
-// was created before fdyno kept counters.
-var ErrCountsNotReady = errors.New("fdyno: exact counts are not ready for this table")
 
 // Counts are exact item counts and sizes.
 type Counts struct {
@@ -90,18 +85,29 @@ func (st *tableState) startIndexCounts(tr fdb.ReadTransaction, ix *indexDef) *pe
 	return startCounts(tr, func(f, sh int) fdb.Key { return st.keys.indexCountKey(ix.name, f, sh) })
 }
 
+// countsReady returns nil if st's counters are exact, or why not.
+func (st *tableState) countsReady() error {
+	switch {
+	case st.counted:
+		return nil
+	case st.schema.WithoutCounts:
+		return ErrCountsDisabled
+	}
+	return ErrCountsNotReady
+}
+
 // tableCounts returns the table's counts as of rt's read version.
 func (st *tableState) tableCounts(rt fdb.ReadTransaction) (Counts, error) {
-	if !st.counted {
-		return Counts{}, ErrCountsNotReady
+	if err := st.countsReady(); err != nil {
+		return Counts{}, err
 	}
 	return st.startTableCounts(rt).get()
 }
 
 // indexCounts returns index ix's counts as of rt's read version.
 func (st *tableState) indexCounts(rt fdb.ReadTransaction, ix *indexDef) (Counts, error) {
-	if !st.counted {
-		return Counts{}, ErrCountsNotReady
+	if err := st.countsReady(); err != nil {
+		return Counts{}, err
 	}
 	return st.startIndexCounts(rt, ix).get()
 }
@@ -109,8 +115,8 @@ func (st *tableState) indexCounts(rt fdb.ReadTransaction, ix *indexDef) (Counts,
 // collectionCounts returns the counts of the item collection of packed
 // partition key value hashKV.
 func (st *tableState) collectionCounts(tr fdb.ReadTransaction, hashKV []byte) (Counts, error) {
-	if !st.counted {
-		return Counts{}, ErrCountsNotReady
+	if err := st.countsReady(); err != nil {
+		return Counts{}, err
 	}
 	n := tr.Get(st.keys.partitionCountKey(hashKV, countItems))
 	b := tr.Get(st.keys.partitionCountKey(hashKV, countBytes))

@@ -54,7 +54,8 @@ func (t *Table) scanCount(rt fdb.ReadTransactor, in *ScanInput) (out *ScanOutput
 // On a guarded handle ([Table.Guarded]) it is a read of the whole table.
 //
 // Errors: [ErrCountsNotReady] for a table created before fdyno kept
-// counters; [ErrResourceNotFound] for a deleted table; the guard's
+// counters; [ErrCountsDisabled] for a table created
+// [TableSchema.WithoutCounts]; [ErrResourceNotFound] for a deleted table; the guard's
 // refusal.
 func (t *Table) Count(rt fdb.ReadTransactor) (Counts, error) {
 	return readTransact(rt, func(tr fdb.ReadTransaction) (Counts, error) {

@@ -402,3 +402,83 @@ func TestCountsGuarded(t *testing.T) {
 		t.Errorf("CollectionCount(b) with a grant of a = %v, want the guard's refusal", err)
 	}
 }
+
+// A table created WithoutCounts keeps no counters: its count calls answer
+// ErrCountsDisabled, Describe reports none, and the flag is part of the
+// schema Open checks.
+func TestCountsWithoutCounts(t *testing.T) {
+	s := countSchema
+	s.WithoutCounts = true
+	db, tbl := openTestTable(t, s)
+	mustPut(t, db, tbl, Item{"pk": S("a"), "sk": S("1"), "v": S("x")})
+	if _, err := tbl.Count(db); !errors.Is(err, ErrCountsDisabled) {
+		t.Errorf("Count = %v, want ErrCountsDisabled", err)
+	}
+	if _, err := tbl.IndexCount(db, "byV"); !errors.Is(err, ErrCountsDisabled) {
+		t.Errorf("IndexCount = %v, want ErrCountsDisabled", err)
+	}
+	if _, err := tbl.CollectionCount(db, Item{"pk": S("a")}); !errors.Is(err, ErrCountsDisabled) {
+		t.Errorf("CollectionCount = %v, want ErrCountsDisabled", err)
+	}
+	d, err := tbl.Describe(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Counts != nil || d.IndexCounts != nil || !d.WithoutCounts {
+		t.Errorf("Describe: Counts %v, IndexCounts %v, WithoutCounts %v; want nil, nil, true", d.Counts, d.IndexCounts, d.WithoutCounts)
+	}
+	st := tbl.state.Load()
+	if kvs, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+		return rt.GetRange(st.keys.counts, fdb.RangeOptions{}).GetSliceWithError()
+	}); err != nil || len(kvs.([]fdb.KeyValue)) != 0 {
+		t.Errorf("counters of a table WithoutCounts: %v, %v", kvs, err)
+	}
+	// Opening it with the counted schema is opening another table.
+	if _, err := Open(db, tbl.Name(), WithRoot(tbl.path[:len(tbl.path)-1]...), WithSchema(countSchema)); !errors.Is(err, ErrResourceInUse) {
+		t.Errorf("Open with counts of a table WithoutCounts = %v, want ErrResourceInUse", err)
+	}
+}
+
+// Two transactions that Put the same key blind, both with read versions
+// taken before either commits: on a table WithoutCounts neither reads
+// and both commit; on a counted table each reads the old item to count
+// it, and the second conflicts, which is what keeps the count exact (both
+// saw no item; only one may add it).
+func TestCountsBlindWriteConflicts(t *testing.T) {
+	for _, counted := range []bool{false, true} {
+		s := hashOnly
+		s.WithoutCounts = !counted
+		db := fdblitetest.OpenIsolated(t)
+		tbl := newTestTable(t, db, s)
+		var txs [2]fdb.Transaction
+		for i := range txs {
+			tx, err := db.CreateTransaction()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx.GetReadVersion().MustGet()
+			if _, err := tbl.Put(tx, PutInput{Item: Item{"pk": S("k"), "n": N(strconv.Itoa(i))}}); err != nil {
+				t.Fatal(err)
+			}
+			txs[i] = tx
+		}
+		if err := txs[0].Commit().Get(); err != nil {
+			t.Fatal(err)
+		}
+		err := txs[1].Commit().Get()
+		var fe fdb.Error
+		conflicted := errors.As(err, &fe) && fe.Code == 1020
+		if err != nil && !conflicted {
+			t.Fatal(err)
+		}
+		if conflicted != counted {
+			t.Errorf("counted %v: second blind Put conflicted = %v, want %v", counted, conflicted, counted)
+		}
+		if counted {
+			c, err := tbl.Count(db)
+			if err != nil || c.ItemCount != 1 {
+				t.Errorf("Count = %+v, %v; want 1 item", c, err)
+			}
+		}
+	}
+}

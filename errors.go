@@ -133,6 +133,16 @@ func tableNotFound(name string) error {
 	return &TableError{Table: name, Reason: "Requested resource not found: Table: " + name + " not found", Err: ErrResourceNotFound}
 }
 
+// Errors of the exact counts (counts.go).
+var (
+	// ErrCountsNotReady reports a table whose counters are not yet exact:
+	// it was created before fdyno kept counters.
+	ErrCountsNotReady = errors.New("fdyno: exact counts are not ready for this table")
+	// ErrCountsDisabled reports a table created without counts
+	// ([TableSchema.WithoutCounts]).
+	ErrCountsDisabled = errors.New("fdyno: the table was created without exact counts")
+)
+
 // Errors of fdyno's own storage formats.
 var (
 	// ErrCorrupt reports stored bytes that are not a valid encoding: a

@@ -116,6 +116,13 @@ type TableSchema struct {
 	// items' hash keys (stream.go), 1 to MaxStreamShards; zero means 1. It
 	// needs a StreamViewType.
 	StreamShards int
+	// WithoutCounts creates the table without exact counts (counts.go):
+	// its writes keep no counters, so a Put or Delete of a table without
+	// indexes or stream writes blind, reading nothing and taking no read
+	// conflict, and [Table.Count] answers [ErrCountsDisabled]. The zero
+	// value keeps counts, as tables created through fdyno-server do. It
+	// is fixed at creation.
+	WithoutCounts bool
 }
 
 // TableDescription is what DescribeTable returns.
@@ -148,7 +155,8 @@ type TableDescription struct {
 	// has none.
 	Settings []byte
 	// Counts are the table's exact counts and IndexCounts each index's
-	// (counts.go), as of the read; nil until the table's counters are
+	// (counts.go), as of the read; nil for a table created
+	// [TableSchema.WithoutCounts] and until the table's counters are
 	// exact ([ErrCountsNotReady]). Describe fills them; the description
 	// UpdateTable returns does not.
 	Counts      *Counts

@@ -71,7 +71,7 @@ func Open(t fdb.Transactor, name string, opts ...Option) (*Table, error) {
 		if err := checkSettings("CreateTable", o.settings); err != nil {
 			return nil, err
 		}
-		want = &tableMeta{format: metaFormatVersion, name: name, schema: o.schema.canonical(), settings: o.settings, counted: true}
+		want = &tableMeta{format: metaFormatVersion, name: name, schema: o.schema.canonical(), settings: o.settings, counted: !o.schema.WithoutCounts}
 	}
 	tbl := newTable(name, tablePath(o.root, name))
 	tbl.maxItemSize, tbl.chunkThreshold, tbl.clock = o.maxItemSize, o.chunkThreshold, o.clock

@@ -109,6 +109,7 @@ type storedSchema struct {
 	StreamViewType         string        `json:",omitempty"`
 	TimeToLiveAttribute    string        `json:",omitempty"`
 	StreamShards           int           `json:",omitempty"`
+	WithoutCounts          bool          `json:",omitempty"`
 }
 
 type storedKey struct {
@@ -220,7 +221,7 @@ func legacySettings(raw []byte) ([]byte, error) {
 
 func storeSchema(s TableSchema) storedSchema {
 	out := storedSchema{KeySchema: storeKeys(s.KeySchema), StreamViewType: string(s.StreamViewType),
-		TimeToLiveAttribute: s.TimeToLiveAttribute, StreamShards: s.StreamShards}
+		TimeToLiveAttribute: s.TimeToLiveAttribute, StreamShards: s.StreamShards, WithoutCounts: s.WithoutCounts}
 	out.AttributeDefinitions = convert(s.AttributeDefinitions, func(d AttributeDefinition) storedAttr {
 		return storedAttr{d.AttributeName, string(d.AttributeType)}
 	})
@@ -244,7 +245,7 @@ func storeIndex(name string, ks []KeySchemaElement, p Projection) storedIndex {
 
 func loadSchema(s storedSchema) TableSchema {
 	out := TableSchema{KeySchema: loadKeys(s.KeySchema), StreamViewType: StreamViewType(s.StreamViewType),
-		TimeToLiveAttribute: s.TimeToLiveAttribute, StreamShards: s.StreamShards}
+		TimeToLiveAttribute: s.TimeToLiveAttribute, StreamShards: s.StreamShards, WithoutCounts: s.WithoutCounts}
 	out.AttributeDefinitions = convert(s.AttributeDefinitions, func(d storedAttr) AttributeDefinition {
 		return AttributeDefinition{d.AttributeName, ScalarAttributeType(d.AttributeType)}
 	})
