@@ -123,6 +123,9 @@ type target struct {
 	// oldKnown says old was read; oldEnc is then its encoding.
 	oldKnown bool
 	oldEnc   []byte
+	// probes are a Put's reads of the slots of unique indexes its item
+	// takes (unique.go), started with the item's read.
+	probes []uniqueProbe
 }
 
 // pendingFetch is the read of the item a request works on, started in a

@@ -35,7 +35,7 @@ var packageLayers = []struct {
 		"expression_keycond.go"}},
 	{"table", []string{"transactor.go", "schema.go", "schema_validate.go", "options.go", "table_state.go", "table.go", "table_meta.go", "table_properties.go", "index_def.go", "index_keys.go", "ttl.go",
 		"cursor.go", "access.go", "counters.go"}},
-	{"core", []string{"loader.go", "decide.go", "write.go", "item_ops.go", "index.go", "backfill.go", "segment.go", "counts.go",
+	{"core", []string{"loader.go", "decide.go", "write.go", "item_ops.go", "index.go", "backfill.go", "segment.go", "counts.go", "unique.go",
 		"stream.go", "stream_disabled.go", "backup_log.go"}},
 	{"operations", []string{"put.go", "get.go", "update.go", "delete.go", "query.go", "query_batch.go", "scan.go", "segment_read.go",
 		"index_read.go", "batch_get.go", "batch_write.go", "transact_get.go", "transact_write.go", "ttl_sweep.go",

@@ -100,6 +100,12 @@ type GlobalSecondaryIndex struct {
 	IndexName  string
 	KeySchema  []KeySchemaElement
 	Projection Projection
+	// Unique makes the index unique (unique.go, an fdyno extension): no
+	// two items may have the same values of all its key attributes. A
+	// write that would give a second item an entry's key writes nothing
+	// and fails with [ErrUniqueViolation]; items without the key
+	// attributes have no entry and never collide.
+	Unique bool
 }
 
 // TableSchema is what CreateTable takes, in DynamoDB's vocabulary.
@@ -205,4 +211,42 @@ func sameSchema(a, b TableSchema) bool {
 	ja, _ := json.Marshal(storeSchema(a.canonical()))
 	jb, _ := json.Marshal(storeSchema(b.canonical()))
 	return bytes.Equal(ja, jb)
+}
+
+// usedDefinitions returns the attribute definitions of s that a key of
+// the table or of an index still uses.
+func usedDefinitions(s TableSchema) []AttributeDefinition {
+	used := map[string]bool{}
+	mark := func(ks []KeySchemaElement) {
+		for _, k := range ks {
+			used[k.AttributeName] = true
+		}
+	}
+	mark(s.KeySchema)
+	for _, ix := range s.LocalSecondaryIndexes {
+		mark(ix.KeySchema)
+	}
+	for _, ix := range s.GlobalSecondaryIndexes {
+		mark(ix.KeySchema)
+	}
+	return slices.DeleteFunc(slices.Clone(s.AttributeDefinitions), func(d AttributeDefinition) bool { return !used[d.AttributeName] })
+}
+
+// withoutGSI returns a copy of s without GSI name and the attribute
+// definitions only it used.
+func (s TableSchema) withoutGSI(name string) TableSchema {
+	c := s.clone()
+	c.GlobalSecondaryIndexes = slices.DeleteFunc(c.GlobalSecondaryIndexes, func(g GlobalSecondaryIndex) bool { return g.IndexName == name })
+	c.AttributeDefinitions = usedDefinitions(c)
+	return c
+}
+
+// hasUniqueIndexes reports whether s has a unique GSI (unique.go).
+func (s TableSchema) hasUniqueIndexes() bool {
+	for _, ix := range s.GlobalSecondaryIndexes {
+		if ix.Unique {
+			return true
+		}
+	}
+	return false
 }

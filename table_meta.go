@@ -37,7 +37,9 @@ import (
 //     FormatVersion 3 with the table's format in Layout (versions before
 //     refuse FormatVersion > 2); all other metadata is stored as before,
 //     so those versions keep reading it, and it returns to its old form
-//     when the last such GSI is deleted.
+//     when the last such GSI is deleted. A unique GSI (unique.go) is
+//     another: a version before it would write duplicates. Metadata with
+//     one is stored as FormatVersion 4, Layout as under 3.
 
 // tableMeta is a table's metadata as the code uses it.
 type tableMeta struct {
@@ -77,7 +79,23 @@ const (
 	// multiKeyFormatVersion is the FormatVersion of metadata with a
 	// multi-attribute GSI key (invariant 5); its Layout is the format.
 	multiKeyFormatVersion = 3
+	// uniqueFormatVersion is the FormatVersion of metadata with a unique
+	// GSI (invariant 5), multi-attribute keys or not; its Layout is the
+	// format.
+	uniqueFormatVersion = 4
 )
+
+// storedFormatVersion returns the FormatVersion of metadata of a table of
+// format format with schema s (invariant 5).
+func (s TableSchema) storedFormatVersion(format int) int {
+	switch {
+	case s.hasUniqueIndexes():
+		return uniqueFormatVersion
+	case s.hasMultiAttributeKeys():
+		return multiKeyFormatVersion
+	}
+	return format
+}
 
 // storedMeta is the JSON stored at ("m",).
 type storedMeta struct {
@@ -126,6 +144,7 @@ type storedIndex struct {
 	IndexName  string
 	KeySchema  []storedKey
 	Projection storedProjection
+	Unique     bool `json:",omitempty"`
 }
 
 type storedProjection struct {
@@ -155,8 +174,8 @@ func encodeMeta(m *tableMeta) ([]byte, error) {
 	s := storedMeta{FormatVersion: m.format, TableName: m.name, Schema: storeSchema(m.schema), Building: m.building,
 		CursorKey: m.cursorKey, TableID: m.tableID, CreationDateTime: m.created, Settings: m.settings, Captures: m.captures,
 		Properties: storedProperties{StreamLabel: m.streamLabel, StreamStartAfter: m.streamStartAfter}, Counted: m.counted}
-	if m.schema.hasMultiAttributeKeys() {
-		s.FormatVersion, s.Layout = multiKeyFormatVersion, m.format
+	if v := m.schema.storedFormatVersion(m.format); v != m.format {
+		s.FormatVersion, s.Layout = v, m.format
 	}
 	for _, d := range m.disabledStreams {
 		s.Properties.DisabledStreams = append(s.Properties.DisabledStreams, storedDisabledStream{StreamLabel: d.StreamLabel,
@@ -170,11 +189,11 @@ func encodeMeta(m *tableMeta) ([]byte, error) {
 func decodeMeta(raw []byte, name string) (*tableMeta, error) {
 	corrupt := &CorruptError{What: "table metadata", Reason: "cannot decode the schema of " + name}
 	var s storedMeta
-	if err := json.Unmarshal(raw, &s); err != nil || s.FormatVersion < firstFormatVersion || s.FormatVersion > multiKeyFormatVersion {
+	if err := json.Unmarshal(raw, &s); err != nil || s.FormatVersion < firstFormatVersion || s.FormatVersion > uniqueFormatVersion {
 		return nil, corrupt
 	}
 	format := s.FormatVersion
-	if format == multiKeyFormatVersion {
+	if format >= multiKeyFormatVersion {
 		format = s.Layout
 	} else if s.Layout != 0 {
 		return nil, corrupt
@@ -189,7 +208,7 @@ func decodeMeta(raw []byte, name string) (*tableMeta, error) {
 		m.disabledStreams = append(m.disabledStreams, DisabledStream{StreamLabel: d.StreamLabel, StreamStartAfter: d.StreamStartAfter,
 			StreamViewType: StreamViewType(d.StreamViewType), DisabledAt: d.DisabledAt, LastSequenceNumber: d.LastSequenceNumber})
 	}
-	if m.schema.hasMultiAttributeKeys() != (s.FormatVersion == multiKeyFormatVersion) {
+	if m.schema.storedFormatVersion(format) != s.FormatVersion {
 		return nil, corrupt // invariant 5: written by no version
 	}
 	if m.settings == nil {
@@ -226,10 +245,10 @@ func storeSchema(s TableSchema) storedSchema {
 		return storedAttr{d.AttributeName, string(d.AttributeType)}
 	})
 	for _, ix := range s.LocalSecondaryIndexes {
-		out.LocalSecondaryIndexes = append(out.LocalSecondaryIndexes, storeIndex(ix.IndexName, ix.KeySchema, ix.Projection))
+		out.LocalSecondaryIndexes = append(out.LocalSecondaryIndexes, storeIndex(ix.IndexName, ix.KeySchema, ix.Projection, false))
 	}
 	for _, ix := range s.GlobalSecondaryIndexes {
-		out.GlobalSecondaryIndexes = append(out.GlobalSecondaryIndexes, storeIndex(ix.IndexName, ix.KeySchema, ix.Projection))
+		out.GlobalSecondaryIndexes = append(out.GlobalSecondaryIndexes, storeIndex(ix.IndexName, ix.KeySchema, ix.Projection, ix.Unique))
 	}
 	return out
 }
@@ -238,8 +257,8 @@ func storeKeys(ks []KeySchemaElement) []storedKey {
 	return convert(ks, func(k KeySchemaElement) storedKey { return storedKey{k.AttributeName, string(k.KeyType)} })
 }
 
-func storeIndex(name string, ks []KeySchemaElement, p Projection) storedIndex {
-	return storedIndex{IndexName: name, KeySchema: storeKeys(ks),
+func storeIndex(name string, ks []KeySchemaElement, p Projection, unique bool) storedIndex {
+	return storedIndex{IndexName: name, KeySchema: storeKeys(ks), Unique: unique,
 		Projection: storedProjection{ProjectionType: string(p.ProjectionType), NonKeyAttributes: p.NonKeyAttributes}}
 }
 
@@ -255,7 +274,7 @@ func loadSchema(s storedSchema) TableSchema {
 	}
 	for _, ix := range s.GlobalSecondaryIndexes {
 		out.GlobalSecondaryIndexes = append(out.GlobalSecondaryIndexes, GlobalSecondaryIndex{IndexName: ix.IndexName,
-			KeySchema: loadKeys(ix.KeySchema), Projection: loadProjection(ix.Projection)})
+			KeySchema: loadKeys(ix.KeySchema), Projection: loadProjection(ix.Projection), Unique: ix.Unique})
 	}
 	return out
 }

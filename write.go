@@ -35,6 +35,9 @@ type itemChange struct {
 	// orders are the reads of stream order keys started with the
 	// transaction's item reads (stream.go); nil reads when needed.
 	orders *orderPrefetches
+	// probes are the reads of the unique index slots a Put takes,
+	// started with its item's read (unique.go).
+	probes []uniqueProbe
 }
 
 // needsOld reports whether every write must read the old item even when
