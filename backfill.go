@@ -68,9 +68,16 @@ type BackfillProgress struct {
 // it again, from any process, resumes where the last committed batch
 // stopped. Backfill of an ACTIVE index returns at once with Done.
 //
+// A unique index (unique.go) whose items turn out to share a key fails
+// its backfill: the batch that finds them removes the index, leaving the
+// table as it was before UpdateTable added it, and Backfill returns a
+// *[DuplicateKeysError] listing them.
+//
 // Errors: [ErrValidation] if the table has no such GSI (for example, it
 // was deleted during the backfill) or BatchSize is negative;
-// [ErrResourceNotFound] if the table was deleted; FoundationDB errors.
+// [ErrResourceNotFound] if the table was deleted; [ErrUniqueViolation]
+// (a *DuplicateKeysError) for a unique index over duplicates;
+// FoundationDB errors.
 func (t *Table) Backfill(ctx context.Context, tx fdb.Transactor, in BackfillInput) (BackfillProgress, error) {
 	batch := in.BatchSize
 	switch {
@@ -83,11 +90,18 @@ func (t *Table) Backfill(ctx context.Context, tx fdb.Transactor, in BackfillInpu
 		if err := ctx.Err(); err != nil {
 			return BackfillProgress{IndexName: in.IndexName}, err
 		}
+		var dups []Item
 		p, err := Transact(tx, func(tr fdb.Transaction) (BackfillProgress, error) {
-			return t.backfillBatch(tr, in.IndexName, batch)
+			var p BackfillProgress
+			var err error
+			p, dups, err = t.backfillBatch(tr, in.IndexName, batch)
+			return p, err
 		})
 		if err != nil {
 			return p, err
+		}
+		if dups != nil {
+			return p, &DuplicateKeysError{Index: in.IndexName, Keys: dups}
 		}
 		if in.Progress != nil {
 			in.Progress(p)
@@ -98,32 +112,34 @@ func (t *Table) Backfill(ctx context.Context, tx fdb.Transactor, in BackfillInpu
 	}
 }
 
-// backfillBatch walks the next batch of base items in tr.
-func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (BackfillProgress, error) {
+// backfillBatch walks the next batch of base items in tr. For a unique
+// index whose items share a key it returns their keys (dups) instead,
+// having removed the index in tr.
+func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (_ BackfillProgress, dups []Item, _ error) {
 	const op = "Backfill"
 	st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
 	if err != nil {
-		return BackfillProgress{}, err
+		return BackfillProgress{}, nil, err
 	}
 	ix := st.index(name)
 	if ix == nil || ix.local {
-		return BackfillProgress{}, &ValidationError{Op: op, Reason: "The table does not have the specified index: " + name}
+		return BackfillProgress{}, nil, &ValidationError{Op: op, Reason: "The table does not have the specified index: " + name}
 	}
 	if !ix.building {
-		return BackfillProgress{IndexName: name, Done: true}, nil
+		return BackfillProgress{IndexName: name, Done: true}, nil, nil
 	}
 	// A concurrent deletion of the index (or of the table) aborts the
 	// batch rather than leaving entries behind.
 	if err := tr.AddReadConflictKey(st.keys.meta); err != nil {
-		return BackfillProgress{}, err
+		return BackfillProgress{}, nil, err
 	}
 	raw, err := tr.Get(st.keys.backfillKey(name)).Get()
 	if err != nil {
-		return BackfillProgress{}, err
+		return BackfillProgress{}, nil, err
 	}
 	cur, err := decodeBackfillCursor(raw)
 	if err != nil {
-		return BackfillProgress{}, err
+		return BackfillProgress{}, nil, err
 	}
 	all := st.keys.items
 	begin, end := all.FDBRangeKeys()
@@ -132,7 +148,7 @@ func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (Backf
 	}
 	heads, err := tr.GetRange(fdb.KeyRange{Begin: begin, End: end}, fdb.RangeOptions{Limit: batch, Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
 	if err != nil {
-		return BackfillProgress{}, err
+		return BackfillProgress{}, nil, err
 	}
 	// Take heads up to the byte budget; the item loader starts every
 	// chunk read before any is waited on.
@@ -142,11 +158,11 @@ func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (Backf
 	for _, h := range heads {
 		kv, err := st.keys.splitItemKey(h.Key)
 		if err != nil {
-			return BackfillProgress{}, err
+			return BackfillProgress{}, nil, err
 		}
 		r, err := l.row(&st.keys, kv, h.Value)
 		if err != nil {
-			return BackfillProgress{}, err
+			return BackfillProgress{}, nil, err
 		}
 		l.follow(&r)
 		entries = append(entries, r)
@@ -155,10 +171,15 @@ func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (Backf
 			break
 		}
 	}
+	// Counters (counts.go) count the entries writes have not made yet.
+	counted := newBackfillCounts(tr, st, ix)
+	// A unique index's slots are read first (unique.go, invariant 5).
+	unique := newUniqueBackfill(tr, st, ix)
+	var sets []fdb.KeyValue
 	for i := range entries {
 		item, enc, err := l.load(&entries[i])
 		if err != nil {
-			return BackfillProgress{}, err
+			return BackfillProgress{}, nil, err
 		}
 		key, _ := ix.entryKey(item, entries[i].kv) // a too-large key is not indexed
 		if key == nil {
@@ -166,12 +187,34 @@ func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (Backf
 		}
 		value, err := ix.entryValue(st, item, enc)
 		if err != nil {
-			return BackfillProgress{}, err
+			return BackfillProgress{}, nil, err
 		}
-		tr.Set(key, value)
-		if part := ix.partitionEntry(st, nil, key); part != nil {
+		counted.entry(key, item, entries[i].kv)
+		unique.entry(item, entries[i].kv)
+		sets = append(sets, fdb.KeyValue{Key: key, Value: value})
+	}
+	if dups, err := unique.duplicates(); err != nil || dups != nil {
+		if err != nil {
+			return BackfillProgress{}, nil, err
+		}
+		// Leave the table as it was before the index was added.
+		s := st.schema.withoutGSI(name)
+		building := slices.DeleteFunc(st.building(), func(n string) bool { return n == name })
+		clearIndex(tr, st, name)
+		tr.Clear(st.keys.backfillKey(name))
+		if err := t.replaceSchema(tr, s, building...); err != nil {
+			return BackfillProgress{}, nil, err
+		}
+		return BackfillProgress{IndexName: name, ItemsScanned: cur.items}, dups, nil
+	}
+	for _, kv := range sets {
+		tr.Set(kv.Key, kv.Value)
+		if part := ix.partitionEntry(st, nil, kv.Key); part != nil {
 			tr.Set(part, nil)
 		}
+	}
+	if err := counted.apply(); err != nil {
+		return BackfillProgress{}, nil, err
 	}
 	cur.items += int64(len(entries))
 	if len(entries) > 0 {
@@ -180,14 +223,14 @@ func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (Backf
 	p := BackfillProgress{IndexName: name, ItemsScanned: cur.items}
 	if full {
 		tr.Set(st.keys.backfillKey(name), cur.encode())
-		return p, nil
+		return p, nil, nil
 	}
 	// The end of the table: the index is complete.
 	building := slices.DeleteFunc(st.building(), func(n string) bool { return n == name })
 	if err := t.replaceSchema(tr, st.schema, building...); err != nil {
-		return BackfillProgress{}, err
+		return BackfillProgress{}, nil, err
 	}
 	tr.Clear(st.keys.backfillKey(name))
 	p.Done = true
-	return p, nil
+	return p, nil, nil
 }

@@ -238,6 +238,13 @@ func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 			changes[i] = &d.change
 		}
 	}
+	refused, ok, err := checkUnique(tr, changes) // unique.go
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return withOp(op, firstRefusal(refused))
+	}
 	// Checks are done; from here on, only writes.
 	for i, c := range changes {
 		if c == nil {

@@ -1,5 +1,7 @@
 package fdyno
 
+import "github.com/apple/foundationdb/bindings/go/src/fdb"
+
 // change.go: one change to one item, what the write decision (decide.go)
 // makes and the single write path (write.go) applies; indexes, the
 // partition directory, the change stream and the backup log each read it
@@ -30,9 +32,20 @@ type itemChange struct {
 	// orders are the reads of stream order keys started with the
 	// transaction's item reads (stream.go); nil reads when needed.
 	orders *orderPrefetches
+	// probes are the reads of the unique index slots a Put takes,
+	// started with its item's read (unique.go).
+	probes []uniqueProbe
 }
 
 // needsOld reports whether every write must read the old item even when
 // the request itself does not need it: index entries (the old entry is
 // cleared) and change records (event name, old image) need it.
-func (st *tableState) needsOld() bool { return st.hasIndexes() || st.hasStream() }
+// Counters (counts.go) need it for the change's difference.
+func (st *tableState) needsOld() bool { return st.hasIndexes() || st.hasStream() || st.counted }
+
+// uniqueProbe is the read of one slot of a unique index, started and not
+// yet waited on.
+type uniqueProbe struct {
+	slot fdb.Key
+	rr   fdb.RangeResult
+}

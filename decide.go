@@ -144,7 +144,11 @@ func (a *writeAction) start(l itemLoader, mvf fdb.FutureByteSlice) pendingFetch 
 			return pendingFetch{t: a.t, op: a.op, st0: a.st0, denied: err}
 		}
 	}
-	return a.t.startFetch(l, mvf, a.op, a.st0, a.key, a.kv, a, a.needsOld())
+	f := a.t.startFetch(l, mvf, a.op, a.st0, a.key, a.kv, a, a.needsOld())
+	if a.kind == actionPut && f.denied == nil && a.st0.schema.hasUniqueIndexes() {
+		f.tg.probes = startPutProbes(l.rt, a.st0, a.put.item) // unique.go, invariant 2
+	}
+	return f
 }
 
 // decision is what a write action does.
@@ -188,7 +192,7 @@ func decide(a *writeAction, tg target) (decision, error) {
 			return decision{}, conditionFailed(old, a.rvFail)
 		}
 	}
-	c := itemChange{st: tg.st, kv: tg.kv, old: old, oldEnc: tg.oldEnc, oldKnown: tg.oldKnown}
+	c := itemChange{st: tg.st, kv: tg.kv, old: old, oldEnc: tg.oldEnc, oldKnown: tg.oldKnown, probes: tg.probes}
 	switch a.kind {
 	case actionCheck:
 		return decision{}, nil
@@ -284,6 +288,13 @@ func (a *writeAction) run(tr fdb.Transaction) (decision, error) {
 	d, err := decide(a, tg)
 	if err != nil || !d.write {
 		return decision{}, err
+	}
+	refused, ok, err := checkUnique(tr, []*itemChange{&d.change}) // unique.go
+	if err != nil {
+		return decision{}, err
+	}
+	if !ok {
+		return decision{}, firstRefusal(refused)
 	}
 	d.change.orders = orders
 	if err := writeItem(tr, a.t, d.change); err != nil {

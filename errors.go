@@ -133,6 +133,55 @@ func tableNotFound(name string) error {
 	return &TableError{Table: name, Reason: "Requested resource not found: Table: " + name + " not found", Err: ErrResourceNotFound}
 }
 
+// ErrUniqueViolation reports a write refused because it would give a
+// second item the key of an entry of a unique index (unique.go). Details
+// are in *UniqueViolationError.
+var ErrUniqueViolation = errors.New("fdyno: unique index violation")
+
+// UniqueViolationError reports a write refused by unique index Index
+// (unique.go): it would have given a second item the key of one of its
+// entries. It unwraps to [ErrUniqueViolation] and, since the write is
+// refused as a failed condition would be, to [ErrConditionalCheckFailed].
+type UniqueViolationError struct {
+	Index string
+}
+
+func (e *UniqueViolationError) Error() string {
+	return "fdyno: ConditionalCheckFailedException: the conditional request failed: another item has this key in unique index " + e.Index
+}
+
+// Unwrap returns [ErrUniqueViolation] and [ErrConditionalCheckFailed].
+func (e *UniqueViolationError) Unwrap() []error {
+	return []error{ErrUniqueViolation, ErrConditionalCheckFailed}
+}
+
+// DuplicateKeysError reports the backfill of a unique index (unique.go)
+// over items that share a key: the backfill removed the index, leaving
+// the table as it was. It unwraps to [ErrUniqueViolation].
+type DuplicateKeysError struct {
+	Index string
+	// Keys are the primary keys of items that share an index key with
+	// another, as the failing backfill batch found them: at least two.
+	Keys []Item
+}
+
+func (e *DuplicateKeysError) Error() string {
+	return "fdyno: unique index " + e.Index + " cannot be built: " + strconv.Itoa(len(e.Keys)) + " items share index keys"
+}
+
+// Unwrap returns [ErrUniqueViolation].
+func (e *DuplicateKeysError) Unwrap() error { return ErrUniqueViolation }
+
+// Errors of the exact counts (counts.go).
+var (
+	// ErrCountsNotReady reports a table whose counters are not yet exact:
+	// it was created before fdyno kept counters.
+	ErrCountsNotReady = errors.New("fdyno: exact counts are not ready for this table")
+	// ErrCountsDisabled reports a table created without counts
+	// ([TableSchema.WithoutCounts]).
+	ErrCountsDisabled = errors.New("fdyno: the table was created without exact counts")
+)
+
 // Errors of fdyno's own storage formats.
 var (
 	// ErrCorrupt reports stored bytes that are not a valid encoding: a

@@ -146,8 +146,9 @@ func checkTable(t testing.TB, db fdb.Database, tbl *Table) {
 // tableProblems checks the chunk invariants of chunk.go (every manifest
 // has exactly its chunks and every chunk belongs to a manifest), that
 // every head decodes to an item whose key attributes match its key, and
-// the index invariants of index.go (indexProblems) and the partition
-// directory's of segment.go (partitionProblems).
+// the index invariants of index.go (indexProblems), the partition
+// directory's of segment.go (partitionProblems) and the counters' of
+// counts.go (countProblems).
 func tableProblems(db fdb.Database, tbl *Table) []string {
 	var problems []string
 	errorf := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -221,6 +222,11 @@ func tableProblems(db fdb.Database, tbl *Table) []string {
 		}
 		if err := partitionProblems(rt, st, items, errorf); err != nil {
 			return nil, err
+		}
+		if len(problems) == 0 { // counts of unreadable items mean nothing
+			if err := countProblems(rt, st, items, errorf); err != nil {
+				return nil, err
+			}
 		}
 		return nil, nil
 	})

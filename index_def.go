@@ -28,6 +28,7 @@ type indexDef struct {
 	proj    Projection
 	include map[string]bool // INCLUDE's NonKeyAttributes
 	prefix  fdb.Key         // x/<name>/; nil in a state without keys
+	unique  bool            // a unique GSI (unique.go)
 	parts   partitionDir    // p/<name>/, its partition directory (segment.go)
 }
 
@@ -39,8 +40,8 @@ func newIndexDefs(keys tableKeys, s TableSchema) []*indexDef {
 		types[d.AttributeName] = scalarType(d.AttributeType)
 	}
 	var defs []*indexDef
-	add := func(name string, local bool, ks []KeySchemaElement, p Projection) {
-		ix := &indexDef{name: name, local: local, proj: p}
+	add := func(name string, local bool, ks []KeySchemaElement, p Projection, unique bool) {
+		ix := &indexDef{name: name, local: local, proj: p, unique: unique}
 		attrs, n := splitKeySchema(ks, types)
 		ix.attrs, ix.hash, ix.rng = attrs, attrs[:n:n], attrs[n:]
 		if p.ProjectionType == ProjectionTypeInclude {
@@ -56,10 +57,10 @@ func newIndexDefs(keys tableKeys, s TableSchema) []*indexDef {
 		defs = append(defs, ix)
 	}
 	for _, ix := range s.LocalSecondaryIndexes {
-		add(ix.IndexName, true, ix.KeySchema, ix.Projection)
+		add(ix.IndexName, true, ix.KeySchema, ix.Projection, false)
 	}
 	for _, ix := range s.GlobalSecondaryIndexes {
-		add(ix.IndexName, false, ix.KeySchema, ix.Projection)
+		add(ix.IndexName, false, ix.KeySchema, ix.Projection, ix.Unique)
 	}
 	return defs
 }
@@ -195,4 +196,12 @@ func decodeBackfillCursor(raw []byte) (backfillCursor, error) {
 		return fail("not in canonical form")
 	}
 	return c, nil
+}
+
+// clearIndex clears everything index name holds: its entries, its
+// partition directory and its counters (counts.go).
+func clearIndex(tr fdb.Transaction, st *tableState, name string) {
+	tr.ClearRange(indexRange(st.keys.indexPrefix(name)))
+	tr.ClearRange(st.keys.indexPartitions(name).all())
+	tr.ClearRange(st.keys.indexCountRange(name))
 }

@@ -134,6 +134,9 @@ type target struct {
 	// invalid is why the write fails validation against st, a schema
 	// that changed after the write was validated; decide returns it.
 	invalid error
+	// probes are a Put's reads of the slots of unique indexes its item
+	// takes (unique.go), started with the item's read.
+	probes []uniqueProbe
 }
 
 // pendingFetch is the read of the item a request works on, started in a

@@ -68,6 +68,11 @@ import (
 //	                            (backfill.go)
 //	("p", <bucket>, <hash>)     one empty entry per partition key, ordered
 //	                            by a hash of the key (segment.go)
+//	("n", "t", <field>, <shard>)  the table's counters, little-endian
+//	("n", "x", <index>, <field>, <shard>)
+//	                            an index's counters (counts.go)
+//	("n", "p", <hash>, <field>) a partition's (item collection's) counters
+//	("n", "r")                  progress of the counting pass (counts.go)
 //	("v", …)                    change records and stream state (stream.go; see
 //	                            the stream block at the end of this file)
 //
@@ -113,6 +118,7 @@ type tableKeys struct {
 
 	backfill   subspace.Subspace // ("b", …), for backfill.go
 	partitions subspace.Subspace // ("p", …), for segment.go
+	counts     subspace.Subspace // ("n", …), for counts.go
 	backupLog  subspace.Subspace // ("l", …), for backup_log.go
 }
 
@@ -130,6 +136,7 @@ func newTableKeys(dir subspace.Subspace) tableKeys {
 		// abort concurrent writers at every batch.
 		backfill:   dir.Sub(backfillSubspace),
 		partitions: dir.Sub(partitionSubspace),
+		counts:     dir.Sub(countSubspace),
 		backupLog:  dir.Sub(backupLogSubspace),
 	}
 }
@@ -912,6 +919,56 @@ func (k tableKeys) itemCollectionRanges(hashKV []byte, lsis []string) []fdb.KeyR
 	}
 	return ranges
 }
+
+// countSubspace holds the exact counters (counts.go).
+const countSubspace = "n"
+
+// tableCountKey returns the key of shard shard of the table's counter
+// field (countItems or countBytes).
+func (k tableKeys) tableCountKey(field, shard int) fdb.Key {
+	return k.counts.Pack(tuple.Tuple{"t", field, shard})
+}
+
+// tableCountRange is the range of every table counter.
+func (k tableKeys) tableCountRange() fdb.ExactRange { return k.counts.Sub("t") }
+
+// indexCountKey returns the key of shard shard of index's counter field.
+func (k tableKeys) indexCountKey(index string, field, shard int) fdb.Key {
+	return k.counts.Pack(tuple.Tuple{"x", index, field, shard})
+}
+
+// indexCountRange is the range of index's counters.
+func (k tableKeys) indexCountRange(index string) fdb.ExactRange { return k.counts.Sub("x", index) }
+
+// partitionCountKey returns the key of counter field of the item
+// collection whose packed partition key value is hashKV.
+func (k tableKeys) partitionCountKey(hashKV []byte, field int) fdb.Key {
+	return concatKey(concatKey(k.counts.Sub("p").Bytes(), hashKV), tuple.Tuple{field}.Pack())
+}
+
+// partitionCountRange is the range of the counters of the item
+// collection whose packed partition key value is hashKV.
+func (k tableKeys) partitionCountRange(hashKV []byte) fdb.KeyRange {
+	p := concatKey(k.counts.Sub("p").Bytes(), hashKV)
+	return fdb.KeyRange{Begin: p, End: fdb.Key(prefixEnd(p))}
+}
+
+// countField returns the field of counter key key, the element at of
+// its tuple in the counters' subspace.
+func (k tableKeys) countField(key fdb.Key, at int) (int, error) {
+	tup, err := k.counts.Unpack(key)
+	if err != nil || len(tup) <= at {
+		return 0, &CorruptError{What: "counter", Reason: "bad key"}
+	}
+	f, ok := tup[at].(int64)
+	if !ok {
+		return 0, &CorruptError{What: "counter", Reason: "bad key"}
+	}
+	return int(f), nil
+}
+
+// countProgressKey holds the counting pass's cursor (counts.go).
+func (k tableKeys) countProgressKey() fdb.Key { return k.counts.Pack(tuple.Tuple{"r"}) }
 
 // ---- Backups (backup.go, backup_log.go) ----
 //

@@ -34,13 +34,13 @@ var packageLayers = []struct {
 	{"stored formats", []string{"keys.go", "codec.go", "chunk.go"}},
 	{"expressions", []string{"expression.go", "expression_keycond.go"}},
 	{"table", []string{"schema.go", "index_keys.go", "transactor.go", "table_meta.go", "schema_validate.go", "table_state.go",
-		"options.go", "index_def.go", "cursor.go", "table.go", "table_properties.go", "ttl.go", "access.go"}},
-	{"core", []string{"change.go", "stream.go", "segment.go", "index.go", "stream_disabled.go", "loader.go", "backup_log.go",
-		"item_ops.go", "backfill.go", "index_capacity.go", "write.go", "decide.go"}},
+		"options.go", "index_def.go", "cursor.go", "counters.go", "table.go", "table_properties.go", "ttl.go", "access.go"}},
+	{"core", []string{"change.go", "stream.go", "segment.go", "index.go", "counts.go", "unique.go", "stream_disabled.go", "loader.go",
+		"backup_log.go", "item_ops.go", "backfill.go", "index_capacity.go", "write.go", "decide.go"}},
 	{"operations", []string{"get.go", "batch_get.go", "batch_write.go", "transact_write.go", "transact_get.go", "delete.go",
 		"segment_read.go", "index_read.go", "query.go", "stream_read.go", "scan.go", "item_collection.go", "backup.go",
 		"layer_api.go", "put.go", "stream_tail.go", "stream_consumer.go", "updatetable.go", "restore.go", "stream_trim.go",
-		"update.go", "query_batch.go", "ttl_sweep.go", "stream_merge.go", "pitr.go"}},
+		"update.go", "query_batch.go", "ttl_sweep.go", "stream_merge.go", "pitr.go", "counts_read.go"}},
 }
 
 // upwardArrows are the file-to-file arrows allowed to run back up, each a

@@ -23,8 +23,9 @@ import (
 //   - a read needs a read version and one wave for all it reads (a chunked
 //     item's chunks are named by its head: one more wave);
 //   - a write that decides nothing from the stored item (no condition, no
-//     index entries or change record to derive from the old item, no old
-//     values to return) needs no read: read version + commit;
+//     index entries, change record or counters (counts.go) to derive from
+//     the old item, no old values to return) needs no read: read version +
+//     commit;
 //   - anything else reads the old items in one wave first.
 //
 // `\xff/metadataVersion`, which every operation checks, comes with the
@@ -40,6 +41,7 @@ func rt(rv, waves, commits int64) fdblitetest.RoundTrips {
 type budgetFixture struct {
 	db                          fdb.Database
 	plain, gsi, stream, sharded *Table
+	blind                       *Table // plain, created WithoutCounts
 	big                         string // an attribute value that makes an item chunked
 	// streamAfter is the sequence number of the stream's chunked record:
 	// after it come small records only.
@@ -56,7 +58,12 @@ func newBudgetFixture(t *testing.T) *budgetFixture {
 	gsi.GlobalSecondaryIndexes = []GlobalSecondaryIndex{{IndexName: "byG", KeySchema: []KeySchemaElement{{"g", KeyTypeHash}}, Projection: Projection{ProjectionType: ProjectionTypeAll}},
 		// A multi-attribute key (index_keys.go): partition g and pk, sort sk.
 		{IndexName: "byGP", KeySchema: []KeySchemaElement{{"g", KeyTypeHash}, {"pk", KeyTypeHash}, {"sk", KeyTypeRange}}, Projection: Projection{ProjectionType: ProjectionTypeAll}}}
+	blind := hashRange
+	blind.WithoutCounts = true
 	var err error
+	if f.blind, err = Open(db, "WithoutCounts", testRoot(t, db), WithSchema(blind)); err != nil {
+		t.Fatal(err)
+	}
 	if f.gsi, err = Open(db, "WithIndex", testRoot(t, db), WithSchema(gsi)); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +82,7 @@ func newBudgetFixture(t *testing.T) *budgetFixture {
 		}
 	}
 	// Items: a small one and a chunked one in each table.
-	for _, tbl := range []*Table{f.plain, f.gsi, f.stream} {
+	for _, tbl := range []*Table{f.plain, f.gsi, f.stream, f.blind} {
 		for _, it := range []Item{
 			{"pk": S("p"), "sk": N("1"), "a": S("small"), "g": S("g1")},
 			{"pk": S("p"), "sk": N("2"), "a": S(f.big), "g": S("g1")},
@@ -230,9 +237,21 @@ func TestRoundTripBudgets(t *testing.T) {
 
 		{"Describe", func() error { return ignore(f.plain.Describe(db)) }, rt(1, 1, 0)},
 
-		// Writes that read nothing.
-		{"Put", func() error { return ignore(f.plain.Put(db, PutInput{Item: item("3", "v")})) }, rt(1, 0, 1)},
-		{"Delete", func() error { return ignore(f.plain.Delete(db, DeleteInput{Key: key("3")})) }, rt(1, 0, 1)},
+		// Writes that read only their own item: the exact counters
+		// (counts.go) add the difference from the old item.
+		{"Put", func() error { return ignore(f.plain.Put(db, PutInput{Item: item("3", "v")})) }, rt(1, 1, 1)},
+		{"Delete", func() error { return ignore(f.plain.Delete(db, DeleteInput{Key: key("3")})) }, rt(1, 1, 1)},
+
+		// Writes that read nothing: a table created WithoutCounts.
+		{"Put, WithoutCounts", func() error { return ignore(f.blind.Put(db, PutInput{Item: item("3", "v")})) }, rt(1, 0, 1)},
+		{"Delete, WithoutCounts", func() error { return ignore(f.blind.Delete(db, DeleteInput{Key: key("3")})) }, rt(1, 0, 1)},
+		{"BatchWrite of 10 items, WithoutCounts", func() error {
+			var reqs []WriteRequest
+			for i := range 10 {
+				reqs = append(reqs, WriteRequest{PutRequest: &PutRequest{Item: item(fmt.Sprint(20+i), "b")}})
+			}
+			return ignore(BatchWrite(db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{f.blind: reqs}}))
+		}, rt(1, 0, 1)},
 
 		// Writes that read the old item first.
 		{"Put with condition", func() error {

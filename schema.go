@@ -98,6 +98,12 @@ type GlobalSecondaryIndex struct {
 	IndexName  string
 	KeySchema  []KeySchemaElement
 	Projection Projection
+	// Unique makes the index unique (unique.go, an fdyno extension): no
+	// two items may have the same values of all its key attributes. A
+	// write that would give a second item an entry's key writes nothing
+	// and fails with [ErrUniqueViolation]; items without the key
+	// attributes have no entry and never collide.
+	Unique bool
 }
 
 // TableSchema is what CreateTable takes, in DynamoDB's vocabulary.
@@ -114,6 +120,13 @@ type TableSchema struct {
 	// items' hash keys (stream.go), 1 to MaxStreamShards; zero means 1. It
 	// needs a StreamViewType.
 	StreamShards int
+	// WithoutCounts creates the table without exact counts (counts.go):
+	// its writes keep no counters, so a Put or Delete of a table without
+	// indexes or stream writes blind, reading nothing and taking no read
+	// conflict, and [Table.Count] answers [ErrCountsDisabled]. The zero
+	// value keeps counts, as tables created through fdyno-server do. It
+	// is fixed at creation.
+	WithoutCounts bool
 }
 
 // TableDescription is what DescribeTable returns.
@@ -145,6 +158,13 @@ type TableDescription struct {
 	// Settings is the table's settings record ([WithSettings]), nil if it
 	// has none.
 	Settings []byte
+	// Counts are the table's exact counts and IndexCounts each index's
+	// (counts.go), as of the read; nil for a table created
+	// [TableSchema.WithoutCounts] and until the table's counters are
+	// exact ([ErrCountsNotReady]). Describe fills them; the description
+	// UpdateTable returns does not.
+	Counts      *Counts
+	IndexCounts map[string]Counts
 }
 
 // canonical returns a copy of s with attribute definitions and indexes in
@@ -232,4 +252,50 @@ type GlobalSecondaryIndexDescription struct {
 	// BackfillItems is the number of base items the backfill has walked
 	// so far; 0 for an ACTIVE index.
 	BackfillItems int64
+}
+
+// usedDefinitions returns the attribute definitions of s that a key of
+// the table or of an index still uses.
+func usedDefinitions(s TableSchema) []AttributeDefinition {
+	used := map[string]bool{}
+	mark := func(ks []KeySchemaElement) {
+		for _, k := range ks {
+			used[k.AttributeName] = true
+		}
+	}
+	mark(s.KeySchema)
+	for _, ix := range s.LocalSecondaryIndexes {
+		mark(ix.KeySchema)
+	}
+	for _, ix := range s.GlobalSecondaryIndexes {
+		mark(ix.KeySchema)
+	}
+	return slices.DeleteFunc(slices.Clone(s.AttributeDefinitions), func(d AttributeDefinition) bool { return !used[d.AttributeName] })
+}
+
+// withoutGSI returns a copy of s without GSI name and the attribute
+// definitions only it used.
+func (s TableSchema) withoutGSI(name string) TableSchema {
+	c := s.clone()
+	c.GlobalSecondaryIndexes = slices.DeleteFunc(c.GlobalSecondaryIndexes, func(g GlobalSecondaryIndex) bool { return g.IndexName == name })
+	c.AttributeDefinitions = usedDefinitions(c)
+	return c
+}
+
+// hasUniqueIndexes reports whether s has a unique GSI (unique.go).
+func (s TableSchema) hasUniqueIndexes() bool {
+	for _, ix := range s.GlobalSecondaryIndexes {
+		if ix.Unique {
+			return true
+		}
+	}
+	return false
+}
+
+// Counts are exact item counts and sizes.
+type Counts struct {
+	// ItemCount is the number of items (of index entries, for an index).
+	ItemCount int64
+	// SizeBytes is the sum of their sizes as DynamoDB measures them.
+	SizeBytes int64
 }

@@ -71,7 +71,7 @@ func Open(t fdb.Transactor, name string, opts ...Option) (*Table, error) {
 		if err := checkSettings("CreateTable", o.settings); err != nil {
 			return nil, err
 		}
-		want = &tableMeta{format: metaFormatVersion, name: name, schema: o.schema.canonical(), settings: o.settings}
+		want = &tableMeta{format: metaFormatVersion, name: name, schema: o.schema.canonical(), settings: o.settings, counted: !o.schema.WithoutCounts}
 	}
 	tbl := newTable(name, tablePath(o.root, name))
 	tbl.maxItemSize, tbl.chunkThreshold, tbl.clock = o.maxItemSize, o.chunkThreshold, o.clock
@@ -125,6 +125,7 @@ func (t *Table) openTx(tr fdb.Transaction, want *tableMeta) (*tableState, error)
 	st = newTableState(nil, keys, want.schema)
 	st.cursorKey = created.cursorKey
 	st.format = created.format
+	st.counted = created.counted
 	return st, nil
 }
 
@@ -171,6 +172,7 @@ func (t *Table) Describe(rt fdb.ReadTransactor) (*TableDescription, error) {
 		if err != nil {
 			return nil, err
 		}
+		counts := st.describeCounts(tr) // counts.go
 		meta, err := readMeta(tr, st.keys, t.name)
 		if err != nil {
 			return nil, err
@@ -179,7 +181,11 @@ func (t *Table) Describe(rt fdb.ReadTransactor) (*TableDescription, error) {
 		if err != nil {
 			return nil, err
 		}
-		return t.description(st, meta, gsis), nil
+		d := t.description(st, meta, gsis)
+		if err := counts(d); err != nil {
+			return nil, err
+		}
+		return d, nil
 	})
 }
 

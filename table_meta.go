@@ -40,7 +40,9 @@ import (
 //     FormatVersion 3 with the table's format in Layout (versions before
 //     refuse FormatVersion > 2); all other metadata is stored as before,
 //     so those versions keep reading it, and it returns to its old form
-//     when the last such GSI is deleted.
+//     when the last such GSI is deleted. A unique GSI (unique.go) is
+//     another: a version before it would write duplicates. Metadata with
+//     one is stored as FormatVersion 4, Layout as under 3.
 
 // tableMeta is a table's metadata as the code uses it.
 type tableMeta struct {
@@ -63,6 +65,9 @@ type tableMeta struct {
 	disabledStreams  []DisabledStream
 	// settings is the settings record of the table's server (invariant 4).
 	settings []byte
+	// counted says the table's counters (counts.go) are exact: set at
+	// creation, or when the counting pass of an older table completes.
+	counted bool
 	// captures are the backups taking the table's change log (backup.go):
 	// while there is one, every write logs its item (backup_log.go).
 	captures []string
@@ -77,7 +82,23 @@ const (
 	// multiKeyFormatVersion is the FormatVersion of metadata with a
 	// multi-attribute GSI key (invariant 5); its Layout is the format.
 	multiKeyFormatVersion = 3
+	// uniqueFormatVersion is the FormatVersion of metadata with a unique
+	// GSI (invariant 5), multi-attribute keys or not; its Layout is the
+	// format.
+	uniqueFormatVersion = 4
 )
+
+// storedFormatVersion returns the FormatVersion of metadata of a table of
+// format format with schema s (invariant 5).
+func (s TableSchema) storedFormatVersion(format int) int {
+	switch {
+	case s.hasUniqueIndexes():
+		return uniqueFormatVersion
+	case s.hasMultiAttributeKeys():
+		return multiKeyFormatVersion
+	}
+	return format
+}
 
 // storedMeta is the JSON stored at ("m",).
 type storedMeta struct {
@@ -94,6 +115,8 @@ type storedMeta struct {
 	Properties       storedProperties `json:",omitzero"`
 	// Settings is the settings record (invariant 4).
 	Settings []byte `json:",omitempty"`
+	// Counted marks exact counters (counts.go).
+	Counted bool `json:",omitempty"`
 	// Captures are the backups taking the change log (backup.go).
 	Captures []string `json:",omitempty"`
 }
@@ -107,6 +130,7 @@ type storedSchema struct {
 	StreamViewType         string        `json:",omitempty"`
 	TimeToLiveAttribute    string        `json:",omitempty"`
 	StreamShards           int           `json:",omitempty"`
+	WithoutCounts          bool          `json:",omitempty"`
 }
 
 type storedKey struct {
@@ -123,6 +147,7 @@ type storedIndex struct {
 	IndexName  string
 	KeySchema  []storedKey
 	Projection storedProjection
+	Unique     bool `json:",omitempty"`
 }
 
 type storedProjection struct {
@@ -151,9 +176,9 @@ type storedDisabledStream struct {
 func encodeMeta(m *tableMeta) ([]byte, error) {
 	s := storedMeta{FormatVersion: m.format, TableName: m.name, Schema: storeSchema(m.schema), Building: m.building,
 		CursorKey: m.cursorKey, TableID: m.tableID, CreationDateTime: m.created, Settings: m.settings, Captures: m.captures,
-		Properties: storedProperties{StreamLabel: m.streamLabel, StreamStartAfter: m.streamStartAfter}}
-	if m.schema.hasMultiAttributeKeys() {
-		s.FormatVersion, s.Layout = multiKeyFormatVersion, m.format
+		Properties: storedProperties{StreamLabel: m.streamLabel, StreamStartAfter: m.streamStartAfter}, Counted: m.counted}
+	if v := m.schema.storedFormatVersion(m.format); v != m.format {
+		s.FormatVersion, s.Layout = v, m.format
 	}
 	for _, d := range m.disabledStreams {
 		s.Properties.DisabledStreams = append(s.Properties.DisabledStreams, storedDisabledStream{StreamLabel: d.StreamLabel,
@@ -167,11 +192,11 @@ func encodeMeta(m *tableMeta) ([]byte, error) {
 func decodeMeta(raw []byte, name string) (*tableMeta, error) {
 	corrupt := &CorruptError{What: "table metadata", Reason: "cannot decode the schema of " + name}
 	var s storedMeta
-	if err := json.Unmarshal(raw, &s); err != nil || s.FormatVersion < firstFormatVersion || s.FormatVersion > multiKeyFormatVersion {
+	if err := json.Unmarshal(raw, &s); err != nil || s.FormatVersion < firstFormatVersion || s.FormatVersion > uniqueFormatVersion {
 		return nil, corrupt
 	}
 	format := s.FormatVersion
-	if format == multiKeyFormatVersion {
+	if format >= multiKeyFormatVersion {
 		format = s.Layout
 	} else if s.Layout != 0 {
 		return nil, corrupt
@@ -181,12 +206,12 @@ func decodeMeta(raw []byte, name string) (*tableMeta, error) {
 	}
 	m := &tableMeta{format: format, name: s.TableName, schema: loadSchema(s.Schema), building: s.Building,
 		cursorKey: s.CursorKey, tableID: s.TableID, created: s.CreationDateTime, settings: s.Settings, captures: s.Captures,
-		streamLabel: s.Properties.StreamLabel, streamStartAfter: s.Properties.StreamStartAfter}
+		streamLabel: s.Properties.StreamLabel, streamStartAfter: s.Properties.StreamStartAfter, counted: s.Counted}
 	for _, d := range s.Properties.DisabledStreams {
 		m.disabledStreams = append(m.disabledStreams, DisabledStream{StreamLabel: d.StreamLabel, StreamStartAfter: d.StreamStartAfter,
 			StreamViewType: StreamViewType(d.StreamViewType), DisabledAt: d.DisabledAt, LastSequenceNumber: d.LastSequenceNumber})
 	}
-	if m.schema.hasMultiAttributeKeys() != (s.FormatVersion == multiKeyFormatVersion) {
+	if m.schema.storedFormatVersion(format) != s.FormatVersion {
 		return nil, corrupt // invariant 5: written by no version
 	}
 	if m.settings == nil {
@@ -218,15 +243,15 @@ func legacySettings(raw []byte) ([]byte, error) {
 
 func storeSchema(s TableSchema) storedSchema {
 	out := storedSchema{KeySchema: storeKeys(s.KeySchema), StreamViewType: string(s.StreamViewType),
-		TimeToLiveAttribute: s.TimeToLiveAttribute, StreamShards: s.StreamShards}
+		TimeToLiveAttribute: s.TimeToLiveAttribute, StreamShards: s.StreamShards, WithoutCounts: s.WithoutCounts}
 	out.AttributeDefinitions = convert(s.AttributeDefinitions, func(d AttributeDefinition) storedAttr {
 		return storedAttr{d.AttributeName, string(d.AttributeType)}
 	})
 	for _, ix := range s.LocalSecondaryIndexes {
-		out.LocalSecondaryIndexes = append(out.LocalSecondaryIndexes, storeIndex(ix.IndexName, ix.KeySchema, ix.Projection))
+		out.LocalSecondaryIndexes = append(out.LocalSecondaryIndexes, storeIndex(ix.IndexName, ix.KeySchema, ix.Projection, false))
 	}
 	for _, ix := range s.GlobalSecondaryIndexes {
-		out.GlobalSecondaryIndexes = append(out.GlobalSecondaryIndexes, storeIndex(ix.IndexName, ix.KeySchema, ix.Projection))
+		out.GlobalSecondaryIndexes = append(out.GlobalSecondaryIndexes, storeIndex(ix.IndexName, ix.KeySchema, ix.Projection, ix.Unique))
 	}
 	return out
 }
@@ -235,14 +260,14 @@ func storeKeys(ks []KeySchemaElement) []storedKey {
 	return convert(ks, func(k KeySchemaElement) storedKey { return storedKey{k.AttributeName, string(k.KeyType)} })
 }
 
-func storeIndex(name string, ks []KeySchemaElement, p Projection) storedIndex {
-	return storedIndex{IndexName: name, KeySchema: storeKeys(ks),
+func storeIndex(name string, ks []KeySchemaElement, p Projection, unique bool) storedIndex {
+	return storedIndex{IndexName: name, KeySchema: storeKeys(ks), Unique: unique,
 		Projection: storedProjection{ProjectionType: string(p.ProjectionType), NonKeyAttributes: p.NonKeyAttributes}}
 }
 
 func loadSchema(s storedSchema) TableSchema {
 	out := TableSchema{KeySchema: loadKeys(s.KeySchema), StreamViewType: StreamViewType(s.StreamViewType),
-		TimeToLiveAttribute: s.TimeToLiveAttribute, StreamShards: s.StreamShards}
+		TimeToLiveAttribute: s.TimeToLiveAttribute, StreamShards: s.StreamShards, WithoutCounts: s.WithoutCounts}
 	out.AttributeDefinitions = convert(s.AttributeDefinitions, func(d storedAttr) AttributeDefinition {
 		return AttributeDefinition{d.AttributeName, ScalarAttributeType(d.AttributeType)}
 	})
@@ -252,7 +277,7 @@ func loadSchema(s storedSchema) TableSchema {
 	}
 	for _, ix := range s.GlobalSecondaryIndexes {
 		out.GlobalSecondaryIndexes = append(out.GlobalSecondaryIndexes, GlobalSecondaryIndex{IndexName: ix.IndexName,
-			KeySchema: loadKeys(ix.KeySchema), Projection: loadProjection(ix.Projection)})
+			KeySchema: loadKeys(ix.KeySchema), Projection: loadProjection(ix.Projection), Unique: ix.Unique})
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -452,6 +453,60 @@ func TestMetaMultiKeyFormat(t *testing.T) {
 	} {
 		if _, err := decodeMeta([]byte(bad), "Music"); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("decodeMeta(%.60s…) error = %v, want ErrCorrupt", bad, err)
+		}
+	}
+}
+
+// TestMetaUniqueFormat checks invariant 5 for unique GSIs (unique.go):
+// metadata with one is stored as FormatVersion 4, which every version
+// before them refuses (they would write duplicates), with the format in
+// Layout; without one it returns to its old form. It decodes to what was
+// encoded, and metadata claiming another FormatVersion is refused.
+func TestMetaUniqueFormat(t *testing.T) {
+	for _, format := range []int{1, 2} {
+		for _, multi := range []bool{false, true} {
+			m := &tableMeta{name: "Music", schema: goldenSchema(), format: format}
+			if multi {
+				multiKeyGolden(format)(m)
+			}
+			m.schema.GlobalSecondaryIndexes[0].Unique = true
+			raw, err := encodeMeta(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s struct{ FormatVersion, Layout int }
+			if err := json.Unmarshal(raw, &s); err != nil {
+				t.Fatal(err)
+			}
+			if s.FormatVersion != uniqueFormatVersion || s.Layout != format {
+				t.Errorf("format %d (multi %v) with a unique GSI stored as FormatVersion %d Layout %d, want %d and %d", format, multi, s.FormatVersion, s.Layout, uniqueFormatVersion, format)
+			}
+			got, err := decodeMeta(raw, "Music")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(m.schema, got.schema); d != "" || got.format != format {
+				t.Errorf("decoded schema (-want +got):\n%s; format %d, want %d", d, got.format, format)
+			}
+			for _, v := range []int{format, multiKeyFormatVersion} {
+				bad := strings.Replace(string(raw), `"FormatVersion":4`, `"FormatVersion":`+strconv.Itoa(v), 1)
+				if v == format {
+					bad = strings.Replace(bad, `"Layout":`+strconv.Itoa(format)+`,`, ``, 1)
+				}
+				if _, err := decodeMeta([]byte(bad), "Music"); !errors.Is(err, ErrCorrupt) {
+					t.Errorf("decodeMeta of a unique GSI under FormatVersion %d = %v, want ErrCorrupt", v, err)
+				}
+			}
+			m.schema.GlobalSecondaryIndexes[0].Unique = false
+			if raw, err = encodeMeta(m); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(raw, &s); err != nil {
+				t.Fatal(err)
+			}
+			if want := m.schema.storedFormatVersion(format); s.FormatVersion != want {
+				t.Errorf("without the unique GSI stored as FormatVersion %d, want %d", s.FormatVersion, want)
+			}
 		}
 	}
 }

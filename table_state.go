@@ -40,6 +40,8 @@ type tableState struct {
 	// tables of format 2 and later keep the partition directory
 	// (segment.go).
 	format int
+	// counted: every write keeps the table's counters (counts.go).
+	counted bool
 	// capture is set while a backup takes the table's change log: every
 	// write then logs its item (backup_log.go).
 	capture bool
@@ -98,6 +100,7 @@ func (t *Table) load(rt fdb.ReadTransaction, mv []byte) (*tableState, error) {
 	st.markBuilding(meta.building)
 	st.cursorKey = meta.cursorKey
 	st.format = meta.format
+	st.counted = meta.counted
 	st.capture = len(meta.captures) > 0
 	return st, nil
 }

@@ -419,6 +419,18 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 			total += writeCost(len(c.st.keys.itemKey(c.kv)), len(c.enc), a.t.chunkThreshold)
 		}
 	}
+	if !canceled {
+		refused, ok, err := checkUnique(tr, changes) // unique.go
+		if err != nil {
+			return nil, err
+		}
+		for i, err := range refused {
+			if err != nil {
+				reasons[i] = cancellationReason(err)
+			}
+		}
+		canceled = !ok
+	}
 	if canceled {
 		return nil, &TransactionCanceledError{CancellationReasons: reasons}
 	}
@@ -463,6 +475,10 @@ func cancellationReason(err error) CancellationReason {
 	var ccf *ConditionalCheckFailedError
 	if errors.As(err, &ccf) {
 		return CancellationReason{Code: CancellationCodeConditionalCheckFailed, Message: "The conditional request failed", Item: ccf.Item}
+	}
+	var uv *UniqueViolationError
+	if errors.As(err, &uv) {
+		return CancellationReason{Code: CancellationCodeConditionalCheckFailed, Message: "The conditional request failed: another item has this key in unique index " + uv.Index}
 	}
 	return validationReason(err)
 }

@@ -49,6 +49,9 @@ type CreateGlobalSecondaryIndexAction struct {
 	IndexName  string
 	KeySchema  []KeySchemaElement
 	Projection Projection
+	// Unique makes the index unique ([GlobalSecondaryIndex.Unique]); its
+	// backfill fails, and removes it, if the items hold duplicates.
+	Unique bool
 }
 
 // DeleteGlobalSecondaryIndexAction removes a GSI and its entries.
@@ -116,7 +119,6 @@ func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescr
 		}
 		s := st.schema.clone()
 		building := st.building()
-		prefix := st.keys.indexPrefix(name)
 		if u.Create != nil {
 			if st.index(name) != nil {
 				return fail("One or more parameter values were invalid: Index with name: " + name + " already exists")
@@ -125,7 +127,7 @@ func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescr
 				return nil, err
 			}
 			s.GlobalSecondaryIndexes = append(s.GlobalSecondaryIndexes, GlobalSecondaryIndex{
-				IndexName: name, KeySchema: slices.Clone(u.Create.KeySchema), Projection: u.Create.Projection})
+				IndexName: name, KeySchema: slices.Clone(u.Create.KeySchema), Projection: u.Create.Projection, Unique: u.Create.Unique})
 			if err := s.validate(); err != nil {
 				return nil, withUpdateOp(err)
 			}
@@ -138,14 +140,12 @@ func (t *Table) UpdateTable(tx fdb.Transactor, in UpdateTableInput) (*TableDescr
 				return nil, &TableError{Table: t.name, Err: ErrResourceNotFound,
 					Reason: "Requested resource not found: Index: " + name + " not found"}
 			}
-			s.GlobalSecondaryIndexes = slices.DeleteFunc(s.GlobalSecondaryIndexes, func(g GlobalSecondaryIndex) bool { return g.IndexName == name })
-			s.AttributeDefinitions = usedDefinitions(s)
+			s = s.withoutGSI(name)
 			building = slices.DeleteFunc(building, func(n string) bool { return n == name })
 			tr.Clear(st.keys.backfillKey(name))
 		}
 		// A new index starts empty; a deleted one leaves nothing behind.
-		tr.ClearRange(indexRange(prefix))
-		tr.ClearRange(st.keys.indexPartitions(name).all())
+		clearIndex(tr, st, name)
 		if err := t.replaceSchema(tr, s, building...); err != nil {
 			return nil, withUpdateOp(err)
 		}
@@ -345,23 +345,4 @@ func schemaString(ks []KeySchemaElement, defs []AttributeDefinition) string {
 		parts[i] = "SchemaElement: key{" + k.AttributeName + ":" + typ + ":" + string(k.KeyType) + "}"
 	}
 	return "Schema:[" + strings.Join(parts, ", ") + "]"
-}
-
-// usedDefinitions returns the attribute definitions of s that a key of
-// the table or of an index still uses.
-func usedDefinitions(s TableSchema) []AttributeDefinition {
-	used := map[string]bool{}
-	mark := func(ks []KeySchemaElement) {
-		for _, k := range ks {
-			used[k.AttributeName] = true
-		}
-	}
-	mark(s.KeySchema)
-	for _, ix := range s.LocalSecondaryIndexes {
-		mark(ix.KeySchema)
-	}
-	for _, ix := range s.GlobalSecondaryIndexes {
-		mark(ix.KeySchema)
-	}
-	return slices.DeleteFunc(slices.Clone(s.AttributeDefinitions), func(d AttributeDefinition) bool { return !used[d.AttributeName] })
 }

@@ -24,7 +24,7 @@ import (
 //     removed directory;
 //  2. clear the item's chunk range (no orphans, chunk.go invariant 2);
 //  3. write the head: inline encoding, or manifest plus chunks;
-//  4. index entries: hook below;
+//  4. index entries and counters: hooks below;
 //  5. the partition directory entry (segment.go);
 //  6. change record (stream.go).
 func writeItem(tr fdb.Transaction, t *Table, c itemChange) error {
@@ -48,6 +48,15 @@ func writeItem(tr fdb.Transaction, t *Table, c itemChange) error {
 	}
 	// Index entries are computed before the first write (index.go).
 	ixw, err := indexWrites(c)
+	if err != nil {
+		return err
+	}
+	// Hook: counter differences (counts.go).
+	oldEntries, err := readOldEntries(tr, c)
+	if err != nil {
+		return err
+	}
+	adds, err := countWrites(c, oldEntries, ixw)
 	if err != nil {
 		return err
 	}
@@ -81,6 +90,7 @@ func writeItem(tr fdb.Transaction, t *Table, c itemChange) error {
 	// Hook: index entries (index.go). For each index of c.st.schema,
 	// the entry of c.old and of c.new, cleared/set where they differ.
 	applyIndexWrites(tr, ixw)
+	applyCounterAdds(tr, adds)
 
 	// Hook: the partition directory (segment.go), for parallel scans.
 	if err := writePartition(tr, c); err != nil {

@@ -154,6 +154,12 @@ func (s *Server) runBackfill(ctx context.Context, id backfillID) {
 		case ctx.Err() != nil:
 			log.Info("index backfill stopped; it resumes when the server starts again")
 			return
+		case errors.Is(err, fdyno.ErrUniqueViolation):
+			// A unique index (made through the library) over duplicates:
+			// the backfill removed it.
+			result = "abandoned"
+			log.Warn("unique index backfill found duplicates; the index was removed", slog.String("reason", err.Error()))
+			return
 		case errors.Is(err, fdyno.ErrValidation), errors.Is(err, fdyno.ErrResourceNotFound):
 			// The index or its table was deleted meanwhile.
 			result = "abandoned"

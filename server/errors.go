@@ -95,6 +95,10 @@ func toAPIError(err error) *apiError {
 	if errors.As(err, &tce) {
 		return canceled(tce)
 	}
+	var uv *fdyno.UniqueViolationError
+	if errors.As(err, &uv) {
+		return &apiError{typ: errConditionalCheck, msg: "The conditional request failed: another item has this key in unique index " + uv.Index}
+	}
 	if errors.Is(err, fdyno.ErrDuplicateItem) {
 		return &apiError{typ: errDuplicateItem, msg: "Duplicate primary key exists in table"}
 	}

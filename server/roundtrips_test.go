@@ -70,7 +70,7 @@ func TestRoundTripBudgets(t *testing.T) {
 		{"PutItem", func() error {
 			_, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: table, Item: item("2")})
 			return err
-		}, rt(1, 0, 1)},
+		}, rt(1, 1, 1)}, // the old item's read keeps the counts exact (counts.go)
 		{"PutItem with condition", func() error {
 			_, err := c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: table, Item: item("3"), ConditionExpression: aws.String("attribute_not_exists(pk)")})
 			return err
@@ -87,7 +87,7 @@ func TestRoundTripBudgets(t *testing.T) {
 		{"DeleteItem", func() error {
 			_, err := c.DeleteItem(ctx(t), &dynamodb.DeleteItemInput{TableName: table, Key: key("3")})
 			return err
-		}, rt(1, 0, 1)},
+		}, rt(1, 1, 1)},
 		{"Query", func() error {
 			_, err := c.Query(ctx(t), &dynamodb.QueryInput{TableName: table, KeyConditionExpression: aws.String("pk = :p"),
 				ExpressionAttributeValues: map[string]types.AttributeValue{":p": s("p")}})

@@ -433,9 +433,10 @@ func (s *Server) listTables(_ *call, in *listTablesInput, _ *fdyno.Table) (any, 
 }
 
 // tableDescription is DynamoDB's TableDescription, from what fdyno
-// stores. fdyno keeps no capacity, creation time or item counts: tables
-// describe themselves as on demand, ItemCount and TableSizeBytes are 0
-// (DynamoDB updates them only every six hours), and every table is
+// stores. fdyno keeps no capacity: tables describe themselves as on
+// demand; ItemCount and TableSizeBytes (of the table and of each index)
+// are exact as of the request (DynamoDB's are refreshed about every six
+// hours; see describeCounts), and every table is
 // ACTIVE; a global secondary index is CREATING while it is backfilled
 // (updatetable.go), then ACTIVE.
 type tableDescription struct {
@@ -563,6 +564,7 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) (tableDescri
 		}
 		td.GlobalSecondaryIndexes = append(td.GlobalSecondaryIndexes, desc)
 	}
+	describeCounts(d, &td)
 	if d.StreamViewType != "" {
 		enabled := true
 		td.StreamSpecification = &streamSpecification{StreamEnabled: &enabled, StreamViewType: string(d.StreamViewType)}
@@ -570,4 +572,20 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) (tableDescri
 		td.LatestStreamArn, td.LatestStreamLabel = s.streamARNOf(d), label
 	}
 	return td, nil
+}
+
+// describeCounts copies the library's exact counts into td: the table's
+// and each index's ItemCount, TableSizeBytes and IndexSizeBytes. A table
+// whose counters are still being built reports 0, as before.
+func describeCounts(d *fdyno.TableDescription, td *tableDescription) {
+	if d.Counts == nil {
+		return
+	}
+	td.ItemCount, td.TableSizeBytes = d.Counts.ItemCount, d.Counts.SizeBytes
+	for _, ixs := range [][]indexDescription{td.LocalSecondaryIndexes, td.GlobalSecondaryIndexes} {
+		for i := range ixs {
+			c := d.IndexCounts[ixs[i].IndexName]
+			ixs[i].ItemCount, ixs[i].IndexSizeBytes = c.ItemCount, c.SizeBytes
+		}
+	}
 }

@@ -63,9 +63,13 @@ type Tree struct {
 
 // TableSchema returns the key schema a tree's table must have: hash key
 // Key and range key Child, both strings. Pass it to [fdyno.WithSchema] to
-// create the table.
+// create the table. The table keeps no exact counts
+// ([fdyno.TableSchema.WithoutCounts]): a counted table's writes read the
+// rows they replace, which would cost a tree's writes a read wave per
+// row and make concurrent Puts of one row conflict.
 func TableSchema() fdyno.TableSchema {
 	return fdyno.TableSchema{
+		WithoutCounts: true,
 		KeySchema: []fdyno.KeySchemaElement{
 			{AttributeName: KeyAttribute, KeyType: fdyno.KeyTypeHash},
 			{AttributeName: ChildAttribute, KeyType: fdyno.KeyTypeRange},
@@ -82,8 +86,8 @@ func TableSchema() fdyno.TableSchema {
 // error matching [fdyno.ErrValidation] if not).
 //
 // Concurrent Puts under one directory never conflict only if the table has
-// no secondary index and no stream: either makes every fdyno write read
-// the item it replaces.
+// no secondary index, no stream and no exact counts (as [TableSchema]'s
+// table): each makes every fdyno write read the item it replaces.
 func Open(rt fdb.ReadTransactor, table *fdyno.Table, opts Options) (*Tree, error) {
 	t := &Tree{table: table, r: opts.Reserved, maxLinks: opts.MaxLinks, maxRows: opts.MaxRows, maxBytes: opts.MaxBytes, watch: opts.Watch}
 	if t.r == "" {

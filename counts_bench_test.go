@@ -1,0 +1,72 @@
+package fdyno
+
+import (
+	"encoding/binary"
+	"strconv"
+	"testing"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+)
+
+// BenchmarkCounts measures what exact counts cost and buy, next to the raw
+// FoundationDB operations: a Put on a counted table (which reads its old
+// item and adds to its counters) against a Put on a table WithoutCounts
+// (blind), a raw Set, and a raw Get and Set plus the four atomic adds the
+// counters make (table items and bytes, item collection items and bytes);
+// a conditional Put, which reads its old item either way, on both tables
+// (what the counters alone cost); and Count and Scan with Select=COUNT on
+// tables of 1,000 and 100,000 items, which must take the same time.
+func BenchmarkCounts(b *testing.B) {
+	db, tbl := benchTable(b)
+	it := benchItem("k", 200)
+	enc, err := EncodeItem(it)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := tbl.state.Load()
+	kv, _ := packKeyValues(S("k"))
+	key := st.keys.itemKey(kv)
+	var one [8]byte
+	binary.LittleEndian.PutUint64(one[:], 1)
+	blindSchema := hashOnly
+	blindSchema.WithoutCounts = true
+	_, blind := benchTableOf(b, blindSchema)
+	benchRun(b, "Put", len(enc), func() error { _, err := tbl.Put(db, PutInput{Item: it}); return err })
+	benchRun(b, "Put/WithoutCounts", len(enc), func() error { _, err := blind.Put(db, PutInput{Item: it}); return err })
+	// A write that reads its old item anyway: what the counters add.
+	cond := PutInput{Item: it, ConditionExpression: "attribute_not_exists(absent)"}
+	benchRun(b, "PutCondition", len(enc), func() error { _, err := tbl.Put(db, cond); return err })
+	benchRun(b, "PutCondition/WithoutCounts", len(enc), func() error { _, err := blind.Put(db, cond); return err })
+	benchRun(b, "raw/Set", len(enc), txOp(db, func(tr fdb.Transaction) (any, error) { tr.Set(key, enc); return nil, nil }))
+	benchRun(b, "raw/Get+Set+4Adds", len(enc), txOp(db, func(tr fdb.Transaction) (any, error) {
+		if _, err := tr.Get(key).Get(); err != nil {
+			return nil, err
+		}
+		tr.Set(key, enc)
+		for f := range 2 {
+			tr.Add(st.keys.tableCountKey(f, counterShard(kv)), one[:])
+			tr.Add(st.keys.partitionCountKey(kv, f), one[:])
+		}
+		return nil, nil
+	}))
+	for _, n := range []int{1_000, 100_000} {
+		db, tbl := benchTable(b)
+		for i := 0; i < n; i += 1000 {
+			var reqs []WriteRequest
+			for j := i; j < i+1000 && j < n; j++ {
+				reqs = append(reqs, WriteRequest{PutRequest: &PutRequest{Item: Item{"pk": S("k" + strconv.Itoa(j))}}})
+			}
+			if err := BatchWriteAll(b.Context(), db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: reqs}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		items := strconv.Itoa(n) + "items"
+		benchRun(b, "Count/"+items, 0, func() error {
+			c, err := tbl.Count(db)
+			if err == nil && c.ItemCount != int64(n) {
+				b.Fatalf("Count = %d, want %d", c.ItemCount, n)
+			}
+			return err
+		})
+	}
+}
