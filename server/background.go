@@ -28,7 +28,9 @@ import (
 //     each table with a stream removes the change records older than
 //     Config.StreamRetention (fdyno's Table.TrimStream), DynamoDB
 //     Streams' 24 hours by default; a read from before the trim horizon
-//     then fails with TrimmedDataAccessException, as on DynamoDB.
+//     then fails with TrimmedDataAccessException, as on DynamoDB. The
+//     same walk keeps each point-in-time recovery log to its recovery
+//     period (fdyno's Table.TrimContinuousBackups).
 //
 // Close stops them all and waits for them; work stops between two of the
 // library's transactions, so nothing is left half done.
@@ -225,6 +227,11 @@ func (s *Server) sweepOnce(ctx context.Context, perSecond float64) {
 // without Force).
 func (s *Server) trimOnce(ctx context.Context, retention time.Duration) {
 	s.eachTable(ctx, "stream trimmer", func(name string, t *fdyno.Table, d *fdyno.TableDescription) {
+		// Point-in-time recovery's log is kept to its recovery period
+		// (fdyno's TrimContinuousBackups; nothing to do when it is off).
+		if err := t.TrimContinuousBackups(s.db); err != nil && ctx.Err() == nil && !errors.Is(err, fdyno.ErrResourceNotFound) {
+			s.log.Warn("point-in-time recovery trim failed", slog.String("table", name), slog.String("error", err.Error()))
+		}
 		if d.StreamViewType == "" {
 			// No stream, or a disabled one, whose records stay readable
 			// for 24 hours (streams.go): it is left alone.
