@@ -120,6 +120,7 @@ type tableKeys struct {
 	partitions subspace.Subspace // ("p", …), for segment.go
 	counts     subspace.Subspace // ("n", …), for counts.go
 	backupLog  subspace.Subspace // ("l", …), for backup_log.go
+	leases     subspace.Subspace // ("w", …), for lease.go
 }
 
 func newTableKeys(dir subspace.Subspace) tableKeys {
@@ -138,8 +139,16 @@ func newTableKeys(dir subspace.Subspace) tableKeys {
 		partitions: dir.Sub(partitionSubspace),
 		counts:     dir.Sub(countSubspace),
 		backupLog:  dir.Sub(backupLogSubspace),
+		leases:     dir.Sub(leaseSubspace),
 	}
 }
+
+// leaseSubspace holds the leases on a table's background work (lease.go):
+// ("w", job) → the holder and the lease's expiry.
+const leaseSubspace = "w"
+
+// leaseKey returns the key of the lease on job.
+func (k tableKeys) leaseKey(job string) fdb.Key { return k.leases.Pack(tuple.Tuple{job}) }
 
 // itemKey returns the key of the item head whose packed key values
 // (packKeyValues) are kv.

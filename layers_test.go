@@ -36,7 +36,7 @@ var packageLayers = []struct {
 	{"table", []string{"schema.go", "index_keys.go", "transactor.go", "table_meta.go", "schema_validate.go", "table_state.go",
 		"options.go", "index_def.go", "cursor.go", "counters.go", "table.go", "table_properties.go", "ttl.go", "access.go"}},
 	{"core", []string{"change.go", "stream.go", "segment.go", "index.go", "counts.go", "unique.go", "stream_disabled.go", "loader.go",
-		"backup_log.go", "item_ops.go", "backfill.go", "index_capacity.go", "write.go", "decide.go"}},
+		"backup_log.go", "item_ops.go", "backfill.go", "index_capacity.go", "write.go", "decide.go", "lease.go"}},
 	{"operations", []string{"get.go", "batch_get.go", "batch_write.go", "transact_write.go", "transact_get.go", "delete.go",
 		"segment_read.go", "index_read.go", "query.go", "stream_read.go", "scan.go", "item_collection.go", "backup.go",
 		"layer_api.go", "put.go", "stream_tail.go", "stream_consumer.go", "updatetable.go", "restore.go", "stream_trim.go",
