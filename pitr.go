@@ -210,6 +210,13 @@ func restoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeIn
 	}
 	src := newTable(in.SourceTableName, tablePath(o.root, in.SourceTableName))
 	src.clock = o.clock
+	// The restore reads the base and the log over many transactions:
+	// trimming (pitr_trim.go) must not fold or clear them meanwhile.
+	release, err := src.holdRecovery(tx, "restore")
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	type point struct {
 		b     *storedBackup
 		keys  backupKeys
@@ -254,4 +261,40 @@ func restoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeIn
 		return nil, err
 	}
 	return restoreBackup(tx, o, p.b, p.keys, in.TargetTableName, schema, batch, replay, opts)
+}
+
+// recoveryLease is the lease (lease.go) that a trim and a restore to a
+// point in time take on the source table, so that a trim never folds or
+// clears the base and log a restore is reading over many transactions.
+// A restore holds it for at most recoveryRestoreLease, renewing nothing:
+// one that dies delays trimming by that much at most, which only
+// lengthens the recovery window for a while.
+const (
+	recoveryLease        = "pitr"
+	recoveryTrimLease    = 10 * time.Minute
+	recoveryRestoreLease = 24 * time.Hour
+	// recoveryWait bounds how long a restore waits for a trim to end.
+	recoveryWait = 2 * time.Minute
+)
+
+// holdRecovery takes the recovery lease for a restore, waiting while a
+// trim (or another restore) holds it, and returns its release.
+func (t *Table) holdRecovery(tx fdb.Transactor, what string) (func(), error) {
+	holder, err := newBackupID(t.now())
+	if err != nil {
+		return nil, err
+	}
+	holder = what + "-" + holder
+	for deadline := time.Now().Add(recoveryWait); ; time.Sleep(50 * time.Millisecond) {
+		ok, err := t.TryLease(tx, recoveryLease, holder, recoveryRestoreLease)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return func() { _ = t.ReleaseLease(tx, recoveryLease, holder) }, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, &TableError{Table: t.name, Err: ErrResourceInUse, Reason: "Another restore or trim of the point-in-time recovery of table " + t.name + " is running"}
+		}
+	}
 }

@@ -35,6 +35,15 @@ func (t *Table) TrimContinuousBackups(tx fdb.Transactor) error {
 }
 
 func (t *Table) trimContinuousBackups(tx fdb.Transactor, batch int) error {
+	holder, err := newBackupID(t.now())
+	if err != nil {
+		return err
+	}
+	holder = "trim-" + holder
+	if ok, err := t.TryLease(tx, recoveryLease, holder, recoveryTrimLease); err != nil || !ok {
+		return err // a restore reads the log: trim later
+	}
+	defer func() { _ = t.ReleaseLease(tx, recoveryLease, holder) }()
 	for {
 		done, err := Transact(tx, func(tr fdb.Transaction) (bool, error) { return t.trimStep(tr, batch) })
 		if err != nil || done {
