@@ -125,3 +125,6 @@ func (j *partsJoiner) add(kv []byte, part int, v []byte) (*partsRecord, error) {
 	j.done = true
 	return j.cur, nil
 }
+
+// pitrID is the backup id of table tableID's point-in-time recovery base.
+func pitrID(tableID string) string { return "pitr-" + tableID }

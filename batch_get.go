@@ -167,7 +167,7 @@ func readBatch(tr fdb.ReadTransaction, op string, reqs []getRequest, maxBytes in
 	mvf := tr.Snapshot().Get(metadataVersionKey)
 	fetches := make([]pendingFetch, len(reqs))
 	for i, r := range reqs {
-		fetches[i] = r.t.startFetch(l, mvf, op, r.st0, r.key, r.kv, true, true)
+		fetches[i] = r.t.startFetch(l, mvf, op, r.st0, r.key, r.kv, nil, true)
 	}
 	if err := resolveAll(l, fetches); err != nil {
 		return nil, nil, 0, err

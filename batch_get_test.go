@@ -102,7 +102,7 @@ func TestBatchGetValidation(t *testing.T) {
 		{"key with an extra attribute", BatchGetInput{RequestItems: map[*Table]KeysAndAttributes{a: {Keys: []Item{{"pk": S("x"), "v": N("1")}}}}},
 			"The provided key element does not match the schema"},
 		{"key of the wrong type", BatchGetInput{RequestItems: map[*Table]KeysAndAttributes{b: {Keys: []Item{{"pk": S("x"), "sk": S("1")}}}}},
-			"Type mismatch for key sk expected: N actual: S"},
+			"The provided key element does not match the schema"},
 		{"bad projection", BatchGetInput{RequestItems: map[*Table]KeysAndAttributes{a: {Keys: []Item{{"pk": S("x")}}, ProjectionExpression: "a,,b"}}}, ""},
 		{"unused name", BatchGetInput{RequestItems: map[*Table]KeysAndAttributes{a: {Keys: []Item{{"pk": S("x")}}, ProjectionExpression: "v", ExpressionAttributeNames: map[string]string{"#u": "u"}}}},
 			"unused in expressions"},
@@ -244,7 +244,7 @@ func TestTransactGetKeyMismatchCancels(t *testing.T) {
 		key  Item
 		msg  string
 	}{
-		{"wrong type", Item{"pk": N("1")}, "Type mismatch for key pk"},
+		{"wrong type", Item{"pk": N("1")}, "The provided key element does not match the schema"},
 		{"empty key", Item{}, "The provided key element does not match the schema"},
 		{"extra attribute", Item{"pk": S("x"), "v": S("y")}, "The provided key element does not match the schema"},
 	}

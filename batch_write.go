@@ -150,7 +150,6 @@ func prepareBatchWrite(in BatchWriteInput) ([]writeRequest, error) {
 		st0 := t.state.Load()
 		for i, wr := range wrs {
 			r := writeRequest{w: writeAction{t: t, st0: st0, op: op}, index: i}
-			var err error
 			switch {
 			case (wr.PutRequest == nil) == (wr.DeleteRequest == nil):
 				return nil, &ValidationError{Op: op, Reason: "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes: a WriteRequest needs exactly one of PutRequest and DeleteRequest"}
@@ -159,15 +158,12 @@ func prepareBatchWrite(in BatchWriteInput) ([]writeRequest, error) {
 				if it == nil {
 					return nil, &ValidationError{Op: op, Reason: "PutRequest.Item is required"}
 				}
-				if r.w.kv, r.w.put, err = t.preparePut(op, st0, it); err != nil {
-					return nil, err
-				}
 				r.w.kind, r.w.key = actionPut, it
 			default:
-				if r.w.kv, err = keyOf(op, wr.DeleteRequest.Key, st0.hash, st0.rng, true); err != nil {
-					return nil, err
-				}
 				r.w.kind, r.w.key = actionDelete, wr.DeleteRequest.Key
+			}
+			if err := r.w.prepare(); err != nil {
+				return nil, err
 			}
 			id := itemID(t, r.w.kv)
 			if seen[id] {

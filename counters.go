@@ -20,14 +20,6 @@ const (
 	countBytes = 1
 )
 
-// Counts are exact item counts and sizes.
-type Counts struct {
-	// ItemCount is the number of items (of index entries, for an index).
-	ItemCount int64
-	// SizeBytes is the sum of their sizes as DynamoDB measures them.
-	SizeBytes int64
-}
-
 // counterValue decodes a counter (little-endian, as ADD leaves it).
 func counterValue(v []byte) (int64, error) {
 	if len(v) != 8 {

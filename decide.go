@@ -72,23 +72,59 @@ func encodeNew(it Item, maxSize int, update bool) (encodedItem, error) {
 	return encodedItem{item: it, enc: enc, size: size}, nil
 }
 
-// preparePut checks item it of a put against table state st0 (its key,
-// its index keys' types, its size; encoding checks the rest of
-// Item.Validate's rules) and returns its packed key values and its
-// encoding. Put and BatchWrite call it before their transactions.
-func (t *Table) preparePut(op string, st0 *tableState, it Item) ([]byte, encodedItem, error) {
-	kv, err := keyOf(op, it, st0.hash, st0.rng, false)
+// validate checks action a against table state st, the one place the
+// rules of a write's request against its table's schema live: a Key
+// holds exactly the table's key attributes, of their declared types; a
+// Put's item holds the key attributes, and its index key attributes have
+// their declared types; an update's paths touch no key attribute. It
+// returns the packed key values under st.
+//
+// Every request builder calls it before its transaction, through
+// prepare; the fetch of a's item calls it again inside the transaction
+// when the table's schema changed since (pendingFetch.resolveState), so a
+// rule added here holds on both paths. What depends on the stored item
+// (an update's result) is decide's.
+func (a *writeAction) validate(st *tableState) ([]byte, error) {
+	if a.kind == actionPut && a.op == "BatchWriteItem" && !keyTypesMatch(a.key, st.hash, st.rng) {
+		// BatchWriteItem words a Put item's missing or mistyped key
+		// attribute as a Key's (captured answers: docs/differences.md).
+		return nil, &ValidationError{Op: a.op, Reason: reasonKeyMismatch}
+	}
+	kv, err := keyOf(a.op, a.key, st.hash, st.rng, a.kind != actionPut)
 	if err != nil {
-		return nil, encodedItem{}, err
+		return nil, err
 	}
-	if err := checkIndexKeys(op, it, st0); err != nil {
-		return nil, encodedItem{}, err
+	switch a.kind {
+	case actionPut:
+		err = checkIndexKeys(a.op, a.key, st, false)
+	case actionUpdate:
+		err = checkKeyNotUpdated(a.op, a.paths, st)
 	}
-	n, err := encodeNew(it, t.maxItemSize, false)
+	return kv, err
+}
+
+// prepare validates a against its table's cached state a.st0 before its
+// transaction, and checks a Put's item against the size limit and
+// encodes it (encoding checks the rest of Item.Validate's rules).
+func (a *writeAction) prepare() error {
+	kv, err := a.validate(a.st0)
 	if err != nil {
-		return nil, encodedItem{}, withOp(op, err)
+		return err
 	}
-	return kv, n, nil
+	a.kv = kv
+	if a.kind == actionPut {
+		size := a.key.Size()
+		if err := checkItemSize(size, a.t.maxItemSize, false); err != nil {
+			return withOp(a.op, err)
+		}
+		enc, err := EncodeItem(a.key)
+		if err != nil {
+			// A value DynamoDB would not parse: the request's error.
+			return markEarly(withOp(a.op, err))
+		}
+		a.put = encodedItem{item: a.key, enc: enc, size: size}
+	}
+	return nil
 }
 
 // needsOld reports whether a must read its item before it is decided.
@@ -108,8 +144,7 @@ func (a *writeAction) start(l itemLoader, mvf fdb.FutureByteSlice) pendingFetch 
 			return pendingFetch{t: a.t, op: a.op, st0: a.st0, denied: err}
 		}
 	}
-	f := a.t.startFetch(l, mvf, a.op, a.st0, a.key, a.kv, a.kind != actionPut, a.needsOld())
-	f.paths = a.paths
+	f := a.t.startFetch(l, mvf, a.op, a.st0, a.key, a.kv, a, a.needsOld())
 	if a.kind == actionPut && f.denied == nil && a.st0.schema.hasUniqueIndexes() {
 		f.tg.probes = startPutProbes(l.rt, a.st0, a.put.item) // unique.go, invariant 2
 	}
@@ -129,6 +164,8 @@ type decision struct {
 // (tg.old, meaningful only if tg.oldKnown, which a.needsOld guarantees
 // when the decision depends on it). In order:
 //
+//  0. a write the table's schema, changed since it was validated, no
+//     longer admits (tg.invalid) fails with validate's error;
 //  1. the ConditionExpression, failing with a
 //     *[ConditionalCheckFailedError] (with the item if rvFail is ALL_OLD);
 //  2. a condition check writes nothing;
@@ -142,6 +179,9 @@ type decision struct {
 //
 // Other errors are *[ValidationError]s. decide reads and writes nothing.
 func decide(a *writeAction, tg target) (decision, error) {
+	if tg.invalid != nil {
+		return decision{}, tg.invalid
+	}
 	old := tg.old
 	if a.cond != nil {
 		ok, err := evalCondition(a.cond, old)
@@ -187,7 +227,7 @@ func decide(a *writeAction, tg target) (decision, error) {
 			return decision{}, withOp(a.op, err)
 		}
 	}
-	if err := checkIndexKeys(a.op, updated, tg.st); err != nil {
+	if err := checkIndexKeys(a.op, updated, tg.st, a.upd != nil); err != nil {
 		return decision{}, err
 	}
 	n, err := encodeNew(updated, a.t.maxItemSize, a.upd != nil)
@@ -196,6 +236,14 @@ func decide(a *writeAction, tg target) (decision, error) {
 	}
 	c.new, c.enc, c.size = n.item, n.enc, n.size
 	return decision{write: true, change: c, attrs: returned(a.rv, old, updated, a.paths)}, nil
+}
+
+// cost returns the indexCost of d, for its output (index_capacity.go).
+func (d *decision) cost() indexCost {
+	if !d.write {
+		return indexCost{}
+	}
+	return indexCost{change: &d.change}
 }
 
 // returned returns the attributes ReturnValues rv asks for, of the item

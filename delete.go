@@ -20,6 +20,7 @@ type DeleteOutput struct {
 	// Attributes is the deleted item when ReturnValues is ALL_OLD and
 	// there was one; otherwise nil.
 	Attributes Item
+	indexCost
 }
 
 // Delete removes one item, and its chunks; deleting an absent item is not
@@ -30,9 +31,9 @@ type DeleteOutput struct {
 // for concurrent use.
 func (t *Table) Delete(tx fdb.Transactor, in DeleteInput) (*DeleteOutput, error) {
 	const op = "DeleteItem"
-	st0 := t.state.Load()
-	kv, err := keyOf(op, in.Key, st0.hash, st0.rng, true)
-	if err != nil {
+	p := writeAction{t: t, st0: t.state.Load(), op: op, kind: actionDelete, key: in.Key,
+		rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
+	if err := p.prepare(); err != nil {
 		return nil, err
 	}
 	if err := checkReturnValues(op, in.ReturnValues, ReturnValueAllOld); err != nil {
@@ -45,14 +46,13 @@ func (t *Table) Delete(tx fdb.Transactor, in DeleteInput) (*DeleteOutput, error)
 	if err != nil {
 		return nil, err
 	}
+	p.cond = e.cond
 	return Transact(tx, func(tr fdb.Transaction) (*DeleteOutput, error) {
-		// Made here, the action stays on the stack.
-		a := writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionDelete, key: in.Key, cond: e.cond,
-			rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
+		a := p // a copy per attempt, on the stack
 		d, err := a.run(tr)
 		if err != nil {
 			return nil, err
 		}
-		return &DeleteOutput{Attributes: d.attrs}, nil
+		return &DeleteOutput{Attributes: d.attrs, indexCost: d.cost()}, nil
 	})
 }

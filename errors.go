@@ -202,6 +202,26 @@ type ValidationError struct {
 	// Reason says which rule was broken, in DynamoDB's words where
 	// DynamoDB has them.
 	Reason string
+	// early marks what DynamoDB finds in its input validation, before a
+	// transaction runs: an empty key value. Inside TransactWriteItems it
+	// is the request's ValidationException, not a cancellation reason.
+	early bool
+}
+
+// markEarly marks the *ValidationError in err, if any, as found by
+// DynamoDB's input validation (ValidationError.early) and returns err.
+func markEarly(err error) error {
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		ve.early = true
+	}
+	return err
+}
+
+// isEarly reports whether err holds a *ValidationError marked early.
+func isEarly(err error) bool {
+	var ve *ValidationError
+	return errors.As(err, &ve) && ve.early
 }
 
 func (e *ValidationError) Error() string {

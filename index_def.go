@@ -13,30 +13,6 @@ import (
 // reports of them, and the backfill progress of a CREATING index
 // (backfill.go walks it; index.go writes the entries).
 
-// IndexStatus is the state of a global secondary index, as DescribeTable
-// reports it.
-type IndexStatus string
-
-// The index states fdyno reports. A GSI is CREATING from UpdateTable until
-// its backfill completes, then ACTIVE. Deleting a GSI removes it and all
-// its entries in one transaction, so no DELETING state is ever observed.
-const (
-	IndexStatusCreating IndexStatus = "CREATING"
-	IndexStatusActive   IndexStatus = "ACTIVE"
-)
-
-// GlobalSecondaryIndexDescription is the state of one GSI in a
-// [TableDescription].
-type GlobalSecondaryIndexDescription struct {
-	IndexName   string
-	IndexStatus IndexStatus
-	// Backfilling is true while the index is being built (CREATING).
-	Backfilling bool
-	// BackfillItems is the number of base items the backfill has walked
-	// so far; 0 for an ACTIVE index.
-	BackfillItems int64
-}
-
 // indexDef is one index of a table state, ready for writes and reads.
 type indexDef struct {
 	name     string

@@ -1,13 +1,15 @@
 package fdyno
 
 import (
-	"github.com/fdyno/fdyno/internal/avjson"
-	"github.com/fdyno/fdyno/internal/number"
-	"github.com/fdyno/fdyno/internal/validate"
 	"math/big"
+	"reflect"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/fdyno/fdyno/internal/avjson"
+	"github.com/fdyno/fdyno/internal/number"
+	"github.com/fdyno/fdyno/internal/validate"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -521,8 +523,8 @@ func checkKeyValue(name string, v Value, want Type, hash bool) error {
 	case TypeS, TypeB:
 		switch {
 		case v.s == "":
-			return fail("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty " +
-				map[Type]string{TypeS: "string", TypeB: "binary"}[v.typ] + " value. Key: " + name)
+			return &ValidationError{Path: name, early: true, Reason: "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty " +
+				map[Type]string{TypeS: "string", TypeB: "binary"}[v.typ] + " value. Key: " + name}
 		case hash && len(v.s) > MaxPartitionKeyLength:
 			return fail("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
 		case !hash && len(v.s) > MaxSortKeyLength:
@@ -540,3 +542,11 @@ func checkKeyValue(name string, v Value, want Type, hash bool) error {
 	}
 	return nil
 }
+
+// Go types the Value accessors name in their errors.
+var (
+	typeInt64   = reflect.TypeFor[int64]()
+	typeFloat64 = reflect.TypeFor[float64]()
+	typeBigInt  = reflect.TypeFor[*big.Int]()
+	typeDecimal = reflect.TypeFor[*apd.Decimal]()
+)

@@ -95,8 +95,10 @@ func prepareExprs(op string, names map[string]string, values map[string]Value, c
 }
 
 // checkIndexKeys checks that the attributes of it that are index keys
-// have their declared types; DynamoDB rejects the write otherwise.
-func checkIndexKeys(op string, it Item, st *tableState) error {
+// have their declared types and are not empty; DynamoDB rejects the write
+// otherwise, with its update's own text for an empty value when updated
+// says it is an update's result.
+func checkIndexKeys(op string, it Item, st *tableState, updated bool) error {
 	for _, ik := range st.indexKeys {
 		name := ik.name
 		v, ok := it[name]
@@ -108,8 +110,14 @@ func checkIndexKeys(op string, it Item, st *tableState) error {
 				name + " Expected: " + ik.typ.String() + " Actual: " + v.typ.String() + " IndexName: " + ik.index}
 		}
 		if (v.typ == TypeS || v.typ == TypeB) && v.s == "" {
-			return &ValidationError{Op: op, Path: name, Reason: "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty " +
-				map[Type]string{TypeS: "string", TypeB: "binary"}[v.typ] + " value. IndexName: " + ik.index + ", IndexKey: " + name}
+			empty := map[Type]string{TypeS: "string", TypeB: "binary"}[v.typ]
+			reason := "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty " +
+				empty + " value. IndexName: " + ik.index + ", IndexKey: " + name
+			if updated {
+				reason = "One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty " +
+					empty + " value."
+			}
+			return &ValidationError{Op: op, Path: name, Reason: reason, early: true}
 		}
 	}
 	return checkIndexKeySizes(op, it, st)
@@ -123,6 +131,9 @@ type target struct {
 	// oldKnown says old was read; oldEnc is then its encoding.
 	oldKnown bool
 	oldEnc   []byte
+	// invalid is why the write fails validation against st, a schema
+	// that changed after the write was validated; decide returns it.
+	invalid error
 	// probes are a Put's reads of the slots of unique indexes its item
 	// takes (unique.go), started with the item's read.
 	probes []uniqueProbe
@@ -133,9 +144,8 @@ type target struct {
 // transaction's actions) have all their reads in flight at once. It
 // resolves the table's current state too: the item read is started
 // together with the metadata version read and redone only if the schema
-// changed, after the request was validated again against it (the key of
-// key, a Key parameter if exact, a whole item otherwise; a whole item's
-// index key types; an update's paths).
+// changed, after the request was validated again against it (a write's
+// writeAction.validate, a read's Key).
 //
 // startFetch starts the head read, resolve waits for the schema and the
 // head, readChunks starts a chunked item's chunk reads, finish waits for
@@ -146,20 +156,20 @@ type pendingFetch struct {
 	t       *Table
 	op      string
 	st0     *tableState
-	key     Item
-	exact   bool
+	key     Item         // a read's Key
+	w       *writeAction // a write's action, or nil for a read
 	needOld bool
 	mvf     fdb.FutureByteSlice // may be shared by every fetch of a transaction
-	paths   []docPath           // an update's paths, checked again under a new schema
 	r       itemRead            // the item's read, if needOld
 	tg      target
 	denied  error // the handle's guard refused the item (access.go)
 }
 
 // startFetch starts a fetch whose metadata version read mvf was started
-// in l's transaction; the item is read if needOld.
-func (t *Table) startFetch(l itemLoader, mvf fdb.FutureByteSlice, op string, st0 *tableState, key Item, kv []byte, exact, needOld bool) pendingFetch {
-	f := pendingFetch{t: t, op: op, st0: st0, key: key, exact: exact, needOld: needOld, mvf: mvf, tg: target{st: st0, kv: kv}}
+// in l's transaction, for write action w (nil for a read of Key key); the
+// item is read if needOld.
+func (t *Table) startFetch(l itemLoader, mvf fdb.FutureByteSlice, op string, st0 *tableState, key Item, kv []byte, w *writeAction, needOld bool) pendingFetch {
+	f := pendingFetch{t: t, op: op, st0: st0, key: key, w: w, needOld: needOld, mvf: mvf, tg: target{st: st0, kv: kv}}
 	if f.denied = t.allowItem(false, kv); f.denied != nil {
 		f.needOld = false // nothing is read
 		return f
@@ -193,16 +203,19 @@ func (f *pendingFetch) resolveState(l itemLoader) error {
 	}
 	if st != f.st0 {
 		// Another schema: validate again before anything is written.
-		if f.tg.kv, err = keyOf(f.op, f.key, st.hash, st.rng, f.exact); err != nil {
-			return err
-		}
-		if !f.exact {
-			if err := checkIndexKeys(f.op, f.key, st); err != nil {
+		if f.w == nil {
+			if f.tg.kv, err = keyOf(f.op, f.key, st.hash, st.rng, true); err != nil {
 				return err
 			}
-		}
-		if err := checkKeyNotUpdated(f.op, f.paths, st); err != nil {
-			return err
+		} else if f.tg.kv, err = f.w.validate(st); err != nil {
+			if isEarly(err) {
+				return err
+			}
+			// The write is refused as if validated under st from the
+			// start: decide returns it, as it would its other errors (a
+			// cancellation reason in a TransactWrite). Nothing is read.
+			f.tg.st, f.tg.invalid, f.needOld = st, err, false
+			return nil
 		}
 		if err := f.t.allowItem(false, f.tg.kv); err != nil {
 			return err
@@ -302,7 +315,7 @@ func finishAll(l itemLoader, fetches []pendingFetch) ([]target, error) {
 func checkKeyNotUpdated(op string, paths []docPath, st *tableState) error {
 	for _, p := range paths {
 		if name := p[0].Name; name == st.hash.Name || name == st.rng.Name && st.rng.Name != "" {
-			return &ValidationError{Op: op, Path: name, Reason: "One or more parameter values were invalid: Cannot update attribute " + name + ". This attribute is part of the key"}
+			return &ValidationError{Op: op, Path: name, Reason: "One or more parameter values were invalid: Cannot update attribute " + name + ". This attribute is part of the key", early: true}
 		}
 	}
 	return nil

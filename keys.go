@@ -120,6 +120,7 @@ type tableKeys struct {
 	partitions subspace.Subspace // ("p", …), for segment.go
 	counts     subspace.Subspace // ("n", …), for counts.go
 	backupLog  subspace.Subspace // ("l", …), for backup_log.go
+	leases     subspace.Subspace // ("w", …), for lease.go
 }
 
 func newTableKeys(dir subspace.Subspace) tableKeys {
@@ -138,8 +139,16 @@ func newTableKeys(dir subspace.Subspace) tableKeys {
 		partitions: dir.Sub(partitionSubspace),
 		counts:     dir.Sub(countSubspace),
 		backupLog:  dir.Sub(backupLogSubspace),
+		leases:     dir.Sub(leaseSubspace),
 	}
 }
+
+// leaseSubspace holds the leases on a table's background work (lease.go):
+// ("w", job) → the holder and the lease's expiry.
+const leaseSubspace = "w"
+
+// leaseKey returns the key of the lease on job.
+func (k tableKeys) leaseKey(job string) fdb.Key { return k.leases.Pack(tuple.Tuple{job}) }
 
 // itemKey returns the key of the item head whose packed key values
 // (packKeyValues) are kv.
@@ -217,6 +226,17 @@ type keyAttr struct {
 // not exactly those of the key schema.
 const reasonKeyMismatch = "The provided key element does not match the schema"
 
+// keyTypesMatch reports whether it holds the key attributes hash and rng
+// (unless its Name is empty) with their declared types.
+func keyTypesMatch(it Item, hash, rng keyAttr) bool {
+	for _, k := range [...]keyAttr{hash, rng} {
+		if v, ok := it[k.Name]; k.Name != "" && (!ok || v.typ != k.Type) {
+			return false
+		}
+	}
+	return true
+}
+
 // keyOf validates the key attributes of it against the table's key
 // (hash, and rng unless its Name is empty) and returns their packed values.
 // With exact, it is a Key parameter and may hold nothing else.
@@ -238,6 +258,11 @@ func keyOf(op string, it Item, hash, rng keyAttr, exact bool) ([]byte, error) {
 		}
 		return nil, fail("One or more parameter values were invalid: Missing the key " + hash.Name + " in the item")
 	}
+	if exact && hv.typ != hash.Type {
+		// A Key's wrong type is a schema mismatch, not a Put item's
+		// "Type mismatch for key".
+		return nil, fail(reasonKeyMismatch)
+	}
 	if err := checkKeyValue(hash.Name, hv, hash.Type, true); err != nil {
 		err.(*ValidationError).Op = op
 		return nil, err
@@ -251,6 +276,9 @@ func keyOf(op string, it Item, hash, rng keyAttr, exact bool) ([]byte, error) {
 			return nil, fail(reasonKeyMismatch)
 		}
 		return nil, fail("One or more parameter values were invalid: Missing the key " + rng.Name + " in the item")
+	}
+	if exact && rv.typ != rng.Type {
+		return nil, fail(reasonKeyMismatch)
 	}
 	if err := checkKeyValue(rng.Name, rv, rng.Type, false); err != nil {
 		err.(*ValidationError).Op = op

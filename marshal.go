@@ -1,11 +1,10 @@
 package fdyno
 
 import (
-	"github.com/fdyno/fdyno/internal/validate"
-	"math/big"
 	"reflect"
 
-	"github.com/cockroachdb/apd/v3"
+	"github.com/fdyno/fdyno/internal/validate"
+
 	"github.com/fdyno/fdyno/internal/marshal"
 )
 
@@ -103,14 +102,6 @@ var valueModel = marshal.NewModel(marshal.Model[Value]{
 	ReasonNesting:    validate.ReasonNesting,
 	ReasonDuplicates: validate.ReasonDuplicates,
 })
-
-// Go types the Value accessors name in their errors.
-var (
-	typeInt64   = reflect.TypeFor[int64]()
-	typeFloat64 = reflect.TypeFor[float64]()
-	typeBigInt  = reflect.TypeFor[*big.Int]()
-	typeDecimal = reflect.TypeFor[*apd.Decimal]()
-)
 
 // marshalFromInternal returns err, an error of package internal/marshal,
 // as the *[MarshalError] or *[UnmarshalError] users see; a value that

@@ -26,9 +26,6 @@ var (
 	ErrInvalidRestoreTime = errors.New("fdyno: InvalidRestoreTimeException")
 )
 
-// pitrID is the backup id of table tableID's point-in-time recovery base.
-func pitrID(tableID string) string { return "pitr-" + tableID }
-
 // ContinuousBackupsDescription is DynamoDB's ContinuousBackupsDescription
 // with its PointInTimeRecoveryDescription.
 type ContinuousBackupsDescription struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testseed"
 	gocmp "github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
@@ -124,6 +125,24 @@ func TestPITRModel(t *testing.T) {
 			write(rt)
 		}
 		clock.Add(int64(time.Second / time.Microsecond)) // every write is in the past
+		// Trimming: the clock moves on so that the recovery period (7
+		// days) starts at write c; the writes before it fold into the
+		// base and can no longer be restored to.
+		c := -1
+		if rapid.Bool().Draw(rt, "trim") {
+			c = rapid.IntRange(0, len(history)-1).Draw(rt, "periodStart")
+			clock.Store(history[c].at.Add(7 * 24 * time.Hour).UnixMicro())
+			if err := src.trimContinuousBackups(db, rapid.IntRange(1, 3).Draw(rt, "trimBatch")); err != nil {
+				rt.Fatal(err)
+			}
+			d, err := src.DescribeContinuousBackups(db)
+			if err != nil || !d.EarliestRestorableDateTime.Equal(history[c].at) {
+				rt.Fatalf("after trimming, DescribeContinuousBackups = %+v, %v; want the earliest restorable time %v", d, err, history[c].at)
+			}
+			if got := logRecords(rt, db, src); got > len(history)-c {
+				rt.Fatalf("after trimming, %d log records remain, want at most the %d commits of the period", got, len(history)-c)
+			}
+		}
 		d, err := src.DescribeContinuousBackups(db)
 		if err != nil || d.PointInTimeRecoveryStatus != "ENABLED" || d.RecoveryPeriodInDays != 7 {
 			rt.Fatalf("DescribeContinuousBackups = %+v, %v", d, err)
@@ -141,6 +160,18 @@ func TestPITRModel(t *testing.T) {
 			want = model
 		}
 		dst, err := restoreTableToPointInTime(db, in, rapid.IntRange(1, 4).Draw(rt, "restoreBatch"), opts...)
+		// A time before the period cannot be restored to. A version can,
+		// while nothing after it was folded (the commits between it and
+		// the period changed nothing), and must then be exact.
+		if i < c && !in.RestoreDateTime.IsZero() || i < c && in.Version != 0 && errors.Is(err, ErrInvalidRestoreTime) {
+			if !errors.Is(err, ErrInvalidRestoreTime) {
+				rt.Fatalf("restore to %+v, before the trimmed period: %v, want ErrInvalidRestoreTime", in, err)
+			}
+			if err := DeleteTable(db, src.name, root); err != nil {
+				rt.Fatal(err)
+			}
+			return
+		}
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -212,5 +243,81 @@ func TestPITRLifecycle(t *testing.T) {
 	mustPut(t, db, src, backupItem("a", 3, 3, 0))
 	if n := backupLogLen(t, db, src); n != 0 {
 		t.Errorf("a write after disabling logged %d records", n)
+	}
+}
+
+// logRecords counts the records of tbl's backup log (their first parts).
+func logRecords(t *rapid.T, db fdb.Database, tbl *Table) int {
+	n, err := readTransact(db, func(tr fdb.ReadTransaction) (int, error) {
+		st, err := tbl.load(tr, nil)
+		if err != nil {
+			return 0, err
+		}
+		elems := 1
+		if st.rng.Name != "" {
+			elems = 2
+		}
+		rows, err := tr.GetRange(st.keys.backupLog, fdb.RangeOptions{}).GetSliceWithError()
+		if err != nil {
+			return 0, err
+		}
+		n := 0
+		for _, kv := range rows {
+			if _, _, part, err := st.keys.splitBackupLogKey(kv.Key, elems); err != nil {
+				return 0, err
+			} else if part == 0 {
+				n++
+			}
+		}
+		return n, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Under injected faults (retryable errors, commits that fail or report an
+// unknown result), trimming folds each commit into the recovery base
+// exactly once: every step moves the log's start in the transaction that
+// folds, so a retried step finds its records already folded. A restore
+// to the latest time afterwards is the table.
+func TestTrimContinuousBackupsUnderFaults(t *testing.T) {
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(testseed.Seed(t, "FDYNO_PITR_TRIM_FAULT_SEED")))
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
+	now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
+	src := mustOpen(t, db, "TrimFaulty", WithSchema(backupSchema), WithClock(now))
+	if _, err := src.UpdateContinuousBackups(db, true, 1); err != nil {
+		t.Fatal(err)
+	}
+	var periodStart time.Time
+	for i := range 40 {
+		clock.Add(int64(time.Minute / time.Microsecond))
+		if i == 30 {
+			periodStart = now()
+		}
+		mustPut(t, db, src, backupItem("p"+strconv.Itoa(i%4), i%7, i, (i%3)*300))
+	}
+	clock.Store(periodStart.Add(24 * time.Hour).UnixMicro())
+	if err := src.trimContinuousBackups(db, 3); err != nil {
+		t.Fatal(err)
+	}
+	d, err := src.DescribeContinuousBackups(db)
+	if err != nil || !d.EarliestRestorableDateTime.Equal(periodStart) {
+		t.Fatalf("DescribeContinuousBackups = %+v, %v; want the earliest restorable time %v", d, err, periodStart)
+	}
+	dst, err := RestoreTableToPointInTime(db, RestoreTableToPointInTimeInput{SourceTableName: src.name, TargetTableName: "TrimFaultyCopy", UseLatestRestorableTime: true}, WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTable(t, db, dst)
+	if diff := gocmp.Diff(tableItems(t, db, src), tableItems(t, db, dst), itemCmp); diff != "" {
+		t.Errorf("restored after trimming (-table +restored):\n%s", diff)
+	}
+	_, err = RestoreTableToPointInTime(db, RestoreTableToPointInTimeInput{SourceTableName: src.name, TargetTableName: "TooEarly",
+		RestoreDateTime: periodStart.Add(-time.Second)}, WithClock(now))
+	if !errors.Is(err, ErrInvalidRestoreTime) {
+		t.Errorf("restore to before the period: %v, want InvalidRestoreTimeException", err)
 	}
 }

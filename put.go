@@ -24,6 +24,7 @@ type PutOutput struct {
 	// Attributes is the replaced item when ReturnValues is ALL_OLD and an
 	// item was replaced; otherwise nil.
 	Attributes Item
+	indexCost
 }
 
 // Put creates an item or replaces it entirely. See
@@ -55,22 +56,22 @@ func (t *Table) Put(tx fdb.Transactor, in PutInput) (*PutOutput, error) {
 		return nil, err
 	}
 	// Done once, outside the transaction's retry loop.
-	kv, n, err := t.preparePut(op, st0, in.Item)
-	if err != nil {
+	p := writeAction{t: t, st0: st0, op: op, kind: actionPut, key: in.Item,
+		rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
+	if err := p.prepare(); err != nil {
 		return nil, err
 	}
 	e, err := prepareExprs(op, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ConditionExpression, "", "")
 	if err != nil {
 		return nil, err
 	}
+	p.cond = e.cond
 	return Transact(tx, func(tr fdb.Transaction) (*PutOutput, error) {
-		// Made here, the action stays on the stack.
-		a := writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionPut, key: in.Item, put: n, cond: e.cond,
-			rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
+		a := p // a copy per attempt, on the stack
 		d, err := a.run(tr)
 		if err != nil {
 			return nil, err
 		}
-		return &PutOutput{Attributes: d.attrs}, nil
+		return &PutOutput{Attributes: d.attrs, indexCost: d.cost()}, nil
 	})
 }

@@ -1,8 +1,6 @@
 package fdyno
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -205,12 +203,55 @@ func (s TableSchema) clone() TableSchema {
 	return c
 }
 
-// sameSchema reports whether a and b store the same: an absent list of
-// indexes or of non-key attributes is an empty one.
-func sameSchema(a, b TableSchema) bool {
-	ja, _ := json.Marshal(storeSchema(a.canonical()))
-	jb, _ := json.Marshal(storeSchema(b.canonical()))
-	return bytes.Equal(ja, jb)
+// DisabledStream is a stream disabled by UpdateTable, which stays
+// readable for [DisabledStreamRetention] after DisabledAt.
+type DisabledStream struct {
+	// StreamLabel is the stream's label: the time it was enabled (UTC,
+	// StreamLabelLayout), the table's creation time for a stream enabled
+	// with the table, or empty for a table that has no creation time.
+	StreamLabel string
+	// StreamStartAfter is the sequence number the stream's records follow
+	// (empty for all records).
+	StreamStartAfter string
+	// StreamViewType is the view type the stream had.
+	StreamViewType StreamViewType
+	// DisabledAt is when the stream was disabled (the handle's clock,
+	// [WithClock]).
+	DisabledAt time.Time
+	// LastSequenceNumber is the sequence number of the stream's last
+	// record, empty if the table's stream holds none.
+	LastSequenceNumber string
+}
+
+// DisabledStreamRetention is how long a disabled stream stays readable,
+// DynamoDB's 24 hours.
+const DisabledStreamRetention = 24 * time.Hour
+
+// StreamLabelLayout is the time layout of a stream's label, DynamoDB's.
+const StreamLabelLayout = "2006-01-02T15:04:05.000"
+
+// IndexStatus is the state of a global secondary index, as DescribeTable
+// reports it.
+type IndexStatus string
+
+// The index states fdyno reports. A GSI is CREATING from UpdateTable until
+// its backfill completes, then ACTIVE. Deleting a GSI removes it and all
+// its entries in one transaction, so no DELETING state is ever observed.
+const (
+	IndexStatusCreating IndexStatus = "CREATING"
+	IndexStatusActive   IndexStatus = "ACTIVE"
+)
+
+// GlobalSecondaryIndexDescription is the state of one GSI in a
+// [TableDescription].
+type GlobalSecondaryIndexDescription struct {
+	IndexName   string
+	IndexStatus IndexStatus
+	// Backfilling is true while the index is being built (CREATING).
+	Backfilling bool
+	// BackfillItems is the number of base items the backfill has walked
+	// so far; 0 for an ACTIVE index.
+	BackfillItems int64
 }
 
 // usedDefinitions returns the attribute definitions of s that a key of
@@ -249,4 +290,12 @@ func (s TableSchema) hasUniqueIndexes() bool {
 		}
 	}
 	return false
+}
+
+// Counts are exact item counts and sizes.
+type Counts struct {
+	// ItemCount is the number of items (of index entries, for an index).
+	ItemCount int64
+	// SizeBytes is the sum of their sizes as DynamoDB measures them.
+	SizeBytes int64
 }

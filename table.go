@@ -312,3 +312,11 @@ func joinPath(p []string) string {
 	}
 	return string(b)
 }
+
+// now is the handle's clock ([WithClock]).
+func (t *Table) now() time.Time {
+	if t.clock == nil {
+		return time.Now()
+	}
+	return t.clock()
+}

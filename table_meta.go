@@ -1,6 +1,9 @@
 package fdyno
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"time"
 
@@ -322,3 +325,35 @@ func putMeta(tr fdb.Transaction, keys tableKeys, m *tableMeta) error {
 	tr.Set(keys.meta, raw)
 	return nil
 }
+
+// sameSchema reports whether a and b store the same: an absent list of
+// indexes or of non-key attributes is an empty one.
+func sameSchema(a, b TableSchema) bool {
+	ja, _ := json.Marshal(storeSchema(a.canonical()))
+	jb, _ := json.Marshal(storeSchema(b.canonical()))
+	return bytes.Equal(ja, jb)
+}
+
+// checkSettings applies MaxSettingsSize.
+func checkSettings(op string, b []byte) error {
+	if len(b) > MaxSettingsSize {
+		return &ValidationError{Op: op, Reason: "the settings record is larger than 32 KB"}
+	}
+	return nil
+}
+
+// newTableID returns a random version 4 UUID, DynamoDB's TableId form.
+func newTableID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
+}
+
+// MaxSettingsSize is the largest settings record a table keeps, inside
+// FoundationDB's 100,000-byte value limit with the rest of the metadata.
+const MaxSettingsSize = 32 << 10

@@ -1,10 +1,7 @@
 package fdyno
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"slices"
-	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
@@ -22,51 +19,12 @@ import (
 // schema, and Describe reads the settings from `m` in its own
 // transaction.
 
-// DisabledStream is a stream disabled by UpdateTable, which stays
-// readable for [DisabledStreamRetention] after DisabledAt.
-type DisabledStream struct {
-	// StreamLabel is the stream's label: the time it was enabled (UTC,
-	// StreamLabelLayout), the table's creation time for a stream enabled
-	// with the table, or empty for a table that has no creation time.
-	StreamLabel string
-	// StreamStartAfter is the sequence number the stream's records follow
-	// (empty for all records).
-	StreamStartAfter string
-	// StreamViewType is the view type the stream had.
-	StreamViewType StreamViewType
-	// DisabledAt is when the stream was disabled (the handle's clock,
-	// [WithClock]).
-	DisabledAt time.Time
-	// LastSequenceNumber is the sequence number of the stream's last
-	// record, empty if the table's stream holds none.
-	LastSequenceNumber string
-}
-
-// DisabledStreamRetention is how long a disabled stream stays readable,
-// DynamoDB's 24 hours.
-const DisabledStreamRetention = 24 * time.Hour
-
-// StreamLabelLayout is the time layout of a stream's label, DynamoDB's.
-const StreamLabelLayout = "2006-01-02T15:04:05.000"
-
-// MaxSettingsSize is the largest settings record a table keeps, inside
-// FoundationDB's 100,000-byte value limit with the rest of the metadata.
-const MaxSettingsSize = 32 << 10
-
 // WithSettings makes [Open] create the table with the settings record b
 // when it creates it (with [WithSchema]); an existing table keeps its
 // own. The library stores b as it is and returns it in
 // [TableDescription.Settings].
 func WithSettings(b []byte) Option {
 	return func(o *options) { o.settings = slices.Clone(b) }
-}
-
-// checkSettings applies MaxSettingsSize.
-func checkSettings(op string, b []byte) error {
-	if len(b) > MaxSettingsSize {
-		return &ValidationError{Op: op, Reason: "the settings record is larger than 32 KB"}
-	}
-	return nil
 }
 
 // UpdateSettings reads the table's settings record, lets f replace it and
@@ -103,16 +61,4 @@ func (t *Table) UpdateSettings(tx fdb.Transactor, f func(settings []byte) ([]byt
 		}
 		return t.description(st, meta, gsis), nil
 	})
-}
-
-// newTableID returns a random version 4 UUID, DynamoDB's TableId form.
-func newTableID() (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
 }

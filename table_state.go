@@ -174,3 +174,13 @@ type tokenRootCache struct {
 	st   *tableState
 	keys tokenKeys
 }
+
+// tableKeyAttrs returns the table's key attributes as lists, the form an
+// index's take: the hash key, and the sort key if there is one.
+func (st *tableState) tableKeyAttrs() (hash, rng []keyAttr) {
+	hash = []keyAttr{st.hash}
+	if st.rng.Name != "" {
+		rng = []keyAttr{st.rng}
+	}
+	return hash, rng
+}

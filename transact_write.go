@@ -309,32 +309,29 @@ func prepareAction(op string, ti TransactWriteItem) (txAction, error) {
 		return txAction{}, err
 	}
 	a.cond, a.upd = e.cond, e.upd
-	// Checks of the item against its table (key schema, index key types,
-	// size) make invalid, a cancellation reason.
-	if a.kv, err = keyOf(op, a.key, a.st0.hash, a.st0.rng, a.kind != actionPut); err != nil {
-		return txAction{w: a, invalid: err}, nil
+	if a.kind == actionUpdate {
+		a.paths = a.upd.Paths()
 	}
-	switch a.kind {
-	case actionPut:
-		if err := checkIndexKeys(op, a.key, a.st0); err != nil {
+	if err := a.prepare(); err != nil {
+		if txInvalid(err) {
 			return txAction{w: a, invalid: err}, nil
 		}
-		size := a.key.Size()
-		if err := checkItemSize(size, a.t.maxItemSize, false); err != nil {
-			return txAction{w: a, invalid: withOp(op, err)}, nil
-		}
-		enc, err := EncodeItem(a.key)
-		if err != nil {
-			return txAction{}, withOp(op, err)
-		}
-		a.put = encodedItem{item: a.key, enc: enc, size: size}
-	case actionUpdate:
-		a.paths = a.upd.Paths()
-		if err := checkKeyNotUpdated(op, a.paths, a.st0); err != nil {
-			return txAction{}, err
-		}
+		return txAction{}, err
 	}
 	return txAction{w: a}, nil
+}
+
+// txInvalid says whether err, an action's validation error, is one that
+// DynamoDB finds while the transaction runs, a cancellation reason (a key
+// or index key of the wrong type, a key that does not match the schema,
+// an item over the size limit, an update that cannot apply), rather than
+// one its input validation finds first, the request's error
+// (ValidationError.early: an empty key value, an update of a key
+// attribute, a value that does not encode). DynamoDB's answers, captured:
+// docs/differences.md, "Transactions".
+func txInvalid(err error) bool {
+	var ve *ValidationError
+	return errors.As(err, &ve) && !isEarly(err)
 }
 
 // transactWrite runs the prepared actions in tr.
@@ -378,6 +375,9 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	for i, tg := range tgs {
 		// Keys were checked distinct when prepared; a table recreated
 		// with another key schema in between could make two equal.
+		if tg.invalid != nil {
+			continue // no key under the new schema: decide refuses it
+		}
 		id := itemID(actions[i].w.t, tg.kv)
 		if seen[id] {
 			return nil, &ValidationError{Op: op, Reason: "Transaction request cannot include multiple operations on one item"}
@@ -394,6 +394,9 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	for i := range actions {
 		a := &actions[i].w
 		d, err := decide(a, tgs[i])
+		if isEarly(err) {
+			return nil, err // found by DynamoDB's input validation
+		}
 		if err != nil {
 			reason := cancellationReason(err)
 			if reason.Code == CancellationCodeValidationError && invalidSeen {

@@ -373,7 +373,7 @@ func TestTransactWriteItemValidationCancels(t *testing.T) {
 		want   string // in the reason's message
 	}{
 		{"key of the wrong type", TransactWriteItem{Update: &TransactUpdate{Table: a, Key: Item{"pk": N("1")}, UpdateExpression: "SET v = :one", ExpressionAttributeValues: oneValue}},
-			"Type mismatch"},
+			"does not match the schema"},
 		{"missing range key", TransactWriteItem{Delete: &TransactDelete{Table: b, Key: Item{"pk": S("p")}}}, "does not match the schema"},
 		{"put without its key", TransactWriteItem{Put: &TransactPut{Table: a, Item: Item{"other": S("x")}}}, "Missing the key pk"},
 		{"check with an extra key attribute", TransactWriteItem{ConditionCheck: &ConditionCheck{Table: a, Key: Item{"pk": S("k"), "sk": N("1")},

@@ -1,9 +1,10 @@
 package fdyno
 
 import (
-	"github.com/fdyno/fdyno/internal/number"
 	"strconv"
 	"time"
+
+	"github.com/fdyno/fdyno/internal/number"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
@@ -37,13 +38,6 @@ const ttlMaxAge = 5 * 365 * 24 * time.Hour
 // it to move time.
 func WithClock(now func() time.Time) Option {
 	return func(o *options) { o.clock = now }
-}
-
-func (t *Table) now() time.Time {
-	if t.clock == nil {
-		return time.Now()
-	}
-	return t.clock()
 }
 
 // ttlCutoff is what an item's TTL value is compared with at time now.

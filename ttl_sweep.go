@@ -169,12 +169,11 @@ func (t *Table) sweepChanges(tr fdb.Transaction, start Item, batch int, now time
 		if !cut.expired(it) {
 			continue
 		}
-		key := keyItemOf(st0, it)
-		kv, err := keyOf(op, key, st0.hash, st0.rng, true)
-		if err != nil {
+		a := writeAction{t: t, st0: st0, op: op, kind: actionDelete, key: keyItemOf(st0, it), expiredAt: now}
+		if err := a.prepare(); err != nil {
 			return sweepStep{}, nil, err
 		}
-		actions = append(actions, writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionDelete, key: key, expiredAt: now})
+		actions = append(actions, a)
 	}
 	fetches := make([]pendingFetch, len(actions))
 	for i := range actions {

@@ -49,13 +49,6 @@ import (
 // enough to see any stranger.
 const uniqueProbeLimit = 2
 
-// uniqueProbe is the read of one slot of a unique index, started and not
-// yet waited on.
-type uniqueProbe struct {
-	slot fdb.Key
-	rr   fdb.RangeResult
-}
-
 // uniqueSlot returns the slot of it's key in unique index ix, or nil if
 // it has no entry there.
 func (ix *indexDef) uniqueSlot(it Item) fdb.Key {

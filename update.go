@@ -29,6 +29,7 @@ type UpdateOutput struct {
 	// and after the update, what DynamoDB charges an UpdateItem's write
 	// capacity for; 0 when the update wrote nothing.
 	ItemSize int
+	indexCost
 }
 
 // Update edits an item's attributes, creating the item (from its key) if
@@ -45,9 +46,9 @@ type UpdateOutput struct {
 // for concurrent use.
 func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error) {
 	const op = "UpdateItem"
-	st0 := t.state.Load()
-	kv, err := keyOf(op, in.Key, st0.hash, st0.rng, true)
-	if err != nil {
+	p := writeAction{t: t, st0: t.state.Load(), op: op, kind: actionUpdate, key: in.Key,
+		rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
+	if err := p.prepare(); err != nil { // the key, before the expressions
 		return nil, err
 	}
 	if err := checkReturnValues(op, in.ReturnValues, ReturnValueAllOld, ReturnValueUpdatedOld, ReturnValueAllNew, ReturnValueUpdatedNew); err != nil {
@@ -60,22 +61,20 @@ func (t *Table) Update(tx fdb.Transactor, in UpdateInput) (*UpdateOutput, error)
 	if err != nil {
 		return nil, err
 	}
-	var paths []docPath
+	p.cond, p.upd = e.cond, e.upd
 	if e.upd != nil {
-		paths = e.upd.Paths()
-		if err := checkKeyNotUpdated(op, paths, st0); err != nil {
+		p.paths = e.upd.Paths()
+		if err := p.prepare(); err != nil { // again, with the paths
 			return nil, err
 		}
 	}
 	return Transact(tx, func(tr fdb.Transaction) (*UpdateOutput, error) {
-		// Made here, the action stays on the stack.
-		a := writeAction{t: t, st0: st0, kv: kv, op: op, kind: actionUpdate, key: in.Key, cond: e.cond, upd: e.upd, paths: paths,
-			rv: in.ReturnValues, rvFail: in.ReturnValuesOnConditionCheckFailure}
+		a := p // a copy per attempt, on the stack
 		d, err := a.run(tr)
 		if err != nil {
 			return nil, err
 		}
-		out := &UpdateOutput{Attributes: d.attrs}
+		out := &UpdateOutput{Attributes: d.attrs, indexCost: d.cost()}
 		if d.write {
 			// The larger of the item before and after (DynamoDB's write
 			// capacity of an update).

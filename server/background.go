@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"log/slog"
 	"sync"
@@ -28,7 +30,9 @@ import (
 //     each table with a stream removes the change records older than
 //     Config.StreamRetention (fdyno's Table.TrimStream), DynamoDB
 //     Streams' 24 hours by default; a read from before the trim horizon
-//     then fails with TrimmedDataAccessException, as on DynamoDB.
+//     then fails with TrimmedDataAccessException, as on DynamoDB. The
+//     same walk keeps each point-in-time recovery log to its recovery
+//     period (fdyno's Table.TrimContinuousBackups).
 //
 // Close stops them all and waits for them; work stops between two of the
 // library's transactions, so nothing is left half done.
@@ -61,7 +65,10 @@ type background struct {
 
 	mu      sync.Mutex
 	running map[backfillID]bool // backfills started and not finished
+	leases  map[leaseID]bool    // leases this server holds (holdsLease)
 }
+
+type leaseID struct{ table, job string }
 
 type backfillID struct{ table, index string }
 
@@ -203,9 +210,9 @@ func everyInterval(ctx context.Context, interval time.Duration, once func()) {
 }
 
 // sweepOnce is one walk of every table with a TimeToLiveAttribute.
-func (s *Server) sweepOnce(ctx context.Context, perSecond float64) {
+func (s *Server) sweepOnce(ctx context.Context, perSecond float64, period time.Duration) {
 	s.eachTable(ctx, "TTL sweeper", func(name string, t *fdyno.Table, d *fdyno.TableDescription) {
-		if d.TimeToLiveAttribute == "" {
+		if d.TimeToLiveAttribute == "" || !s.holdsLease(t, "ttl-sweep", period) {
 			return
 		}
 		stats, err := t.SweepExpiredOnce(ctx, s.db, fdyno.SweepOptions{ItemsPerSecond: perSecond})
@@ -223,8 +230,16 @@ func (s *Server) sweepOnce(ctx context.Context, perSecond float64) {
 // trimOnce is one walk of every table with a stream. The trim keeps the
 // records that a registered consumer has not read (fdyno's TrimStream
 // without Force).
-func (s *Server) trimOnce(ctx context.Context, retention time.Duration) {
+func (s *Server) trimOnce(ctx context.Context, retention, period time.Duration) {
 	s.eachTable(ctx, "stream trimmer", func(name string, t *fdyno.Table, d *fdyno.TableDescription) {
+		if !s.holdsLease(t, "trim", period) {
+			return
+		}
+		// Point-in-time recovery's log is kept to its recovery period
+		// (fdyno's TrimContinuousBackups; nothing to do when it is off).
+		if err := t.TrimContinuousBackups(s.db); err != nil && ctx.Err() == nil && !errors.Is(err, fdyno.ErrResourceNotFound) {
+			s.log.Warn("point-in-time recovery trim failed", slog.String("table", name), slog.String("error", err.Error()))
+		}
 		if d.StreamViewType == "" {
 			// No stream, or a disabled one, whose records stay readable
 			// for 24 hours (streams.go): it is left alone.
@@ -245,6 +260,48 @@ func (s *Server) trimOnce(ctx context.Context, retention time.Duration) {
 			s.log.Info("stream trim", slog.String("table", name), slog.Int("trimmed", trimmed), slog.String("trim_horizon", out.TrimHorizon))
 		}
 	})
+}
+
+// leasePeriod is the lease a walk repeated every interval takes on each
+// table: three intervals, so its holder renews it twice before it could
+// lapse, and a holder that died is replaced within three intervals.
+func leasePeriod(interval time.Duration) time.Duration { return 3 * interval }
+
+// holdsLease takes or renews this server's lease on job for table t
+// (fdyno's Table.TryLease), so that of several servers on one database
+// one walks each table at a time; it reports whether this server holds
+// it, and keeps fdyno_background_leases{job} at the number it holds.
+func (s *Server) holdsLease(t *fdyno.Table, job string, period time.Duration) bool {
+	ok, err := t.TryLease(s.db, job, s.holder, period)
+	if err != nil {
+		if !errors.Is(err, fdyno.ErrResourceNotFound) {
+			s.log.Warn("lease failed", slog.String("table", t.Name()), slog.String("job", job), slog.String("error", err.Error()))
+		}
+		ok = false
+	}
+	s.bg.mu.Lock()
+	if s.bg.leases == nil {
+		s.bg.leases = map[leaseID]bool{}
+	}
+	id := leaseID{t.Name(), job}
+	was := s.bg.leases[id]
+	if ok {
+		s.bg.leases[id] = true
+	} else {
+		delete(s.bg.leases, id)
+	}
+	s.bg.mu.Unlock()
+	if ok != was {
+		s.metrics.leaseHeld(job, ok)
+	}
+	return ok
+}
+
+// newHolderID returns a random name for this server in leases.
+func newHolderID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // eachTable calls f for every table that exists, with its description,

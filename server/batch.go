@@ -1,7 +1,9 @@
 package server
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/fdyno/fdyno"
 )
@@ -139,6 +141,33 @@ func (s *Server) batchGetItem(c *call, in *batchGetItemInput, _ *fdyno.Table) (a
 	return out, nil
 }
 
+// batchWritten returns the writes of req that res did not leave
+// unprocessed, in a deterministic order (tables by name).
+func batchWritten(req fdyno.BatchWriteInput, res *fdyno.BatchWriteOutput) []writtenKey {
+	tables := make([]*fdyno.Table, 0, len(req.RequestItems))
+	for t := range req.RequestItems {
+		tables = append(tables, t)
+	}
+	slices.SortFunc(tables, func(a, b *fdyno.Table) int { return strings.Compare(a.Name(), b.Name()) })
+	var out []writtenKey
+	for _, t := range tables {
+		// Unprocessed requests are the request's own, by pointer.
+		left := map[any]bool{}
+		for _, r := range res.UnprocessedItems[t] {
+			left[r.PutRequest], left[r.DeleteRequest] = true, true
+		}
+		for _, r := range req.RequestItems[t] {
+			switch {
+			case r.PutRequest != nil && !left[r.PutRequest]:
+				out = append(out, writtenKey{t, r.PutRequest.Item})
+			case r.DeleteRequest != nil && !left[r.DeleteRequest]:
+				out = append(out, writtenKey{t, r.DeleteRequest.Key})
+			}
+		}
+	}
+	return out
+}
+
 // writeRequestInput is DynamoDB's WriteRequest.
 type writeRequestInput struct {
 	PutRequest *struct {
@@ -156,8 +185,9 @@ type batchWriteItemInput struct {
 }
 
 type batchWriteItemOutput struct {
-	UnprocessedItems map[string][]writeRequestInput
-	ConsumedCapacity []consumedCapacity `json:",omitempty"`
+	UnprocessedItems      map[string][]writeRequestInput
+	ItemCollectionMetrics map[string][]wireCollectionMetrics `json:",omitempty"`
+	ConsumedCapacity      []consumedCapacity                 `json:",omitempty"`
 }
 
 // prepare checks the request's limits and members; the tables are
@@ -212,6 +242,9 @@ func (s *Server) batchWriteItem(c *call, in *batchWriteItemInput, _ *fdyno.Table
 		return nil, err
 	}
 	out := batchWriteItemOutput{UnprocessedItems: map[string][]writeRequestInput{}}
+	if out.ItemCollectionMetrics, err = s.collectionsMetrics(in.ReturnItemCollectionMetrics, batchWritten(req, res)); err != nil {
+		return nil, err
+	}
 	for t, reqs := range res.UnprocessedItems {
 		w := make([]writeRequestInput, 0, len(reqs))
 		for _, r := range reqs {

@@ -90,15 +90,32 @@ func writeCapacity(ret, table string, items ...fdyno.Item) *consumedCapacity {
 }
 
 // writeSizeCapacity returns the ConsumedCapacity of a write charged for
-// an item of size bytes, or nil unless asked for.
-func writeSizeCapacity(ret, table string, size int) *consumedCapacity {
+// an item of size bytes and for its index entries (the library's
+// figures: index_capacity.go), or nil unless asked for. The totals
+// include the indexes, as DynamoDB charges them; INDEXES also breaks
+// them down, per table and per index.
+func writeSizeCapacity(ret, table string, size int, indexes ...fdyno.IndexCapacity) *consumedCapacity {
 	if !wantsCapacity(ret) {
 		return nil
 	}
 	units := math.Max(1, math.Ceil(float64(size)/1024))
-	cc := &consumedCapacity{TableName: table, CapacityUnits: units, WriteCapacityUnits: units}
+	total := units
+	for _, ix := range indexes {
+		total += ix.WriteUnits
+	}
+	cc := &consumedCapacity{TableName: table, CapacityUnits: total, WriteCapacityUnits: total}
 	if ret == "INDEXES" {
-		cc.Table = &capacityUnits{CapacityUnits: units}
+		cc.Table = &capacityUnits{CapacityUnits: units, WriteCapacityUnits: units}
+		for _, ix := range indexes {
+			m := &cc.GlobalSecondaryIndexes
+			if ix.Local {
+				m = &cc.LocalSecondaryIndexes
+			}
+			if *m == nil {
+				*m = map[string]capacityUnits{}
+			}
+			(*m)[ix.IndexName] = capacityUnits{CapacityUnits: ix.WriteUnits, WriteCapacityUnits: ix.WriteUnits}
+		}
 	}
 	return cc
 }

@@ -67,6 +67,48 @@ func TestSDKItemCollectionMetrics(t *testing.T) {
 	if err != nil || plain.ItemCollectionMetrics != nil {
 		t.Errorf("PutItem on a table without LSI: %v, %+v; want no metrics", err, plain.ItemCollectionMetrics)
 	}
+
+	// BatchWriteItem and TransactWriteItems list, per table with an LSI,
+	// the metrics of each collection their writes touched, once each
+	// (API_BatchWriteItem, API_TransactWriteItems: "ItemCollectionMetrics").
+	item := func(pk, sk string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"pk": s(pk), "sk": s(sk)}
+	}
+	wantMany := map[string][]types.ItemCollectionMetrics{"Coll": {
+		{ItemCollectionKey: map[string]types.AttributeValue{"pk": s("p")}, SizeEstimateRangeGB: []float64{0, 1}},
+		{ItemCollectionKey: map[string]types.AttributeValue{"pk": s("q")}, SizeEstimateRangeGB: []float64{0, 1}},
+	}}
+	bw, err := c.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+		"Coll": {{PutRequest: &types.PutRequest{Item: item("p", "1")}}, {PutRequest: &types.PutRequest{Item: item("p", "2")}},
+			{DeleteRequest: &types.DeleteRequest{Key: item("q", "1")}}},
+		"NoLsi": {{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{"pk": s("x")}}}},
+	}, ReturnItemCollectionMetrics: types.ReturnItemCollectionMetricsSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantMany, bw.ItemCollectionMetrics, opts...); diff != "" {
+		t.Errorf("BatchWriteItem ItemCollectionMetrics (-want +got):\n%s", diff)
+	}
+	tw, err := c.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String("Coll"), Item: item("q", "2")}},
+		{Update: &types.Update{TableName: aws.String("Coll"), Key: item("p", "1"), UpdateExpression: aws.String("SET v = :v"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":v": n("2")}}},
+		{ConditionCheck: &types.ConditionCheck{TableName: aws.String("NoLsi"), Key: map[string]types.AttributeValue{"pk": s("x")},
+			ConditionExpression: aws.String("attribute_exists(pk)")}},
+	}, ReturnItemCollectionMetrics: types.ReturnItemCollectionMetricsSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTx := map[string][]types.ItemCollectionMetrics{"Coll": {wantMany["Coll"][1], wantMany["Coll"][0]}}
+	if diff := cmp.Diff(wantTx, tw.ItemCollectionMetrics, opts...); diff != "" {
+		t.Errorf("TransactWriteItems ItemCollectionMetrics (-want +got):\n%s", diff)
+	}
+	bw, err = c.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+		"Coll": {{PutRequest: &types.PutRequest{Item: item("p", "3")}}},
+	}})
+	if err != nil || bw.ItemCollectionMetrics != nil {
+		t.Errorf("BatchWriteItem without ReturnItemCollectionMetrics: %v, %+v; want no metrics", err, bw.ItemCollectionMetrics)
+	}
 }
 
 // TestSDKBatchConsumedCapacity checks BatchWriteItem's and BatchGetItem's

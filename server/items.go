@@ -61,8 +61,8 @@ type writeOutput struct {
 // (for PutItem, the item put) that returned attrs: the attributes, and
 // the consumed capacity and item collection metrics w asks for. The
 // write is charged for charged bytes, or (0) for the larger of key and
-// attrs.
-func (s *Server) writeResult(w *writeCommon, t *fdyno.Table, key, attrs fdyno.Item, charged int) (any, error) {
+// attrs, and for its index entries.
+func (s *Server) writeResult(w *writeCommon, t *fdyno.Table, key, attrs fdyno.Item, charged int, indexes []fdyno.IndexCapacity) (any, error) {
 	icm, err := s.collectionMetrics(w.ReturnItemCollectionMetrics, t, key)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func (s *Server) writeResult(w *writeCommon, t *fdyno.Table, key, attrs fdyno.It
 	}
 	return writeOutput{
 		Attributes:            wireItem(attrs),
-		ConsumedCapacity:      writeSizeCapacity(w.ReturnConsumedCapacity, t.Name(), charged),
+		ConsumedCapacity:      writeSizeCapacity(w.ReturnConsumedCapacity, t.Name(), charged, indexes...),
 		ItemCollectionMetrics: icm,
 	}, nil
 }
@@ -94,7 +94,7 @@ func (s *Server) putItem(_ *call, in *putItemInput, t *fdyno.Table) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Item), out.Attributes, 0)
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Item), out.Attributes, 0, out.IndexCapacity())
 }
 
 type updateItemInput struct {
@@ -128,7 +128,7 @@ func (s *Server) updateItem(_ *call, in *updateItemInput, t *fdyno.Table) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, out.ItemSize)
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, out.ItemSize, out.IndexCapacity())
 }
 
 type deleteItemInput struct {
@@ -153,7 +153,7 @@ func (s *Server) deleteItem(_ *call, in *deleteItemInput, t *fdyno.Table) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, 0)
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, 0, out.IndexCapacity())
 }
 
 type getItemInput struct {

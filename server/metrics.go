@@ -60,6 +60,7 @@ type metrics struct {
 	backfills        *prometheus.CounterVec // result
 	backfillRetries  prometheus.Counter
 	backfillsRunning prometheus.Gauge
+	leases           *prometheus.GaugeVec
 	ttlSweeps        *prometheus.CounterVec // result
 	ttlScanned       prometheus.Counter
 	ttlDeleted       prometheus.Counter
@@ -110,6 +111,9 @@ func newMetrics(ops map[string]operation) *metrics {
 	m.backfills = counterVec("index_backfills_total", "Index backfills ended, by result: done (index ACTIVE), stopped (server closing; resumes at the next start) or abandoned (index or table deleted).", "result")
 	m.backfillRetries = counter("index_backfill_retries_total", "Index backfill runs that failed with an error that may pass, and were retried.")
 	m.backfillsRunning = gauge("index_backfills_running", "Index backfills running now (holding one of the MaxBackfills slots).")
+	m.leases = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "fdyno", Name: "background_leases",
+		Help: "Leases on tables' background work this server holds, by job (ttl-sweep, trim): of several servers on one database, the holder does the job."}, []string{"job"})
+	reg(m.leases)
 	m.ttlSweeps = counterVec("ttl_sweeps_total", "Time to Live sweeps of one table, by result (ok or error).", "result")
 	m.ttlScanned = counter("ttl_items_scanned_total", "Items the Time to Live sweeper examined.")
 	m.ttlDeleted = counter("ttl_items_deleted_total", "Expired items the Time to Live sweeper deleted.")
@@ -220,6 +224,18 @@ func (m *metrics) ttlSwept(scanned, deleted int, failed bool) {
 }
 
 // streamTrimmedRecords records one retention trim of one table's stream.
+// leaseHeld counts a lease on background work taken (held) or lost.
+func (m *metrics) leaseHeld(job string, held bool) {
+	if m == nil {
+		return
+	}
+	if held {
+		m.leases.WithLabelValues(job).Inc()
+	} else {
+		m.leases.WithLabelValues(job).Dec()
+	}
+}
+
 func (m *metrics) streamTrimmedRecords(trimmed int, failed bool) {
 	if m == nil {
 		return

@@ -179,6 +179,7 @@ func (s *Server) newNamespace(account, region string) *Server {
 		now:      s.now,
 		ops:      s.ops,
 		iterKey:  newIteratorKey(),
+		holder:   s.holder,
 		tables:   map[string]*fdyno.Table{},
 		metrics:  s.metrics,
 		inFlight: s.inFlight,

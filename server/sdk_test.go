@@ -305,7 +305,7 @@ func TestSDKValidation(t *testing.T) {
 		{"wrong key type", func() error {
 			_, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": n("1")}})
 			return err
-		}, "Type mismatch"},
+		}, "The provided key element does not match the schema"}, // a Key's wording (docs/differences.md)
 		{"legacy AttributeUpdates", func() error {
 			_, err := c.UpdateItem(ctx(t), &dynamodb.UpdateItemInput{TableName: tbl, Key: map[string]types.AttributeValue{"pk": s("a")},
 				AttributeUpdates: map[string]types.AttributeValueUpdate{"x": {Action: types.AttributeActionPut}}})

@@ -160,6 +160,9 @@ type Server struct {
 	// iterKey authenticates the shard iterators this server issues
 	// (streams.go).
 	iterKey []byte
+	// holder names this server in the leases of background work
+	// (background.go), unique per process.
+	holder string
 
 	mu     sync.Mutex
 	tables map[string]*fdyno.Table // handles by name; see table
@@ -281,6 +284,7 @@ func New(cfg Config) (*Server, error) {
 		tables:  map[string]*fdyno.Table{},
 
 		iterKey: newIteratorKey(),
+		holder:  newHolderID(),
 
 		inFlight: make(chan struct{}, cmp.Or(max(cfg.MaxConcurrentRequests, 0), DefaultMaxConcurrentRequests)),
 	}
@@ -377,13 +381,17 @@ func (s *Server) startBackground() {
 		}
 		// The sweeper walks every table with a TimeToLiveAttribute once
 		// per interval, deleting expired items.
-		s.goBackground(func(ctx context.Context) { everyInterval(ctx, interval, func() { s.sweepOnce(ctx, perSecond) }) })
+		s.goBackground(func(ctx context.Context) {
+			everyInterval(ctx, interval, func() { s.sweepOnce(ctx, perSecond, leasePeriod(interval)) })
+		})
 	}
 	if cfg.StreamRetention >= 0 {
 		retention, interval := cmp.Or(cfg.StreamRetention, DefaultStreamRetention), cmp.Or(cfg.StreamTrimInterval, DefaultStreamTrimInterval)
 		// The trimmer removes, once per interval, the stream records older
 		// than retention of every table with a stream.
-		s.goBackground(func(ctx context.Context) { everyInterval(ctx, interval, func() { s.trimOnce(ctx, retention) }) })
+		s.goBackground(func(ctx context.Context) {
+			everyInterval(ctx, interval, func() { s.trimOnce(ctx, retention, leasePeriod(interval)) })
+		})
 	}
 }
 

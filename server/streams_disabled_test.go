@@ -122,7 +122,7 @@ func TestSDKStreamDisabled(t *testing.T) {
 		})
 	}
 	// The stream trimmer leaves a disabled stream's records alone.
-	ts.trimOnce(context.Background(), time.Nanosecond)
+	ts.trimOnce(context.Background(), time.Nanosecond, time.Minute)
 	if diff := cmp.Diff([][]string{{"a", "b"}}, pages(getIterator(t, sc, first, st.ShardIteratorTypeTrimHorizon, ""), 1000)); diff != "" {
 		t.Errorf("after a trim (-want +got):\n%s", diff)
 	}

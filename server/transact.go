@@ -57,7 +57,8 @@ type transactWriteItemsInput struct {
 }
 
 type transactWriteItemsOutput struct {
-	ConsumedCapacity []consumedCapacity `json:",omitempty"`
+	ConsumedCapacity      []consumedCapacity                 `json:",omitempty"`
+	ItemCollectionMetrics map[string][]wireCollectionMetrics `json:",omitempty"`
 }
 
 // tooManyActions is DynamoDB's error for more than 100 actions.
@@ -166,7 +167,29 @@ func (s *Server) transactWriteItems(c *call, in *transactWriteItemsInput, _ *fdy
 	if out.Replayed {
 		return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactReplayUnits(req.TransactItems), true)}, nil
 	}
-	return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactWriteUnits(req.TransactItems, out.ItemSizes), false)}, nil
+	icm, err := s.collectionsMetrics(in.ReturnItemCollectionMetrics, transactWritten(req))
+	if err != nil {
+		return nil, err
+	}
+	return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactWriteUnits(req.TransactItems, out.ItemSizes), false),
+		ItemCollectionMetrics: icm}, nil
+}
+
+// transactWritten returns the writes of a committed transaction (its
+// condition checks write nothing).
+func transactWritten(req fdyno.TransactWriteInput) []writtenKey {
+	var out []writtenKey
+	for _, ti := range req.TransactItems {
+		switch {
+		case ti.Put != nil:
+			out = append(out, writtenKey{ti.Put.Table, ti.Put.Item})
+		case ti.Update != nil:
+			out = append(out, writtenKey{ti.Update.Table, ti.Update.Key})
+		case ti.Delete != nil:
+			out = append(out, writtenKey{ti.Delete.Table, ti.Delete.Key})
+		}
+	}
+	return out
 }
 
 // maxTransactWriteSize is DynamoDB's limit on the aggregate size of the
