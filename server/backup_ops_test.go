@@ -400,3 +400,33 @@ func TestBackupWhileWriting(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSplitBackupARN: splitBackupARN never panics, and what it accepts
+// is a backup ARN that backupARN writes back from its parts (for the aws
+// partition) and that names a table splitTableARN accepts.
+func FuzzSplitBackupARN(f *testing.F) {
+	for _, seed := range []string{
+		"arn:aws:dynamodb:us-east-1:123456789012:table/Music/backup/01489602797149-73d8d5bc",
+		"arn:aws-cn:dynamodb:cn-north-1:123456789012:table/Music/backup/01489602797149-73d8d5bc",
+		"arn:aws:dynamodb:us-east-1:123456789012:table/Music/backup/",
+		"arn:aws:dynamodb:us-east-1:123456789012:table/Music/backup/a/b",
+		"arn:aws:dynamodb:us-east-1:123456789012:table//backup/x",
+		"arn:aws:dynamodb:us-east-1:123456789012:table/Music/stream/2024",
+		"/backup/x",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, arn string) {
+		region, account, table, id, ok := splitBackupARN(arn)
+		if !ok {
+			return
+		}
+		if id == "" || strings.Contains(id, "/") || table == "" || strings.Contains(table, "/") {
+			t.Fatalf("%q split into table %q, id %q", arn, table, id)
+		}
+		s := &Server{region: region, account: account}
+		if back := s.backupARN(table, id); strings.HasPrefix(arn, "arn:aws:") && back != arn {
+			t.Fatalf("%q split and joined is %q", arn, back)
+		}
+	})
+}
