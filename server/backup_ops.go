@@ -123,8 +123,12 @@ func (s *Server) backupResource(c *call, arn *string) (string, error) {
 
 // describedBackup reads backup id and checks that it is a backup of
 // table (the ARN's table), so an ARN naming another table's id is not
-// found.
+// found. The base of a table's point-in-time recovery (the library's
+// backup "pitr-<TableId>") is no backup at the wire: not found either.
 func (s *Server) describedBackup(table, id, arn string) (*fdyno.BackupDescription, error) {
+	if strings.HasPrefix(id, "pitr-") {
+		return nil, &apiError{typ: errBackupNotFound, msg: "Backup not found: " + arn}
+	}
 	d, err := fdyno.DescribeBackup(s.db, id, s.tableOptions()...)
 	if err != nil {
 		return nil, backupError(err)

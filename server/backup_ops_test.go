@@ -205,6 +205,18 @@ func TestRestoreTableToPointInTimeSDK(t *testing.T) {
 		t.Errorf("restored at %v: %v", at, got)
 	}
 	tableArn := "arn:aws:dynamodb:us-east-1:" + accountID + ":table/Tab"
+	// The recovery base is no backup at the wire.
+	desc, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Tab")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := tableArn + "/backup/pitr-" + aws.ToString(desc.Table.TableId)
+	_, err = c.DescribeBackup(ctx(t), &dynamodb.DescribeBackupInput{BackupArn: aws.String(base)})
+	wantAPIError(t, err, "BackupNotFoundException", "")
+	_, err = c.DeleteBackup(ctx(t), &dynamodb.DeleteBackupInput{BackupArn: aws.String(base)})
+	wantAPIError(t, err, "BackupNotFoundException", "")
+	_, err = c.RestoreTableFromBackup(ctx(t), &dynamodb.RestoreTableFromBackupInput{BackupArn: aws.String(base), TargetTableName: aws.String("FromBase")})
+	wantAPIError(t, err, "BackupNotFoundException", "")
 	if _, err := c.RestoreTableToPointInTime(ctx(t), &dynamodb.RestoreTableToPointInTimeInput{SourceTableArn: aws.String(tableArn),
 		TargetTableName: aws.String("Rst2"), UseLatestRestorableTime: aws.Bool(true)}); err != nil {
 		t.Fatal(err)
