@@ -442,3 +442,44 @@ func FuzzSplitBackupARN(f *testing.F) {
 		}
 	})
 }
+
+// TestAttackRestorePartitionPolicy: a policy that allows the target's
+// item actions only on some partitions (DynamoDB's fine-grained access
+// control) allows no restore: a restore writes every partition.
+func TestAttackRestorePartitionPolicy(t *testing.T) {
+	partial := `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Action":["dynamodb:RestoreTableFromBackup","dynamodb:RestoreTableToPointInTime"],"Resource":"*"},
+		{"Effect":"Allow","Action":["dynamodb:GetItem","dynamodb:Query","dynamodb:Scan","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem","dynamodb:BatchWriteItem"],
+		 "Resource":"*","Condition":{"ForAllValues:StringEquals":{"dynamodb:LeadingKeys":["${aws:userid}"]}}}]}`
+	as := newAttackServer(t, func(cfg *Config) {
+		p, err := LoadPolicies(strings.NewReader(`{"partial":` + partial + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range p {
+			cfg.Policies[k] = v
+		}
+		cfg.Keys["partial"], cfg.Accounts["partial"] = "secret-of-partial", attackAccount
+	})
+	cb, err := as.admin.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: aws.String("GameScores"), BackupName: aws.String("games")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := aws.ToString(cb.BackupDetails.BackupArn)
+	if _, err := as.admin.UpdateContinuousBackups(ctx(t), &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("GameScores"),
+		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ op, body string }{
+		{"RestoreTableFromBackup", `{"BackupArn":"` + arn + `","TargetTableName":"Copy"}`},
+		{"RestoreTableToPointInTime", `{"SourceTableName":"GameScores","TargetTableName":"Copy","UseLatestRestorableTime":true}`},
+	} {
+		status, typ, msg := as.raw(t, "partial", tc.op, tc.body, nil)
+		if status != 400 || typ != "AccessDeniedException" || !strings.Contains(msg, "dynamodb:PutItem on resource: arn:aws:dynamodb:"+attackRegion+":"+attackAccount+":table/Copy") {
+			t.Errorf("%s: %d %s %q, want AccessDeniedException on Copy's PutItem", tc.op, status, typ, msg)
+		}
+	}
+	if _, err := as.admin.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Copy")}); err == nil {
+		t.Errorf("a refused restore created Copy")
+	}
+}
