@@ -11,7 +11,7 @@ import (
 // the library's point-in-time recovery (pitr.go in the root package).
 // Enabling scans a base copy of the table before it answers (in the
 // request, not yet in the background). RestoreTableToPointInTime and the
-// on-demand backup operations are not served yet.
+// on-demand backup operations are in backup_ops.go.
 
 type describeContinuousBackupsInput struct {
 	TableName *string

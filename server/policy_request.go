@@ -357,6 +357,81 @@ func (in *updateContinuousBackupsInput) authz(s *Server, c *call) ([]accessCheck
 	return s.tableChecks(c, in.TableName, "dynamodb:UpdateContinuousBackups")
 }
 
+// The backup operations need their action on the table's ARN
+// (CreateBackup), on the backup's ARN (DescribeBackup, DeleteBackup) or
+// on "*" (ListBackups). A restore needs its action on its source (the
+// backup's ARN for RestoreTableFromBackup, the table's for
+// RestoreTableToPointInTime) and, as DynamoDB's "Using IAM with backup
+// and restore" says, the read and write actions on the target table
+// (restoreTargetActions). The restore writes every item of the target
+// table, so its checks there have dynamodb:LeadingKeys and
+// dynamodb:Attributes unknown: a policy that allows those actions only
+// on some partitions or attributes allows no restore (fails closed).
+
+func (in *createBackupInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	return s.tableChecks(c, in.TableName, "dynamodb:CreateBackup")
+}
+
+func (in *describeBackupInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	r, err := s.backupResource(c, in.BackupArn)
+	if err != nil {
+		return nil, err
+	}
+	return onResource("dynamodb:DescribeBackup", r), nil
+}
+
+func (in *deleteBackupInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	r, err := s.backupResource(c, in.BackupArn)
+	if err != nil {
+		return nil, err
+	}
+	return onResource("dynamodb:DeleteBackup", r), nil
+}
+
+func (in *listBackupsInput) authz(*Server, *call) ([]accessCheck, error) {
+	return onResource("dynamodb:ListBackups", "*"), nil
+}
+
+// restoreTargetActions are the actions a restore needs on its target
+// table, the list of DynamoDB's backup and restore IAM guide.
+var restoreTargetActions = []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:GetItem",
+	"dynamodb:Query", "dynamodb:Scan", "dynamodb:BatchWriteItem"}
+
+// restoreChecks are the checks of a restore: action on source, then the
+// target actions on the target table.
+func (s *Server) restoreChecks(action, source string, target *string) []accessCheck {
+	checks := onResource(action, source)
+	name := ""
+	if target != nil {
+		name = *target
+	}
+	for _, a := range restoreTargetActions {
+		checks = append(checks, accessCheck{authzCheck: authzCheck{action: a, resource: s.tableARN(name),
+			ctx: map[string]ctxValue{"dynamodb:leadingkeys": {unknown: true}, "dynamodb:attributes": {unknown: true}}}})
+	}
+	return checks
+}
+
+func (in *restoreTableFromBackupInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	r, err := s.backupResource(c, in.BackupArn)
+	if err != nil {
+		return nil, err
+	}
+	return s.restoreChecks("dynamodb:RestoreTableFromBackup", r, in.TargetTableName), nil
+}
+
+func (in *restoreTableToPointInTimeInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	name := in.SourceTableName
+	if in.SourceTableArn != nil {
+		name = in.SourceTableArn
+	}
+	table, err := authzTable(c, name)
+	if err != nil {
+		return nil, err
+	}
+	return s.restoreChecks("dynamodb:RestoreTableToPointInTime", s.tableARN(table), in.TargetTableName), nil
+}
+
 func (in *listTablesInput) authz(*Server, *call) ([]accessCheck, error) {
 	return onResource("dynamodb:ListTables", "*"), nil
 }

@@ -558,12 +558,12 @@ func TestSDKCreateTableIndexesAndStream(t *testing.T) {
 func TestSDKUnsupportedOperations(t *testing.T) {
 	_, c := newTestClient(t, Config{})
 	for name, call := range map[string]func() error{
-		"CreateBackup": func() error {
-			_, err := c.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: aws.String("Any"), BackupName: aws.String("b")})
+		"ListExports": func() error {
+			_, err := c.ListExports(ctx(t), &dynamodb.ListExportsInput{})
 			return err
 		},
-		"RestoreTableToPointInTime": func() error {
-			_, err := c.RestoreTableToPointInTime(ctx(t), &dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String("Any"), TargetTableName: aws.String("Other")})
+		"ListImports": func() error {
+			_, err := c.ListImports(ctx(t), &dynamodb.ListImportsInput{})
 			return err
 		},
 	} {

@@ -345,6 +345,12 @@ func New(cfg Config) (*Server, error) {
 		targetPrefix + "DescribeLimits":            handler((*Server).describeLimits),
 		targetPrefix + "DescribeContinuousBackups": handler((*Server).describeContinuousBackups),
 		targetPrefix + "UpdateContinuousBackups":   handler((*Server).updateContinuousBackups),
+		targetPrefix + "CreateBackup":              handler((*Server).createBackup),
+		targetPrefix + "DescribeBackup":            handler((*Server).describeBackup),
+		targetPrefix + "ListBackups":               handler((*Server).listBackups),
+		targetPrefix + "DeleteBackup":              handler((*Server).deleteBackup),
+		targetPrefix + "RestoreTableFromBackup":    handler((*Server).restoreTableFromBackup),
+		targetPrefix + "RestoreTableToPointInTime": handler((*Server).restoreTableToPointInTime),
 
 		streamsTargetPrefix + "ListStreams":      handler((*Server).listStreams),
 		streamsTargetPrefix + "DescribeStream":   handler((*Server).describeStream),
@@ -502,7 +508,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 	c.who, c.owner = principal{keyID: id.keyID, account: c.account}, ns.account
 	out, err := op(ns, c, body)
 	if ns != s {
-		s.settleNamespace(ns, err == nil && c.op == "CreateTable")
+		s.settleNamespace(ns, err == nil && (c.op == "CreateTable" || strings.HasPrefix(c.op, "RestoreTable")))
 	}
 	return out, err
 }
