@@ -63,7 +63,8 @@ Registry& GetRegistry() {
 
 }  // namespace
 
-Database::Database() : base_(kVersionBase) {}
+Database::Database(StoreKind kind)
+    : base_(kVersionBase), store_(kind), reader_(&store_, &clears_, nullptr) {}
 Database::~Database() = default;
 
 // kCoordinatorsKey holds the cluster's connection string, as in FoundationDB.
@@ -105,19 +106,28 @@ int Database::Open(const DatabaseName& name, std::shared_ptr<Database>* out) {
 
 int Database::OpenDurable(const std::string& dir, std::shared_ptr<Database>* out,
                           std::string* detail) {
-  std::unique_ptr<DurableLog> log;
-  if (int err = DurableLog::Open(dir, &log, detail)) return err;
-  auto db = std::make_shared<Database>();
-  Version last = 0;
-  {
-    std::unique_lock<std::shared_mutex> lock(db->store_mu_);
-    // Loaded keys sit at version 1, below every version a reader can hold.
-    int err = log->Load(
-        [&](std::string_view k, std::string_view v) { db->store_.Set(k, v, 1); }, &last,
-        detail);
-    if (err) return err;
+  int64_t cache = kDefaultCacheBytes;
+  if (const char* env = std::getenv("FDBLITE_CACHE_BYTES"); env && *env) {
+    char* end = nullptr;
+    long long n = std::strtoll(env, &end, 10);
+    if (end == env || *end != '\0' || n < 0) {
+      *detail = std::string("FDBLITE_CACHE_BYTES=") + env + ": not a byte count";
+      return kInvalidOptionValue;
+    }
+    cache = n;
   }
+  std::unique_ptr<DurableLog> log;
+  Version last = 0;
+  // The writer's page cache holds one share, as each reader's does.
+  if (int err = DurableLog::Open(dir, cache / (DiskReader::kMaxConnections + 1), &log, &last,
+                                 detail)) {
+    return err;
+  }
+  auto db = std::make_shared<Database>(StoreKind::kOverlay);
+  db->disk_ = std::make_unique<DiskReader>(log->DbPath(), cache);
+  db->reader_ = Reader(&db->store_, &db->clears_, db->disk_.get());
   db->base_ = std::max(kVersionBase, last + kMvccWindowVersions + 1);
+  db->forgotten_ = last;
   db->durable_ = std::move(log);
   *out = std::move(db);
   return 0;
@@ -161,7 +171,7 @@ int Database::CheckReadVersion(Version rv) {
     return rv < first ? 0 : kFutureVersion;
   }
   Version live = std::max(version_.load(), Now());
-  if (rv < live - kMvccWindowVersions) return kTransactionTooOld;
+  if (rv < live - window_.load()) return kTransactionTooOld;
   if (rv > live) {
     if (rv - live > kFutureVersionWait) return kFutureVersion;
     std::this_thread::sleep_for(std::chrono::microseconds(rv - live));
@@ -199,7 +209,7 @@ void Database::ArmWatch(const std::shared_ptr<Watch>& w, Deferred* defer) {
   {
     auto lock = ReadLock();
     std::string cur;
-    bool present = store_.Get(w->key, INT64_MAX, &cur);
+    bool present = reader_.Get(w->key, INT64_MAX, &cur);
     fire = present != w->value.has_value() || (present && cur != *w->value);
     if (!fire) {
       std::lock_guard<std::mutex> wlock(watch_mu_);
@@ -221,7 +231,7 @@ void Database::CollectFiredLocked(const std::vector<KeyRange>& touched,
     while (it != watches_.end() && it->first < r.end) {
       const auto& w = it->second;
       std::string cur;
-      bool present = store_.Get(w->key, v, &cur);
+      bool present = reader_.Get(w->key, v, &cur);
       if (present != w->value.has_value() || (present && cur != *w->value)) {
         fired->push_back(w);
         it = watches_.erase(it);
@@ -254,13 +264,14 @@ void Database::ApplyLocked(const Mutation& m, Version v, int api_version,
       break;
     case Mutation::kClearRange:
       store_.ClearRange(m.key, m.param, v);
+      if (durable_) clears_.Add(m.key, m.param, v);
       log(DurableOp::kClearRange, m.key, m.param);
       touched->push_back({m.key, m.param});
       break;
     case Mutation::kAtomic: {
       std::optional<std::string> existing;
       std::string cur;
-      if (store_.Get(m.key, v, &cur)) existing = std::move(cur);
+      if (reader_.Get(m.key, v, &cur)) existing = std::move(cur);
       auto result = ApplyAtomic(m.op, existing, m.param, api_version);
       if (result) {
         store_.Set(m.key, *result, v);
@@ -297,11 +308,21 @@ void Database::MaybePruneLocked(Version v) {
       writes_since_prune_ < kPruneEveryWrites) {
     return;
   }
-  Version oldest = v - kMvccWindowVersions;
+  Version oldest = v - window_.load();
   if (oldest > oldest_) {
-    store_.Prune(oldest);
+    if (!durable_) store_.Prune(oldest);
     conflicts_.Prune(oldest);
     oldest_ = oldest;
+  }
+  if (durable_) {
+    // What the engine holds durably leaves memory (the overlay's Forget
+    // replaces Prune: applied <= every readable version).
+    Version applied = durable_->AppliedVersion();
+    if (applied > forgotten_) {
+      store_.Forget(applied);
+      clears_.Forget(applied);
+      forgotten_ = applied;
+    }
   }
   last_prune_ = v;
   writes_since_prune_ = 0;
@@ -321,7 +342,7 @@ CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
     }
     Version cv = std::max(version_.load() + 1, Now());
     bool has_reads = !req.reads->empty();
-    if (has_reads && req.read_version < cv - kMvccWindowVersions) {
+    if (has_reads && req.read_version < cv - window_.load()) {
       r.error = kTransactionTooOld;
       return r;
     }
@@ -340,15 +361,26 @@ CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
     touched.reserve(req.mutations->size());
     std::vector<DurableOp> ops;
     std::vector<DurableOp>* log = durable_ ? &ops : nullptr;
-    for (const Mutation& m : *req.mutations) {
-      ApplyLocked(m, cv, req.api_version, &touched, log);
+    try {
+      for (const Mutation& m : *req.mutations) {
+        ApplyLocked(m, cv, req.api_version, &touched, log);
+      }
+    } catch (const Error& e) {
+      if (!durable_) throw;
+      // An engine read failed (an atomic operation's operand) with the
+      // commit half applied to memory. Fail the log for good and keep the
+      // commit pending, so no read version ever reaches it.
+      durable_->Fail(e.code(), "read the engine during a commit");
+      durable_->Append(cv, oldest_, {});
+      r.error = e.code();
+      return r;
     }
     conflicts_.Add(*req.writes, cv);
     commits_.fetch_add(1);
     CollectFiredLocked(touched, cv, &fired);
     MaybePruneLocked(cv);
     r.version = cv;
-    if (durable_) ticket = durable_->Append(cv, std::move(ops));
+    if (durable_) ticket = durable_->Append(cv, oldest_, std::move(ops));
   }
   if (durable_) {
     // Group commit: wait, outside the store lock, for the fsync that carries
@@ -365,6 +397,11 @@ CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
     r.error = kCommitUnknownResult;  // applied, but the client cannot know
   }
   return r;
+}
+
+void Database::SetCacheBytes(int64_t bytes) {
+  if (!disk_) return;
+  disk_->SetCacheBytes(bytes);
 }
 
 std::string Database::StatsJSON() {
@@ -400,12 +437,17 @@ std::string Database::StatsJSON() {
   if (!durable_) return out + ",\"mode\":\"memory\"}";
   DurableStats d = durable_->Stats();
   std::snprintf(buf, sizeof buf,
-                ",\"mode\":\"durable\",\"durable\":{\"version\":%lld,\"commits\":%llu,"
-                "\"groups\":%llu,\"loaded_keys\":%llu,\"load_seconds\":%.3f,\"error\":%d,",
+                ",\"mode\":\"durable\",\"durable\":{\"version\":%lld,\"applied_version\":%lld,"
+                "\"commits\":%llu,\"groups\":%llu,\"recovered_commits\":%llu,"
+                "\"open_seconds\":%.3f,\"cache_bytes\":%lld,\"cache_used_bytes\":%lld,"
+                "\"error\":%d,",
                 static_cast<long long>(d.durable_version),
+                static_cast<long long>(d.applied_version),
                 static_cast<unsigned long long>(d.commits),
                 static_cast<unsigned long long>(d.groups),
-                static_cast<unsigned long long>(d.loaded_keys), d.load_seconds, d.error);
+                static_cast<unsigned long long>(d.recovered_commits), d.open_seconds,
+                static_cast<long long>(disk_->cache_bytes()),
+                static_cast<long long>(disk_->CacheUsedBytes()), d.error);
   return out + buf + "\"dir\":" + JSONString(d.dir) +
          ",\"error_detail\":" + JSONString(d.error_detail) + "}}";
 }
