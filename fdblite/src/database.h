@@ -197,7 +197,8 @@ class Database {
   std::unique_ptr<DurableLog> durable_;
   std::unique_ptr<DiskReader> disk_;
   Version base_;
-  // The MVCC window, kMvccWindowVersions but in tests (set before use).
+  // The window pruning and commits use: kMvccWindowVersions but in tests
+  // (set before use). Reads check oldest_, the horizon it sets.
   std::atomic<Version> window_{kMvccWindowVersions};
 
   std::shared_mutex store_mu_;

@@ -184,7 +184,11 @@ bool DecodeOps(std::string_view blob, std::vector<DurableOp>* ops);
 // For failure-injection tests, the environment variable
 // FDBLITE_DURABLE_MAX_PAGES=N (read at Open) caps the SQLite database at N
 // pages (SQLite's max_page_count): once it is that large, writes fail with
-// SQLITE_FULL exactly as on a full disk.
+// SQLITE_FULL exactly as on a full disk. For crash tests,
+// FDBLITE_DURABLE_WINDOW_US=N (read when the database opens) shortens its
+// MVCC window to N versions (microseconds), so the apply step runs every
+// few milliseconds and kills land in it; reads older than that are
+// transaction_too_old.
 
 }  // namespace fdblite
 
