@@ -80,18 +80,19 @@ int Database::Open(const DatabaseName& name, std::shared_ptr<Database>* out) {
     return 0;
   }
   std::shared_ptr<Database> db;
+  const std::string connection = name.connection.Text();
   if (name.dir.empty()) {
     db = std::make_shared<Database>();
   } else {
     std::string detail;
-    if (int err = OpenDurable(name.dir, &db, &detail)) {
+    if (int err = OpenDurable(name.dir, &db, &detail, connection)) {
       std::fprintf(stderr, "fdblite: cannot open data directory %s: %s (error %d)\n",
                    name.dir.c_str(), detail.c_str(), err);
       return err;  // not registered: a later open tries again
     }
   }
-  db->connection_string_ = name.connection.Text();
-  {
+  if (name.dir.empty()) {
+    db->connection_string_ = connection;
     // Like a cluster's, readable with system-key access. Version 1 is below
     // every version a reader can hold; not written to a durable directory.
     std::unique_lock<std::shared_mutex> store_lock(db->store_mu_);
@@ -105,7 +106,7 @@ int Database::Open(const DatabaseName& name, std::shared_ptr<Database>* out) {
 }
 
 int Database::OpenDurable(const std::string& dir, std::shared_ptr<Database>* out,
-                          std::string* detail) {
+                          std::string* detail, std::string_view coordinators) {
   int64_t cache = kDefaultCacheBytes;
   if (const char* env = std::getenv("FDBLITE_CACHE_BYTES"); env && *env) {
     char* end = nullptr;
@@ -116,18 +117,28 @@ int Database::OpenDurable(const std::string& dir, std::shared_ptr<Database>* out
     }
     cache = n;
   }
+  auto db = std::make_shared<Database>(StoreKind::kOverlay);
   std::unique_ptr<DurableLog> log;
   Version last = 0;
-  // The writer's page cache holds one share, as each reader's does.
-  if (int err = DurableLog::Open(dir, cache / (DiskReader::kMaxConnections + 1), &log, &last,
-                                 detail)) {
-    return err;
+  {
+    std::unique_lock<std::shared_mutex> lock(db->store_mu_);
+    if (!coordinators.empty()) {
+      db->connection_string_ = std::string(coordinators);
+      db->store_.Set(std::string_view(kCoordinatorsKey, sizeof kCoordinatorsKey - 1),
+                     coordinators, 1);
+    }
+    // The writer's page cache holds one share, as each reader's does.
+    if (int err = DurableLog::Open(
+            dir, cache / (DiskReader::kMaxConnections + 1),
+            [&](Version v, const std::vector<DurableOp>& ops) { db->ReplayLocked(v, ops); },
+            &log, &last, detail)) {
+      return err;
+    }
   }
-  auto db = std::make_shared<Database>(StoreKind::kOverlay);
   db->disk_ = std::make_unique<DiskReader>(log->DbPath(), cache);
   db->reader_ = Reader(&db->store_, &db->clears_, db->disk_.get());
   db->base_ = std::max(kVersionBase, last + kMvccWindowVersions + 1);
-  db->forgotten_ = last;
+  db->forgotten_ = log->AppliedVersion();
   if (const char* w = std::getenv("FDBLITE_DURABLE_WINDOW_US"); w && std::atoll(w) > 0) {
     db->window_ = std::atoll(w);  // crash tests: the apply step runs every few ms
   }
@@ -304,6 +315,23 @@ void Database::ApplyLocked(const Mutation& m, Version v, int api_version,
     }
   }
   ++writes_since_prune_;
+}
+
+void Database::ReplayLocked(Version v, const std::vector<DurableOp>& ops) {
+  for (const DurableOp& op : ops) {
+    switch (op.kind) {
+      case DurableOp::kSet:
+        store_.Set(op.key, op.param, v);
+        break;
+      case DurableOp::kClear:
+        store_.Clear(op.key, v);
+        break;
+      case DurableOp::kClearRange:
+        store_.ClearRange(op.key, op.param, v);
+        clears_.Add(op.key, op.param, v);
+        break;
+    }
+  }
 }
 
 void Database::MaybePruneLocked(Version v) {

@@ -31,8 +31,8 @@
 // the engine (durable.h, invariant 5); once that is durable, the next
 // commit's MaybePruneLocked drops them from memory (Store::Forget), so
 // memory holds the writes of about one MVCC window, not the data. Open
-// loads nothing: the log is applied to the engine, memory starts empty, and
-// versions start above the newest durable version (plus one MVCC window),
+// loads no keys: it replays the log (about one window of writes) into the
+// overlay at its versions, later groups apply it, and versions start above the newest durable version (plus one MVCC window),
 // so versions and versionstamps keep increasing across restarts.
 //
 // The engine's page cache (reads and the writer) is bounded by the cache
@@ -122,8 +122,10 @@ class Database {
   // databases live for the whole process, like a cluster. 0, or an error
   // code (durable databases only), also printed to stderr with its cause.
   static int Open(const DatabaseName& name, std::shared_ptr<Database>* out);
+  // OpenDurable opens a durable database; coordinators, when not empty, is
+  // what \xff/coordinators reads (set before the log is replayed).
   static int OpenDurable(const std::string& dir, std::shared_ptr<Database>* out,
-                         std::string* detail);
+                         std::string* detail, std::string_view coordinators = {});
 
   explicit Database(StoreKind kind = StoreKind::kMemory);
   ~Database();
@@ -186,6 +188,9 @@ class Database {
   void ApplyLocked(const Mutation& m, Version v, int api_version,
                    std::vector<KeyRange>* touched,
                    std::vector<DurableOp>* ops = nullptr);
+  // ReplayLocked applies a durable commit read back from the log at open.
+  // REQUIRES: store_mu_ held exclusively.
+  void ReplayLocked(Version v, const std::vector<DurableOp>& ops);
   // CollectFiredLocked finds armed watches on `touched` whose value changed.
   // REQUIRES: store_mu_ held.
   void CollectFiredLocked(const std::vector<KeyRange>& touched, Version v,

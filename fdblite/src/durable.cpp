@@ -23,6 +23,8 @@ namespace {
 constexpr char kLockFile[] = "LOCK";
 constexpr char kDbFile[] = "fdblite.sqlite";
 constexpr int kFormat = 2;
+// The log bytes one group applies at least (DurableLog::WriteGroup).
+constexpr size_t kApplyBudget = 4 << 20;
 
 // CodeForErrno maps a failed file-system call to an FDB error code.
 int CodeForErrno(int e) {
@@ -156,7 +158,7 @@ int DurableLog::Exec(const char* sql, std::string* detail, const char* what) {
   return 0;
 }
 
-int DurableLog::Open(const std::string& dir, int64_t cache_bytes,
+int DurableLog::Open(const std::string& dir, int64_t cache_bytes, const ReplayFn& replay,
                      std::unique_ptr<DurableLog>* out, Version* version,
                      std::string* detail) {
   auto start = std::chrono::steady_clock::now();
@@ -295,17 +297,15 @@ int DurableLog::Open(const std::string& dir, int64_t cache_bytes,
     }
   }
   log->SetCacheBytes(cache_bytes);
-  // Recovery: kv takes every durable commit, so memory starts empty.
+  // Recovery reads the log (what was not applied: about one MVCC window of
+  // writes) and hands it to the caller; kv is not touched.
   Version applied = 0, newest = 0;
   {
     sqlite3_stmt* st = nullptr;
-    rc = sqlite3_prepare_v2(log->db_,
-                            "SELECT (SELECT value FROM meta WHERE name = 'version'),"
-                            " (SELECT max(version) FROM log)",
-                            -1, &st, nullptr);
+    rc = sqlite3_prepare_v2(log->db_, "SELECT value FROM meta WHERE name = 'version'", -1, &st,
+                            nullptr);
     if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
       applied = sqlite3_column_int64(st, 0);
-      newest = std::max(applied, static_cast<Version>(sqlite3_column_int64(st, 1)));
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW) {
@@ -313,20 +313,38 @@ int DurableLog::Open(const std::string& dir, int64_t cache_bytes,
       return CodeForSqlite(rc);
     }
   }
+  newest = applied;
   uint64_t rows = 0;
-  if (newest > applied) {
-    if (int e = log->Exec("BEGIN IMMEDIATE", detail)) return e;
-    if (int e = log->Apply(newest, &rows, detail)) {
-      sqlite3_exec(log->db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return e;
+  {
+    sqlite3_stmt* st = log->stmts_->pending;
+    sqlite3_bind_int64(st, 1, INT64_MAX);
+    std::vector<DurableOp> ops;
+    bool corrupt = false;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      Version v = sqlite3_column_int64(st, 0);
+      const char* blob = static_cast<const char*>(sqlite3_column_blob(st, 1));
+      int n = sqlite3_column_bytes(st, 1);
+      if (v <= newest || !DecodeOps(std::string_view(blob ? blob : "", n), &ops)) {
+        corrupt = true;  // out of order, or below the applied version
+        break;
+      }
+      replay(v, ops);
+      newest = v;
+      ++rows;
     }
-    if (int e = log->Exec("COMMIT", detail)) {
-      sqlite3_exec(log->db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return e;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (corrupt) {
+      *detail = dir + ": malformed log row";
+      return kFileCorrupt;
+    }
+    if (rc != SQLITE_DONE) {
+      *detail = Why(log->db_, rc, "read log");
+      return CodeForSqlite(rc);
     }
   }
   log->durable_version_ = newest;
-  log->applied_version_ = newest;
+  log->applied_version_ = applied;
   log->stats_.durable_version = newest;
   log->stats_.recovered_commits = rows;
   log->stats_.open_seconds =
@@ -342,7 +360,8 @@ void DurableLog::SetCacheBytes(int64_t bytes) {
   sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr);
 }
 
-int DurableLog::Apply(Version h, uint64_t* rows, std::string* detail) {
+int DurableLog::Apply(Version h, size_t budget, Version* applied_to, uint64_t* rows,
+                      std::string* detail) {
   auto step = [&](sqlite3_stmt* st) {
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
@@ -354,33 +373,25 @@ int DurableLog::Apply(Version h, uint64_t* rows, std::string* detail) {
     sqlite3_bind_blob(st, i, s.empty() ? "" : s.data(), static_cast<int>(s.size()),
                       SQLITE_STATIC);
   };
-  // Read the rows first: kv is written after the log cursor is done.
-  std::vector<std::vector<DurableOp>> commits;
+  // One row at a time (kv is another table: writing it while the log
+  // cursor runs is fine), whole rows, until the budget is spent.
   sqlite3_stmt* pending = stmts_->pending;
   sqlite3_bind_int64(pending, 1, h);
-  int rc;
+  std::vector<DurableOp> ops;
+  Version to = h;
+  size_t bytes = 0;
+  uint64_t n = 0;
+  int rc, wrc = SQLITE_DONE;
   bool corrupt = false;
   while ((rc = sqlite3_step(pending)) == SQLITE_ROW) {
+    if (bytes >= budget) break;  // `to` is the last row applied
+    Version v = sqlite3_column_int64(pending, 0);
     const char* blob = static_cast<const char*>(sqlite3_column_blob(pending, 1));
-    int n = sqlite3_column_bytes(pending, 1);
-    commits.emplace_back();
-    if (!DecodeOps(std::string_view(blob ? blob : "", n), &commits.back())) {
+    int len = sqlite3_column_bytes(pending, 1);
+    if (!DecodeOps(std::string_view(blob ? blob : "", len), &ops)) {
       corrupt = true;
       break;
     }
-  }
-  sqlite3_reset(pending);
-  sqlite3_clear_bindings(pending);
-  if (corrupt) {
-    *detail = dir_ + ": malformed log row";
-    return kFileCorrupt;
-  }
-  if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-    *detail = Why(db_, rc, "read log");
-    return CodeForSqlite(rc);
-  }
-  rc = SQLITE_DONE;
-  for (const auto& ops : commits) {
     for (const DurableOp& op : ops) {
       sqlite3_stmt* st = nullptr;
       switch (op.kind) {
@@ -399,24 +410,41 @@ int DurableLog::Apply(Version h, uint64_t* rows, std::string* detail) {
           bind(st, 2, op.param);
           break;
       }
-      rc = step(st);
-      if (rc != SQLITE_DONE) break;
+      wrc = step(st);
+      if (wrc != SQLITE_DONE) break;
     }
-    if (rc != SQLITE_DONE) break;
+    if (wrc != SQLITE_DONE) break;
+    bytes += static_cast<size_t>(len);
+    to = v;
+    ++n;
   }
-  if (rc == SQLITE_DONE) {
-    sqlite3_bind_int64(stmts_->trim, 1, h);
-    rc = step(stmts_->trim);
+  if (rc == SQLITE_DONE) to = h;  // every row at or below h is applied
+  sqlite3_reset(pending);
+  sqlite3_clear_bindings(pending);
+  if (corrupt) {
+    *detail = dir_ + ": malformed log row";
+    return kFileCorrupt;
   }
+  if (wrc != SQLITE_DONE) {
+    *detail = Why(db_, wrc, "apply the log");
+    return CodeForSqlite(wrc);
+  }
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+    *detail = Why(db_, rc, "read log");
+    return CodeForSqlite(rc);
+  }
+  sqlite3_bind_int64(stmts_->trim, 1, to);
+  rc = step(stmts_->trim);
   if (rc == SQLITE_DONE) {
-    sqlite3_bind_int64(stmts_->version, 1, h);
+    sqlite3_bind_int64(stmts_->version, 1, to);
     rc = step(stmts_->version);
   }
   if (rc != SQLITE_DONE) {
     *detail = Why(db_, rc, "apply the log");
     return CodeForSqlite(rc);
   }
-  *rows = commits.size();
+  *applied_to = to;
+  *rows = n;
   return 0;
 }
 
@@ -543,8 +571,10 @@ int DurableLog::WriteGroup(const std::vector<Pending>& group, Version* applied,
   if (int e = Exec("BEGIN IMMEDIATE", detail)) return e;
   sqlite3_stmt* st = stmts_->append;
   int rc = SQLITE_DONE;
+  size_t appended = 0;
   for (const Pending& p : group) {
     std::string blob = EncodeOps(p.ops);
+    appended += blob.size();
     sqlite3_bind_int64(st, 1, p.version);
     sqlite3_bind_blob(st, 2, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
     rc = sqlite3_step(st);
@@ -559,10 +589,14 @@ int DurableLog::WriteGroup(const std::vector<Pending>& group, Version* applied,
   }
   // The apply step (invariant 5). Horizons are below their commits'
   // versions, so every row at or below h is in this group or an earlier one.
+  // A group applies at most kApplyBudget bytes of log, or twice what it
+  // appended, so the log after a restart is applied over several groups
+  // and a steady stream still catches up.
   Version h = std::min(group.back().horizon, group.back().version);
+  Version to = *applied;
   if (h > *applied) {
     uint64_t rows = 0;
-    if (int e = Apply(h, &rows, detail)) {
+    if (int e = Apply(h, std::max(kApplyBudget, 2 * appended), &to, &rows, detail)) {
       sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
       return e;
     }
@@ -573,7 +607,7 @@ int DurableLog::WriteGroup(const std::vector<Pending>& group, Version* applied,
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     return CodeForSqlite(rc);
   }
-  if (h > *applied) *applied = h;
+  *applied = to;
   return 0;
 }
 

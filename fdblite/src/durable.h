@@ -27,9 +27,11 @@
 //      database's read horizon when it committed: no read may use a version
 //      below it) is above A also applies, in the same SQLite transaction,
 //      every log row at or below that horizon to kv, deletes them, and sets
-//      A. kv thus changes only at versions no read can use any more, and a
-//      crash leaves the log rows and the kv they were applied to together.
-//      Open applies the whole log (O(window), not O(data)).
+//      A (a group applies at most a few MB, oldest rows first, so A may
+//      stay below the horizon for a few groups). kv thus changes only at
+//      versions no read can use any more, and a crash leaves the log rows
+//      and the kv they were applied to together. Open reads the log back
+//      into memory (O(window), not O(data)) and writes nothing.
 //   2. Commits reach the engine in version order, and a commit is
 //      acknowledged only after the SQLite transaction holding it is durable
 //      (its WAL frames fsynced). Many commits share one SQLite transaction and
@@ -82,7 +84,7 @@ struct DurableStats {
   uint64_t commits = 0;   // commits made durable since open
   uint64_t groups = 0;    // SQLite transactions (fsyncs) that carried them
   Version applied_version = 0;  // A: kv holds the state at this version
-  uint64_t recovered_commits = 0;  // log rows applied at open
+  uint64_t recovered_commits = 0;  // log rows replayed at open
   double open_seconds = 0;         // opening and recovering the directory
   int error = 0;          // the failure code once failed, else 0
   std::string error_detail;
@@ -90,15 +92,18 @@ struct DurableStats {
 
 class DurableLog {
  public:
+  // ReplayFn receives one durable commit not yet applied to kv.
+  using ReplayFn = std::function<void(Version, const std::vector<DurableOp>&)>;
   // Open opens (creating it if absent) the data directory `dir`, locks it,
   // opens its engine (upgrading a format-1 directory to format 2) and
-  // recovers: every log row is applied to kv, so kv holds every durable
-  // commit. *version is the newest durable version (0 for a new directory).
+  // recovers: it passes every log row, in version order, to replay (the
+  // database puts them back in its overlay; later groups apply them to kv).
+  // *version is the newest durable version (0 for a new directory).
   // The writer connection's page cache is cache_bytes. On failure it
   // returns an FDB error code (file_lock_failed 1529, file_not_writable
   // 1514, file_not_readable 1513, file_corrupt 1522, io_error 1510) and says
   // why in *detail.
-  static int Open(const std::string& dir, int64_t cache_bytes,
+  static int Open(const std::string& dir, int64_t cache_bytes, const ReplayFn& replay,
                   std::unique_ptr<DurableLog>* out, Version* version,
                   std::string* detail);
   // DbPath is the SQLite file readers open (disk_reader.h).
@@ -138,10 +143,13 @@ class DurableLog {
     Version horizon;
     std::vector<DurableOp> ops;
   };
-  // Apply applies the log rows at or below h to kv, deletes them and sets
-  // meta's version, inside the caller's SQLite transaction; *rows counts
-  // them. 0 or an error code, with *detail.
-  int Apply(Version h, uint64_t* rows, std::string* detail);
+  // Apply applies the log rows at or below h to kv, oldest first, whole
+  // rows, stopping once `budget` bytes of them are applied; deletes them
+  // and sets meta's version to *applied_to, the version up to which every
+  // row is applied (h when all were), inside the caller's SQLite
+  // transaction; *rows counts them. 0 or an error code, with *detail.
+  int Apply(Version h, size_t budget, Version* applied_to, uint64_t* rows,
+            std::string* detail);
   // LeadLocked writes everything queued as one group, with mu_ released
   // meanwhile. REQUIRES: mu_ held via lock, !writing_.
   void LeadLocked(std::unique_lock<std::mutex>& lock);

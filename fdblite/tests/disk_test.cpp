@@ -215,9 +215,8 @@ TEST("durable disk: merged reads match a model at every version of the window") 
     // holds less than what the run wrote.
     EXPECT_TRUE(Stat(*db, "applied_version") > history.front().first);
     db.reset();
-    // Reopened: memory is empty, and the latest state reads back.
+    // Reopened: the log is back in memory, and the latest state reads back.
     db = MustOpen(dir.path());
-    EXPECT_EQ(KeyNodes(*db), 0u);
     Version rv = db->GetReadVersion();
     auto lock = db->ReadLock();
     char where[32];
@@ -295,7 +294,7 @@ TEST("durable disk: concurrent readers see whole commits while the log is applie
   EXPECT_TRUE(Stat(*db, "applied_version") > 0);
 }
 
-TEST("durable disk: open loads no keys, and memory keeps only the window") {
+TEST("durable disk: open loads only the log, and memory keeps only the window") {
   TempDir dir;
   constexpr int kKeys = 3000;
   {
@@ -313,8 +312,10 @@ TEST("durable disk: open loads no keys, and memory keeps only the window") {
     EXPECT_EQ(Get(*db, "bulk/100007"), std::string(100, 'v'));
   }
   auto db = MustOpen(dir.path());
-  EXPECT_EQ(KeyNodes(*db), 0u);
-  EXPECT_EQ(Stat(*db, "recovered_commits"), 1);  // the last settle commit
+  // Only the last settle commit was not applied: its one key is all the
+  // open puts in memory.
+  EXPECT_EQ(Stat(*db, "recovered_commits"), 1);
+  EXPECT_EQ(KeyNodes(*db), 1u);
   EXPECT_EQ(Get(*db, "bulk/102999"), std::string(100, 'v'));
   Version rv = db->GetReadVersion();
   auto lock = db->ReadLock();
@@ -322,6 +323,48 @@ TEST("durable disk: open loads no keys, and memory keeps only the window") {
   Reader::Cursor c(db->reader(), rv);
   for (c.Seek("bulk/"); c.Valid() && c.key() < "bulk0"; c.Next()) ++n;
   EXPECT_EQ(n, kKeys);
+}
+
+TEST("durable disk: a group applies a few MB of log, and later groups the rest") {
+  TempDir dir;
+  auto db = MustOpen(dir.path());
+  std::vector<Version> bulk;  // six commits of 2 MB each, inside the window
+  for (int c = 0; c < 6; ++c) {
+    std::vector<Mutation> muts;
+    for (int i = 0; i < 200; ++i) {
+      muts.push_back(Set("big/" + std::to_string(c * 1000 + i), std::string(10000, 'a' + c)));
+    }
+    auto r = CommitMutations(*db, muts);
+    EXPECT_EQ(r.error, 0);
+    bulk.push_back(r.version);
+  }
+  auto check = [&] {
+    Version rv = db->GetReadVersion();
+    auto lock = db->ReadLock();
+    int n = 0;
+    Reader::Cursor c(db->reader(), rv);
+    for (c.Seek("big/"); c.Valid() && c.key() < "big0"; c.Next()) {
+      int commit = std::atoi(std::string(c.key().substr(4)).c_str()) / 1000;
+      if (c.value() != std::string(10000, 'a' + commit)) break;
+      ++n;
+    }
+    return n;
+  };
+  // The first group past the window applies about 4 MB (whole commits:
+  // three), not all six.
+  db->SetWindowForTesting(kShortWindow);
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));
+  EXPECT_EQ(CommitMutations(*db, {Set("tick", "0")}).error, 0);
+  long long applied = Stat(*db, "applied_version");
+  EXPECT_TRUE(applied >= bulk[2]);
+  EXPECT_TRUE(applied < bulk[3]);
+  EXPECT_EQ(check(), 1200);
+  for (int i = 1; i < 4; ++i) EXPECT_EQ(CommitMutations(*db, {Set("tick", std::to_string(i))}).error, 0);
+  EXPECT_TRUE(Stat(*db, "applied_version") >= bulk[5]);
+  EXPECT_EQ(check(), 1200);
+  db.reset();
+  db = MustOpen(dir.path());
+  EXPECT_EQ(check(), 1200);
 }
 
 // Exec runs sql on the directory's SQLite file, as another tool would.
@@ -453,6 +496,35 @@ TEST("durable disk: FDBLITE_CACHE_BYTES bounds the engine's page cache") {
   std::string detail;
   EXPECT_EQ(Database::OpenDurable(dir.path(), &db, &detail), fdblite::kInvalidOptionValue);
   unsetenv("FDBLITE_CACHE_BYTES");
+}
+
+TEST("durable disk: database option 100100 sets the cache budget") {
+  TempDir dir;
+  int selected = fdb_select_api_version(730);
+  EXPECT_TRUE(selected == 0 || selected == 2201);  // 2201: another test selected it
+  FDBDatabase* db = nullptr;
+  std::string name = "fdblite-dir:" + dir.path();
+  ASSERT_TRUE(fdb_create_database(name.c_str(), &db) == 0);
+  const uint8_t two_mb[8] = {0, 0, 0x20, 0, 0, 0, 0, 0};
+  EXPECT_EQ(fdb_database_set_option(db, static_cast<FDBDatabaseOption>(100100), two_mb, 8), 0);
+  EXPECT_EQ(fdb_database_set_option(db, static_cast<FDBDatabaseOption>(100100), two_mb, 3),
+            fdblite::kInvalidOptionValue);
+  const uint8_t negative[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+  EXPECT_EQ(fdb_database_set_option(db, static_cast<FDBDatabaseOption>(100100), negative, 8),
+            fdblite::kInvalidOptionValue);
+  fdb_database_destroy(db);
+  std::shared_ptr<Database> opened;
+  std::string detail;
+  // The directory is still open (databases live for the process): the
+  // same Database, whose stats show the budget.
+  fdblite::DatabaseName dn;
+  ASSERT_TRUE(fdblite::ResolveClusterFile(name.c_str(), &dn) == 0);
+  ASSERT_TRUE(Database::Open(dn, &opened) == 0);
+  EXPECT_EQ(Stat(*opened, "cache_bytes"), 2 << 20);
+  // An in-memory database accepts and ignores it.
+  ASSERT_TRUE(fdb_create_database("fdblite-memory:cache-option", &db) == 0);
+  EXPECT_EQ(fdb_database_set_option(db, static_cast<FDBDatabaseOption>(100100), two_mb, 8), 0);
+  fdb_database_destroy(db);
 }
 
 }  // namespace
