@@ -129,14 +129,15 @@ int Database::OpenDurable(const std::string& dir, std::shared_ptr<Database>* out
     }
     // The writer's page cache holds one share, as each reader's does.
     if (int err = DurableLog::Open(
-            dir, cache / (DiskReader::kMaxConnections + 1),
+            dir, cache / DiskReader::kCacheShares,
             [&](Version v, const std::vector<DurableOp>& ops) { db->ReplayLocked(v, ops); },
             &log, &last, detail)) {
       return err;
     }
   }
   db->disk_ = std::make_unique<DiskReader>(log->DbPath(), cache);
-  db->reader_ = Reader(&db->store_, &db->clears_, db->disk_.get());
+  db->rows_ = std::make_unique<RowCache>(cache / DiskReader::kCacheShares);
+  db->reader_ = Reader(&db->store_, &db->clears_, db->disk_.get(), db->rows_.get());
   db->base_ = std::max(kVersionBase, last + kMvccWindowVersions + 1);
   db->forgotten_ = log->AppliedVersion();
   if (const char* w = std::getenv("FDBLITE_DURABLE_WINDOW_US"); w && std::atoll(w) > 0) {
@@ -351,8 +352,12 @@ void Database::MaybePruneLocked(Version v) {
     // replaces Prune: applied <= every readable version).
     Version applied = durable_->AppliedVersion();
     if (applied > forgotten_) {
-      store_.Forget(applied);
-      clears_.Forget(applied);
+      // The row cache's entries for what kv now holds differently go too
+      // (row_cache.h).
+      store_.Forget(applied, [&](std::string_view key) { rows_->Invalidate(key); });
+      clears_.Forget(applied, [&](std::string_view b, std::string_view e) {
+        rows_->InvalidateRange(b, e);
+      });
       forgotten_ = applied;
     }
   }
@@ -434,6 +439,7 @@ CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
 void Database::SetCacheBytes(int64_t bytes) {
   if (!disk_) return;
   disk_->SetCacheBytes(bytes);
+  rows_->SetCapacity(bytes / DiskReader::kCacheShares);
 }
 
 std::string Database::StatsJSON() {
@@ -479,7 +485,7 @@ std::string Database::StatsJSON() {
                 static_cast<unsigned long long>(d.groups),
                 static_cast<unsigned long long>(d.recovered_commits), d.open_seconds,
                 static_cast<long long>(disk_->cache_bytes()),
-                static_cast<long long>(disk_->CacheUsedBytes()), d.error);
+                static_cast<long long>(disk_->CacheUsedBytes() + rows_->bytes()), d.error);
   return out + buf + "\"dir\":" + JSONString(d.dir) +
          ",\"error_detail\":" + JSONString(d.error_detail) + "}}";
 }

@@ -201,6 +201,7 @@ class Database {
   // directory holds: base_ is added to the steady clock.
   std::unique_ptr<DurableLog> durable_;
   std::unique_ptr<DiskReader> disk_;
+  std::unique_ptr<RowCache> rows_;
   Version base_;
   // The window pruning and commits use: kMvccWindowVersions but in tests
   // (set before use). Reads check oldest_, the horizon it sets.

@@ -116,14 +116,14 @@ DiskReader::Conn* DiskReader::Acquire(bool* pooled) {
     // A second lease on this thread: never wait for our own connection.
     *pooled = false;
     std::lock_guard<std::mutex> lock(mu_);
-    budget = cache_bytes_ / (kMaxConnections + 1);
+    budget = cache_bytes_ / kCacheShares;
   } else {
     *pooled = true;
     std::unique_lock<std::mutex> lock(mu_);
     free_cv_.wait(lock, [&] {
       return !idle_.empty() || static_cast<int>(all_.size()) < kMaxConnections;
     });
-    budget = cache_bytes_ / (kMaxConnections + 1);
+    budget = cache_bytes_ / kCacheShares;
     if (!idle_.empty()) {
       c = idle_.back();
       idle_.pop_back();

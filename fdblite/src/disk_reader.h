@@ -3,7 +3,8 @@
 //
 // Readers run concurrently (each holds the database's shared store lock), so
 // each read takes a connection of its own from a small pool: at most
-// kMaxConnections, each with an equal share of the cache budget as its
+// kMaxConnections, each with an equal share of the cache budget (one of
+// kCacheShares) as its
 // SQLite page cache, so the pages SQLite keeps in memory stay within the
 // budget whatever the data size. No mmap: mapped pages would count in RSS
 // beyond the bound. A thread holds at most one connection at a time
@@ -37,6 +38,10 @@ namespace fdblite {
 class DiskReader {
  public:
   static constexpr int kMaxConnections = 4;
+  // The cache budget is split in this many equal shares: one per pooled
+  // connection, one for the writer's connection, one for the row cache
+  // (row_cache.h).
+  static constexpr int kCacheShares = kMaxConnections + 2;
 
   // Open prepares reads of the SQLite file at path (connections open on
   // first use). cache_bytes is the budget shared by the pool.

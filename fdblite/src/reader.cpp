@@ -16,7 +16,12 @@ bool Reader::Get(std::string_view key, Version v, std::string* value) const {
       break;
   }
   if (clears_->Covered(key, v, nullptr, nullptr)) return false;
-  return disk_->Get(key, value);
+  if (rows_ == nullptr || value == nullptr) return disk_->Get(key, value);
+  bool present;
+  if (rows_->Get(key, &present, value)) return present;
+  present = disk_->Get(key, value);
+  rows_->Put(key, present ? value : nullptr);
+  return present;
 }
 
 Reader::Cursor::Cursor(const Reader& reader, Version v)

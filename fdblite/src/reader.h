@@ -7,7 +7,8 @@
 //      value, or a tombstone that hides the engine's row);
 //   2. the range clears not yet applied (range_clears.h): an engine row a
 //      clear at a version <= v covers is absent;
-//   3. the engine (disk_reader.h): every other key has its kv value.
+//   3. the engine (disk_reader.h): every other key has its kv value, which
+//      point reads keep in the row cache (row_cache.h).
 // Point reads, cursors (what the views, key selectors and range reads walk),
 // size estimates and split points all go through this one reader, so their
 // semantics are the in-memory ones by construction.
@@ -25,15 +26,17 @@
 
 #include "disk_reader.h"
 #include "range_clears.h"
+#include "row_cache.h"
 #include "store.h"
 
 namespace fdblite {
 
 class Reader {
  public:
-  // A memory reader (disk and clears null), or a durable one.
-  Reader(const Store* store, const RangeClears* clears, DiskReader* disk)
-      : store_(store), clears_(clears), disk_(disk) {}
+  // A memory reader (disk, rows and clears null), or a durable one.
+  Reader(const Store* store, const RangeClears* clears, DiskReader* disk,
+         RowCache* rows = nullptr)
+      : store_(store), clears_(clears), disk_(disk), rows_(rows) {}
 
   // Get reports whether key holds a value at v, copying it into *value
   // when value is not null.
@@ -81,6 +84,7 @@ class Reader {
   const Store* store_;
   const RangeClears* clears_;
   DiskReader* disk_;
+  RowCache* rows_;
 };
 
 }  // namespace fdblite
