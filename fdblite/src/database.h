@@ -32,12 +32,14 @@
 // commit's MaybePruneLocked drops them from memory (Store::Forget), so
 // memory holds the writes of about one MVCC window, not the data. Open
 // loads no keys: it replays the log (about one window of writes) into the
-// overlay at its versions, later groups apply it, and versions start above the newest durable version (plus one MVCC window),
-// so versions and versionstamps keep increasing across restarts.
+// overlay at its versions, later groups apply it, and versions start above
+// the newest durable version (plus one MVCC window), so versions and
+// versionstamps keep increasing across restarts.
 //
-// The engine's page cache (reads and the writer) is bounded by the cache
-// budget: FDBLITE_CACHE_BYTES at open (default kDefaultCacheBytes), or
-// SetCacheBytes (the database option kCacheBytesOption).
+// The caches (SQLite's page caches of the writer and the readers, and the
+// row cache) share one budget: FDBLITE_CACHE_BYTES at open (default
+// kDefaultCacheBytes), or SetCacheBytes (the database option
+// kCacheBytesOption).
 #ifndef FDBLITE_DATABASE_H_
 #define FDBLITE_DATABASE_H_
 
@@ -70,13 +72,13 @@ using Deferred = std::vector<std::function<void()>>;
 // The MVCC window: reads older than this many versions are transaction_too_old.
 constexpr Version kMvccWindowVersions = 5'000'000;
 constexpr int kDefaultMaxWatches = 10'000;
-// A durable database's page cache budget when FDBLITE_CACHE_BYTES is unset.
+constexpr int kMaxMaxWatches = 1'000'000;
+// A durable database's cache budget when FDBLITE_CACHE_BYTES is unset.
 constexpr int64_t kDefaultCacheBytes = 64 << 20;
 // fdb_database_set_option code (fdblite's own, outside FoundationDB's
 // numbering, which refuses it) that sets the cache budget, in bytes (an
 // 8-byte little-endian integer, >= 0). Memory databases accept and ignore it.
 constexpr int kCacheBytesOption = 100100;
-constexpr int kMaxMaxWatches = 1'000'000;
 // The key FoundationDB layers read to learn that cached metadata changed.
 inline constexpr char kMetadataVersionKey[] = "\xff/metadataVersion";
 
@@ -148,8 +150,8 @@ class Database {
   // reader is what reads see: the store, or in durable mode the store
   // merged with the engine. REQUIRES: a ReadLock while it is used.
   const Reader& reader() const { return reader_; }
-  // SetCacheBytes sets the durable engine's page cache budget (no-op in
-  // memory).
+  // SetCacheBytes sets the durable engine's cache budget for reads (the
+  // writer's share is fixed at open; no-op in memory).
   void SetCacheBytes(int64_t bytes);
   // SetWindowForTesting shortens the MVCC window (tests of the apply step).
   void SetWindowForTesting(Version versions) { window_ = versions; }

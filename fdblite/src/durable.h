@@ -23,15 +23,6 @@
 //      versionstamps filled in), reach the engine in one SQLite transaction
 //      together with its version, as one log row: on disk a commit is whole
 //      or absent.
-//   5. The apply step: the group that carries a commit whose horizon (the
-//      database's read horizon when it committed: no read may use a version
-//      below it) is above A also applies, in the same SQLite transaction,
-//      every log row at or below that horizon to kv, deletes them, and sets
-//      A (a group applies at most a few MB, oldest rows first, so A may
-//      stay below the horizon for a few groups). kv thus changes only at
-//      versions no read can use any more, and a crash leaves the log rows
-//      and the kv they were applied to together. Open reads the log back
-//      into memory (O(window), not O(data)) and writes nothing.
 //   2. Commits reach the engine in version order, and a commit is
 //      acknowledged only after the SQLite transaction holding it is durable
 //      (its WAL frames fsynced). Many commits share one SQLite transaction and
@@ -47,6 +38,15 @@
 //      recovers the durable prefix.
 //   4. One process at a time: the LOCK file is flock'ed for the log's life;
 //      a second opener gets file_lock_failed (1529).
+//   5. The apply step: the group that carries a commit whose horizon (the
+//      database's read horizon when it committed: no read may use a version
+//      below it) is above A also applies, in the same SQLite transaction,
+//      every log row at or below that horizon to kv, deletes them, and sets
+//      A (a group applies at most a few MB, oldest rows first, so A may
+//      stay below the horizon for a few groups). kv thus changes only at
+//      versions no read can use any more, and a crash leaves the log rows
+//      and the kv they were applied to together. Open reads the log back
+//      into memory (O(window), not O(data)) and writes nothing.
 //
 // Thread safety: all methods are safe for concurrent use. Append must be
 // called in version order (the database calls it under its store lock).
