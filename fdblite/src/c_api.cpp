@@ -517,6 +517,10 @@ DLLEXPORT fdb_error_t fdb_database_set_option(FDBDatabase* d, FDBDatabaseOption 
       case 701: o.used_during_commit_protection_disable = true; return 0;
       case 702: o.read_lock_aware = true; return 0;
       case 800: return 0;
+      case fdblite::kCacheBytesOption:
+        if (!need_int(0, INT64_MAX)) return fdblite::kInvalidOptionValue;
+        if (d->error == 0) d->db->SetCacheBytes(n);
+        return 0;
     }
     return fdblite::kInvalidOption;
   });

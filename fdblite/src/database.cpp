@@ -63,7 +63,8 @@ Registry& GetRegistry() {
 
 }  // namespace
 
-Database::Database() : base_(kVersionBase) {}
+Database::Database(StoreKind kind)
+    : base_(kVersionBase), store_(kind), reader_(&store_, &clears_, nullptr) {}
 Database::~Database() = default;
 
 // kCoordinatorsKey holds the cluster's connection string, as in FoundationDB.
@@ -79,18 +80,19 @@ int Database::Open(const DatabaseName& name, std::shared_ptr<Database>* out) {
     return 0;
   }
   std::shared_ptr<Database> db;
+  const std::string connection = name.connection.Text();
   if (name.dir.empty()) {
     db = std::make_shared<Database>();
   } else {
     std::string detail;
-    if (int err = OpenDurable(name.dir, &db, &detail)) {
+    if (int err = OpenDurable(name.dir, &db, &detail, connection)) {
       std::fprintf(stderr, "fdblite: cannot open data directory %s: %s (error %d)\n",
                    name.dir.c_str(), detail.c_str(), err);
       return err;  // not registered: a later open tries again
     }
   }
-  db->connection_string_ = name.connection.Text();
-  {
+  if (name.dir.empty()) {
+    db->connection_string_ = connection;
     // Like a cluster's, readable with system-key access. Version 1 is below
     // every version a reader can hold; not written to a durable directory.
     std::unique_lock<std::shared_mutex> store_lock(db->store_mu_);
@@ -104,20 +106,43 @@ int Database::Open(const DatabaseName& name, std::shared_ptr<Database>* out) {
 }
 
 int Database::OpenDurable(const std::string& dir, std::shared_ptr<Database>* out,
-                          std::string* detail) {
+                          std::string* detail, std::string_view coordinators) {
+  int64_t cache = kDefaultCacheBytes;
+  if (const char* env = std::getenv("FDBLITE_CACHE_BYTES"); env && *env) {
+    char* end = nullptr;
+    long long n = std::strtoll(env, &end, 10);
+    if (end == env || *end != '\0' || n < 0) {
+      *detail = std::string("FDBLITE_CACHE_BYTES=") + env + ": not a byte count";
+      return kInvalidOptionValue;
+    }
+    cache = n;
+  }
+  auto db = std::make_shared<Database>(StoreKind::kOverlay);
   std::unique_ptr<DurableLog> log;
-  if (int err = DurableLog::Open(dir, &log, detail)) return err;
-  auto db = std::make_shared<Database>();
   Version last = 0;
   {
     std::unique_lock<std::shared_mutex> lock(db->store_mu_);
-    // Loaded keys sit at version 1, below every version a reader can hold.
-    int err = log->Load(
-        [&](std::string_view k, std::string_view v) { db->store_.Set(k, v, 1); }, &last,
-        detail);
-    if (err) return err;
+    if (!coordinators.empty()) {
+      db->connection_string_ = std::string(coordinators);
+      db->store_.Set(std::string_view(kCoordinatorsKey, sizeof kCoordinatorsKey - 1),
+                     coordinators, 1);
+    }
+    // The writer's page cache holds one share, as each reader's does.
+    if (int err = DurableLog::Open(
+            dir, cache / DiskReader::kCacheShares,
+            [&](Version v, const std::vector<DurableOp>& ops) { db->ReplayLocked(v, ops); },
+            &log, &last, detail)) {
+      return err;
+    }
   }
+  db->disk_ = std::make_unique<DiskReader>(log->DbPath(), cache);
+  db->rows_ = std::make_unique<RowCache>(cache / DiskReader::kCacheShares);
+  db->reader_ = Reader(&db->store_, &db->clears_, db->disk_.get(), db->rows_.get());
   db->base_ = std::max(kVersionBase, last + kMvccWindowVersions + 1);
+  db->forgotten_ = log->AppliedVersion();
+  if (const char* w = std::getenv("FDBLITE_DURABLE_WINDOW_US"); w && std::atoll(w) > 0) {
+    db->window_ = std::atoll(w);  // crash tests: the apply step runs every few ms
+  }
   db->durable_ = std::move(log);
   *out = std::move(db);
   return 0;
@@ -199,7 +224,7 @@ void Database::ArmWatch(const std::shared_ptr<Watch>& w, Deferred* defer) {
   {
     auto lock = ReadLock();
     std::string cur;
-    bool present = store_.Get(w->key, INT64_MAX, &cur);
+    bool present = reader_.Get(w->key, INT64_MAX, &cur);
     fire = present != w->value.has_value() || (present && cur != *w->value);
     if (!fire) {
       std::lock_guard<std::mutex> wlock(watch_mu_);
@@ -221,7 +246,7 @@ void Database::CollectFiredLocked(const std::vector<KeyRange>& touched,
     while (it != watches_.end() && it->first < r.end) {
       const auto& w = it->second;
       std::string cur;
-      bool present = store_.Get(w->key, v, &cur);
+      bool present = reader_.Get(w->key, v, &cur);
       if (present != w->value.has_value() || (present && cur != *w->value)) {
         fired->push_back(w);
         it = watches_.erase(it);
@@ -254,13 +279,14 @@ void Database::ApplyLocked(const Mutation& m, Version v, int api_version,
       break;
     case Mutation::kClearRange:
       store_.ClearRange(m.key, m.param, v);
+      if (durable_) clears_.Add(m.key, m.param, v);
       log(DurableOp::kClearRange, m.key, m.param);
       touched->push_back({m.key, m.param});
       break;
     case Mutation::kAtomic: {
       std::optional<std::string> existing;
       std::string cur;
-      if (store_.Get(m.key, v, &cur)) existing = std::move(cur);
+      if (reader_.Get(m.key, v, &cur)) existing = std::move(cur);
       auto result = ApplyAtomic(m.op, existing, m.param, api_version);
       if (result) {
         store_.Set(m.key, *result, v);
@@ -292,16 +318,48 @@ void Database::ApplyLocked(const Mutation& m, Version v, int api_version,
   ++writes_since_prune_;
 }
 
+void Database::ReplayLocked(Version v, const std::vector<DurableOp>& ops) {
+  for (const DurableOp& op : ops) {
+    switch (op.kind) {
+      case DurableOp::kSet:
+        store_.Set(op.key, op.param, v);
+        break;
+      case DurableOp::kClear:
+        store_.Clear(op.key, v);
+        break;
+      case DurableOp::kClearRange:
+        store_.ClearRange(op.key, op.param, v);
+        clears_.Add(op.key, op.param, v);
+        break;
+    }
+  }
+}
+
 void Database::MaybePruneLocked(Version v) {
-  if (v - last_prune_ < kPruneEveryVersions &&
+  const Version window = window_.load();
+  if (v - last_prune_ < std::min(kPruneEveryVersions, window / 2) &&
       writes_since_prune_ < kPruneEveryWrites) {
     return;
   }
-  Version oldest = v - kMvccWindowVersions;
+  Version oldest = v - window;
   if (oldest > oldest_) {
-    store_.Prune(oldest);
+    if (!durable_) store_.Prune(oldest);
     conflicts_.Prune(oldest);
     oldest_ = oldest;
+  }
+  if (durable_) {
+    // What the engine holds durably leaves memory (the overlay's Forget
+    // replaces Prune: applied <= every readable version).
+    Version applied = durable_->AppliedVersion();
+    if (applied > forgotten_) {
+      // The row cache's entries for what kv now holds differently go too
+      // (row_cache.h).
+      store_.Forget(applied, [&](std::string_view key) { rows_->Invalidate(key); });
+      clears_.Forget(applied, [&](std::string_view b, std::string_view e) {
+        rows_->InvalidateRange(b, e);
+      });
+      forgotten_ = applied;
+    }
   }
   last_prune_ = v;
   writes_since_prune_ = 0;
@@ -321,7 +379,7 @@ CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
     }
     Version cv = std::max(version_.load() + 1, Now());
     bool has_reads = !req.reads->empty();
-    if (has_reads && req.read_version < cv - kMvccWindowVersions) {
+    if (has_reads && req.read_version < cv - window_.load()) {
       r.error = kTransactionTooOld;
       return r;
     }
@@ -340,15 +398,26 @@ CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
     touched.reserve(req.mutations->size());
     std::vector<DurableOp> ops;
     std::vector<DurableOp>* log = durable_ ? &ops : nullptr;
-    for (const Mutation& m : *req.mutations) {
-      ApplyLocked(m, cv, req.api_version, &touched, log);
+    try {
+      for (const Mutation& m : *req.mutations) {
+        ApplyLocked(m, cv, req.api_version, &touched, log);
+      }
+    } catch (const Error& e) {
+      if (!durable_) throw;
+      // An engine read failed (an atomic operation's operand) with the
+      // commit half applied to memory. Fail the log for good and keep the
+      // commit pending, so no read version ever reaches it.
+      durable_->Fail(e.code(), "read the engine during a commit");
+      durable_->Append(cv, oldest_, {});
+      r.error = e.code();
+      return r;
     }
     conflicts_.Add(*req.writes, cv);
     commits_.fetch_add(1);
     CollectFiredLocked(touched, cv, &fired);
     MaybePruneLocked(cv);
     r.version = cv;
-    if (durable_) ticket = durable_->Append(cv, std::move(ops));
+    if (durable_) ticket = durable_->Append(cv, oldest_, std::move(ops));
   }
   if (durable_) {
     // Group commit: wait, outside the store lock, for the fsync that carries
@@ -365,6 +434,12 @@ CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
     r.error = kCommitUnknownResult;  // applied, but the client cannot know
   }
   return r;
+}
+
+void Database::SetCacheBytes(int64_t bytes) {
+  if (!disk_) return;
+  disk_->SetCacheBytes(bytes);
+  rows_->SetCapacity(bytes / DiskReader::kCacheShares);
 }
 
 std::string Database::StatsJSON() {
@@ -400,12 +475,17 @@ std::string Database::StatsJSON() {
   if (!durable_) return out + ",\"mode\":\"memory\"}";
   DurableStats d = durable_->Stats();
   std::snprintf(buf, sizeof buf,
-                ",\"mode\":\"durable\",\"durable\":{\"version\":%lld,\"commits\":%llu,"
-                "\"groups\":%llu,\"loaded_keys\":%llu,\"load_seconds\":%.3f,\"error\":%d,",
+                ",\"mode\":\"durable\",\"durable\":{\"version\":%lld,\"applied_version\":%lld,"
+                "\"commits\":%llu,\"groups\":%llu,\"recovered_commits\":%llu,"
+                "\"open_seconds\":%.3f,\"cache_bytes\":%lld,\"cache_used_bytes\":%lld,"
+                "\"error\":%d,",
                 static_cast<long long>(d.durable_version),
+                static_cast<long long>(d.applied_version),
                 static_cast<unsigned long long>(d.commits),
                 static_cast<unsigned long long>(d.groups),
-                static_cast<unsigned long long>(d.loaded_keys), d.load_seconds, d.error);
+                static_cast<unsigned long long>(d.recovered_commits), d.open_seconds,
+                static_cast<long long>(disk_->cache_bytes()),
+                static_cast<long long>(disk_->CacheUsedBytes() + rows_->bytes()), d.error);
   return out + buf + "\"dir\":" + JSONString(d.dir) +
          ",\"error_detail\":" + JSONString(d.error_detail) + "}}";
 }

@@ -24,9 +24,22 @@
 // order, and returns only once the log has made them durable. Until then it
 // is invisible: GetReadVersion hands out versions below the oldest commit not
 // yet durable, so no reader sees a commit that a crash could still undo.
-// On open the store is loaded from the directory, and versions start above
-// the newest version it holds (plus one MVCC window), so versions and
+// The store is then an overlay (StoreKind::kOverlay) of what the engine
+// has not applied yet, with the range clears not yet applied beside it;
+// reads merge both with the engine (reader.h). Each commit carries the read
+// horizon oldest_, and the group commit applies log rows at or below it to
+// the engine (durable.h, invariant 5); once that is durable, the next
+// commit's MaybePruneLocked drops them from memory (Store::Forget), so
+// memory holds the writes of about one MVCC window, not the data. Open
+// loads no keys: it replays the log (about one window of writes) into the
+// overlay at its versions, later groups apply it, and versions start above
+// the newest durable version (plus one MVCC window), so versions and
 // versionstamps keep increasing across restarts.
+//
+// The caches (SQLite's page caches of the writer and the readers, and the
+// row cache) share one budget: FDBLITE_CACHE_BYTES at open (default
+// kDefaultCacheBytes), or SetCacheBytes (the database option
+// kCacheBytesOption).
 #ifndef FDBLITE_DATABASE_H_
 #define FDBLITE_DATABASE_H_
 
@@ -47,6 +60,8 @@
 #include "faults.h"
 #include "future.h"
 #include "latency.h"
+#include "range_clears.h"
+#include "reader.h"
 #include "store.h"
 
 namespace fdblite {
@@ -58,6 +73,12 @@ using Deferred = std::vector<std::function<void()>>;
 constexpr Version kMvccWindowVersions = 5'000'000;
 constexpr int kDefaultMaxWatches = 10'000;
 constexpr int kMaxMaxWatches = 1'000'000;
+// A durable database's cache budget when FDBLITE_CACHE_BYTES is unset.
+constexpr int64_t kDefaultCacheBytes = 64 << 20;
+// fdb_database_set_option code (fdblite's own, outside FoundationDB's
+// numbering, which refuses it) that sets the cache budget, in bytes (an
+// 8-byte little-endian integer, >= 0). Memory databases accept and ignore it.
+constexpr int kCacheBytesOption = 100100;
 // The key FoundationDB layers read to learn that cached metadata changed.
 inline constexpr char kMetadataVersionKey[] = "\xff/metadataVersion";
 
@@ -103,10 +124,12 @@ class Database {
   // databases live for the whole process, like a cluster. 0, or an error
   // code (durable databases only), also printed to stderr with its cause.
   static int Open(const DatabaseName& name, std::shared_ptr<Database>* out);
+  // OpenDurable opens a durable database; coordinators, when not empty, is
+  // what \xff/coordinators reads (set before the log is replayed).
   static int OpenDurable(const std::string& dir, std::shared_ptr<Database>* out,
-                         std::string* detail);
+                         std::string* detail, std::string_view coordinators = {});
 
-  Database();
+  explicit Database(StoreKind kind = StoreKind::kMemory);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -124,6 +147,14 @@ class Database {
     return std::shared_lock<std::shared_mutex>(store_mu_);
   }
   const Store& store() const { return store_; }  // REQUIRES: a ReadLock
+  // reader is what reads see: the store, or in durable mode the store
+  // merged with the engine. REQUIRES: a ReadLock while it is used.
+  const Reader& reader() const { return reader_; }
+  // SetCacheBytes sets the durable engine's cache budget for reads (the
+  // writer's share is fixed at open; no-op in memory).
+  void SetCacheBytes(int64_t bytes);
+  // SetWindowForTesting shortens the MVCC window (tests of the apply step).
+  void SetWindowForTesting(Version versions) { window_ = versions; }
   // OldestReadableLocked is the pruning horizon. REQUIRES: a ReadLock.
   Version OldestReadableLocked() const { return oldest_; }
 
@@ -159,6 +190,9 @@ class Database {
   void ApplyLocked(const Mutation& m, Version v, int api_version,
                    std::vector<KeyRange>* touched,
                    std::vector<DurableOp>* ops = nullptr);
+  // ReplayLocked applies a durable commit read back from the log at open.
+  // REQUIRES: store_mu_ held exclusively.
+  void ReplayLocked(Version v, const std::vector<DurableOp>& ops);
   // CollectFiredLocked finds armed watches on `touched` whose value changed.
   // REQUIRES: store_mu_ held.
   void CollectFiredLocked(const std::vector<KeyRange>& touched, Version v,
@@ -168,10 +202,18 @@ class Database {
   // Durable mode (null: in memory). Versions start above every version the
   // directory holds: base_ is added to the steady clock.
   std::unique_ptr<DurableLog> durable_;
+  std::unique_ptr<DiskReader> disk_;
+  std::unique_ptr<RowCache> rows_;
   Version base_;
+  // The window pruning and commits use: kMvccWindowVersions but in tests
+  // (set before use). Reads check oldest_, the horizon it sets.
+  std::atomic<Version> window_{kMvccWindowVersions};
 
   std::shared_mutex store_mu_;
   Store store_;                // GUARDED_BY(store_mu_)
+  RangeClears clears_;         // GUARDED_BY(store_mu_): durable only
+  Reader reader_;              // reads store_, clears_ and disk_
+  Version forgotten_ = 0;      // GUARDED_BY(store_mu_): last Forget
   ConflictHistory conflicts_;  // GUARDED_BY(store_mu_)
   Version oldest_ = 0;         // GUARDED_BY(store_mu_)
   Version last_prune_ = 0;     // GUARDED_BY(store_mu_)

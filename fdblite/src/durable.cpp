@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,7 +22,9 @@ namespace {
 
 constexpr char kLockFile[] = "LOCK";
 constexpr char kDbFile[] = "fdblite.sqlite";
-constexpr int kFormat = 1;
+constexpr int kFormat = 2;
+// The log bytes one group applies at least (DurableLog::WriteGroup).
+constexpr size_t kApplyBudget = 4 << 20;
 
 // CodeForErrno maps a failed file-system call to an FDB error code.
 int CodeForErrno(int e) {
@@ -69,18 +72,82 @@ std::string Why(sqlite3* db, int rc, const char* what) {
 
 }  // namespace
 
+namespace {
+
+void PutVarint(std::string* out, uint64_t n) {
+  while (n >= 0x80) {
+    out->push_back(static_cast<char>(n | 0x80));
+    n >>= 7;
+  }
+  out->push_back(static_cast<char>(n));
+}
+
+bool GetVarint(std::string_view* in, uint64_t* n) {
+  *n = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (in->empty()) return false;
+    auto b = static_cast<unsigned char>(in->front());
+    in->remove_prefix(1);
+    *n |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+bool GetBytes(std::string_view* in, std::string* out) {
+  uint64_t n;
+  if (!GetVarint(in, &n) || n > in->size()) return false;
+  out->assign(in->data(), n);
+  in->remove_prefix(n);
+  return true;
+}
+
+}  // namespace
+
+std::string EncodeOps(const std::vector<DurableOp>& ops) {
+  std::string out;
+  size_t bytes = 0;
+  for (const DurableOp& op : ops) bytes += op.key.size() + op.param.size() + 11;
+  out.reserve(bytes);
+  for (const DurableOp& op : ops) {
+    out.push_back(static_cast<char>(op.kind));
+    PutVarint(&out, op.key.size());
+    out += op.key;
+    PutVarint(&out, op.param.size());
+    out += op.param;
+  }
+  return out;
+}
+
+bool DecodeOps(std::string_view blob, std::vector<DurableOp>* ops) {
+  ops->clear();
+  while (!blob.empty()) {
+    auto kind = static_cast<unsigned char>(blob.front());
+    blob.remove_prefix(1);
+    if (kind > DurableOp::kClearRange) return false;
+    DurableOp op{static_cast<DurableOp::Kind>(kind), {}, {}};
+    if (!GetBytes(&blob, &op.key) || !GetBytes(&blob, &op.param)) return false;
+    ops->push_back(std::move(op));
+  }
+  return true;
+}
+
 struct DurableLog::Statements {
   sqlite3_stmt* set = nullptr;
   sqlite3_stmt* clear = nullptr;
   sqlite3_stmt* clear_range = nullptr;
   sqlite3_stmt* version = nullptr;
+  sqlite3_stmt* append = nullptr;
+  sqlite3_stmt* pending = nullptr;
+  sqlite3_stmt* trim = nullptr;
   ~Statements() {
-    sqlite3_finalize(set);
-    sqlite3_finalize(clear);
-    sqlite3_finalize(clear_range);
-    sqlite3_finalize(version);
+    for (sqlite3_stmt* st : {set, clear, clear_range, version, append, pending, trim}) {
+      sqlite3_finalize(st);
+    }
   }
 };
+
+std::string DurableLog::DbPath() const { return dir_ + "/" + kDbFile; }
 
 int DurableLog::Exec(const char* sql, std::string* detail, const char* what) {
   int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
@@ -91,8 +158,10 @@ int DurableLog::Exec(const char* sql, std::string* detail, const char* what) {
   return 0;
 }
 
-int DurableLog::Open(const std::string& dir, std::unique_ptr<DurableLog>* out,
+int DurableLog::Open(const std::string& dir, int64_t cache_bytes, const ReplayFn& replay,
+                     std::unique_ptr<DurableLog>* out, Version* version,
                      std::string* detail) {
+  auto start = std::chrono::steady_clock::now();
   std::unique_ptr<DurableLog> log(new DurableLog());
   log->dir_ = dir;
   log->stats_.dir = dir;
@@ -146,9 +215,39 @@ int DurableLog::Open(const std::string& dir, std::unique_ptr<DurableLog>* out,
   if (int e = log->Exec(
           "CREATE TABLE IF NOT EXISTS kv(k BLOB NOT NULL UNIQUE, v BLOB NOT NULL);"
           "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-          "INSERT OR IGNORE INTO meta(name, value) VALUES('format', 1), ('version', 0);",
+          "INSERT OR IGNORE INTO meta(name, value) VALUES('format', 2), ('version', 0);",
           detail, "create or check the schema")) {
     return e;
+  }
+  {
+    // Format 1 (every commit in kv, meta's version its newest) is format 2
+    // with an empty log: the upgrade adds the table. Any other format is
+    // refused before anything is written.
+    sqlite3_stmt* st = nullptr;
+    int format = 0;
+    rc = sqlite3_prepare_v2(log->db_, "SELECT value FROM meta WHERE name = 'format'", -1, &st,
+                            nullptr);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+      format = static_cast<int>(sqlite3_column_int64(st, 0));
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW) {
+      *detail = Why(log->db_, rc, "read meta");
+      return CodeForSqlite(rc);
+    }
+    if (format != 1 && format != kFormat) {
+      *detail = dir + ": unknown data format " + std::to_string(format);
+      return kFileCorrupt;
+    }
+    if (int e = log->Exec(
+            "BEGIN IMMEDIATE;"
+            "CREATE TABLE IF NOT EXISTS log(version INTEGER PRIMARY KEY, ops BLOB NOT NULL);"
+            "UPDATE meta SET value = 2 WHERE name = 'format' AND value = 1;"
+            "COMMIT;",
+            detail, "upgrade to format 2")) {
+      sqlite3_exec(log->db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return e;
+    }
   }
   // The directory entries of files just created must survive a power cut
   // too (SQLite syncs the WAL's; this covers the database file's).
@@ -186,6 +285,9 @@ int DurableLog::Open(const std::string& dir, std::unique_ptr<DurableLog>* out,
       {&s->clear, "DELETE FROM kv WHERE k = ?1"},
       {&s->clear_range, "DELETE FROM kv WHERE k >= ?1 AND k < ?2"},
       {&s->version, "UPDATE meta SET value = ?1 WHERE name = 'version'"},
+      {&s->append, "INSERT INTO log(version, ops) VALUES(?1, ?2)"},
+      {&s->pending, "SELECT version, ops FROM log WHERE version <= ?1 ORDER BY version"},
+      {&s->trim, "DELETE FROM log WHERE version <= ?1"},
   };
   for (const auto& p : prepared) {
     rc = sqlite3_prepare_v2(log->db_, p.sql, -1, p.stmt, nullptr);
@@ -194,56 +296,155 @@ int DurableLog::Open(const std::string& dir, std::unique_ptr<DurableLog>* out,
       return CodeForSqlite(rc);
     }
   }
+  log->SetCacheBytes(cache_bytes);
+  // Recovery reads the log (what was not applied: about one MVCC window of
+  // writes) and hands it to the caller; kv is not touched.
+  Version applied = 0, newest = 0;
+  {
+    sqlite3_stmt* st = nullptr;
+    rc = sqlite3_prepare_v2(log->db_, "SELECT value FROM meta WHERE name = 'version'", -1, &st,
+                            nullptr);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+      applied = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW) {
+      *detail = Why(log->db_, rc, "read meta");
+      return CodeForSqlite(rc);
+    }
+  }
+  newest = applied;
+  uint64_t rows = 0;
+  {
+    sqlite3_stmt* st = log->stmts_->pending;
+    sqlite3_bind_int64(st, 1, INT64_MAX);
+    std::vector<DurableOp> ops;
+    bool corrupt = false;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      Version v = sqlite3_column_int64(st, 0);
+      const char* blob = static_cast<const char*>(sqlite3_column_blob(st, 1));
+      int n = sqlite3_column_bytes(st, 1);
+      if (v <= newest || !DecodeOps(std::string_view(blob ? blob : "", n), &ops)) {
+        corrupt = true;  // out of order, or below the applied version
+        break;
+      }
+      replay(v, ops);
+      newest = v;
+      ++rows;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (corrupt) {
+      *detail = dir + ": malformed log row";
+      return kFileCorrupt;
+    }
+    if (rc != SQLITE_DONE) {
+      *detail = Why(log->db_, rc, "read log");
+      return CodeForSqlite(rc);
+    }
+  }
+  log->durable_version_ = newest;
+  log->applied_version_ = applied;
+  log->stats_.durable_version = newest;
+  log->stats_.recovered_commits = rows;
+  log->stats_.open_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  *version = newest;
   *out = std::move(log);
   return 0;
 }
 
-int DurableLog::Load(const std::function<void(std::string_view, std::string_view)>& fn,
-                     Version* version, std::string* detail) {
-  auto start = std::chrono::steady_clock::now();
-  sqlite3_stmt* st = nullptr;
-  auto fail = [&](int rc, const char* what) {
-    *detail = Why(db_, rc, what);
-    sqlite3_finalize(st);
-    return CodeForSqlite(rc);
+void DurableLog::SetCacheBytes(int64_t bytes) {
+  // A negative cache_size is in KiB.
+  std::string sql = "PRAGMA cache_size=-" + std::to_string(std::max<int64_t>(bytes / 1024, 64));
+  sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr);
+}
+
+int DurableLog::Apply(Version h, size_t budget, Version* applied_to, uint64_t* rows,
+                      std::string* detail) {
+  auto step = [&](sqlite3_stmt* st) {
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc;
   };
-  int rc = sqlite3_prepare_v2(db_, "SELECT name, value FROM meta", -1, &st, nullptr);
-  if (rc != SQLITE_OK) return fail(rc, "read meta");
-  Version v = 0;
-  int format = 0;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    std::string name = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-    if (name == "version") v = sqlite3_column_int64(st, 1);
-    if (name == "format") format = static_cast<int>(sqlite3_column_int64(st, 1));
+  auto bind = [](sqlite3_stmt* st, int i, const std::string& s) {
+    // A zero-length blob must bind as a blob, not as NULL.
+    sqlite3_bind_blob(st, i, s.empty() ? "" : s.data(), static_cast<int>(s.size()),
+                      SQLITE_STATIC);
+  };
+  // One row at a time (kv is another table: writing it while the log
+  // cursor runs is fine), whole rows, until the budget is spent.
+  sqlite3_stmt* pending = stmts_->pending;
+  sqlite3_bind_int64(pending, 1, h);
+  std::vector<DurableOp> ops;
+  Version to = h;
+  size_t bytes = 0;
+  uint64_t n = 0;
+  int rc, wrc = SQLITE_DONE;
+  bool corrupt = false;
+  while ((rc = sqlite3_step(pending)) == SQLITE_ROW) {
+    if (bytes >= budget) break;  // `to` is the last row applied
+    Version v = sqlite3_column_int64(pending, 0);
+    const char* blob = static_cast<const char*>(sqlite3_column_blob(pending, 1));
+    int len = sqlite3_column_bytes(pending, 1);
+    if (!DecodeOps(std::string_view(blob ? blob : "", len), &ops)) {
+      corrupt = true;
+      break;
+    }
+    for (const DurableOp& op : ops) {
+      sqlite3_stmt* st = nullptr;
+      switch (op.kind) {
+        case DurableOp::kSet:
+          st = stmts_->set;
+          bind(st, 1, op.key);
+          bind(st, 2, op.param);
+          break;
+        case DurableOp::kClear:
+          st = stmts_->clear;
+          bind(st, 1, op.key);
+          break;
+        case DurableOp::kClearRange:
+          st = stmts_->clear_range;
+          bind(st, 1, op.key);
+          bind(st, 2, op.param);
+          break;
+      }
+      wrc = step(st);
+      if (wrc != SQLITE_DONE) break;
+    }
+    if (wrc != SQLITE_DONE) break;
+    bytes += static_cast<size_t>(len);
+    to = v;
+    ++n;
   }
-  if (rc != SQLITE_DONE) return fail(rc, "read meta");
-  sqlite3_finalize(st);
-  st = nullptr;
-  if (format != kFormat) {
-    *detail = dir_ + ": unknown data format " + std::to_string(format);
+  if (rc == SQLITE_DONE) to = h;  // every row at or below h is applied
+  sqlite3_reset(pending);
+  sqlite3_clear_bindings(pending);
+  if (corrupt) {
+    *detail = dir_ + ": malformed log row";
     return kFileCorrupt;
   }
-  // Table order (not key order): one sequential pass over the file.
-  rc = sqlite3_prepare_v2(db_, "SELECT k, v FROM kv", -1, &st, nullptr);
-  if (rc != SQLITE_OK) return fail(rc, "read kv");
-  uint64_t keys = 0;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    const char* k = static_cast<const char*>(sqlite3_column_blob(st, 0));
-    int kn = sqlite3_column_bytes(st, 0);
-    const char* val = static_cast<const char*>(sqlite3_column_blob(st, 1));
-    int vn = sqlite3_column_bytes(st, 1);
-    fn(std::string_view(k ? k : "", kn), std::string_view(val ? val : "", vn));
-    ++keys;
+  if (wrc != SQLITE_DONE) {
+    *detail = Why(db_, wrc, "apply the log");
+    return CodeForSqlite(wrc);
   }
-  if (rc != SQLITE_DONE) return fail(rc, "read kv");
-  sqlite3_finalize(st);
-  *version = v;
-  std::lock_guard<std::mutex> lock(mu_);
-  durable_version_ = v;
-  stats_.durable_version = v;
-  stats_.loaded_keys = keys;
-  stats_.load_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+    *detail = Why(db_, rc, "read log");
+    return CodeForSqlite(rc);
+  }
+  sqlite3_bind_int64(stmts_->trim, 1, to);
+  rc = step(stmts_->trim);
+  if (rc == SQLITE_DONE) {
+    sqlite3_bind_int64(stmts_->version, 1, to);
+    rc = step(stmts_->version);
+  }
+  if (rc != SQLITE_DONE) {
+    *detail = Why(db_, rc, "apply the log");
+    return CodeForSqlite(rc);
+  }
+  *applied_to = to;
+  *rows = n;
   return 0;
 }
 
@@ -265,14 +466,30 @@ DurableLog::~DurableLog() {
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
 }
 
-uint64_t DurableLog::Append(Version v, std::vector<DurableOp> ops) {
+uint64_t DurableLog::Append(Version v, Version horizon, std::vector<DurableOp> ops) {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t ticket = next_ticket_++;
   inflight_.push_back(v);
   if (error_ == 0) {
-    queue_.push_back(Pending{ticket, v, std::move(ops)});
+    queue_.push_back(Pending{ticket, v, horizon, std::move(ops)});
   }
   return ticket;
+}
+
+void DurableLog::Fail(int code, const std::string& detail) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (error_ != 0) return;
+  error_ = code;
+  error_detail_ = "data directory " + dir_ + ": " + detail;
+  queue_.clear();
+  std::fprintf(stderr, "fdblite: %s; commits now fail with error %d until the database is reopened\n",
+               error_detail_.c_str(), code);
+  done_cv_.notify_all();
+}
+
+Version DurableLog::AppliedVersion() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return applied_version_;
 }
 
 int DurableLog::Wait(uint64_t ticket) {
@@ -309,6 +526,7 @@ DurableStats DurableLog::Stats() {
   std::lock_guard<std::mutex> lock(mu_);
   DurableStats s = stats_;
   s.durable_version = durable_version_;
+  s.applied_version = applied_version_;
   s.error = error_;
   s.error_detail = error_detail_;
   return s;
@@ -327,7 +545,8 @@ void DurableLog::LeadLocked(std::unique_lock<std::mutex>& lock) {
   writing_ = true;
   lock.unlock();
   std::string detail;
-  int err = WriteGroup(group, &detail);
+  Version applied = applied_version_;  // only leaders change it
+  int err = WriteGroup(group, &applied, &detail);
   lock.lock();
   writing_ = false;
   if (err != 0) {
@@ -339,6 +558,7 @@ void DurableLog::LeadLocked(std::unique_lock<std::mutex>& lock) {
   } else {
     durable_ticket_ = group.back().ticket;
     durable_version_ = group.back().version;
+    applied_version_ = applied;
     for (size_t i = 0; i < group.size(); ++i) inflight_.pop_front();
     stats_.commits += group.size();
     stats_.groups++;
@@ -346,52 +566,40 @@ void DurableLog::LeadLocked(std::unique_lock<std::mutex>& lock) {
   done_cv_.notify_all();
 }
 
-int DurableLog::WriteGroup(const std::vector<Pending>& group, std::string* detail) {
+int DurableLog::WriteGroup(const std::vector<Pending>& group, Version* applied,
+                           std::string* detail) {
   if (int e = Exec("BEGIN IMMEDIATE", detail)) return e;
-  auto step = [&](sqlite3_stmt* st) {
-    int rc = sqlite3_step(st);
+  sqlite3_stmt* st = stmts_->append;
+  int rc = SQLITE_DONE;
+  size_t appended = 0;
+  for (const Pending& p : group) {
+    std::string blob = EncodeOps(p.ops);
+    appended += blob.size();
+    sqlite3_bind_int64(st, 1, p.version);
+    sqlite3_bind_blob(st, 2, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
+    rc = sqlite3_step(st);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
-    return rc;
-  };
-  auto bind = [](sqlite3_stmt* st, int i, const std::string& s) {
-    // A zero-length blob must bind as a blob, not as NULL.
-    sqlite3_bind_blob(st, i, s.empty() ? "" : s.data(), static_cast<int>(s.size()),
-                      SQLITE_STATIC);
-  };
-  int rc = SQLITE_DONE;
-  for (const Pending& p : group) {
-    for (const DurableOp& op : p.ops) {
-      sqlite3_stmt* st = nullptr;
-      switch (op.kind) {
-        case DurableOp::kSet:
-          st = stmts_->set;
-          bind(st, 1, op.key);
-          bind(st, 2, op.param);
-          break;
-        case DurableOp::kClear:
-          st = stmts_->clear;
-          bind(st, 1, op.key);
-          break;
-        case DurableOp::kClearRange:
-          st = stmts_->clear_range;
-          bind(st, 1, op.key);
-          bind(st, 2, op.param);
-          break;
-      }
-      rc = step(st);
-      if (rc != SQLITE_DONE) break;
-    }
     if (rc != SQLITE_DONE) break;
-  }
-  if (rc == SQLITE_DONE) {
-    sqlite3_bind_int64(stmts_->version, 1, group.back().version);
-    rc = step(stmts_->version);
   }
   if (rc != SQLITE_DONE) {
     *detail = Why(db_, rc, "write");
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     return CodeForSqlite(rc);
+  }
+  // The apply step (invariant 5). Horizons are below their commits'
+  // versions, so every row at or below h is in this group or an earlier one.
+  // A group applies at most kApplyBudget bytes of log, or twice what it
+  // appended, so the log after a restart is applied over several groups
+  // and a steady stream still catches up.
+  Version h = std::min(group.back().horizon, group.back().version);
+  Version to = *applied;
+  if (h > *applied) {
+    uint64_t rows = 0;
+    if (int e = Apply(h, std::max(kApplyBudget, 2 * appended), &to, &rows, detail)) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return e;
+    }
   }
   rc = sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) {
@@ -399,6 +607,7 @@ int DurableLog::WriteGroup(const std::vector<Pending>& group, std::string* detai
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     return CodeForSqlite(rc);
   }
+  *applied = to;
   return 0;
 }
 

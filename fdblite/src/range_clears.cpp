@@ -33,7 +33,17 @@ bool RangeClears::Covered(std::string_view key, Version v, std::string* begin,
   return true;
 }
 
-void RangeClears::Forget(Version applied) {
+void RangeClears::Forget(
+    Version applied,
+    const std::function<void(std::string_view, std::string_view)>& dropped) {
+  if (dropped) {
+    for (auto it = segments_.begin(); it != segments_.end(); ++it) {
+      // A covered segment is never the last one (invariant).
+      if (!it->second.empty() && it->second.front() <= applied) {
+        dropped(it->first, std::next(it)->first);
+      }
+    }
+  }
   const std::vector<Version>* prev = nullptr;
   for (auto it = segments_.begin(); it != segments_.end();) {
     auto& clears = it->second;

@@ -18,6 +18,7 @@
 #ifndef FDBLITE_RANGE_CLEARS_H_
 #define FDBLITE_RANGE_CLEARS_H_
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -38,7 +39,10 @@ class RangeClears {
   bool Covered(std::string_view key, Version v, std::string* begin,
                std::string* end) const;
   // Forget drops the clears at versions <= applied (the engine holds them).
-  void Forget(Version applied);
+  // dropped, when set, is called with each segment [begin, end) that one of
+  // them covered.
+  void Forget(Version applied,
+              const std::function<void(std::string_view, std::string_view)>& dropped = nullptr);
   bool empty() const { return segments_.empty(); }
   // Segments counts segment boundaries (for memory tests).
   size_t Segments() const { return segments_.size(); }

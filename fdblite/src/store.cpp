@@ -456,7 +456,7 @@ struct Store::Impl {
   void FreeOlder(VersionRecord* r);
   void Unlink(Node* n);
   void Prune(Version oldest);
-  void Forget(Version applied);
+  void Forget(Version applied, const std::function<void(std::string_view)>& dropped);
   // FreeNodeAndChain unlinks n and frees it with every record in its chain.
   // REQUIRES: no record of the chain is queued.
   void FreeNodeAndChain(Node* n);
@@ -695,7 +695,8 @@ void Store::Impl::FreeNodeAndChain(Node* n) {
   FreeNode(&held, n);
 }
 
-void Store::Impl::Forget(Version applied) {
+void Store::Impl::Forget(Version applied,
+                         const std::function<void(std::string_view)>& dropped) {
   assert(overlay);
   while (!queue.empty() && queue.front().rec->version <= applied) {
     GcQueue::Entry e = queue.pop_front();
@@ -710,6 +711,7 @@ void Store::Impl::Forget(Version applied) {
     // any: pinned records have none) was popped before this one.
     if (e.node->newest == r) {
       // The engine holds the key's state at `applied`, which is r's.
+      if (dropped) dropped(e.node->key());
       FreeNodeAndChain(e.node);
     } else {
       // A newer record exists: reads at >= applied need r at most.
@@ -764,7 +766,10 @@ void Store::ClearRange(std::string_view begin, std::string_view end, Version v) 
 }
 
 void Store::Prune(Version oldest) { impl_->Prune(oldest); }
-void Store::Forget(Version applied) { impl_->Forget(applied); }
+void Store::Forget(Version applied,
+                   const std::function<void(std::string_view)>& dropped) {
+  impl_->Forget(applied, dropped);
+}
 
 size_t Store::Impl::MemoryBytes() const {
   return held + index.capacity() * sizeof(uintptr_t) +

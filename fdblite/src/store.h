@@ -21,6 +21,7 @@
 #define FDBLITE_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -87,8 +88,10 @@ class Store {
   // with newer records keeps at most one record <= applied. After it, the
   // store holds only keys written after `applied` (and pinned records), so
   // its size follows the write rate, not the data. Amortized cost is
-  // proportional to the writes since the previous Forget.
-  void Forget(Version applied);
+  // proportional to the writes since the previous Forget. dropped, when
+  // set, is called with the key of each node that leaves the store.
+  void Forget(Version applied,
+              const std::function<void(std::string_view)>& dropped = nullptr);
 
   // Cursor walks the keys that hold a value at one version, in key order
   // (tombstoned and not-yet-written keys are skipped). key() and value() are

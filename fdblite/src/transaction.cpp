@@ -479,7 +479,7 @@ int Transaction::GetLocked(std::string_view key, bool snapshot, bool* present,
       auto lock = db_->ReadLock();
       if (rv < db_->OldestReadableLocked()) return kTransactionTooOld;
       if (int err = db_->CheckReadVersion(rv)) return err;
-      db_present = db_->store().Get(key, rv, &dbv);
+      db_present = db_->reader().Get(key, rv, &dbv);
     }
     if (entry) {
       *present = ResolveEntry(*entry, db_present ? &dbv : nullptr, api_version_, value);
@@ -519,9 +519,9 @@ int Transaction::ResolveLocked(const Selector& sel, bool ryw, std::string* out) 
   std::string k(sel.key);
   if (sel.or_equal) k.push_back('\0');
   const WriteMap* w = ryw ? &writes_ : nullptr;
-  const Store& store = db_->store();
+  const Reader& reader = db_->reader();
   if (sel.offset >= 1) {
-    ForwardView v(store, read_version_, w, api_version_, k, max_key);
+    ForwardView v(reader, read_version_, w, api_version_, k, max_key);
     for (int steps = sel.offset - 1; v.Valid() && steps > 0; --steps) v.Next();
     if (!v.Valid()) {
       *out = max_key;
@@ -530,7 +530,7 @@ int Transaction::ResolveLocked(const Selector& sel, bool ryw, std::string* out) 
     if (ryw && UnreadableLocked(v.key())) return kAccessedUnreadable;
     *out = v.key();
   } else {
-    ReverseView v(store, read_version_, w, api_version_, k, max_key);
+    ReverseView v(reader, read_version_, w, api_version_, k, max_key);
     for (int steps = -sel.offset; v.Valid() && steps > 0; --steps) v.Prev();
     if (!v.Valid()) {
       out->clear();
@@ -653,14 +653,14 @@ FuturePtr Transaction::GetRangeLocked(Selector begin, Selector end, int limit,
       }
       return true;
     };
-    const Store& store = db_->store();
+    const Reader& reader = db_->reader();
     if (b < e && !reverse) {
-      for (ForwardView v(store, rv, w, api_version_, b, e); v.Valid(); v.Next()) {
+      for (ForwardView v(reader, rv, w, api_version_, b, e); v.Valid(); v.Next()) {
         if (v.unreadable()) return Future::Error(kAccessedUnreadable);
         if (!add(v.key(), v.value())) break;
       }
     } else if (b < e) {
-      for (ReverseView v(store, rv, w, api_version_, e, e); v.Valid(); v.Prev()) {
+      for (ReverseView v(reader, rv, w, api_version_, e, e); v.Valid(); v.Prev()) {
         if (v.key() < std::string_view(b)) break;
         if (v.unreadable()) return Future::Error(kAccessedUnreadable);
         if (!add(v.key(), v.value())) break;
@@ -1121,7 +1121,7 @@ FuturePtr Transaction::GetEstimatedRangeSizeBytes(std::string_view begin,
   Version rv = ReadVersionLocked();
   auto dblock = db_->ReadLock();
   return rt_.Read(Future::Int64(
-      static_cast<int64_t>(db_->store().EstimateRangeBytes(begin, end, rv))));
+      static_cast<int64_t>(db_->reader().EstimateRangeBytes(begin, end, rv))));
 }
 
 FuturePtr Transaction::GetRangeSplitPoints(std::string_view begin,
@@ -1135,7 +1135,7 @@ FuturePtr Transaction::GetRangeSplitPoints(std::string_view begin,
   if (chunk_size <= 0) return Future::Error(kInvalidOptionValue);
   Version rv = ReadVersionLocked();
   auto dblock = db_->ReadLock();
-  return rt_.Read(Future::Keys(db_->store().SplitPoints(begin, end, rv, chunk_size)));
+  return rt_.Read(Future::Keys(db_->reader().SplitPoints(begin, end, rv, chunk_size)));
 }
 
 // ---- retries ----

@@ -51,10 +51,10 @@ void View::TakeDb() {
   valid_ = true;
 }
 
-ForwardView::ForwardView(const Store& store, Version v, const WriteMap* writes,
+ForwardView::ForwardView(const Reader& reader, Version v, const WriteMap* writes,
                          int api_version, std::string_view start,
                          std::string_view limit)
-    : View(store, v, writes, api_version, limit) {
+    : View(reader, v, writes, api_version, limit) {
   db_.Seek(start);
   if (writes_) point_ = writes_->points.lower_bound(start);
   Find();
@@ -94,10 +94,10 @@ void ForwardView::Find() {
   }
 }
 
-ReverseView::ReverseView(const Store& store, Version v, const WriteMap* writes,
+ReverseView::ReverseView(const Reader& reader, Version v, const WriteMap* writes,
                          int api_version, std::string_view start,
                          std::string_view limit)
-    : View(store, v, writes, api_version, limit) {
+    : View(reader, v, writes, api_version, limit) {
   std::string_view from = start < limit ? start : limit;
   db_.SeekBefore(from);
   if (writes_) {

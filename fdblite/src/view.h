@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "reader.h"
 #include "store.h"
 #include "transaction.h"
 
@@ -36,9 +37,9 @@ class View {
   bool unreadable() const { return unreadable_; }
 
  protected:
-  View(const Store& store, Version v, const WriteMap* writes, int api_version,
+  View(const Reader& reader, Version v, const WriteMap* writes, int api_version,
        std::string_view limit)
-      : db_(store, v), writes_(writes), api_version_(api_version), limit_(limit) {}
+      : db_(reader, v), writes_(writes), api_version_(api_version), limit_(limit) {}
   // TakePoint makes the point entry under point_ current if the key is
   // visible (both: the database cursor is on the same key). Returns false
   // if the transaction's writes leave the key absent.
@@ -46,7 +47,7 @@ class View {
   // TakeDb makes the database cursor's key current.
   void TakeDb();
 
-  Store::Cursor db_;
+  Reader::Cursor db_;
   const WriteMap* writes_;
   int api_version_;
   std::string_view limit_;
@@ -60,7 +61,7 @@ class View {
 
 class ForwardView : public View {
  public:
-  ForwardView(const Store& store, Version v, const WriteMap* writes,
+  ForwardView(const Reader& reader, Version v, const WriteMap* writes,
               int api_version, std::string_view start, std::string_view limit);
   void Next();
 
@@ -70,7 +71,7 @@ class ForwardView : public View {
 
 class ReverseView : public View {
  public:
-  ReverseView(const Store& store, Version v, const WriteMap* writes,
+  ReverseView(const Reader& reader, Version v, const WriteMap* writes,
               int api_version, std::string_view start, std::string_view limit);
   void Prev();
 

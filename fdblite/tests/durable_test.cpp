@@ -18,6 +18,7 @@
 
 #include "atomic.h"
 #include "database.h"
+#include "durable_util.h"
 #include "errors.h"
 #include "test.h"
 
@@ -30,63 +31,11 @@ using fdblite::Deferred;
 using fdblite::KeyRange;
 using fdblite::Mutation;
 using fdblite::Version;
-
-// TempDir is a fresh directory removed with everything in it at scope end.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/fdblite-durable-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string file(const char* name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-std::shared_ptr<Database> MustOpen(const std::string& dir) {
-  std::shared_ptr<Database> db;
-  std::string detail;
-  int err = Database::OpenDurable(dir, &db, &detail);
-  if (err != 0) {
-    std::fprintf(stderr, "open %s: %d %s\n", dir.c_str(), err, detail.c_str());
-    std::abort();
-  }
-  return db;
-}
-
-CommitResult CommitMutations(Database& db, std::vector<Mutation> muts) {
-  std::vector<KeyRange> reads, writes;
-  for (const Mutation& m : muts) writes.push_back({m.key, m.key + '\0'});
-  CommitRequest req;
-  req.read_version = db.GetReadVersion();
-  req.reads = &reads;
-  req.writes = &writes;
-  req.mutations = &muts;
-  req.api_version = 730;
-  Deferred work;
-  CommitResult r = db.Commit(req, &work);
-  for (auto& fn : work) fn();
-  return r;
-}
-
-Mutation Set(const std::string& k, const std::string& v) {
-  return Mutation{Mutation::kSet, 0, k, v, 0};
-}
-
-// Get reads key at a fresh read version; "<absent>" when it has no value.
-std::string Get(Database& db, const std::string& key) {
-  Version rv = db.GetReadVersion();
-  if (db.CheckReadVersion(rv) != 0) return "<unreadable>";
-  auto lock = db.ReadLock();
-  std::string v;
-  return db.store().Get(key, rv, &v) ? v : "<absent>";
-}
+using fdblite_test::CommitMutations;
+using fdblite_test::Get;
+using fdblite_test::MustOpen;
+using fdblite_test::Set;
+using fdblite_test::TempDir;
 
 std::string LE64(int64_t n) {
   std::string s(8, '\0');

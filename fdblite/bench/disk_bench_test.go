@@ -1,0 +1,202 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+)
+
+// Durable mode beyond RAM (docs/durable-disk.md): a durable database far
+// larger than its page cache. A child process loads it and exits without
+// closing (as a kill would leave it: the log holds the last seconds of
+// writes); a second child restarts on it and reads; a third restarts on
+// the state the second left. Each child reports its RSS (from
+// /proc/self/status) and its latencies; the parent prints them.
+//
+//	FDBLITE_BENCH_DISK_KEYS=1000000 FDBLITE_CACHE_BYTES=67108864 \
+//	  go test -run '^$' -bench DurableDisk -benchtime 1x ./fdblite/bench
+const (
+	envDiskDir  = "FDBLITE_BENCH_DISK_DIR"
+	envDiskMode = "FDBLITE_BENCH_DISK_MODE"
+	envDiskKeys = "FDBLITE_BENCH_DISK_KEYS"
+	diskValue   = 1000
+)
+
+// rssMB reads the process's resident set (VmRSS) and its peak (VmHWM).
+func rssMB() (now, peak float64) {
+	data, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "VmRSS:":
+			now = kb / 1024
+		case "VmHWM:":
+			peak = kb / 1024
+		}
+	}
+	return now, peak
+}
+
+// percentiles formats the p50 and p99 of ds in microseconds.
+func percentiles(ds []time.Duration) string {
+	slices.Sort(ds)
+	us := func(q float64) float64 {
+		return float64(ds[int(q*float64(len(ds)-1))].Nanoseconds()) / 1000
+	}
+	return fmt.Sprintf("p50 %.1f us p99 %.1f us", us(0.50), us(0.99))
+}
+
+// readFigures times point reads (uniform over all keys, then over a hot
+// set of 1,000 keys read before) and 100-row range reads.
+func readFigures(t testing.TB, db fdb.Database, keys int, emit func(string, ...any)) {
+	r := rand.New(rand.NewPCG(1, 2))
+	buf := make([]byte, 0, keySize)
+	get := func(i int) time.Duration {
+		start := time.Now()
+		v, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+			return rt.Get(makeKey(buf, i)).Get()
+		})
+		d := time.Since(start)
+		if err != nil || len(v.([]byte)) != diskValue {
+			t.Fatalf("get %d: %v (%d bytes)", i, err, len(v.([]byte)))
+		}
+		return d
+	}
+	const n = 20000
+	var uniform, hot, ranges []time.Duration
+	for range n {
+		uniform = append(uniform, get(r.IntN(keys)))
+	}
+	hotKeys := make([]int, 1000)
+	for i := range hotKeys {
+		hotKeys[i] = r.IntN(keys)
+		get(hotKeys[i])
+	}
+	for range n {
+		hot = append(hot, get(hotKeys[r.IntN(len(hotKeys))]))
+	}
+	for range 2000 {
+		b := makeKey(buf, r.IntN(keys))
+		start := time.Now()
+		rows, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+			return rt.GetRange(fdb.KeyRange{Begin: b, End: fdb.Key("l")}, fdb.RangeOptions{Limit: 100}).GetSliceWithError()
+		})
+		ranges = append(ranges, time.Since(start))
+		if err != nil || len(rows.([]fdb.KeyValue)) == 0 {
+			t.Fatalf("range: %v", err)
+		}
+	}
+	emit("uniform point read: %s", percentiles(uniform))
+	emit("hot point read: %s", percentiles(hot))
+	emit("100-row range read: %s", percentiles(ranges))
+}
+
+// TestDiskChild is BenchmarkDurableDisk's child; skipped otherwise.
+func TestDiskChild(t *testing.T) {
+	dir := os.Getenv(envDiskDir)
+	if dir == "" {
+		t.Skip("the child of BenchmarkDurableDisk")
+	}
+	keys, _ := strconv.Atoi(os.Getenv(envDiskKeys))
+	emit := func(format string, args ...any) { fmt.Printf("FIG "+format+"\n", args...) }
+	start := time.Now()
+	db, err := fdblitetest.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 0, keySize)
+	if os.Getenv(envDiskMode) == "load" {
+		value := make([]byte, diskValue)
+		for i := 0; i < keys; i += 5000 {
+			if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+				for j := i; j < min(i+5000, keys); j++ {
+					tr.Set(makeKey(buf, j), value)
+				}
+				return nil, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		secs := time.Since(start).Seconds()
+		_, peak := rssMB()
+		emit("load: %d keys in %.1f s (%.0f keys/s, %.1f MB/s), peak RSS %.0f MB", keys, secs,
+			float64(keys)/secs, float64(keys)*(keySize+diskValue)/secs/(1<<20), peak)
+		return // no close: the log keeps the last seconds of writes
+	}
+	if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+		return rt.Get(makeKey(buf, keys/2)).Get()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	now, _ := rssMB()
+	stats, _ := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+		return rt.Get(fdblitetest.StatsKey).Get()
+	})
+	s := string(stats.([]byte))
+	recovered := s[strings.Index(s, `"recovered_commits"`):]
+	recovered = recovered[:strings.Index(recovered, ",")]
+	emit("restart: first answer %.3f s after open began (%s), RSS %.0f MB", time.Since(start).Seconds(), recovered, now)
+	readFigures(t, db, keys, emit)
+	now, peak := rssMB()
+	emit("after the reads: RSS %.0f MB, peak %.0f MB", now, peak)
+}
+
+// BenchmarkDurableDisk: see the comment at the top of this file. Keys are
+// 16 bytes, values 1,000; FDBLITE_BENCH_DISK_KEYS (default 100,000) sets
+// the size. The in-memory database's reads, in this process, are the
+// comparison. The figures go to stdout.
+func BenchmarkDurableDisk(b *testing.B) {
+	keys := 100_000
+	if s := os.Getenv(envDiskKeys); s != "" {
+		keys, _ = strconv.Atoi(s)
+	}
+	dir := b.TempDir()
+	run := func(mode string) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestDiskChild$", "-test.bench=^$", "-test.count=1")
+		cmd.Env = append(os.Environ(), envDiskDir+"="+dir, envDiskMode+"="+mode, envDiskKeys+"="+strconv.Itoa(keys))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("%s child: %v\n%s", mode, err, out)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		for sc.Scan() {
+			if fig, ok := strings.CutPrefix(sc.Text(), "FIG "); ok {
+				fmt.Printf("%s: %s\n", mode, fig)
+			}
+		}
+	}
+	for b.Loop() {
+		run("load")
+		run("read")   // restart on the log a kill left
+		run("reread") // restart on the state a clean run left
+		mem := openDB(b, "disk-memory")
+		n := min(keys, 100_000)
+		value := make([]byte, diskValue)
+		buf := make([]byte, 0, keySize)
+		for i := 0; i < n; i += 5000 {
+			mustTransact(b, mem, func(tr fdb.Transaction) {
+				for j := i; j < min(i+5000, n); j++ {
+					tr.Set(makeKey(buf, j), value)
+				}
+			})
+		}
+		readFigures(b, mem, n, func(format string, args ...any) {
+			fmt.Printf("memory (%d keys): "+format+"\n", append([]any{n}, args...)...)
+		})
+	}
+}
