@@ -55,7 +55,7 @@ func (t *Table) trimContinuousBackups(tx fdb.Transactor, batch int) error {
 // trimStep folds the log records of up to about n commits older than the
 // recovery period and reports whether none remain.
 func (t *Table) trimStep(tr fdb.Transaction, n int) (bool, error) {
-	b, keys, _, err := t.pitrBase(tr)
+	b, keys, meta, err := t.pitrBase(tr)
 	if err != nil || b == nil {
 		return true, err
 	}
@@ -140,10 +140,6 @@ func (t *Table) trimStep(tr fdb.Transaction, n int) (bool, error) {
 	// Clear what no capture needs any more: the folded records, unless an
 	// on-demand backup being taken still reads them.
 	horizon := next
-	meta, err := readMeta(tr, st.keys, t.name)
-	if err != nil {
-		return false, err
-	}
 	for _, c := range meta.captures {
 		if c == b.ID {
 			continue

@@ -327,8 +327,9 @@ func prepareAction(op string, ti TransactWriteItem) (txAction, error) {
 // an item over the size limit, an update that cannot apply), rather than
 // one its input validation finds first, the request's error
 // (ValidationError.early: an empty key value, an update of a key
-// attribute, a value that does not encode). DynamoDB's answers, captured:
-// docs/differences.md, "Transactions".
+// attribute, a value that does not encode). DynamoDB's answers, captured
+// in four regions: docs/differences.md, "Malformed key values", and
+// key_errors_test.go.
 func txInvalid(err error) bool {
 	var ve *ValidationError
 	return errors.As(err, &ve) && !isEarly(err)

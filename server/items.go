@@ -61,18 +61,23 @@ type writeOutput struct {
 // (for PutItem, the item put) that returned attrs: the attributes, and
 // the consumed capacity and item collection metrics w asks for. The
 // write is charged for charged bytes, or (0) for the larger of key and
-// attrs, and for its index entries.
-func (s *Server) writeResult(w *writeCommon, t *fdyno.Table, key, attrs fdyno.Item, charged int, indexes []fdyno.IndexCapacity) (any, error) {
+// attrs, and for its index entries, which indexes works out (only when
+// the capacity is asked for: it projects the item for every index).
+func (s *Server) writeResult(w *writeCommon, t *fdyno.Table, key, attrs fdyno.Item, charged int, indexes func() []fdyno.IndexCapacity) (any, error) {
 	icm, err := s.collectionMetrics(w.ReturnItemCollectionMetrics, t, key)
 	if err != nil {
 		return nil, err
 	}
-	if charged == 0 && wantsCapacity(w.ReturnConsumedCapacity) {
-		charged = max(key.Size(), attrs.Size())
+	var ixs []fdyno.IndexCapacity
+	if wantsCapacity(w.ReturnConsumedCapacity) {
+		if charged == 0 {
+			charged = max(key.Size(), attrs.Size())
+		}
+		ixs = indexes()
 	}
 	return writeOutput{
 		Attributes:            wireItem(attrs),
-		ConsumedCapacity:      writeSizeCapacity(w.ReturnConsumedCapacity, t.Name(), charged, indexes...),
+		ConsumedCapacity:      writeSizeCapacity(w.ReturnConsumedCapacity, t.Name(), charged, ixs...),
 		ItemCollectionMetrics: icm,
 	}, nil
 }
@@ -94,7 +99,7 @@ func (s *Server) putItem(_ *call, in *putItemInput, t *fdyno.Table) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Item), out.Attributes, 0, out.IndexCapacity())
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Item), out.Attributes, 0, out.IndexCapacity)
 }
 
 type updateItemInput struct {
@@ -128,7 +133,7 @@ func (s *Server) updateItem(_ *call, in *updateItemInput, t *fdyno.Table) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, out.ItemSize, out.IndexCapacity())
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, out.ItemSize, out.IndexCapacity)
 }
 
 type deleteItemInput struct {
@@ -153,7 +158,7 @@ func (s *Server) deleteItem(_ *call, in *deleteItemInput, t *fdyno.Table) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, 0, out.IndexCapacity())
+	return s.writeResult(&in.writeCommon, t, fdyno.Item(in.Key), out.Attributes, 0, out.IndexCapacity)
 }
 
 type getItemInput struct {
