@@ -720,15 +720,6 @@ func TestIndexModel(t *testing.T) {
 			n := 0
 			rapid.Check(t, func(rt *rapid.T) {
 				n++
-				if faults && n > 3 {
-					// Retries back off. Since exact counts a run takes
-					// tens of seconds under faults, against under one
-					// before (a blind Put now reads its item, and
-					// concurrent writers' retries back off): 3 runs keep
-					// the variant within the test-time budget until that
-					// is looked into.
-					return
-				}
 				// The directory layer's prefix allocator reports an
 				// injected error unwrapped (so Transact does not retry
 				// it): tables are created without faults.

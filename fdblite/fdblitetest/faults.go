@@ -29,9 +29,13 @@ var ErrInvalidFaults = errors.New("fdblitetest: invalid fault configuration")
 type Faults struct {
 	// Seed seeds fdblite's fault generator.
 	Seed uint64
-	// ReadTooOld is the rate of reads failing with transaction_too_old (1007).
+	// ReadTooOld is the rate of transaction attempts whose reads fail with
+	// transaction_too_old (1007). As on FoundationDB, the fault belongs to
+	// the read version, not to each read: a transaction reading many keys
+	// is no likelier to fail than one reading one. A failing attempt lets
+	// its first 0 to 3 reads through, then fails every read.
 	ReadTooOld float64
-	// ReadFutureVersion is the rate of reads failing with future_version (1009).
+	// ReadFutureVersion is the same for future_version (1009).
 	ReadFutureVersion float64
 	// CommitNotCommitted is the rate of commits failing with not_committed
 	// (1020) without applying.

@@ -92,19 +92,27 @@ double Faults::NextLocked() {
   return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
 }
 
-int Faults::OnRead() {
-  if (!enabled_.load(std::memory_order_acquire)) return 0;
+Faults::ReadFault Faults::OnReadVersion() {
+  ReadFault f;
+  if (!enabled_.load(std::memory_order_acquire)) return f;
   std::lock_guard<std::mutex> lock(mu_);
   if (config_.read_too_old > 0 && NextLocked() < config_.read_too_old) {
+    f.error = kTransactionTooOld;
+  } else if (config_.read_future_version > 0 &&
+             NextLocked() < config_.read_future_version) {
+    f.error = kFutureVersion;
+  }
+  if (f.error != 0) f.after = static_cast<int>(NextLocked() * 4);
+  return f;
+}
+
+void Faults::CountRead(int error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (error == kTransactionTooOld) {
     ++counters_.read_too_old;
-    return kTransactionTooOld;
-  }
-  if (config_.read_future_version > 0 &&
-      NextLocked() < config_.read_future_version) {
+  } else {
     ++counters_.read_future_version;
-    return kFutureVersion;
   }
-  return 0;
 }
 
 int Faults::BeforeCommit() {

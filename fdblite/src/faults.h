@@ -6,8 +6,15 @@
 //   seed=42 read_too_old=0.01 read_future_version=0.01
 //   commit_not_committed=0.05 commit_too_old=0.01 commit_unknown_result=0.02
 //
-// Rates are probabilities in [0, 1]. Read faults fail a read (get, get_key,
-// get_range) with transaction_too_old (1007) or future_version (1009).
+// Rates are probabilities in [0, 1]. Read faults are drawn once per read
+// version of a transaction, as FoundationDB fails reads: a version too old
+// for the storage servers (transaction_too_old, 1007) or ahead of them
+// (future_version, 1009) fails every read at that version, however many
+// keys it reads. A transaction drawn to fail lets its first few reads (0 to
+// 3, drawn) through, so faults also land after some reads and writes; then
+// every read (get, get_key, get_range) fails until the transaction is reset
+// or given another read version. Rates are thus per transaction attempt,
+// and a counter counts each failed attempt once.
 // Commit faults fail a commit before it applies with not_committed (1020) or
 // transaction_too_old (1007), or AFTER it really applied with
 // commit_unknown_result (1021); a transaction that set the
@@ -55,8 +62,15 @@ class Faults {
   FaultConfig Config();
   FaultCounters Counters();
 
-  // OnRead returns 0, or the error a read must fail with.
-  int OnRead();
+  // ReadFault is the read-fault decision for one read version.
+  struct ReadFault {
+    int error = 0;  // 0: reads at this version do not fail
+    int after = 0;  // reads that succeed before the first failing one
+  };
+  // OnReadVersion draws the read-fault decision of a new read version.
+  ReadFault OnReadVersion();
+  // CountRead counts an attempt failed by injected read error `error`.
+  void CountRead(int error);
   // BeforeCommit returns 0, or the error a commit must fail with (unapplied).
   int BeforeCommit();
   // AfterCommit reports whether an applied commit must be reported as

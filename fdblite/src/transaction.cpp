@@ -189,6 +189,8 @@ void Transaction::ResetLocked(bool for_retry) {
   committed_version_ = -1;
   ReleaseWritesLocked();
   special_faults_.reset();
+  read_fault_.reset();
+  read_fault_counted_ = false;
   special_latency_.reset();
   rt_.Reset(for_retry);
   size_ = 0;
@@ -260,6 +262,20 @@ Version Transaction::ReadVersionLocked() {
     rt_.ReadVersionRequested();
   }
   return read_version_;
+}
+
+int Transaction::ReadFaultLocked() {
+  if (!read_fault_) read_fault_ = db_->faults().OnReadVersion();
+  if (read_fault_->error == 0) return 0;
+  if (read_fault_->after > 0) {
+    --read_fault_->after;
+    return 0;
+  }
+  if (!read_fault_counted_) {
+    db_->faults().CountRead(read_fault_->error);
+    read_fault_counted_ = true;
+  }
+  return read_fault_->error;
 }
 
 std::string Transaction::MaxReadKeyLocked() const {
@@ -450,7 +466,7 @@ void Transaction::AddWriteConflictLocked(std::string begin, std::string end) {
 int Transaction::GetLocked(std::string_view key, bool snapshot, bool* present,
                            std::string* value, bool* remote) {
   Version rv = ReadVersionLocked();
-  if (int fault = db_->faults().OnRead()) return fault;
+  if (int fault = ReadFaultLocked()) return fault;
   bool ryw = ReadYourWritesLocked(snapshot);
   const WriteEntry* entry = nullptr;
   bool decided = false;  // fully determined by this transaction's writes
@@ -555,7 +571,7 @@ FuturePtr Transaction::GetKeyLocked(Selector sel, bool snapshot, bool* remote) {
   if (sel.key > MaxReadKeyLocked()) return Future::Error(kKeyOutsideLegalRange);
   Version rv = ReadVersionLocked();
   *remote = true;
-  if (int fault = db_->faults().OnRead()) return Future::Error(fault);
+  if (int fault = ReadFaultLocked()) return Future::Error(fault);
   std::string result;
   {
     auto dblock = db_->ReadLock();
@@ -614,7 +630,7 @@ FuturePtr Transaction::GetRangeLocked(Selector begin, Selector end, int limit,
   }
   Version rv = ReadVersionLocked();
   *remote = true;
-  if (int fault = db_->faults().OnRead()) return Future::Error(fault);
+  if (int fault = ReadFaultLocked()) return Future::Error(fault);
   bool ryw = ReadYourWritesLocked(snapshot);
   const WriteMap* w = ryw ? &writes_ : nullptr;
   std::string b, e;

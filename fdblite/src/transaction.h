@@ -169,6 +169,7 @@ class Transaction {
   void AbandonPendingLocked(int code);  // uncommitted watches, versionstamp
 
   Version ReadVersionLocked();  // takes the read version lazily
+  int ReadFaultLocked();  // 0, or the injected error this read fails with
   std::string MaxReadKeyLocked() const;
   std::string MaxWriteKeyLocked() const;
   bool ValidWriteKeyLocked(std::string_view key);
@@ -219,6 +220,8 @@ class Transaction {
   std::vector<KeyRange> write_conflicts_;  // GUARDED_BY(mu_)
   std::vector<KeyRange> unreadable_;   // GUARDED_BY(mu_): stamped-key ranges
   std::optional<std::string> special_faults_;  // GUARDED_BY(mu_): pending config
+  std::optional<Faults::ReadFault> read_fault_;  // GUARDED_BY(mu_): drawn per read version
+  bool read_fault_counted_ = false;    // GUARDED_BY(mu_)
   std::optional<std::string> special_latency_;  // GUARDED_BY(mu_): pending config
   TxnRoundTrips rt_;                   // GUARDED_BY(mu_)
   std::vector<std::shared_ptr<struct Watch>> watches_;  // GUARDED_BY(mu_)

@@ -617,6 +617,44 @@ TEST("fault injection through \\xff\\xff/fdblite/faults") {
   fdb_database_destroy(db);
 }
 
+TEST("read faults belong to the read version, not to each read") {
+  // FoundationDB fails reads at a version too old (or too new) for the
+  // storage servers: every read at that version, however many there are.
+  FDBDatabase* db = Db("c_api_test_read_faults");
+  std::string key("\xff\xff/fdblite/faults", 17);
+  auto configure = [&](const std::string& config) {
+    Txn t(db);
+    EXPECT_EQ(fdb_transaction_set_option(t.get(), FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES,
+                                         nullptr, 0),
+              0);
+    t.Set(key, config);
+    EXPECT_EQ(t.Commit(), 0);
+  };
+  configure("seed=3 read_too_old=1");
+  for (int i = 0; i < 20; ++i) {
+    // Every attempt fails: after 0 to 3 reads, and then every read.
+    Txn t(db);
+    std::string v;
+    int ok = 0;
+    while (ok < 8 && t.Get("k" + std::to_string(ok), &v) == 0) ++ok;
+    EXPECT_TRUE(ok <= 3);
+    for (int j = 0; j < 5; ++j) EXPECT_EQ(t.Get("other", &v), 1007);
+  }
+  configure("seed=3 read_too_old=0.5");
+  int failed = 0;
+  for (int i = 0; i < 200; ++i) {
+    // 50 reads each: a per-read rate would fail nearly every attempt.
+    Txn t(db);
+    std::string v;
+    bool fail = false;
+    for (int j = 0; j < 50; ++j) fail = t.Get("k" + std::to_string(j), &v) != 0 || fail;
+    failed += fail ? 1 : 0;
+  }
+  EXPECT_TRUE(failed > 60 && failed < 140);
+  configure("off");
+  fdb_database_destroy(db);
+}
+
 TEST("future callbacks run with no transaction lock held") {
   // A callback may call back into the transaction whose commit completed its
   // future; fdblite must not hold that transaction's lock while it runs.
