@@ -78,7 +78,7 @@ func TestGuardedHandle(t *testing.T) {
 			var allowed bool
 			var err error
 			apply := func() {}
-			switch op := rapid.IntRange(0, 7).Draw(rt, "op"); op {
+			switch op := rapid.IntRange(0, 9).Draw(rt, "op"); op {
 			case 0:
 				allowed = g.write[p]
 				_, err = guarded.Put(db, PutInput{Item: Item{"pk": S(p), "v": S(v)}})
@@ -132,6 +132,25 @@ func TestGuardedHandle(t *testing.T) {
 				_, err = BatchWrite(db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{guarded: {
 					{PutRequest: &PutRequest{Item: Item{"pk": S(p), "v": S(v)}}}, {DeleteRequest: &DeleteRequest{Key: Item{"pk": S(q)}}}}}})
 				apply = func() { model[p] = v; delete(model, q) }
+			case 8:
+				// Answered from the partition's counters: the guard
+				// still sees a read of the partition.
+				allowed = canRead(p)
+				var out *QueryOutput
+				if out, err = guarded.Query(db, QueryInput{KeyConditionExpression: "pk = :p", Select: SelectCount,
+					ExpressionAttributeValues: map[string]Value{":p": S(p)}}); err == nil {
+					if _, ok := model[p]; out.Count != map[bool]int{true: 1}[ok] {
+						rt.Fatalf("Query COUNT %s: %d", p, out.Count)
+					}
+				}
+			case 9:
+				// Answered from the table's counters: a read of the
+				// whole table.
+				allowed = g.whole
+				var out *ScanOutput
+				if out, err = guarded.Scan(db, ScanInput{Select: SelectCount}); err == nil && out.Count != len(model) {
+					rt.Fatalf("Scan COUNT: %d, model %d", out.Count, len(model))
+				}
 			}
 			switch {
 			case allowed && err != nil:

@@ -110,25 +110,34 @@ func (st *tableState) collectionCounts(tr fdb.ReadTransaction, hashKV []byte) (C
 	if err := st.countsReady(); err != nil {
 		return Counts{}, err
 	}
-	n := tr.Get(st.keys.partitionCountKey(hashKV, countItems))
-	b := tr.Get(st.keys.partitionCountKey(hashKV, countBytes))
-	var c Counts
-	for _, f := range []struct {
-		fut fdb.FutureByteSlice
-		dst *int64
-	}{{n, &c.ItemCount}, {b, &c.SizeBytes}} {
-		v, err := f.fut.Get()
-		if err != nil {
-			return Counts{}, err
+	return startCollectionCounts(tr, &st.keys, hashKV)()
+}
+
+// startCollectionCounts starts reading the counters of the item
+// collection of packed partition key value hashKV; the function it
+// returns waits for them.
+func startCollectionCounts(tr fdb.ReadTransaction, keys *tableKeys, hashKV []byte) func() (Counts, error) {
+	n := tr.Get(keys.partitionCountKey(hashKV, countItems))
+	b := tr.Get(keys.partitionCountKey(hashKV, countBytes))
+	return func() (Counts, error) {
+		var c Counts
+		for _, f := range []struct {
+			fut fdb.FutureByteSlice
+			dst *int64
+		}{{n, &c.ItemCount}, {b, &c.SizeBytes}} {
+			v, err := f.fut.Get()
+			if err != nil {
+				return Counts{}, err
+			}
+			if v == nil {
+				continue
+			}
+			if *f.dst, err = counterValue(v); err != nil {
+				return Counts{}, err
+			}
 		}
-		if v == nil {
-			continue
-		}
-		if *f.dst, err = counterValue(v); err != nil {
-			return Counts{}, err
-		}
+		return c, nil
 	}
-	return c, nil
 }
 
 // describeCounts starts reading the table's and its indexes' counters

@@ -15,7 +15,8 @@ import (
 // counters make (table items and bytes, item collection items and bytes);
 // a conditional Put, which reads its old item either way, on both tables
 // (what the counters alone cost); and Count and Scan with Select=COUNT on
-// tables of 1,000 and 100,000 items, which must take the same time.
+// tables of 1,000 and 100,000 items, which must take the same time, next
+// to a raw range read of the items, which a counting Scan would read.
 func BenchmarkCounts(b *testing.B) {
 	db, tbl := benchTable(b)
 	it := benchItem("k", 200)
@@ -68,5 +69,22 @@ func BenchmarkCounts(b *testing.B) {
 			}
 			return err
 		})
+		benchRun(b, "ScanCount/"+items, 0, func() error {
+			out, err := tbl.Scan(db, ScanInput{Select: SelectCount})
+			if err == nil && out.Count != n {
+				b.Fatalf("Scan COUNT = %d, want %d", out.Count, n)
+			}
+			return err
+		})
+		// What a Scan reading the items reads: every item key.
+		st := tbl.state.Load()
+		r := fdb.KeyRange{Begin: st.keys.itemKey(nil), End: st.keys.itemKey([]byte{0xff})}
+		benchRun(b, "raw/RangeOfItems/"+items, 0, txOp(db, func(tr fdb.Transaction) (any, error) {
+			kvs, err := tr.GetRange(r, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
+			if err == nil && len(kvs) != n {
+				b.Fatalf("raw range: %d keys, want %d", len(kvs), n)
+			}
+			return nil, err
+		}))
 	}
 }

@@ -5,48 +5,6 @@ import "github.com/apple/foundationdb/bindings/go/src/fdb"
 // counts_read.go: reads answered from the exact counters (counts.go)
 // instead of from the items.
 
-// scanCount (not wired into Scan: it bypassed the access guard of
-// access.go; see the report) answers a Scan with Select=COUNT of a whole table or ACTIVE
-// index, without a filter, limit, page size, start key, segment or any
-// expression, from the counters: one wave of reads whatever the size. ok is
-// false when the Scan must read items: another Scan, or a table whose
-// counters are not exact.
-func (t *Table) scanCount(rt fdb.ReadTransactor, in *ScanInput) (out *ScanOutput, ok bool, err error) {
-	if in.Select != SelectCount || in.FilterExpression != "" || in.ProjectionExpression != "" || len(in.ExpressionAttributeNames) > 0 ||
-		len(in.ExpressionAttributeValues) > 0 || in.Limit != 0 || in.PageSize != 0 || in.ExclusiveStartKey != nil || in.Cursor != nil ||
-		in.TotalSegments != 0 || in.Segment != 0 || in.HideExpired || in.ConsistentRead && in.IndexName != "" {
-		return nil, false, nil
-	}
-	type answer struct {
-		c  Counts
-		ok bool
-	}
-	a, err := readTransact(rt, func(tr fdb.ReadTransaction) (answer, error) {
-		st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
-		if err != nil || !st.counted {
-			return answer{}, err
-		}
-		if in.IndexName == "" {
-			c, err := st.tableCounts(tr)
-			return answer{c, err == nil}, err
-		}
-		ix := st.index(in.IndexName)
-		if ix == nil || ix.building {
-			return answer{}, nil // the item path reports it
-		}
-		c, err := st.indexCounts(tr, ix)
-		return answer{c, err == nil}, err
-	})
-	if err != nil {
-		return nil, true, err
-	}
-	if !a.ok {
-		return nil, false, nil
-	}
-	n := int(a.c.ItemCount)
-	return &ScanOutput{Count: n, ScannedCount: n}, true, nil
-}
-
 // Count returns the exact number and total size of the table's items, as
 // of rt's read version: one wave of reads of the table's 64 counter keys,
 // whatever the table's size.

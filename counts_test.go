@@ -3,8 +3,10 @@ package fdyno
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -312,31 +314,112 @@ func TestCountsModel(t *testing.T) {
 	})
 }
 
-// A Scan with Select=COUNT of a whole table or index is answered from
-// the counters, in one page; with a filter it reads the items as before.
-func TestScanCountFromCounters(t *testing.T) {
-	db, tbl := openTestTable(t, countSchema)
-	for i := range 30 {
-		it := Item{"pk": S("p" + strconv.Itoa(i%7)), "sk": S(strconv.Itoa(i))}
-		if i%3 == 0 {
-			it["v"] = S("v")
-		}
-		mustPut(t, db, tbl, it)
+// A Select=COUNT of a whole table, index or table partition with nothing
+// to filter, limit or start from is answered from the exact counters, in
+// one page whatever the size; any other reads the items in 1 MB pages, as
+// DynamoDB does, and so does every count on a table without counters.
+// The expected counts come from the items written; the counters' answer
+// shows as one page where the items (30 of 100 KB) fill several.
+func TestSelectCountFromCounters(t *testing.T) {
+	type row struct {
+		pk, sk string
+		v, w   bool
 	}
-	for _, tc := range []struct {
-		in   ScanInput
-		want int
-	}{
-		{ScanInput{Select: SelectCount}, 30},
-		{ScanInput{Select: SelectCount, IndexName: "byV"}, 10},
-		{ScanInput{Select: SelectCount, FilterExpression: "attribute_exists(v)"}, 10},
-	} {
-		out, err := tbl.Scan(db, tc.in)
-		if err != nil {
-			t.Fatal(err)
+	var rows []row
+	for i := range 30 {
+		rows = append(rows, row{pk: "p" + strconv.Itoa(i%2), sk: fmt.Sprintf("%02d", i), v: i%3 == 0, w: i%2 == 0})
+	}
+	count := func(keep func(row) bool) int {
+		n := 0
+		for _, r := range rows {
+			if keep(r) {
+				n++
+			}
 		}
-		if out.Count != tc.want || out.LastEvaluatedKey != nil || out.Items != nil {
-			t.Errorf("Scan(%+v) = Count %d, LastEvaluatedKey %v; want %d in one page", tc.in, out.Count, out.LastEvaluatedKey, tc.want)
+		return n
+	}
+	all := func(row) bool { return true }
+	p0 := func(r row) bool { return r.pk == "p0" }
+	hasV := func(r row) bool { return r.v }
+	pv := func(p string) map[string]Value { return map[string]Value{":p": S(p)} }
+	cases := []struct {
+		name         string
+		scan         *ScanInput
+		query        *QueryInput
+		want         int
+		counters     bool // answered from the counters (on a counted table)
+		severalPages bool // the items span more than one page
+	}{
+		{name: "scan table", scan: &ScanInput{}, want: count(all), counters: true, severalPages: true},
+		{name: "scan GSI", scan: &ScanInput{IndexName: "byV"}, want: count(hasV), counters: true},
+		{name: "scan LSI", scan: &ScanInput{IndexName: "byW"}, want: count(func(r row) bool { return r.w }), counters: true, severalPages: true},
+		{name: "scan filtered", scan: &ScanInput{FilterExpression: "attribute_exists(v)"}, want: count(hasV), severalPages: true},
+		{name: "scan limit", scan: &ScanInput{Limit: 7}, want: count(all), severalPages: true},
+		{name: "scan page size", scan: &ScanInput{PageSize: 2 << 20}, want: count(all), severalPages: true},
+		{name: "scan segments", scan: &ScanInput{TotalSegments: 1}, want: count(all), counters: true, severalPages: true},
+		{name: "query partition", query: &QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: pv("p0")}, want: count(p0), counters: true, severalPages: true},
+		{name: "query empty partition", query: &QueryInput{KeyConditionExpression: "pk = :p", ExpressionAttributeValues: pv("none")}, want: 0, counters: true},
+		{name: "query sort range", query: &QueryInput{KeyConditionExpression: "pk = :p AND sk > :s",
+			ExpressionAttributeValues: map[string]Value{":p": S("p0"), ":s": S("10")}}, want: count(func(r row) bool { return p0(r) && r.sk > "10" })},
+		{name: "query LSI partition", query: &QueryInput{IndexName: "byW", KeyConditionExpression: "pk = :p", ExpressionAttributeValues: pv("p0")},
+			want: count(func(r row) bool { return p0(r) && r.w }), severalPages: true},
+		{name: "query GSI", query: &QueryInput{IndexName: "byV", KeyConditionExpression: "v = :p", ExpressionAttributeValues: pv("v")}, want: count(hasV)},
+	}
+	blob := S(strings.Repeat("x", 100<<10))
+	for _, counted := range []bool{true, false} {
+		s := countSchema
+		s.WithoutCounts = !counted
+		db, tbl := openTestTable(t, s)
+		for _, r := range rows {
+			it := Item{"pk": S(r.pk), "sk": S(r.sk), "blob": blob}
+			if r.v {
+				it["v"] = S("v")
+			}
+			if r.w {
+				it["w"] = S("w" + r.sk)
+			}
+			mustPut(t, db, tbl, it)
+		}
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("counted=%v/%s", counted, tc.name), func(t *testing.T) {
+				n, scanned, pages := 0, 0, 0
+				if tc.scan != nil {
+					in := *tc.scan
+					in.Select = SelectCount
+					for out, err := range tbl.ScanPages(t.Context(), db, in) {
+						if err != nil {
+							t.Fatal(err)
+						}
+						if out.Items != nil {
+							t.Fatalf("a COUNT page returned %d items", len(out.Items))
+						}
+						n, scanned, pages = n+out.Count, scanned+out.ScannedCount, pages+1
+					}
+				} else {
+					in := *tc.query
+					in.Select = SelectCount
+					for out, err := range tbl.QueryPages(t.Context(), db, in) {
+						if err != nil {
+							t.Fatal(err)
+						}
+						n, scanned, pages = n+out.Count, scanned+out.ScannedCount, pages+1
+					}
+				}
+				if n != tc.want {
+					t.Errorf("Count = %d, want %d", n, tc.want)
+				}
+				if tc.scan == nil || tc.scan.FilterExpression == "" {
+					if scanned != n {
+						t.Errorf("ScannedCount = %d, want Count %d (nothing filtered)", scanned, n)
+					}
+				}
+				switch {
+				case counted && tc.counters && pages != 1:
+					t.Errorf("%d pages, want 1: the counters answer", pages)
+				case !(counted && tc.counters) && tc.severalPages && pages < 2:
+					t.Errorf("%d page, want several: the items are read", pages)
+				}
+			})
 		}
 	}
 }

@@ -131,12 +131,11 @@ func FuzzIndexCursor(f *testing.F) {
 // then the table key: as many values as each seed has), and round-trips
 // what it accepts. Each seed is an entry's key values.
 func fuzzIndexCursor(f *testing.F, st *tableState, ixName string, kc *keyCondition, seeds [][]Value) {
-	p := &readPlan{op: "Query", st: st, ix: st.index(ixName), forward: true}
-	lo, hi, err := p.keyRange(kc)
+	rows := &indexRows{st: st, ix: st.index(ixName)}
+	lo, hi, err := rows.keyRange(kc)
 	if err != nil {
 		f.Fatal(err)
 	}
-	p.lo, p.hi = lo, hi
 	fp := newCursorFingerprint([]byte("key"), "Test", []byte("prefix"), "Query", ixName, lo, hi, true)
 	for _, vs := range seeds {
 		kv, err := packKeyValues(vs...)
@@ -148,7 +147,7 @@ func fuzzIndexCursor(f *testing.F, st *tableState, ixName string, kc *keyConditi
 	f.Add([]byte{cursorVersion})
 	keyValues := len(seeds[0])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		k, err := decodeCursorWith(b, fp, p.keyItem, lo, hi)
+		k, err := decodeCursorWith(b, fp, rows.keyItem, lo, hi)
 		if err != nil {
 			var ve *ValidationError
 			if !errors.As(err, &ve) {
@@ -159,7 +158,7 @@ func fuzzIndexCursor(f *testing.F, st *tableState, ixName string, kc *keyConditi
 		if !inRange(k, lo, hi) {
 			t.Fatalf("decodeCursorWith(%x) = %x, outside [%x, %x)", b, k, lo, hi)
 		}
-		it, err := p.keyItem(k)
+		it, err := rows.keyItem(k)
 		if err != nil || len(it) != keyValues {
 			t.Fatalf("decodeCursorWith(%x) = %x, not an index key: %v %v", b, k, it, err)
 		}

@@ -1,14 +1,16 @@
 package fdyno
 
 import (
+	"slices"
+
 	"github.com/fdyno/fdyno/internal/expr"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
 
-// index_read.go: Query and Scan of a secondary index. A plan with an index
-// (readPlan.ix) works on the bytes that follow the index's prefix x/<index>/
-// in its entry keys, the index key values followed by the base item's key
+// index_read.go: Query and Scan of a secondary index. A plan of indexRows
+// works on the bytes that follow the index's prefix x/<index>/ in its
+// entry keys, the index key values followed by the base item's key
 // values (keys.go), exactly as a table plan works on packed key values:
 // one range read per page, cursors and ExclusiveStartKey checked to lie in
 // the plan's range. So a page on an index reads entries of that index
@@ -22,54 +24,61 @@ import (
 //     projects it further; COUNT counts.
 //   - ALL_ATTRIBUTES is allowed on a GSI only if its projection is ALL. On
 //     an LSI it, or a projection or filter naming an attribute the LSI
-//     does not project, makes the page read each base item (fetchBase),
+//     does not project, makes the page read each base item (indexFetch),
 //     as DynamoDB fetches from the table.
 //   - LastEvaluatedKey holds the index keys and the table keys.
 //
 // An entry whose projection was too long to store inline (indexRefMarker)
 // is read from its base item in the same transaction.
 
-// keyAttrs returns the hash and sort key attributes the plan's key
-// condition, segments and filter restriction apply to: the index's or
-// the table's.
-func (p *readPlan) keyAttrs() (hash, rng []keyAttr) {
-	if p.ix != nil {
-		return p.ix.hash, p.ix.rng
-	}
-	return p.st.tableKeyAttrs()
+// indexRows is the rowSource of a read of index ix's entries.
+type indexRows struct {
+	st    *tableState
+	ix    *indexDef
+	fetch indexFetch
 }
 
-// keyRange returns the plan's range for key condition kc.
-func (p *readPlan) keyRange(kc *keyCondition) (lo, hi []byte, err error) {
-	if p.ix != nil {
-		return indexKeyRange(kc, len(p.ix.rng))
-	}
-	return kvRange(kc, p.st.rng.Name != "")
+// indexFetch is what an index page reads besides its entries.
+type indexFetch int
+
+const (
+	// fetchNone reads the entries only (an entry too long to store inline
+	// is read from its base item, whatever the fetch).
+	fetchNone indexFetch = iota
+	// fetchProjected reads each base item, for a filter or HideExpired on
+	// attributes an LSI does not project, and returns the index's
+	// projection.
+	fetchProjected
+	// fetchWhole reads each base item and returns its attributes
+	// (ALL_ATTRIBUTES, or a ProjectionExpression naming unprojected ones,
+	// on an LSI).
+	fetchWhole
+)
+
+func (r *indexRows) indexName() string { return r.ix.name }
+
+func (r *indexRows) keyAttrs() (hash, rng []keyAttr) { return r.ix.hash, r.ix.rng }
+
+func (r *indexRows) keyRange(kc *keyCondition) (lo, hi []byte, err error) {
+	return indexKeyRange(kc, len(r.ix.rng))
 }
 
-// key returns the FoundationDB key of position k of the plan's range.
-func (p *readPlan) key(k []byte) fdb.Key {
-	if p.ix != nil {
-		return indexKey(p.ix.prefix, k)
-	}
-	return p.st.keys.itemKey(k)
-}
+// partition: the guard sees a read of the whole index.
+func (r *indexRows) partition(*keyCondition) ([]byte, error) { return nil, nil }
 
-// keyItem returns the key attributes of the item at position k of the
-// plan's range: the table keys, and for an index the index keys too.
-func (p *readPlan) keyItem(k []byte) (Item, error) {
-	if p.ix == nil {
-		return keyItem(p.st, k)
-	}
-	ikv, kv, err := splitTuple(k, p.ix.indexKeyCount())
+func (r *indexRows) key(k []byte) fdb.Key { return indexKey(r.ix.prefix, k) }
+
+// keyItem returns the table keys and index keys of the entry at k.
+func (r *indexRows) keyItem(k []byte) (Item, error) {
+	ikv, kv, err := splitTuple(k, r.ix.indexKeyCount())
 	if err != nil {
 		return nil, err
 	}
-	it, err := keyItem(p.st, kv)
+	it, err := keyItem(r.st, kv)
 	if err != nil {
 		return nil, err
 	}
-	attrs := p.ix.keyAttrs()
+	attrs := r.ix.keyAttrs()
 	types := make([]Type, len(attrs))
 	for i, a := range attrs {
 		types[i] = a.Type
@@ -87,32 +96,28 @@ func (p *readPlan) keyItem(k []byte) (Item, error) {
 	return it, nil
 }
 
-// startKey returns the position of ExclusiveStartKey esk in the plan's
-// range. On an index, esk holds exactly the index and table keys, as the
+// startKey: esk holds exactly the index and table keys, as the
 // LastEvaluatedKey of an index page does.
-func (p *readPlan) startKey(esk Item) ([]byte, error) {
-	st := p.st
-	if p.ix == nil {
-		return keyOf(p.op, esk, st.hash, st.rng, true)
-	}
-	mismatch := &ValidationError{Op: p.op, Reason: reasonKeyMismatch}
+func (r *indexRows) startKey(op string, esk Item) ([]byte, error) {
+	st := r.st
+	mismatch := &ValidationError{Op: op, Reason: reasonKeyMismatch}
 	table := Item{}
 	for _, a := range []keyAttr{st.hash, st.rng} {
 		if v, ok := esk[a.Name]; ok && a.Name != "" {
 			table[a.Name] = v
 		}
 	}
-	kv, err := keyOf(p.op, table, st.hash, st.rng, true)
+	kv, err := keyOf(op, table, st.hash, st.rng, true)
 	if err != nil {
 		return nil, err
 	}
-	values := make([]Value, 0, p.ix.indexKeyCount())
-	for i, a := range p.ix.keyAttrs() {
+	values := make([]Value, 0, r.ix.indexKeyCount())
+	for i, a := range r.ix.keyAttrs() {
 		v, ok := esk[a.Name]
 		if !ok {
 			return nil, mismatch
 		}
-		if err := checkKeyValue(a.Name, v, a.Type, i < len(p.ix.hash)); err != nil {
+		if err := checkKeyValue(a.Name, v, a.Type, i < len(r.ix.hash)); err != nil {
 			return nil, err
 		}
 		values = append(values, v)
@@ -128,41 +133,43 @@ func (p *readPlan) startKey(esk Item) ([]byte, error) {
 	return append(ikv, kv...), nil
 }
 
-// planIndexRead applies the index's projection rules to Select sel and the
-// parsed projection and filter of p.
-func (p *readPlan) planIndexRead(sel Select) error {
-	ix := p.ix
-	if ix == nil {
-		return nil
-	}
+func (r *indexRows) partitions() (partitionDir, []byte) { return r.ix.parts, r.ix.prefix }
+
+func (r *indexRows) startCounts(tr fdb.ReadTransaction, _ []byte) func() (Counts, error) {
+	return r.st.startIndexCounts(tr, r.ix).get
+}
+
+// plan applies the index's projection rules to Select sel and the parsed
+// projection and filter of p: what the page fetches.
+func (r *indexRows) plan(p *readPlan, sel Select) error {
+	ix := r.ix
 	if sel == SelectAllAttributes && ix.proj.ProjectionType != ProjectionTypeAll {
 		if !ix.local {
 			return &ValidationError{Op: p.op, Reason: "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index " +
 				ix.name + " because its projection type is not ALL"}
 		}
-		p.fetchBase, p.allAttrs = true, true
+		r.fetch = fetchWhole
 	}
-	if attr := p.ttl.attr; attr != "" && !ix.local && !p.fetchBase && !ix.projects(p.st, attr) {
+	if attr := p.ttl.attr; attr != "" && !ix.local && r.fetch == fetchNone && !ix.projects(r.st, attr) {
 		return &ValidationError{Op: p.op, Reason: "HideExpired needs the TimeToLiveAttribute " + attr +
 			" in the projection of global secondary index " + ix.name}
 	}
-	if !ix.local || p.fetchBase {
+	if !ix.local || r.fetch != fetchNone {
 		return nil
 	}
-	unprojected := func(name string) {
-		if !ix.projects(p.st, name) {
-			p.fetchBase = true
-		}
-	}
-	if p.proj != nil {
-		for _, path := range p.proj.Paths {
-			unprojected(path[0].Name)
-		}
-		p.allAttrs = p.fetchBase // the projection applies to the item
+	if p.proj != nil && slices.ContainsFunc(p.proj.Paths, func(path expr.Path) bool { return !ix.projects(r.st, path[0].Name) }) {
+		// The projection applies to the item.
+		r.fetch = fetchWhole
+		return nil
 	}
 	// A filter on an unprojected attribute, or HideExpired on an
 	// unprojected TimeToLiveAttribute, is evaluated on the item; the page
 	// still returns the projection.
+	unprojected := func(name string) {
+		if !ix.projects(r.st, name) {
+			r.fetch = fetchProjected
+		}
+	}
 	conditionNames(p.filter, unprojected)
 	if p.ttl.attr != "" {
 		unprojected(p.ttl.attr)
@@ -198,40 +205,42 @@ func isIndexRef(v []byte) bool { return len(v) == 1 && v[0] == indexRefMarker }
 // indexEntry is one entry read by an index page.
 type indexEntry struct {
 	value []byte
+	pos   []byte // the entry's position
+	size  int    // the bytes it counts for in the page
 	// base is set when the item is read from the table, through the
 	// item loader.
 	base bool
 	item itemRead
 }
 
-// takeIndex is take for an index plan: it takes entries from it and
-// starts the point reads of the base items it needs (an LSI page that
-// returns base attributes, or entries too long to store inline).
-func (p *readPlan) takeIndex(tr fdb.ReadTransaction, it kvIterator) (pageRead, error) {
-	ix, keys, l := p.ix, &p.st.keys, loaderOf(tr)
+// take takes the page's entries from it and starts the point reads of
+// the base items it needs (a fetch, or entries too long to store inline).
+func (r *indexRows) take(p *readPlan, tr fdb.ReadTransaction, it kvIterator) (pageRead, error) {
+	ix, keys, l := r.ix, &r.st.keys, loaderOf(tr)
 	entries, last, err := takeRows(p, it, func(kvp fdb.KeyValue) (indexEntry, []byte, int, error) {
 		rest, kv, err := splitIndexKey(ix.prefix, kvp.Key, ix.indexKeyCount())
 		if err != nil {
 			return indexEntry{}, nil, 0, err
 		}
-		e := indexEntry{value: kvp.Value, base: p.fetchBase || isIndexRef(kvp.Value)}
+		e := indexEntry{value: kvp.Value, pos: rest, size: len(kvp.Value), base: r.fetch != fetchNone || isIndexRef(kvp.Value)}
 		if e.base {
 			e.item = l.get(keys, kv)
 		}
 		if isIndexRef(kvp.Value) {
-			return e, rest, indexInlineMax, nil // at least; the projection was longer
+			e.size = indexInlineMax // at least; follow counts the item's size
 		}
-		return e, rest, len(kvp.Value), nil
+		return e, rest, e.size, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &indexPageRead{p: p, l: l, entries: entries, last: last}, nil
+	return &indexPageRead{p: p, r: r, l: l, entries: entries, last: last}, nil
 }
 
 // indexPageRead is an index page's taken entries.
 type indexPageRead struct {
 	p       *readPlan
+	r       *indexRows
 	l       itemLoader
 	entries []indexEntry
 	last    []byte
@@ -240,7 +249,7 @@ type indexPageRead struct {
 // follow waits for the base heads, then starts every chunk of the chunked
 // ones, before any wait on a chunk.
 func (r *indexPageRead) follow() error {
-	ix := r.p.ix
+	ix := r.r.ix
 	for i := range r.entries {
 		e := &r.entries[i]
 		if !e.base {
@@ -252,18 +261,43 @@ func (r *indexPageRead) follow() error {
 		if !e.item.found() {
 			return &CorruptError{What: "index entry", Reason: "index " + ix.name + " has an entry for an item that does not exist"}
 		}
-		r.l.follow(&e.item)
+	}
+	r.cut()
+	for i := range r.entries {
+		if e := &r.entries[i]; e.base {
+			r.l.follow(&e.item)
+		}
 	}
 	return nil
 }
 
+// cut ends the page once its entries reach PageSize bytes, counting an
+// entry too long to store inline, which take counted as indexInlineMax
+// bytes (the least it can be), as its item's size, now that the item's
+// head is read: so a page of such entries stops near 1 MB, as DynamoDB's
+// does, and does not read up to 100 times more.
+func (r *indexPageRead) cut() {
+	size := 0
+	for i := range r.entries {
+		e := &r.entries[i]
+		if isIndexRef(e.value) {
+			e.size = max(e.size, e.item.size())
+		}
+		size += e.size
+		if size >= r.p.pageSize && i < len(r.entries)-1 {
+			r.entries, r.last = r.entries[:i+1], e.pos
+			return
+		}
+	}
+}
+
 // finish applies the filter and projection to the entries and base items.
 func (r *indexPageRead) finish() (*page, error) {
-	p, ix, l := r.p, r.p.ix, r.l
+	p, ix, st, l := r.p, r.r.ix, r.r.st, r.l
 	pg := p.newPage(len(r.entries))
 	var project func(Item) Item
-	if p.fetchBase && !p.allAttrs {
-		project = func(it Item) Item { return ix.project(p.st, it) }
+	if r.r.fetch == fetchProjected {
+		project = func(it Item) Item { return ix.project(st, it) }
 	}
 	for i := range r.entries {
 		e := &r.entries[i]
@@ -277,8 +311,8 @@ func (r *indexPageRead) finish() (*page, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e.base && !p.fetchBase {
-			item = ix.project(p.st, item)
+		if e.base && r.r.fetch == fetchNone {
+			item = ix.project(st, item)
 		}
 		if err := p.add(pg, item, project); err != nil {
 			return nil, err

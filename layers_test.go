@@ -36,9 +36,10 @@ var packageLayers = []struct {
 	{"table", []string{"schema.go", "index_keys.go", "transactor.go", "table_meta.go", "schema_validate.go", "table_state.go",
 		"options.go", "index_def.go", "cursor.go", "counters.go", "table.go", "table_properties.go", "ttl.go", "access.go"}},
 	{"core", []string{"change.go", "stream.go", "segment.go", "index.go", "counts.go", "unique.go", "stream_disabled.go", "loader.go",
-		"backup_log.go", "item_ops.go", "backfill.go", "index_capacity.go", "write.go", "decide.go", "lease.go"}},
+		"backup_log.go", "item_ops.go", "backfill.go", "index_capacity.go", "write.go", "decide.go", "lease.go",
+		"read_plan.go", "table_read.go", "index_read.go", "segment_read.go"}},
 	{"operations", []string{"get.go", "batch_get.go", "batch_write.go", "transact_write.go", "transact_get.go", "delete.go",
-		"segment_read.go", "index_read.go", "query.go", "stream_read.go", "scan.go", "item_collection.go", "backup.go",
+		"query.go", "stream_read.go", "scan.go", "item_collection.go", "backup.go",
 		"layer_api.go", "put.go", "stream_tail.go", "stream_consumer.go", "updatetable.go", "restore.go", "stream_trim.go",
 		"update.go", "query_batch.go", "ttl_sweep.go", "stream_merge.go", "pitr.go", "pitr_trim.go", "counts_read.go"}},
 }
@@ -56,8 +57,6 @@ var upwardArrows = map[fileRef]string{
 	{"table.go", "access.go"}:          "the Table holds its guard; access.go adds the guard's checks to it",
 	{"change.go", "stream.go"}:         "a change carries its stream order prefetches",
 	{"item_ops.go", "decide.go"}:       "the item fetch revalidates with its write action",
-	{"index_read.go", "query.go"}:      "the read plan query.go declares, read from an index (issue 37, item 2)",
-	{"segment_read.go", "query.go"}:    "the read plan query.go declares, read by segment (issue 37, item 2)",
 }
 
 // fileRef is one file's use of something another file of the package

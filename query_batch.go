@@ -80,16 +80,15 @@ func readQueryBatch(tr fdb.ReadTransaction, queries []QueryBatchInput, sts []*ta
 	// One metadata-version read serves every table: the key is
 	// cluster-wide (table_state.go).
 	mvf := tr.Snapshot().Get(metadataVersionKey)
-	rrs := make([]kvIterator, len(queries))
+	takes := make([]func() (pageRead, error), len(queries))
 	for i, p := range plans {
 		if p != nil {
 			if err := queries[i].Table.allowPlan(p); err != nil {
 				return nil, err
 			}
-			rrs[i] = p.rangeRead(tr)
+			takes[i] = p.begin(tr)
 		}
 	}
-	ps := make([]*readPlan, len(queries))
 	for i := range queries {
 		q := &queries[i]
 		st, err := q.Table.current(tr, mvf)
@@ -104,14 +103,13 @@ func readQueryBatch(tr fdb.ReadTransaction, queries []QueryBatchInput, sts []*ta
 			if err := q.Table.allowPlan(p); err != nil {
 				return nil, err
 			}
-			rrs[i] = p.rangeRead(tr)
+			takes[i] = p.begin(tr)
 		}
-		ps[i] = p
 	}
 	prs := make([]pageRead, len(queries))
-	for i, p := range ps {
+	for i, take := range takes {
 		var err error
-		if prs[i], err = p.take(tr, rrs[i]); err != nil {
+		if prs[i], err = take(); err != nil {
 			return nil, err
 		}
 	}

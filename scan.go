@@ -153,12 +153,12 @@ func (t *Table) scanPlan(st *tableState, in *ScanInput) (*readPlan, error) {
 		return nil, err
 	}
 	p.forward = true
-	hash, _ := p.keyAttrs()
+	hash, _ := p.rows.keyAttrs()
 	switch {
 	case in.TotalSegments > 1 && st.format >= metaFormatVersion:
 		// Segments by partition-key hash (segment.go).
 		lo, hi := segmentBuckets(in.Segment, in.TotalSegments)
-		p.seg = &hashSegment{lo: lo, hi: hi, hashAttrs: len(hash)}
+		p.walk = &hashSegment{lo: lo, hi: hi, hashAttrs: len(hash)}
 		p.lo, p.hi = segmentRange(hash[0].Type, 0, 1)
 	default:
 		p.lo, p.hi = segmentRange(hash[0].Type, in.Segment, max(in.TotalSegments, 1))
@@ -168,5 +168,6 @@ func (t *Table) scanPlan(st *tableState, in *ScanInput) (*readPlan, error) {
 	if err := t.planStart(p, &o, outside); err != nil {
 		return nil, err
 	}
+	p.countable(in.TotalSegments <= 1, o.pageSize)
 	return p, nil
 }

@@ -14,8 +14,8 @@ import (
 // once.
 const segmentBatch = 64
 
-// hashSegment is the slice of the partition directory one parallel Scan
-// segment owns: the buckets [lo, hi). hashAttrs is the number of
+// hashSegment is the readWalk of one parallel Scan segment: the slice of
+// the partition directory it owns, the buckets [lo, hi). hashAttrs is the number of
 // partition attributes of the table or index scanned (keys.go:
 // hashValues).
 type hashSegment struct {
@@ -35,15 +35,8 @@ func (s *hashSegment) holds(kv []byte) bool {
 }
 
 // fingerprint returns the bytes that bind a cursor to the segment.
-func (s *hashSegment) fingerprint() (lo, hi []byte) {
+func (s *hashSegment) fingerprint(*readPlan) (lo, hi []byte) {
 	return []byte("p" + strconv.FormatUint(s.lo, 10)), []byte("p" + strconv.FormatUint(s.hi, 10))
-}
-
-// kvIterator is what a page reads its entries from: one FoundationDB
-// range read (*fdb.RangeIterator), or a segment's walk over partitions.
-type kvIterator interface {
-	Advance() bool
-	Get() (fdb.KeyValue, error)
 }
 
 // partitionWalker yields the item heads (or index entries) of one hash
@@ -65,17 +58,14 @@ type partitionWalker struct {
 	done      bool
 }
 
-func newPartitionWalker(tr fdb.ReadTransaction, p *readPlan) *partitionWalker {
-	w := &partitionWalker{tr: tr, limit: p.limit, hashAttrs: p.seg.hashAttrs}
-	if p.ix != nil {
-		w.parts, w.prefix = p.ix.parts, p.ix.prefix
-	} else {
-		w.parts, w.prefix = p.st.keys.tablePartitions(), p.st.keys.items.Bytes()
-	}
-	w.dir = w.parts.buckets(p.seg.lo, p.seg.hi)
+// iterator starts the walk of p's rows in the segment, after p.start.
+func (s *hashSegment) iterator(tr fdb.ReadTransaction, p *readPlan) kvIterator {
+	w := &partitionWalker{tr: tr, limit: p.limit, hashAttrs: s.hashAttrs}
+	w.parts, w.prefix = p.rows.partitions()
+	w.dir = w.parts.buckets(s.lo, s.hi)
 	if p.start != nil {
 		// The plan checked that start is this segment's (invariant 2).
-		if h, err := hashValues(p.start, p.seg.hashAttrs); err == nil {
+		if h, err := hashValues(p.start, s.hashAttrs); err == nil {
 			w.dir.Begin = w.parts.key(h)
 			w.afterHash, w.after = h, p.start
 		}
