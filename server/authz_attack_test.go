@@ -88,6 +88,12 @@ func newAttackServer(t testing.TB, configure ...func(*Config)) *attackServer {
 // header rewritten by mutate (if not nil).
 func (as *attackServer) raw(t testing.TB, key, op, body string, mutate func(string) string) (int, string, string) {
 	t.Helper()
+	return doRaw(t, as.http.Client(), as.signed(t, key, op, body, mutate))
+}
+
+// signed returns the request raw sends.
+func (as *attackServer) signed(t testing.TB, key, op, body string, mutate func(string) string) *http.Request {
+	t.Helper()
 	req := as.request(t, targetPrefix+op, contentType, strings.NewReader(body))
 	creds := aws.Credentials{AccessKeyID: key, SecretAccessKey: "secret-of-" + key}
 	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hexSHA256([]byte(body)), "dynamodb", attackRegion, time.Now()); err != nil {
@@ -96,7 +102,7 @@ func (as *attackServer) raw(t testing.TB, key, op, body string, mutate func(stri
 	if mutate != nil {
 		req.Header.Set("Authorization", mutate(req.Header.Get("Authorization")))
 	}
-	return doRaw(t, as.http.Client(), req)
+	return req
 }
 
 // accesses returns and forgets the accesses seen since the last call.
@@ -351,6 +357,42 @@ func TestAuthzQueryForms(t *testing.T) {
 			if want := map[string]int{"alice": 200, "bob": 400}[pk]; status != want || pk == "bob" && typ != "AccessDeniedException" {
 				t.Errorf("alice's Query %s: %d %s %q, want %d", body, status, typ, msg, want)
 			}
+		}
+	}
+	as.checkBob(t)
+}
+
+// A Select=COUNT answered from the counters is authorized as the read it
+// replaces: alice counts her partition, not bob's, and cannot count the
+// whole table, in any form; the admin counts both items.
+func TestAuthzSelectCount(t *testing.T) {
+	as := newAttackServer(t)
+	for _, tc := range []struct {
+		key, op, body string
+		status        int
+		count         string
+	}{
+		{"alice", "Query", `{"TableName":"GameScores","Select":"COUNT","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"alice"}}}`, 200, `"Count":1`},
+		{"alice", "Query", `{"TableName":"GameScores","Select":"COUNT","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"bob"}}}`, 400, ""},
+		{"alice", "Query", `{"TableName":"GameScores","Select":"COUNT","KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"bob"}]}}}`, 400, ""},
+		{"alice", "Scan", `{"TableName":"GameScores","Select":"COUNT"}`, 400, ""},
+		{"alice", "Scan", `{"TableName":"GameScores","Select":"COUNT","TotalSegments":1,"Segment":0}`, 400, ""},
+		{"reader", "Scan", `{"TableName":"GameScores","Select":"COUNT"}`, 400, ""},
+		{"admin", "Scan", `{"TableName":"GameScores","Select":"COUNT"}`, 200, `"Count":2`},
+		{"admin", "Query", `{"TableName":"GameScores","Select":"COUNT","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"bob"}}}`, 200, `"Count":1`},
+	} {
+		status, typ, msg := as.raw(t, tc.key, tc.op, tc.body, nil)
+		if status == 200 {
+			_, body := doRawBody(t, as.http.Client(), as.signed(t, tc.key, tc.op, tc.body, nil))
+			msg = string(body)
+		}
+		switch {
+		case status != tc.status:
+			t.Errorf("%s's %s %s: %d %s %q, want %d", tc.key, tc.op, tc.body, status, typ, msg, tc.status)
+		case status == 400 && typ != "AccessDeniedException":
+			t.Errorf("%s's %s %s: %s %q, want AccessDeniedException", tc.key, tc.op, tc.body, typ, msg)
+		case status == 200 && !strings.Contains(msg, tc.count):
+			t.Errorf("%s's %s %s: %s, want %s", tc.key, tc.op, tc.body, msg, tc.count)
 		}
 	}
 	as.checkBob(t)
