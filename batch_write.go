@@ -57,6 +57,7 @@ type BatchWriteOutput struct {
 	// transaction, whole requests only; nil when everything was written.
 	// Pass it as RequestItems of another BatchWrite.
 	UnprocessedItems map[*Table][]WriteRequest
+	batchCost        // IndexCapacity (index_capacity.go)
 }
 
 // writeRequest is one validated request of a batch: an unconditional
@@ -95,12 +96,22 @@ func BatchWrite(tx fdb.Transactor, in BatchWriteInput) (*BatchWriteOutput, error
 		return nil, err
 	}
 	n := fitBatch(reqs)
-	if _, err := Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
-		return struct{}{}, writeBatch(tr, reqs[:n])
-	}); err != nil {
+	changes, err := Transact(tx, func(tr fdb.Transaction) ([]*itemChange, error) {
+		return writeBatch(tr, reqs[:n])
+	})
+	if err != nil {
 		return nil, err
 	}
 	out := &BatchWriteOutput{}
+	for i, c := range changes {
+		if c != nil {
+			if out.changes == nil {
+				out.changes = map[*Table][]*itemChange{}
+			}
+			t := reqs[i].w.t
+			out.changes[t] = append(out.changes[t], c)
+		}
+	}
 	for _, r := range reqs[n:] {
 		if out.UnprocessedItems == nil {
 			out.UnprocessedItems = map[*Table][]WriteRequest{}
@@ -205,10 +216,11 @@ func fitBatch(reqs []writeRequest) int {
 	return len(reqs)
 }
 
-// writeBatch writes reqs in tr through decide and writeItem. Every read
+// writeBatch writes reqs in tr through decide and writeItem, and returns
+// the change each made (nil for a delete of an absent item). Every read
 // (of the schema, and of old items when the table needs them) is started
 // before any is waited on, and every check is done before the first write.
-func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
+func writeBatch(tr fdb.Transaction, reqs []writeRequest) ([]*itemChange, error) {
 	const op = "BatchWriteItem"
 	l := loaderOf(tr)
 	mvf := tr.Snapshot().Get(metadataVersionKey)
@@ -218,7 +230,7 @@ func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 	}
 	orders, err := startOrderPrefetches(tr, states)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fetches := make([]pendingFetch, len(reqs))
 	for i := range reqs {
@@ -226,13 +238,13 @@ func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 	}
 	tgs, err := fetchAll(l, fetches)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	changes := make([]*itemChange, len(reqs))
 	for i := range reqs {
 		d, err := decide(&reqs[i].w, tgs[i])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if d.write {
 			changes[i] = &d.change
@@ -240,10 +252,10 @@ func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 	}
 	refused, ok, err := checkUnique(tr, changes) // unique.go
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !ok {
-		return withOp(op, firstRefusal(refused))
+		return nil, withOp(op, firstRefusal(refused))
 	}
 	// Checks are done; from here on, only writes.
 	for i, c := range changes {
@@ -252,8 +264,8 @@ func writeBatch(tr fdb.Transaction, reqs []writeRequest) error {
 		}
 		c.orders = orders
 		if err := writeItem(tr, reqs[i].w.t, *c); err != nil {
-			return withOp(op, err)
+			return nil, withOp(op, err)
 		}
 	}
-	return nil
+	return changes, nil
 }

@@ -44,6 +44,73 @@ func (c indexCost) IndexCapacity() []IndexCapacity {
 	return indexCapacity(*c.change)
 }
 
+// batchCost is embedded in [BatchWriteOutput]: the changes its processed
+// requests made, per table, for IndexCapacity.
+type batchCost struct {
+	changes map[*Table][]*itemChange
+}
+
+// IndexCapacity returns what the processed requests cost each table's
+// secondary indexes, in DynamoDB's write capacity units
+// (ReturnConsumedCapacity INDEXES): per table, the sum per index, in the
+// table's index order; nil if they changed no index.
+func (c batchCost) IndexCapacity() map[*Table][]IndexCapacity {
+	var out map[*Table][]IndexCapacity
+	for t, cs := range c.changes {
+		if sum := sumIndexCapacity(cs); sum != nil {
+			if out == nil {
+				out = map[*Table][]IndexCapacity{}
+			}
+			out[t] = sum
+		}
+	}
+	return out
+}
+
+// transactCost is embedded in [TransactWriteOutput]: the change each
+// action made, for IndexCapacity.
+type transactCost struct {
+	changes []*itemChange
+}
+
+// IndexCapacity returns what each action cost the secondary indexes of
+// its table, in request order (nil for an action that changed none, such
+// as a ConditionCheck), in DynamoDB's write capacity units for one write;
+// nil when Replayed.
+func (c transactCost) IndexCapacity() [][]IndexCapacity {
+	if c.changes == nil {
+		return nil
+	}
+	out := make([][]IndexCapacity, len(c.changes))
+	for i, ch := range c.changes {
+		if ch != nil {
+			out[i] = indexCapacity(*ch)
+		}
+	}
+	return out
+}
+
+// sumIndexCapacity sums what changes of one table cost each index, in
+// the table's index order; nil if they changed none.
+func sumIndexCapacity(changes []*itemChange) []IndexCapacity {
+	if len(changes) == 0 {
+		return nil
+	}
+	units := map[string]float64{}
+	for _, c := range changes {
+		for _, ic := range indexCapacity(*c) {
+			units[ic.IndexName] += ic.WriteUnits
+		}
+	}
+	var out []IndexCapacity
+	for _, ix := range changes[0].st.indexes {
+		if u, ok := units[ix.name]; ok {
+			out = append(out, IndexCapacity{IndexName: ix.name, Local: ix.local, WriteUnits: u})
+		}
+	}
+	return out
+}
+
 // indexCapacity returns what change c costs each index it touches, in
 // the table's index order; nil if none. c's old item must be known.
 func indexCapacity(c itemChange) []IndexCapacity {

@@ -126,7 +126,8 @@ type TransactWriteOutput struct {
 	// Replayed reports that the request's ClientRequestToken matched a
 	// transaction already committed: nothing was written this time.
 	// DynamoDB charges such a replay read capacity, not write capacity.
-	Replayed bool
+	Replayed     bool
+	transactCost // IndexCapacity (index_capacity.go)
 }
 
 // txAction is one validated action of a TransactWrite.
@@ -451,7 +452,7 @@ func transactWrite(tr fdb.Transaction, actions []txAction, token string, digest 
 	if tk != nil {
 		tk.Record(digest, ClientRequestTokenWindow)
 	}
-	return &TransactWriteOutput{ItemSizes: sizes}, nil
+	return &TransactWriteOutput{ItemSizes: sizes, transactCost: transactCost{changes}}, nil
 }
 
 // chargedSize is the item size DynamoDB charges action a for (see

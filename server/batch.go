@@ -137,7 +137,7 @@ func (s *Server) batchGetItem(c *call, in *batchGetItemInput, _ *fdyno.Table) (a
 	for t, ss := range res.ItemSizes {
 		sizes[reqName[t]] = ss
 	}
-	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, batchGetUnits(in.RequestItems, sizes, out.UnprocessedKeys), true)
+	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, batchGetUnits(in.RequestItems, sizes, out.UnprocessedKeys), true, nil)
 	return out, nil
 }
 
@@ -259,6 +259,12 @@ func (s *Server) batchWriteItem(c *call, in *batchWriteItemInput, _ *fdyno.Table
 		}
 		out.UnprocessedItems[reqName[t]] = w
 	}
-	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, batchWriteUnits(in.RequestItems, out.UnprocessedItems), false)
+	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, batchWriteUnits(in.RequestItems, out.UnprocessedItems), false, func() map[string][]fdyno.IndexCapacity {
+		ixs := map[string][]fdyno.IndexCapacity{}
+		for t, ic := range res.IndexCapacity() {
+			ixs[reqName[t]] = ic
+		}
+		return ixs
+	})
 	return out, nil
 }

@@ -18,8 +18,10 @@ import (
 // item, a delete the size of its key.
 
 // batchCapacity returns the per-table capacity entries for ret, in table
-// name order, or nil unless asked for.
-func batchCapacity(ret string, units map[string]float64, read bool) []consumedCapacity {
+// name order, or nil unless asked for. indexes, if not nil, returns the
+// write units of each table's index entries (by table name), called only
+// when capacity is asked for.
+func batchCapacity(ret string, units map[string]float64, read bool, indexes func() map[string][]fdyno.IndexCapacity) []consumedCapacity {
 	if !wantsCapacity(ret) {
 		return nil
 	}
@@ -28,6 +30,10 @@ func batchCapacity(ret string, units map[string]float64, read bool) []consumedCa
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	var ixs map[string][]fdyno.IndexCapacity
+	if indexes != nil {
+		ixs = indexes()
+	}
 	out := make([]consumedCapacity, 0, len(names))
 	for _, n := range names {
 		cc := consumedCapacity{TableName: n, CapacityUnits: units[n]}
@@ -39,6 +45,7 @@ func batchCapacity(ret string, units map[string]float64, read bool) []consumedCa
 		if ret == "INDEXES" {
 			cc.Table = &capacityUnits{CapacityUnits: units[n]}
 		}
+		cc.addIndexWrites(ret, ixs[n])
 		out = append(out, cc)
 	}
 	return out

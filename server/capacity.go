@@ -99,23 +99,31 @@ func writeSizeCapacity(ret, table string, size int, indexes ...fdyno.IndexCapaci
 		return nil
 	}
 	units := math.Max(1, math.Ceil(float64(size)/1024))
-	total := units
-	for _, ix := range indexes {
-		total += ix.WriteUnits
-	}
-	cc := &consumedCapacity{TableName: table, CapacityUnits: total, WriteCapacityUnits: total}
+	cc := &consumedCapacity{TableName: table, CapacityUnits: units, WriteCapacityUnits: units}
 	if ret == "INDEXES" {
 		cc.Table = &capacityUnits{CapacityUnits: units, WriteCapacityUnits: units}
-		for _, ix := range indexes {
-			m := &cc.GlobalSecondaryIndexes
-			if ix.Local {
-				m = &cc.LocalSecondaryIndexes
-			}
-			if *m == nil {
-				*m = map[string]capacityUnits{}
-			}
-			(*m)[ix.IndexName] = capacityUnits{CapacityUnits: ix.WriteUnits, WriteCapacityUnits: ix.WriteUnits}
-		}
 	}
+	cc.addIndexWrites(ret, indexes)
 	return cc
+}
+
+// addIndexWrites adds the write units of indexes to cc's totals and, for
+// INDEXES, breaks them down per index.
+func (cc *consumedCapacity) addIndexWrites(ret string, indexes []fdyno.IndexCapacity) {
+	for _, ix := range indexes {
+		cc.CapacityUnits += ix.WriteUnits
+		cc.WriteCapacityUnits += ix.WriteUnits
+		if ret != "INDEXES" {
+			continue
+		}
+		m := &cc.GlobalSecondaryIndexes
+		if ix.Local {
+			m = &cc.LocalSecondaryIndexes
+		}
+		if *m == nil {
+			*m = map[string]capacityUnits{}
+		}
+		u := (*m)[ix.IndexName].CapacityUnits + ix.WriteUnits
+		(*m)[ix.IndexName] = capacityUnits{CapacityUnits: u, WriteCapacityUnits: u}
+	}
 }

@@ -107,3 +107,67 @@ func TestSDKWriteCapacityIndexes(t *testing.T) {
 		t.Errorf("TOTAL: %+v, want CapacityUnits 2 (table and GSI) and no breakdown", got)
 	}
 }
+
+// TestSDKBatchTransactCapacityIndexes checks the index entries of
+// BatchWriteItem and TransactWriteItems under INDEXES, by the rules
+// above, summed per table and index: each request or action costs its
+// indexes what the same write costs alone. A transaction charges its
+// items twice (DynamoDB's prepare and commit) and its index entries once
+// (transact_capacity.go says why).
+func TestSDKBatchTransactCapacityIndexes(t *testing.T) {
+	_, c := newTestClient(t, Config{})
+	ks := func(h, r string) []types.KeySchemaElement {
+		return []types.KeySchemaElement{{AttributeName: aws.String(h), KeyType: types.KeyTypeHash}, {AttributeName: aws.String(r), KeyType: types.KeyTypeRange}}
+	}
+	attr := func(n string) types.AttributeDefinition {
+		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
+	}
+	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
+		TableName: aws.String("Caps"), BillingMode: types.BillingModePayPerRequest, KeySchema: ks("pk", "sk"),
+		AttributeDefinitions: []types.AttributeDefinition{attr("pk"), attr("sk"), attr("g"), attr("l")},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("Gsi"), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
+		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{IndexName: aws.String("Lsi"), KeySchema: ks("pk", "l"),
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	units := func(n float64) types.Capacity {
+		return types.Capacity{CapacityUnits: aws.Float64(n), WriteCapacityUnits: aws.Float64(n)}
+	}
+	want := func(table, gsi, lsi float64) []types.ConsumedCapacity {
+		cc := types.ConsumedCapacity{TableName: aws.String("Caps"), CapacityUnits: aws.Float64(table + gsi + lsi),
+			WriteCapacityUnits: aws.Float64(table + gsi + lsi), Table: &types.Capacity{CapacityUnits: aws.Float64(table)},
+			GlobalSecondaryIndexes: map[string]types.Capacity{"Gsi": units(gsi)}}
+		if lsi > 0 {
+			cc.LocalSecondaryIndexes = map[string]types.Capacity{"Lsi": units(lsi)}
+		}
+		return []types.ConsumedCapacity{cc}
+	}
+	ignore := cmpopts.IgnoreUnexported(types.ConsumedCapacity{}, types.Capacity{})
+	a := map[string]types.AttributeValue{"pk": s("p"), "sk": s("a"), "g": s("x"), "l": s("y")}
+	b := map[string]types.AttributeValue{"pk": s("p"), "sk": s("b"), "g": s("x")}
+	// Two new items: a in both indexes, b in the GSI only.
+	bw, err := c.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
+		RequestItems: map[string][]types.WriteRequest{"Caps": {{PutRequest: &types.PutRequest{Item: a}}, {PutRequest: &types.PutRequest{Item: b}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want(2, 2, 1), bw.ConsumedCapacity, ignore); diff != "" {
+		t.Errorf("BatchWriteItem: ConsumedCapacity (-want +got):\n%s", diff)
+	}
+	// a's GSI key changes (2 to the GSI; its LSI entry, projecting all,
+	// changes: 1); b is deleted (1 to the GSI).
+	tw, err := c.TransactWriteItems(ctx(t), &dynamodb.TransactWriteItemsInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
+		TransactItems: []types.TransactWriteItem{
+			{Update: &types.Update{TableName: aws.String("Caps"), Key: map[string]types.AttributeValue{"pk": s("p"), "sk": s("a")},
+				UpdateExpression: aws.String("SET g = :g"), ExpressionAttributeValues: map[string]types.AttributeValue{":g": s("z")}}},
+			{Delete: &types.Delete{TableName: aws.String("Caps"), Key: map[string]types.AttributeValue{"pk": s("p"), "sk": s("b")}}},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want(4, 3, 1), tw.ConsumedCapacity, ignore); diff != "" {
+		t.Errorf("TransactWriteItems: ConsumedCapacity (-want +got):\n%s", diff)
+	}
+}

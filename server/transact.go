@@ -165,13 +165,16 @@ func (s *Server) transactWriteItems(c *call, in *transactWriteItemsInput, _ *fdy
 		return nil, err
 	}
 	if out.Replayed {
-		return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactReplayUnits(req.TransactItems), true)}, nil
+		return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactReplayUnits(req.TransactItems), true, nil)}, nil
 	}
 	icm, err := s.collectionsMetrics(in.ReturnItemCollectionMetrics, transactWritten(req))
 	if err != nil {
 		return nil, err
 	}
-	return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactWriteUnits(req.TransactItems, out.ItemSizes), false),
+	indexes := func() map[string][]fdyno.IndexCapacity {
+		return transactIndexUnits(req.TransactItems, out.IndexCapacity())
+	}
+	return transactWriteItemsOutput{ConsumedCapacity: batchCapacity(in.ReturnConsumedCapacity, transactWriteUnits(req.TransactItems, out.ItemSizes), false, indexes),
 		ItemCollectionMetrics: icm}, nil
 }
 
@@ -299,6 +302,6 @@ func (s *Server) transactGetItems(c *call, in *transactGetItemsInput, _ *fdyno.T
 		}
 		units[req.TransactItems[i].Table.Name()] += transactionalUnits * readUnits(r.ItemSize, true)
 	}
-	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, units, true)
+	out.ConsumedCapacity = batchCapacity(in.ReturnConsumedCapacity, units, true, nil)
 	return out, nil
 }

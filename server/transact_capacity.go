@@ -39,6 +39,23 @@ func transactWriteUnits(items []fdyno.TransactWriteItem, sizes []int) map[string
 	return units
 }
 
+// transactIndexUnits returns, per table, the index write units of the
+// actions items, whose index costs the library reported (costs), summed
+// per index. An index entry is charged as one write, not twice as the
+// actions' items are: DynamoDB's two underlying writes are the
+// transaction's prepare and commit of each item, and a global secondary
+// index is maintained after the commit (a decision; no capture of a
+// transaction's INDEXES is known).
+func transactIndexUnits(items []fdyno.TransactWriteItem, costs [][]fdyno.IndexCapacity) map[string][]fdyno.IndexCapacity {
+	out := map[string][]fdyno.IndexCapacity{}
+	for i, ti := range items {
+		if t := actionTable(ti); t != nil && i < len(costs) {
+			out[t.Name()] = append(out[t.Name()], costs[i]...)
+		}
+	}
+	return out
+}
+
 // transactReplayUnits returns the read units per table of replaying the
 // actions items.
 func transactReplayUnits(items []fdyno.TransactWriteItem) map[string]float64 {
