@@ -282,7 +282,7 @@ func readBackup(rt fdb.ReadTransactor, root []string, id string) (*storedBackup,
 		b    *storedBackup
 		keys backupKeys
 	}
-	r, err := readTransact(rt, func(tr fdb.ReadTransaction) (res, error) {
+	r, err := ReadTransact(rt, func(tr fdb.ReadTransaction) (res, error) {
 		keys, ok, err := openBackupKeys(tr, root)
 		if err != nil {
 			return res{}, err
@@ -675,7 +675,7 @@ func ListBackups(rt fdb.ReadTransactor, in ListBackupsInput, opts ...Option) (*L
 	if in.Limit < 0 || in.Limit > 100 {
 		return nil, &ValidationError{Op: "ListBackups", Reason: "Limit must be between 1 and 100"}
 	}
-	return readTransact(rt, func(tr fdb.ReadTransaction) (*ListBackupsOutput, error) {
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) (*ListBackupsOutput, error) {
 		out := &ListBackupsOutput{BackupSummaries: []BackupDescription{}}
 		keys, ok, err := openBackupKeys(tr, o.root)
 		if err != nil || !ok {

@@ -121,7 +121,7 @@ func BatchGet(rt fdb.ReadTransactor, in BatchGetInput) (*BatchGetOutput, error) 
 			reqs = append(reqs, getRequest{t: t, st0: st0, key: key, kv: kv, proj: e.proj, index: i})
 		}
 	}
-	return readTransact(rt, func(tr fdb.ReadTransaction) (*BatchGetOutput, error) {
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) (*BatchGetOutput, error) {
 		items, sizes, n, err := readBatch(tr, op, reqs, MaxBatchGetBytes)
 		if err != nil {
 			return nil, err

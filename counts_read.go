@@ -16,7 +16,7 @@ import "github.com/apple/foundationdb/bindings/go/src/fdb"
 // [TableSchema.WithoutCounts]; [ErrResourceNotFound] for a deleted table; the guard's
 // refusal.
 func (t *Table) Count(rt fdb.ReadTransactor) (Counts, error) {
-	return readTransact(rt, func(tr fdb.ReadTransaction) (Counts, error) {
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) (Counts, error) {
 		st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
 		if err != nil {
 			return Counts{}, err
@@ -35,7 +35,7 @@ func (t *Table) Count(rt fdb.ReadTransactor) (Counts, error) {
 //
 // Errors: as [Table.Count], and [ErrValidation] for an unknown index.
 func (t *Table) IndexCount(rt fdb.ReadTransactor, index string) (Counts, error) {
-	return readTransact(rt, func(tr fdb.ReadTransaction) (Counts, error) {
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) (Counts, error) {
 		st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
 		if err != nil {
 			return Counts{}, err
@@ -60,7 +60,7 @@ func (t *Table) IndexCount(rt fdb.ReadTransactor, index string) (Counts, error) 
 // Errors: as [Table.Count], and [ErrValidation] for a key without a valid
 // partition key.
 func (t *Table) CollectionCount(rt fdb.ReadTransactor, key Item) (Counts, error) {
-	return readTransact(rt, func(tr fdb.ReadTransaction) (Counts, error) {
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) (Counts, error) {
 		st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
 		if err != nil {
 			return Counts{}, err

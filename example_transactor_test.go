@@ -62,3 +62,33 @@ func ExampleTransact() {
 	// Output:
 	// 2 {"BOOL":true}
 }
+
+// ReadTransact reads several tables at one read version: a Get and a
+// count that agree, whatever commits meanwhile.
+func ExampleReadTransact() {
+	db, root := exampleDB("ReadTransact")
+	music, _ := fdyno.Open(db, "Music", root, fdyno.WithSchema(musicSchema))
+	for _, title := range []string{"One", "Two"} {
+		if _, err := music.Put(db, fdyno.PutInput{Item: fdyno.Item{"Artist": fdyno.S("Acme Band"), "SongTitle": fdyno.S(title)}}); err != nil {
+			panic(err)
+		}
+	}
+	type view struct {
+		found bool
+		songs int64
+	}
+	v, err := fdyno.ReadTransact(db, func(tr fdb.ReadTransaction) (view, error) {
+		got, err := music.Get(tr, fdyno.GetInput{Key: fdyno.Item{"Artist": fdyno.S("Acme Band"), "SongTitle": fdyno.S("Two")}})
+		if err != nil {
+			return view{}, err
+		}
+		c, err := music.Count(tr)
+		return view{found: got.Item != nil, songs: c.ItemCount}, err
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(v.found, v.songs)
+	// Output:
+	// true 2
+}

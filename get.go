@@ -49,7 +49,7 @@ func (t *Table) Get(rt fdb.ReadTransactor, in GetInput) (*GetOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readTransact(rt, func(tr fdb.ReadTransaction) (*GetOutput, error) {
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) (*GetOutput, error) {
 		it, err := t.read(tr, op, st0, in.Key, kv)
 		if err != nil {
 			return nil, err

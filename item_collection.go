@@ -36,7 +36,7 @@ type ItemCollectionMetrics struct {
 // Errors: [ErrValidation] for a key without a valid partition key;
 // [ErrResourceNotFound] for a deleted table.
 func (t *Table) ItemCollectionMetrics(rt fdb.ReadTransactor, key Item) (*ItemCollectionMetrics, error) {
-	return readTransact(rt, func(tr fdb.ReadTransaction) (*ItemCollectionMetrics, error) {
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) (*ItemCollectionMetrics, error) {
 		st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
 		if err != nil {
 			return nil, err

@@ -140,7 +140,7 @@ func (t *Table) pitrBase(rt fdb.ReadTransaction) (*storedBackup, backupKeys, *ta
 // DescribeContinuousBackups reports the table's point-in-time recovery.
 // See https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeContinuousBackups.html.
 func (t *Table) DescribeContinuousBackups(rt fdb.ReadTransactor) (*ContinuousBackupsDescription, error) {
-	return readTransact(rt, func(tr fdb.ReadTransaction) (*ContinuousBackupsDescription, error) {
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) (*ContinuousBackupsDescription, error) {
 		b, keys, _, err := t.pitrBase(tr)
 		if err != nil {
 			return nil, err
@@ -224,7 +224,7 @@ func restoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeIn
 		early int64
 		rv    int64
 	}
-	p, err := readTransact(tx, func(tr fdb.ReadTransaction) (point, error) {
+	p, err := ReadTransact(tx, func(tr fdb.ReadTransaction) (point, error) {
 		b, keys, _, err := src.pitrBase(tr)
 		if err != nil {
 			return point{}, err

@@ -248,7 +248,7 @@ func TestPITRLifecycle(t *testing.T) {
 
 // logRecords counts the records of tbl's backup log (their first parts).
 func logRecords(t *rapid.T, db fdb.Database, tbl *Table) int {
-	n, err := readTransact(db, func(tr fdb.ReadTransaction) (int, error) {
+	n, err := ReadTransact(db, func(tr fdb.ReadTransaction) (int, error) {
 		st, err := tbl.load(tr, nil)
 		if err != nil {
 			return 0, err

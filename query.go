@@ -120,7 +120,7 @@ func (t *Table) readPage(rt fdb.ReadTransactor, indexName string, plan func(*tab
 	}
 	// An index request the cached schema refuses may name an index
 	// created or activated since: it is planned in the transaction.
-	return readTransact(rt, func(tr fdb.ReadTransaction) (*page, error) {
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) (*page, error) {
 		return t.runPlan(tr, st0, p0, plan)
 	})
 }

@@ -68,7 +68,7 @@ func QueryBatch(rt fdb.ReadTransactor, queries []QueryBatchInput) ([]*QueryOutpu
 		deferred = deferred || p == nil
 		plans[i] = p
 	}
-	return readTransact(rt, func(tr fdb.ReadTransaction) ([]*QueryOutput, error) {
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) ([]*QueryOutput, error) {
 		return readQueryBatch(tr, queries, sts, plans)
 	})
 }

@@ -275,7 +275,7 @@ func TestQueryBatchModel(t *testing.T) {
 		// Follow every query's pages to its end, batch against alone, in
 		// one transaction so both read the same version.
 		for page := 0; len(in) > 0 && page < 50; page++ {
-			_, err := readTransact(db, func(tr fdb.ReadTransaction) (bool, error) {
+			_, err := ReadTransact(db, func(tr fdb.ReadTransaction) (bool, error) {
 				got, err := QueryBatch(tr, in)
 				if err != nil {
 					return false, err
@@ -362,7 +362,7 @@ func BenchmarkQueryBatch(b *testing.B) {
 		})
 		b.Run("queries=20/"+name+"/Query-each", func(b *testing.B) {
 			run(b, func() error {
-				_, err := readTransact(db, func(tr fdb.ReadTransaction) (bool, error) {
+				_, err := ReadTransact(db, func(tr fdb.ReadTransaction) (bool, error) {
 					for _, q := range qs {
 						if out, err := tbl.Query(tr, q.Input); err != nil || len(out.Items) != 1 {
 							return false, fmt.Errorf("Query: %v", err)
@@ -375,7 +375,7 @@ func BenchmarkQueryBatch(b *testing.B) {
 		})
 		b.Run("queries=20/"+name+"/raw-ranges-decode", func(b *testing.B) {
 			run(b, func() error {
-				_, err := readTransact(db, func(tr fdb.ReadTransaction) (bool, error) {
+				_, err := ReadTransact(db, func(tr fdb.ReadTransaction) (bool, error) {
 					rrs := make([]fdb.RangeResult, n)
 					for i, r := range ranges {
 						rrs[i] = tr.GetRange(r, fdb.RangeOptions{Limit: 1, Mode: fdb.StreamingModeWantAll})

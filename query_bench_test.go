@@ -38,7 +38,7 @@ func loadPartitions(b *testing.B, db fdb.Database, tbl *Table, n, per, size int)
 // decodes every value as an item and fails unless there are want.
 func rawRangeDecode(db fdb.Database, r fdb.KeyRange, want int) func() error {
 	return func() error {
-		items, err := readTransact(db, func(tr fdb.ReadTransaction) ([]Item, error) {
+		items, err := ReadTransact(db, func(tr fdb.ReadTransaction) ([]Item, error) {
 			kvs, err := tr.GetRange(r, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
 			if err != nil {
 				return nil, err

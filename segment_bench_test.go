@@ -51,7 +51,7 @@ func BenchmarkParallelScan(b *testing.B) {
 	st := tbl.state.Load()
 	b.Run("whole/raw-range-decode", func(b *testing.B) {
 		for b.Loop() {
-			c, err := readTransact(db, func(tr fdb.ReadTransaction) (int, error) {
+			c, err := ReadTransact(db, func(tr fdb.ReadTransaction) (int, error) {
 				it := tr.GetRange(st.keys.items, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).Iterator()
 				c := 0
 				for it.Advance() {

@@ -162,7 +162,7 @@ func (c *Consumer) Checkpoint(rt fdb.ReadTransactor) (seq string, registered boo
 		seq string
 		ok  bool
 	}
-	r, err := readTransact(rt, func(tr fdb.ReadTransaction) (result, error) {
+	r, err := ReadTransact(rt, func(tr fdb.ReadTransaction) (result, error) {
 		st, err := c.t.streamState(tr, "Checkpoint")
 		if err != nil {
 			return result{}, err

@@ -141,7 +141,7 @@ func (f *Feed) GetRecords(rt fdb.ReadTransactor, in FeedInput) (*FeedOutput, err
 	if err != nil {
 		return nil, err
 	}
-	pg, err := readTransact(rt, func(tr fdb.ReadTransaction) (streamPage, error) {
+	pg, err := ReadTransact(rt, func(tr fdb.ReadTransaction) (streamPage, error) {
 		return readStreamPage(tr, f.tables, pos, limit)
 	})
 	if err != nil {

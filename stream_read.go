@@ -300,7 +300,7 @@ func (t *Table) GetRecords(rt fdb.ReadTransactor, in GetRecordsInput) (*GetRecor
 	if err != nil {
 		return nil, err
 	}
-	pg, err := readTransact(rt, func(tr fdb.ReadTransaction) (streamPage, error) {
+	pg, err := ReadTransact(rt, func(tr fdb.ReadTransaction) (streamPage, error) {
 		return readStreamPage(tr, []*Table{t}, pos, limit)
 	})
 	if err != nil {
@@ -354,7 +354,7 @@ func streamPages(ctx context.Context, rt fdb.ReadTransactor, tables []*Table, po
 				yield(streamPage{}, err)
 				return
 			}
-			pg, err := readTransact(rt, func(tr fdb.ReadTransaction) (streamPage, error) {
+			pg, err := ReadTransact(rt, func(tr fdb.ReadTransaction) (streamPage, error) {
 				return readStreamPage(tr, tables, pos, MaxGetRecordsLimit)
 			})
 			if err != nil {

@@ -167,7 +167,7 @@ func (t *Table) Name() string { return t.name }
 // Errors: [ErrResourceNotFound] if the table was deleted. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTable.html.
 func (t *Table) Describe(rt fdb.ReadTransactor) (*TableDescription, error) {
-	return readTransact(rt, func(tr fdb.ReadTransaction) (*TableDescription, error) {
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) (*TableDescription, error) {
 		st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
 		if err != nil {
 			return nil, err
@@ -220,7 +220,7 @@ func ListTables(rt fdb.ReadTransactor, opts ...Option) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readTransact(rt, func(tr fdb.ReadTransaction) ([]string, error) {
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) ([]string, error) {
 		ok, err := directory.Exists(tr, o.root)
 		if err != nil || !ok {
 			return []string{}, err

@@ -101,7 +101,7 @@ func TransactGet(rt fdb.ReadTransactor, in TransactGetInput) (*TransactGetOutput
 		}
 		return nil, &TransactionCanceledError{CancellationReasons: reasons}
 	}
-	return readTransact(rt, func(tr fdb.ReadTransaction) (*TransactGetOutput, error) {
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) (*TransactGetOutput, error) {
 		items, sizes, _, err := readBatch(tr, op, reqs, 0)
 		if err != nil {
 			return nil, err

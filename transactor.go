@@ -122,15 +122,13 @@ func JoinsCaller(tx fdb.Transactor) bool {
 	return false
 }
 
-// readTransact is Transact for reads, which set no option: a read
-// transaction commits nothing.
-func readTransact[T any](t fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
-	v, err := t.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return f(tr) })
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return v.(T), nil
+// ReadTransact is [Transact] for reads: f runs in rt's read transaction
+// (an fdb.Transaction's, once, or one of its own, which rt may retry) and
+// its result comes back as f typed it. A read transaction commits
+// nothing, so no option is set. fdyno's reads and the packages built on
+// it (dcb, tree, partiql) all read through it.
+func ReadTransact[T any](rt fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
+	return typed[T](rt.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return f(tr) }))
 }
 
 // RetryLoop is an fdb.Transactor and fdb.ReadTransactor that runs

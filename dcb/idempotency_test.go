@@ -8,6 +8,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
+	"github.com/fdyno/fdyno"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -149,7 +150,7 @@ func TestAppendOnceExpires(t *testing.T) {
 		t.Errorf("second sweep: removed %d, %v; want 1", removed, err)
 	}
 	for id, repeated := range map[string]bool{"a": true, "b": false, "c": false, "d": true} {
-		got, err := readTransact(db, func(tr fdb.ReadTransaction) ([]byte, error) {
+		got, err := fdyno.ReadTransact(db, func(tr fdb.ReadTransaction) ([]byte, error) {
 			return tr.Get(s.k.idempotencyKey([]byte(id))).Get()
 		})
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/fdyno/fdyno"
 )
 
 // ReadOptions narrow and order a read. The zero value reads every matching
@@ -55,7 +56,7 @@ func (s *Store) Read(tr fdb.ReadTransactor, q Query, opts ReadOptions) iter.Seq2
 			if left > 0 && left < n {
 				n = left
 			}
-			pg, err := readTransact(tr, func(rt fdb.ReadTransaction) (page, error) {
+			pg, err := fdyno.ReadTransact(tr, func(rt fdb.ReadTransaction) (page, error) {
 				return s.readPage(rt, pl, lo, hi, opts.Backwards, n)
 			})
 			if err != nil {

@@ -99,13 +99,3 @@ func Open(tr fdb.Transactor, ns subspace.Subspace, opts ...Option) (*Store, erro
 // value): a watch on it fires after the next append to the store.
 // [Store.Subscribe] uses it; use it directly to wake your own consumer.
 func (s *Store) HeadKey() fdb.Key { return append(fdb.Key{}, s.k.head...) }
-
-// readTransact is fdyno.Transact for reads.
-func readTransact[T any](t fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
-	v, err := t.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return f(tr) })
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return v.(T), nil
-}

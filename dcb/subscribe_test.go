@@ -154,7 +154,9 @@ func TestSubscribeBacksOffWhenWatchesAreRefused(t *testing.T) {
 			got <- e
 		}
 	}()
-	time.Sleep(50 * time.Millisecond)
+	// The append lands while the subscription backs off from a refused
+	// watch.
+	testtime.WaitUntil(t, "a watch to be refused", func() bool { return s.SubscribeStats().WatchErrors >= 1 })
 	ps := mustAppend(t, db, s, Event{Type: "A"})
 	select {
 	case e := <-got:

@@ -160,7 +160,7 @@ func (q *Executor) BatchExecuteStatement(tx fdb.Transactor, in BatchExecuteState
 			item fdyno.Item
 			err  error
 		}
-		res, err := readTransact(tx, func(rtr fdb.ReadTransaction) ([]got, error) {
+		res, err := fdyno.ReadTransact(tx, func(rtr fdb.ReadTransaction) ([]got, error) {
 			res := make([]got, len(reads))
 			for j, rd := range reads {
 				g, err := rd.t.Get(rtr, fdyno.GetInput{Key: rd.key})

@@ -380,7 +380,7 @@ func runSelect(t *fdyno.Table, tx fdb.ReadTransactor, s *pqStmt, in ExecuteState
 			return nil, err
 		}
 	}
-	return readTransact(tx, func(rtr fdb.ReadTransaction) (*ExecuteStatementOutput, error) {
+	return fdyno.ReadTransact(tx, func(rtr fdb.ReadTransaction) (*ExecuteStatementOutput, error) {
 		out := &ExecuteStatementOutput{Items: []fdyno.Item{}}
 		keep := func(items []fdyno.Item) {
 			for _, it := range items {
@@ -523,17 +523,6 @@ const tokenPurpose = "partiql NextToken"
 
 // tagSize is the length of a NextToken's authentication tag.
 const tagSize = 16
-
-// readTransact runs f in tx's read transaction (its own, which may be
-// retried, or the caller's).
-func readTransact[T any](tx fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
-	v, err := tx.ReadTransact(func(rtr fdb.ReadTransaction) (any, error) { return f(rtr) })
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return v.(T), nil
-}
 
 // withOp names op in a *ValidationError that names no operation.
 func withOp(op string, err error) error {

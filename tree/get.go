@@ -23,7 +23,7 @@ func (t *Tree) Get(rt fdb.ReadTransactor, p Path) (fdyno.Item, error) {
 	if err := t.checkPath("Get", p); err != nil {
 		return nil, err
 	}
-	return readTransact(rt, func(tr fdb.ReadTransaction) (fdyno.Item, error) {
+	return fdyno.ReadTransact(rt, func(tr fdb.ReadTransaction) (fdyno.Item, error) {
 		chain := []Path{p}
 		cur := p
 		for {
@@ -62,7 +62,7 @@ func (t *Tree) GetLink(rt fdb.ReadTransactor, p Path) (Path, error) {
 	if err := t.checkPath("GetLink", p); err != nil {
 		return nil, err
 	}
-	return readTransact(rt, func(tr fdb.ReadTransaction) (Path, error) {
+	return fdyno.ReadTransact(rt, func(tr fdb.ReadTransaction) (Path, error) {
 		row, err := t.getRow(tr, p, "#r")
 		if err != nil {
 			return nil, err

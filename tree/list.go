@@ -75,7 +75,7 @@ func (t *Tree) List(rt fdb.ReadTransactor, dir Path, in ListInput) (*ListOutput,
 		}
 		q.ExclusiveStartKey = t.listingRow(dir, last)
 	}
-	return readTransact(rt, func(tr fdb.ReadTransaction) (*ListOutput, error) {
+	return fdyno.ReadTransact(rt, func(tr fdb.ReadTransaction) (*ListOutput, error) {
 		res, err := t.table.Query(tr, q)
 		if err != nil {
 			return nil, err

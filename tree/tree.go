@@ -211,13 +211,3 @@ func (k Kind) String() string {
 	}
 	return strings.Join(parts, "+")
 }
-
-// readTransact is fdyno.Transact for reads.
-func readTransact[T any](rt fdb.ReadTransactor, f func(fdb.ReadTransaction) (T, error)) (T, error) {
-	var zero T
-	v, err := rt.ReadTransact(func(tr fdb.ReadTransaction) (any, error) { return f(tr) })
-	if err != nil {
-		return zero, err
-	}
-	return v.(T), nil
-}
