@@ -10,10 +10,13 @@ import (
 // [Table.Guarded] asks its [AccessGuard] before each read of a stored
 // item (a Get, a condition's or a write's read of the old item, each row
 // of a Query or Scan, each base item an index read fetches), before a
-// Query reads its partition, before each index or stream read, and
-// before each write of an item, in the operation's own transaction. A
-// refusal fails the operation before it reads or writes that item; the
-// transaction commits nothing.
+// Query reads its partition, before each index or stream read, before
+// each write of an item, and before a backup or the start of
+// point-in-time recovery reads the whole table, in the operation's own
+// transaction. A restore opened [WithGuard] asks before it reads its
+// source whole and before it writes each item of its target. A refusal
+// fails the operation before it reads or writes that item; the
+// transaction commits nothing, and a refused restore leaves no table.
 //
 // So what a request may touch is checked against what it actually
 // touches, not against a second reading of the request: fdyno-server
@@ -95,4 +98,13 @@ func (t *Table) allowItem(write bool, kv []byte) error {
 		return nil
 	}
 	return t.guard.Allow(Access{Table: t.name, Write: write, key: kv})
+}
+
+// WithGuard makes the handles an operation opens guarded by g, as
+// [Table.Guarded] makes them: [Open]'s, and the source and target tables
+// of [RestoreTableFromBackup] and [RestoreTableToPointInTime], whose
+// guard sees the read of the whole source and each item written into the
+// target.
+func WithGuard(g AccessGuard) Option {
+	return func(o *options) { o.guard = g }
 }

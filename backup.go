@@ -316,6 +316,9 @@ func (t *Table) startBackup(tx fdb.Transactor, name string, typ BackupType, batc
 func (t *Table) startCapture(tx fdb.Transactor, id, name string, typ BackupType, batch, recoveryDays int) (*backupRun, error) {
 	now := t.now().UTC()
 	return Transact(tx, func(tr fdb.Transaction) (*backupRun, error) {
+		if err := t.allow(Access{}); err != nil { // a read of the whole table
+			return nil, err
+		}
 		st, meta, err := t.loadMeta(tr)
 		if err != nil {
 			return nil, err

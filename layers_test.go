@@ -55,6 +55,7 @@ var upwardArrows = map[fileRef]string{
 	{"table_state.go", "table.go"}:     "the state cache is the Table's; the Table holds its state",
 	{"table_state.go", "index_def.go"}: "a state's indexes; index_def.go adds their methods to the state",
 	{"table.go", "access.go"}:          "the Table holds its guard; access.go adds the guard's checks to it",
+	{"options.go", "access.go"}:        "WithGuard's option holds the guard access.go declares, as the Table does",
 	{"change.go", "stream.go"}:         "a change carries its stream order prefetches",
 	{"item_ops.go", "decide.go"}:       "the item fetch revalidates with its write action",
 }

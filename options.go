@@ -16,6 +16,7 @@ type options struct {
 	maxItemSize    int
 	chunkThreshold int
 	clock          func() time.Time // WithClock (ttl.go); nil is time.Now
+	guard          AccessGuard      // WithGuard (access.go)
 }
 
 // WithRoot sets the directory-layer path under which tables live (default

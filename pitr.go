@@ -209,7 +209,10 @@ func restoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeIn
 		return nil, &ValidationError{Op: "RestoreTableToPointInTime", Reason: "give exactly one of RestoreDateTime, UseLatestRestorableTime and Version"}
 	}
 	src := newTable(in.SourceTableName, tablePath(o.root, in.SourceTableName))
-	src.clock = o.clock
+	src.clock, src.guard = o.clock, o.guard
+	if err := src.allow(Access{}); err != nil { // a read of the whole source
+		return nil, err
+	}
 	// The restore reads the base and the log over many transactions:
 	// trimming (pitr_trim.go) must not fold or clear them meanwhile.
 	release, err := src.holdRecovery(tx, "restore")

@@ -81,7 +81,8 @@ func restoreBackup(tx fdb.Transactor, o options, b *storedBackup, keys backupKey
 		return nil, err
 	}
 	tmp := newTable(in.TargetTableName, tablePath(o.root, restorePrefix+hex.EncodeToString(rb[:])))
-	tmp.maxItemSize, tmp.chunkThreshold, tmp.clock = o.maxItemSize, o.chunkThreshold, o.clock
+	// Guarded as the target: each item written is asked for (write.go).
+	tmp.maxItemSize, tmp.chunkThreshold, tmp.clock, tmp.guard = o.maxItemSize, o.chunkThreshold, o.clock, o.guard
 	target := tablePath(o.root, in.TargetTableName)
 	want := &tableMeta{format: metaFormatVersion, name: in.TargetTableName, schema: schema.canonical(), created: tmp.now().UTC()}
 	tableID, err := Transact(tx, func(tr fdb.Transaction) (string, error) {
@@ -104,17 +105,27 @@ func restoreBackup(tx fdb.Transactor, o options, b *storedBackup, keys backupKey
 	if err != nil {
 		return nil, err
 	}
+	// A restore that fails removes its partial table, which was never
+	// visible.
+	abandon := func(err error) (*Table, error) {
+		_, _ = Transact(tx, func(tr fdb.Transaction) (bool, error) {
+			tr.Clear(keys.restore(restoreID(tmp)))
+			tr.Clear(keys.restore(restoreID(tmp) + "/log"))
+			return directory.Root().Remove(tr, tmp.path)
+		})
+		return nil, err
+	}
 	r := &restoreRun{keys: keys, backup: b, tbl: tmp, batch: batch}
 	for done := false; !done; {
 		if done, err = Transact(tx, r.step); err != nil {
-			return nil, err
+			return abandon(err)
 		}
 	}
 	if replay != nil {
 		replay.tbl, replay.batch, replay.progress = tmp, batch, keys.restore(restoreID(tmp)+"/log")
 		for done := false; !done; {
 			if done, err = Transact(tx, replay.step); err != nil {
-				return nil, err
+				return abandon(err)
 			}
 		}
 	}
@@ -136,9 +147,7 @@ func restoreBackup(tx fdb.Transactor, o options, b *storedBackup, keys backupKey
 		bumpMetadataVersion(tr)
 		return struct{}{}, nil
 	}); err != nil {
-		// The partial table is removed; it was never visible.
-		_, _ = Transact(tx, func(tr fdb.Transaction) (bool, error) { return directory.Root().Remove(tr, tmp.path) })
-		return nil, err
+		return abandon(err)
 	}
 	return Open(tx, in.TargetTableName, opts...)
 }

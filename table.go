@@ -74,7 +74,7 @@ func Open(t fdb.Transactor, name string, opts ...Option) (*Table, error) {
 		want = &tableMeta{format: metaFormatVersion, name: name, schema: o.schema.canonical(), settings: o.settings, counted: !o.schema.WithoutCounts}
 	}
 	tbl := newTable(name, tablePath(o.root, name))
-	tbl.maxItemSize, tbl.chunkThreshold, tbl.clock = o.maxItemSize, o.chunkThreshold, o.clock
+	tbl.maxItemSize, tbl.chunkThreshold, tbl.clock, tbl.guard = o.maxItemSize, o.chunkThreshold, o.clock, o.guard
 	if want != nil {
 		want.created = tbl.now().UTC()
 	}

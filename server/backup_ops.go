@@ -561,7 +561,7 @@ func (s *Server) restoreTableFromBackup(c *call, in *restoreTableFromBackupInput
 	}
 	gsi, lsi := in.indexes()
 	t, err := fdyno.RestoreTableFromBackup(s.db, fdyno.RestoreTableFromBackupInput{BackupID: id, TargetTableName: target,
-		GlobalSecondaryIndexOverride: gsi, LocalSecondaryIndexOverride: lsi}, s.tableOptions()...)
+		GlobalSecondaryIndexOverride: gsi, LocalSecondaryIndexOverride: lsi}, s.guardedOptions(c)...)
 	if err != nil {
 		return nil, backupError(err)
 	}
@@ -636,7 +636,7 @@ func (s *Server) restoreTableToPointInTime(c *call, in *restoreTableToPointInTim
 	} else {
 		q.UseLatestRestorableTime = true
 	}
-	t, err := fdyno.RestoreTableToPointInTime(s.db, q, s.tableOptions()...)
+	t, err := fdyno.RestoreTableToPointInTime(s.db, q, s.guardedOptions(c)...)
 	if err != nil {
 		return nil, backupError(err)
 	}

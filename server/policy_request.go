@@ -354,7 +354,27 @@ func (in *describeContinuousBackupsInput) authz(s *Server, c *call) ([]accessChe
 }
 
 func (in *updateContinuousBackupsInput) authz(s *Server, c *call) ([]accessCheck, error) {
-	return s.tableChecks(c, in.TableName, "dynamodb:UpdateContinuousBackups")
+	return s.wholeTableChecks(c, in.TableName, "dynamodb:UpdateContinuousBackups")
+}
+
+// wholeTableChecks is the check of action on a table that reads all of
+// it (a backup, the start of point-in-time recovery): its guard grants a
+// read of every partition, which the library asks for (access.go), so a
+// policy that allows action only on some partitions allows nothing.
+func (s *Server) wholeTableChecks(c *call, name *string, action string) ([]accessCheck, error) {
+	table, err := authzTable(c, name)
+	if err != nil {
+		return nil, err
+	}
+	return []accessCheck{s.wholeTableCheck(action, table, readItems)}, nil
+}
+
+// wholeTableCheck is the check of action on every partition of table,
+// for kinds of access.
+func (s *Server) wholeTableCheck(action, table string, kinds accessKind) accessCheck {
+	return accessCheck{authzCheck: authzCheck{action: action, resource: s.tableARN(table),
+		ctx: map[string]ctxValue{"dynamodb:leadingkeys": {unknown: true}, "dynamodb:attributes": {unknown: true}}},
+		table: table, kinds: kinds, partsUnknown: true}
 }
 
 // The backup operations need their action on the table's ARN
@@ -369,7 +389,7 @@ func (in *updateContinuousBackupsInput) authz(s *Server, c *call) ([]accessCheck
 // on some partitions or attributes allows no restore (fails closed).
 
 func (in *createBackupInput) authz(s *Server, c *call) ([]accessCheck, error) {
-	return s.tableChecks(c, in.TableName, "dynamodb:CreateBackup")
+	return s.wholeTableChecks(c, in.TableName, "dynamodb:CreateBackup")
 }
 
 func (in *describeBackupInput) authz(s *Server, c *call) ([]accessCheck, error) {
@@ -397,17 +417,17 @@ func (in *listBackupsInput) authz(*Server, *call) ([]accessCheck, error) {
 var restoreTargetActions = []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:GetItem",
 	"dynamodb:Query", "dynamodb:Scan", "dynamodb:BatchWriteItem"}
 
-// restoreChecks are the checks of a restore: action on source, then the
-// target actions on the target table.
-func (s *Server) restoreChecks(action, source string, target *string) []accessCheck {
-	checks := onResource(action, source)
+// restoreChecks are the checks of a restore: source, the check of its
+// action on the source, then the target actions on every partition of
+// the target table, whose items the library asks the guard to write.
+func (s *Server) restoreChecks(source accessCheck, target *string) []accessCheck {
+	checks := []accessCheck{source}
 	name := ""
 	if target != nil {
 		name = *target
 	}
 	for _, a := range restoreTargetActions {
-		checks = append(checks, accessCheck{authzCheck: authzCheck{action: a, resource: s.tableARN(name),
-			ctx: map[string]ctxValue{"dynamodb:leadingkeys": {unknown: true}, "dynamodb:attributes": {unknown: true}}}})
+		checks = append(checks, s.wholeTableCheck(a, name, readItems|writeItems))
 	}
 	return checks
 }
@@ -417,7 +437,7 @@ func (in *restoreTableFromBackupInput) authz(s *Server, c *call) ([]accessCheck,
 	if err != nil {
 		return nil, err
 	}
-	return s.restoreChecks("dynamodb:RestoreTableFromBackup", r, in.TargetTableName), nil
+	return s.restoreChecks(onResource("dynamodb:RestoreTableFromBackup", r)[0], in.TargetTableName), nil
 }
 
 func (in *restoreTableToPointInTimeInput) authz(s *Server, c *call) ([]accessCheck, error) {
@@ -429,7 +449,8 @@ func (in *restoreTableToPointInTimeInput) authz(s *Server, c *call) ([]accessChe
 	if err != nil {
 		return nil, err
 	}
-	return s.restoreChecks("dynamodb:RestoreTableToPointInTime", s.tableARN(table), in.TargetTableName), nil
+	// The source is read whole, from its recovery log.
+	return s.restoreChecks(s.wholeTableCheck("dynamodb:RestoreTableToPointInTime", table, readItems), in.TargetTableName), nil
 }
 
 func (in *listTablesInput) authz(*Server, *call) ([]accessCheck, error) {

@@ -55,6 +55,16 @@ func (s *Server) tableOptions(more ...fdyno.Option) []fdyno.Option {
 	return append([]fdyno.Option{fdyno.WithRoot(s.root...), fdyno.WithClock(s.now)}, more...)
 }
 
+// guardedOptions are tableOptions whose handles request c's guard
+// guards, when policies apply: for the operations that open tables
+// themselves (the restores).
+func (s *Server) guardedOptions(c *call) []fdyno.Option {
+	if c == nil || c.guard == nil {
+		return s.tableOptions()
+	}
+	return s.tableOptions(fdyno.WithGuard(c.guard))
+}
+
 // tableName resolves a TableName parameter, which may also be a table
 // ARN, and records it for the log.
 func tableName(c *call, name *string) (string, error) {
