@@ -66,27 +66,8 @@ func (t *Table) updateContinuousBackups(tx fdb.Transactor, enabled bool, recover
 			if err != nil {
 				return struct{}{}, err
 			}
-			id := pitrID(meta.tableID)
-			m := *meta
-			m.captures = nil
-			for _, c := range meta.captures {
-				if c != id {
-					m.captures = append(m.captures, c)
-				}
-			}
-			if len(m.captures) == len(meta.captures) {
-				return struct{}{}, nil // not enabled
-			}
-			if err := putMeta(tr, st.keys, &m); err != nil {
+			if _, err := dropRecoveryBase(tr, st, meta, keys); err != nil {
 				return struct{}{}, err
-			}
-			bumpMetadataVersion(tr)
-			tr.Clear(keys.record(id))
-			tr.ClearRange(keys.dataRange(id))
-			tr.Clear(keys.start(id))
-			tr.Clear(keys.end(id))
-			if len(m.captures) == 0 {
-				tr.ClearRange(st.keys.backupLog)
 			}
 			return struct{}{}, nil
 		})
@@ -114,6 +95,91 @@ func (t *Table) updateContinuousBackups(tx fdb.Transactor, enabled bool, recover
 		return nil, err
 	}
 	return t.DescribeContinuousBackups(tx)
+}
+
+// dropRecoveryBase turns point-in-time recovery off in tr: it removes the
+// recovery base from the table's captures and clears it, and the log if
+// no other capture reads it. It reports whether recovery was on.
+func dropRecoveryBase(tr fdb.Transaction, st *tableState, meta *tableMeta, keys backupKeys) (bool, error) {
+	id := pitrID(meta.tableID)
+	m := *meta
+	m.captures = nil
+	for _, c := range meta.captures {
+		if c != id {
+			m.captures = append(m.captures, c)
+		}
+	}
+	if len(m.captures) == len(meta.captures) {
+		return false, nil // not enabled
+	}
+	if err := putMeta(tr, st.keys, &m); err != nil {
+		return false, err
+	}
+	bumpMetadataVersion(tr)
+	tr.Clear(keys.record(id))
+	tr.ClearRange(keys.dataRange(id))
+	tr.Clear(keys.start(id))
+	tr.Clear(keys.end(id))
+	if len(m.captures) == 0 {
+		tr.ClearRange(st.keys.backupLog)
+	}
+	return true, nil
+}
+
+// errChangedSinceBackup says that a table being deleted was written, or
+// its recovery turned on or off, after its system backup was taken.
+var errChangedSinceBackup = errors.New("fdyno: the table changed after its deletion backup")
+
+// deletionBackup takes the system backup DynamoDB keeps of a table with
+// point-in-time recovery enabled when it is deleted: its state just
+// before deletion, named <table>$DeletedTableBackup. nil if recovery is
+// off.
+func (t *Table) deletionBackup(tx fdb.Transactor) (*BackupDescription, error) {
+	on, err := ReadTransact(tx, func(tr fdb.ReadTransaction) (bool, error) {
+		b, _, _, err := t.pitrBase(tr)
+		return b != nil, err
+	})
+	if err != nil || !on {
+		return nil, err
+	}
+	r, err := t.startBackup(tx, t.name+"$DeletedTableBackup", BackupTypeSystem, backupBatch)
+	if err != nil {
+		return nil, err
+	}
+	return r.run(tx)
+}
+
+// dropRecovery ends point-in-time recovery of a table deleted in tr,
+// whose deletion backup sys (nil: none) must hold its last state: no
+// commit wrote the table after sys's version (the recovery log, which
+// every write appends to, is read past it, so a concurrent write
+// conflicts), and recovery is as it was when sys was taken. Otherwise it
+// returns errChangedSinceBackup.
+func (t *Table) dropRecovery(tr fdb.Transaction, st *tableState, meta *tableMeta, sys *BackupDescription) error {
+	keys, err := rootKeys(tr, t)
+	if err != nil {
+		return err
+	}
+	if sys != nil {
+		var after [tupleVersionstampLen]byte
+		binary.BigEndian.PutUint64(after[:8], uint64(sys.Version))
+		_, end := st.keys.backupLog.FDBRangeKeys()
+		later, err := tr.GetRange(fdb.KeyRange{Begin: st.keys.backupLogFrom(after), End: end}, fdb.RangeOptions{Limit: 1}).GetSliceWithError()
+		if err != nil {
+			return err
+		}
+		if len(later) > 0 {
+			return errChangedSinceBackup
+		}
+	}
+	on, err := dropRecoveryBase(tr, st, meta, keys)
+	if err != nil {
+		return err
+	}
+	if on != (sys != nil) {
+		return errChangedSinceBackup
+	}
+	return nil
 }
 
 // pitrBase reads the table's recovery base; nil if recovery is off.

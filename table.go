@@ -231,35 +231,6 @@ func ListTables(rt fdb.ReadTransactor, opts ...Option) ([]string, error) {
 	})
 }
 
-// DeleteTable removes table name and everything in it (items, chunks,
-// index entries, change records) and bumps the metadata version, so the
-// next operation through any handle fails with [ErrResourceNotFound].
-//
-// Errors: [ErrValidation] for a bad name; [ErrResourceNotFound] if there
-// is no such table. See
-// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteTable.html.
-func DeleteTable(t fdb.Transactor, name string, opts ...Option) error {
-	o, err := buildOptions(opts)
-	if err != nil {
-		return err
-	}
-	if err := checkTableName("TableName", name); err != nil {
-		return err
-	}
-	tbl := newTable(name, tablePath(o.root, name))
-	_, err = Transact(t, func(tr fdb.Transaction) (struct{}, error) {
-		if _, _, err := tbl.loadMeta(tr); err != nil {
-			return struct{}{}, err
-		}
-		if _, err := directory.Root().Remove(tr, tbl.path); err != nil {
-			return struct{}{}, err
-		}
-		bumpMetadataVersion(tr)
-		return struct{}{}, nil
-	})
-	return err
-}
-
 // replaceSchema stores schema s for the table in tr and bumps the metadata
 // version, so every handle reloads it on its next operation. It is the
 // schema-change step of index creation and deletion (updatetable.go) and

@@ -483,3 +483,69 @@ func TestAttackRestorePartitionPolicy(t *testing.T) {
 		t.Errorf("a refused restore created Copy")
 	}
 }
+
+// TestDeleteTableSystemBackupSDK: deleting a table with point-in-time
+// recovery enabled leaves a SYSTEM backup named
+// <table>$DeletedTableBackup (DynamoDB's developer guide), listed with
+// BackupType SYSTEM or ALL and not USER, which restores the table as it
+// was just before deletion; a table without recovery leaves none, and a
+// protected table is neither deleted nor backed up.
+func TestDeleteTableSystemBackupSDK(t *testing.T) {
+	_, c := newTestClient(t, Config{})
+	createTable(t, c, "Kept", "", "")
+	createTable(t, c, "Plain", "", "")
+	if _, err := c.UpdateContinuousBackups(ctx(t), &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("Kept"),
+		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	putPK(t, c, "Kept", "a", "1")
+	putPK(t, c, "Kept", "b", "2")
+	if _, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("Kept"), DeletionProtectionEnabled: aws.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.DeleteTable(ctx(t), &dynamodb.DeleteTableInput{TableName: aws.String("Kept")})
+	wantAPIError(t, err, "ValidationException", "Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+	list := func(typ types.BackupTypeFilter) []string {
+		out, err := c.ListBackups(ctx(t), &dynamodb.ListBackupsInput{BackupType: typ})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, s := range out.BackupSummaries {
+			names = append(names, aws.ToString(s.BackupName)+" "+string(s.BackupType))
+		}
+		return names
+	}
+	if got := list(types.BackupTypeFilterAll); len(got) != 0 {
+		t.Fatalf("backups after a refused deletion: %q, want none", got)
+	}
+	if _, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("Kept"), DeletionProtectionEnabled: aws.Bool(false)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Kept", "Plain"} {
+		if _, err := c.DeleteTable(ctx(t), &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"Kept$DeletedTableBackup SYSTEM"}
+	if got := list(types.BackupTypeFilterSystem); !cmp.Equal(got, want) {
+		t.Errorf("SYSTEM backups: %q, want %q", got, want)
+	}
+	if got := list(types.BackupTypeFilterAll); !cmp.Equal(got, want) {
+		t.Errorf("ALL backups: %q, want %q", got, want)
+	}
+	if got := list(types.BackupTypeFilterUser); len(got) != 0 {
+		t.Errorf("USER backups: %q, want none", got)
+	}
+	out, err := c.ListBackups(ctx(t), &dynamodb.ListBackupsInput{BackupType: types.BackupTypeFilterSystem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RestoreTableFromBackup(ctx(t), &dynamodb.RestoreTableFromBackupInput{BackupArn: out.BackupSummaries[0].BackupArn,
+		TargetTableName: aws.String("Back")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := scanPKs(t, c, "Back"); !cmp.Equal(got, map[string]string{"a": "1", "b": "2"}) {
+		t.Errorf("restored from the system backup: %v", got)
+	}
+}

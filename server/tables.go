@@ -346,26 +346,20 @@ func (s *Server) deleted(d *fdyno.TableDescription) (deletedTableDescription, er
 func (s *Server) deleteTable(c *call, _ *deleteTableInput, _ *fdyno.Table) (any, error) {
 	name := c.table
 	// The description returned is the table's as it was deleted, and
-	// deletion protection is checked as the table is deleted: all in one
-	// transaction.
-	d, err := fdyno.Transact(s.db, func(tr fdb.Transaction) (*fdyno.TableDescription, error) {
-		t, err := fdyno.Open(tr, name, s.tableOptions()...)
-		if err != nil {
-			return nil, err
-		}
-		d, err := t.Describe(tr)
-		if err != nil {
-			return nil, err
-		}
+	// deletion protection is checked as the table is deleted: all in the
+	// deleting transaction.
+	// A table with point-in-time recovery first gets its system backup,
+	// over many transactions (the library's DeleteTable).
+	d, err := fdyno.DeleteTableChecked(s.db, name, func(d *fdyno.TableDescription) error {
 		ts, err := settingsOf(d)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if ts.DeletionProtectionEnabled {
-			return nil, validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+			return validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
 		}
-		return d, fdyno.DeleteTable(tr, name, fdyno.WithRoot(s.root...))
-	})
+		return nil
+	}, s.tableOptions()...)
 	if err != nil {
 		return nil, err
 	}
