@@ -26,6 +26,21 @@ func TestDeletionBackup(t *testing.T) {
 	if err := DeleteTable(db, "Plain", root); err != nil {
 		t.Fatal(err)
 	}
+	// Given a transaction, the many transactions of the backup cannot
+	// run: a clear error, nothing deleted.
+	inTx := mustOpen(t, db, "InTx", root, WithSchema(backupSchema))
+	if _, err := inTx.UpdateContinuousBackups(db, true, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Transact(db, func(tr fdb.Transaction) (struct{}, error) { return struct{}{}, DeleteTable(tr, "InTx", root) }); !errors.Is(err, ErrValidation) {
+		t.Errorf("DeleteTable in a transaction of a table with recovery: %v, want ErrValidation", err)
+	}
+	if err := DeleteTable(db, "InTx", root); err != nil {
+		t.Fatal(err)
+	}
+	if err := deleteBackupsOf(t, db, root, "InTx"); err != nil {
+		t.Fatal(err)
+	}
 	src := mustOpen(t, db, "Gone", root, WithSchema(backupSchema), WithChunkThreshold(400))
 	if _, err := src.UpdateContinuousBackups(db, true, 1); err != nil {
 		t.Fatal(err)
@@ -148,4 +163,18 @@ func TestDeletionBackupMissedWrite(t *testing.T) {
 	if err := drop(); err != nil {
 		t.Errorf("nothing written after the backup: %v", err)
 	}
+}
+
+// deleteBackupsOf deletes the backups of table name under root.
+func deleteBackupsOf(t *testing.T, db fdb.Database, root Option, name string) error {
+	l, err := ListBackups(db, ListBackupsInput{BackupType: "ALL", TableName: name}, root)
+	if err != nil {
+		return err
+	}
+	for _, b := range l.BackupSummaries {
+		if _, err := DeleteBackup(db, b.BackupID, root); err != nil {
+			return err
+		}
+	}
+	return nil
 }

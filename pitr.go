@@ -142,6 +142,10 @@ func (t *Table) deletionBackup(tx fdb.Transactor) (*BackupDescription, error) {
 	if err != nil || !on {
 		return nil, err
 	}
+	if JoinsCaller(tx) {
+		return nil, &ValidationError{Op: "DeleteTable", Reason: "a table with point-in-time recovery is deleted through transactions of its own, " +
+			"as its system backup takes many: pass an fdb.Database, not a transaction"}
+	}
 	r, err := t.startBackup(tx, t.name+"$DeletedTableBackup", BackupTypeSystem, backupBatch)
 	if err != nil {
 		return nil, err
