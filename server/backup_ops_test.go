@@ -549,3 +549,61 @@ func TestDeleteTableSystemBackupSDK(t *testing.T) {
 		t.Errorf("restored from the system backup: %v", got)
 	}
 }
+
+// TestAttackBackupLeadingKeys: a backup and the start of point-in-time
+// recovery read the whole table, and the library asks the request's guard
+// for that read: a policy allowing them only on the caller's partition
+// (a dynamodb:LeadingKeys condition, which these actions never satisfy)
+// allows neither, and nothing is created; the same actions allowed
+// without a condition work.
+func TestAttackBackupLeadingKeys(t *testing.T) {
+	policy := func(cond string) string {
+		return `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["dynamodb:CreateBackup","dynamodb:UpdateContinuousBackups"],"Resource":"*"` + cond + `}]}`
+	}
+	as := newAttackServer(t, func(cfg *Config) {
+		p, err := LoadPolicies(strings.NewReader(`{"mine":` + policy(`,"Condition":{"ForAllValues:StringEquals":{"dynamodb:LeadingKeys":["${aws:userid}"]}}`) +
+			`,"all":` + policy("") + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range p {
+			cfg.Policies[k] = v
+		}
+		for _, k := range []string{"mine", "all"} {
+			cfg.Keys[k], cfg.Accounts[k] = "secret-of-"+k, attackAccount
+		}
+	})
+	pitr := `{"TableName":"GameScores","PointInTimeRecoverySpecification":{"PointInTimeRecoveryEnabled":true}}`
+	for _, tc := range []struct{ op, body string }{
+		{"CreateBackup", `{"TableName":"GameScores","BackupName":"mine"}`},
+		{"UpdateContinuousBackups", pitr},
+	} {
+		status, typ, msg := as.raw(t, "mine", tc.op, tc.body, nil)
+		if status != 400 || typ != "AccessDeniedException" {
+			t.Errorf("mine's %s: %d %s %q, want AccessDeniedException", tc.op, status, typ, msg)
+		}
+	}
+	l, err := as.admin.ListBackups(ctx(t), &dynamodb.ListBackupsInput{BackupType: types.BackupTypeFilterAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.BackupSummaries) != 0 {
+		t.Errorf("backups after the refusals: %d, want none", len(l.BackupSummaries))
+	}
+	d, err := as.admin.DescribeContinuousBackups(ctx(t), &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String("GameScores")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := d.ContinuousBackupsDescription.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus; s != types.PointInTimeRecoveryStatusDisabled {
+		t.Errorf("recovery after the refusal: %s, want DISABLED", s)
+	}
+	for _, tc := range []struct{ op, body string }{
+		{"CreateBackup", `{"TableName":"GameScores","BackupName":"all"}`},
+		{"UpdateContinuousBackups", pitr},
+	} {
+		if status, typ, msg := as.raw(t, "all", tc.op, tc.body, nil); status != 200 {
+			t.Errorf("all's %s: %d %s %q, want 200", tc.op, status, typ, msg)
+		}
+	}
+	as.checkBob(t)
+}
