@@ -413,6 +413,7 @@ CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
       return r;
     }
     conflicts_.Add(*req.writes, cv);
+    key_audit_.Record(*req.reads, *req.writes);
     commits_.fetch_add(1);
     CollectFiredLocked(touched, cv, &fired);
     MaybePruneLocked(cv);

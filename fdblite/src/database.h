@@ -58,6 +58,7 @@
 #include "conflicts.h"
 #include "durable.h"
 #include "faults.h"
+#include "key_audit.h"
 #include "future.h"
 #include "latency.h"
 #include "range_clears.h"
@@ -180,6 +181,7 @@ class Database {
 
   Faults& faults() { return faults_; }
   Latency& latency() { return latency_; }
+  KeyAudit& key_audit() { return key_audit_; }
   // StatsJSON describes the database for \xff\xff/fdblite/stats.
   std::string StatsJSON();
 
@@ -228,6 +230,7 @@ class Database {
   std::string connection_string_;  // set once, before the database is shared
   Faults faults_;
   Latency latency_;  // the network model and round-trip totals
+  KeyAudit key_audit_;  // per-key conflict counts, when on (key_audit.h)
   std::atomic<uint64_t> commits_{0};
   std::atomic<uint64_t> conflicts_seen_{0};
 };

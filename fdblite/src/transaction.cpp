@@ -33,6 +33,7 @@ const std::string kFdbliteModuleEnd("\xff\xff/fdblite0", 11);
 const std::string kFaultsKey("\xff\xff/fdblite/faults", 17);
 const std::string kStatsKey("\xff\xff/fdblite/stats", 16);
 const std::string kLatencyKey("\xff\xff/fdblite/latency", 18);
+const std::string kKeyAuditKey("\xff\xff/fdblite/keyaudit", 19);
 const std::string kMetadataVersion(kMetadataVersionKey,
                                    sizeof(kMetadataVersionKey) - 1);
 
@@ -797,8 +798,9 @@ void Transaction::ClearRange(std::string_view begin, std::string_view end) {
     if (!opt_.special_key_writes) {
       SetDeferredLocked(kSpecialKeysWriteDisabled);
     } else if ((begin <= std::string_view(kFaultsKey) && std::string_view(kFaultsKey) < end) ||
-               (begin <= std::string_view(kLatencyKey) && std::string_view(kLatencyKey) < end)) {
-      for (const std::string* k : {&kFaultsKey, &kLatencyKey}) {
+               (begin <= std::string_view(kLatencyKey) && std::string_view(kLatencyKey) < end) ||
+               (begin <= std::string_view(kKeyAuditKey) && std::string_view(kKeyAuditKey) < end)) {
+      for (const std::string* k : {&kFaultsKey, &kLatencyKey, &kKeyAuditKey}) {
         if (begin <= std::string_view(*k) && std::string_view(*k) < end) {
           SpecialWriteLocked(*k, std::nullopt);
         }
@@ -1209,6 +1211,7 @@ FuturePtr Transaction::SpecialGetLocked(std::string_view key) {
   if (key == kFaultsKey) return Future::Value(true, db_->faults().Config().Format());
   if (key == kStatsKey) return Future::Value(true, StatsLocked());
   if (key == kLatencyKey) return Future::Value(true, db_->latency().Config().Format());
+  if (key == kKeyAuditKey) return Future::Value(true, db_->key_audit().JSON());
   if (key >= std::string_view(kFdbliteModule) && key < std::string_view(kFdbliteModuleEnd)) {
     return Future::Value(false, std::string());
   }
@@ -1227,7 +1230,8 @@ FuturePtr Transaction::SpecialRangeLocked(std::string_view begin,
   std::vector<std::pair<std::string, std::string>> kv = {
       {kFaultsKey, db_->faults().Config().Format()},
       {kStatsKey, StatsLocked()},
-      {kLatencyKey, db_->latency().Config().Format()}};
+      {kLatencyKey, db_->latency().Config().Format()},
+      {kKeyAuditKey, db_->key_audit().JSON()}};
   std::sort(kv.begin(), kv.end());
   if (reverse) std::reverse(kv.begin(), kv.end());
   KvBuilder rows;
@@ -1256,6 +1260,15 @@ void Transaction::SpecialWriteLocked(std::string_view key,
       return;
     }
     special_latency_ = value ? std::string(*value) : std::string();
+    return;
+  }
+  if (key == kKeyAuditKey) {
+    // Applied at once, not at commit: the audit is a test instrument.
+    if (value && *value != "on" && *value != "off") {
+      SetDeferredLocked(kInvalidOptionValue);
+      return;
+    }
+    db_->key_audit().Set(value && *value == "on");
     return;
   }
   if (key != kFaultsKey) {
