@@ -1,8 +1,10 @@
 package dcb
 
 import (
+	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
@@ -216,4 +218,67 @@ func BenchmarkRead1000(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkSubscriberWakeups measures what one append costs the store's
+// idle subscribers: with 1 and with 100 subscriptions, each on a tag of
+// its own, an append matching only the first wakes every subscriber
+// (they all watch the store's head key), and each reads its query's
+// ranges once before it waits again. The figure is the read waves per
+// append (reads/append), against the one wave the matching subscriber
+// needs; docs/design.md ("Several servers") weighs a head key per tag.
+func BenchmarkSubscriberWakeups(b *testing.B) {
+	for _, n := range []int{1, 100} {
+		b.Run(fmt.Sprintf("subscribers=%d", n), func(b *testing.B) {
+			db, s := benchStore(b)
+			ctx, cancel := context.WithCancel(b.Context())
+			defer cancel()
+			got := make(chan Position, 1)
+			for i := range n {
+				q := Items(QueryItem{Tags: []string{fmt.Sprintf("sub:%d", i)}})
+				go func() {
+					for e, err := range s.Subscribe(ctx, db, q, Position{}) {
+						if err != nil {
+							return
+						}
+						if i == 0 {
+							got <- e.Position
+						}
+					}
+				}()
+			}
+			var overhead int64 // the waves of idle's own stats reads
+			idle := func() {
+				for {
+					st, err := fdblitetest.ReadStats(db)
+					if err != nil {
+						b.Fatal(err)
+					}
+					overhead += st.Transaction.ReadWaves + 1
+					if st.Watches >= int64(n) {
+						return
+					}
+					time.Sleep(200 * time.Microsecond)
+				}
+			}
+			idle()
+			appends, overhead := 0, int64(0)
+			rt, err := fdblitetest.CountRoundTrips(db, func() error {
+				for b.Loop() {
+					ps := mustAppend(b, db, s, Event{Type: "Pinged", Tags: []string{"sub:0"}})
+					if p := <-got; p != ps[0] {
+						b.Fatalf("delivered %s, want %s", p, ps[0])
+					}
+					idle()
+					appends++
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			// Less the stats reads of idle, counted too.
+			b.ReportMetric(float64(rt.ReadWaves-overhead)/float64(appends), "waves/append")
+		})
+	}
 }
