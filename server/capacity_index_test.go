@@ -19,22 +19,7 @@ import (
 // costs it nothing. The totals include the indexes; TOTAL gives only them.
 func TestSDKWriteCapacityIndexes(t *testing.T) {
 	_, c := newTestClient(t, Config{})
-	ks := func(h, r string) []types.KeySchemaElement {
-		return []types.KeySchemaElement{{AttributeName: aws.String(h), KeyType: types.KeyTypeHash}, {AttributeName: aws.String(r), KeyType: types.KeyTypeRange}}
-	}
-	attr := func(n string) types.AttributeDefinition {
-		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
-	}
-	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
-		TableName: aws.String("Caps"), BillingMode: types.BillingModePayPerRequest, KeySchema: ks("pk", "sk"),
-		AttributeDefinitions: []types.AttributeDefinition{attr("pk"), attr("sk"), attr("g"), attr("l")},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("Gsi"), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
-		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{IndexName: aws.String("Lsi"), KeySchema: ks("pk", "l"),
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createCapsTable(t, c)
 	key := map[string]types.AttributeValue{"pk": s("p"), "sk": s("1")}
 	units := func(n float64) types.Capacity {
 		return types.Capacity{CapacityUnits: aws.Float64(n), WriteCapacityUnits: aws.Float64(n)}
@@ -116,22 +101,7 @@ func TestSDKWriteCapacityIndexes(t *testing.T) {
 // (transact_capacity.go says why).
 func TestSDKBatchTransactCapacityIndexes(t *testing.T) {
 	_, c := newTestClient(t, Config{})
-	ks := func(h, r string) []types.KeySchemaElement {
-		return []types.KeySchemaElement{{AttributeName: aws.String(h), KeyType: types.KeyTypeHash}, {AttributeName: aws.String(r), KeyType: types.KeyTypeRange}}
-	}
-	attr := func(n string) types.AttributeDefinition {
-		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
-	}
-	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
-		TableName: aws.String("Caps"), BillingMode: types.BillingModePayPerRequest, KeySchema: ks("pk", "sk"),
-		AttributeDefinitions: []types.AttributeDefinition{attr("pk"), attr("sk"), attr("g"), attr("l")},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("Gsi"), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
-		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{IndexName: aws.String("Lsi"), KeySchema: ks("pk", "l"),
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createCapsTable(t, c)
 	units := func(n float64) types.Capacity {
 		return types.Capacity{CapacityUnits: aws.Float64(n), WriteCapacityUnits: aws.Float64(n)}
 	}
@@ -169,5 +139,27 @@ func TestSDKBatchTransactCapacityIndexes(t *testing.T) {
 	}
 	if diff := cmp.Diff(want(4, 3, 1), tw.ConsumedCapacity, ignore); diff != "" {
 		t.Errorf("TransactWriteItems: ConsumedCapacity (-want +got):\n%s", diff)
+	}
+}
+
+// createCapsTable creates the capacity tests' table Caps: keys pk and sk,
+// a KEYS_ONLY GSI Gsi on g and an ALL LSI Lsi on l.
+func createCapsTable(t *testing.T, c *dynamodb.Client) {
+	t.Helper()
+	ks := func(h, r string) []types.KeySchemaElement {
+		return []types.KeySchemaElement{{AttributeName: aws.String(h), KeyType: types.KeyTypeHash}, {AttributeName: aws.String(r), KeyType: types.KeyTypeRange}}
+	}
+	attr := func(n string) types.AttributeDefinition {
+		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
+	}
+	if _, err := c.CreateTable(ctx(t), &dynamodb.CreateTableInput{
+		TableName: aws.String("Caps"), BillingMode: types.BillingModePayPerRequest, KeySchema: ks("pk", "sk"),
+		AttributeDefinitions: []types.AttributeDefinition{attr("pk"), attr("sk"), attr("g"), attr("l")},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("Gsi"), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
+		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{IndexName: aws.String("Lsi"), KeySchema: ks("pk", "l"),
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}},
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
