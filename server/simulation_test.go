@@ -1,0 +1,134 @@
+package server
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testseed"
+)
+
+// TestManyServersSimulation runs three fdyno-servers on one database and
+// kills and restarts them at random while clients write through every
+// live one and the servers walk their tables for the TTL sweeper, as
+// their background loops do (driven here round by round, on one clock).
+// It checks what several servers must guarantee (issue 35):
+//
+//   - every acknowledged write is there at the end, unless it expired;
+//     every expired item is gone;
+//   - the sweep of a table is done by one server at a time: after each
+//     round at most one live server holds the table's sweep lease (work
+//     is not multiplied by the servers);
+//   - a killed holder's lease passes to a live server within a lease
+//     period (three walk intervals): no table goes unswept for longer.
+func TestManyServersSimulation(t *testing.T) {
+	seed := testseed.Seed(t, "FDYNO_SIMULATION_SEED")
+	r := rand.New(rand.NewPCG(seed, seed))
+	db := fdblitetest.OpenIsolated(t)
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
+	now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
+	cfg := Config{DB: db, Now: now, TTLSweepInterval: -1, StreamRetention: -1}
+	const interval = time.Minute // the walk interval the rounds stand for
+	period := leasePeriod(interval)
+	var alive []*testServer
+	start := func() { alive = append(alive, newTestServer(t, cfg)) }
+	for range 3 {
+		start()
+	}
+	c := alive[0].client(testCredentials)
+	createTable(t, c, "Sim", "", "")
+	if _, err := c.UpdateTimeToLive(ctx(t), &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("Sim"),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	model := map[string]int64{} // pk -> exp of its last acknowledged put
+	holders := func() int {
+		n := 0
+		for _, ts := range alive {
+			if value(ts.scrape(t), "fdyno_background_leases", "job", "ttl-sweep") == 1 {
+				n++
+			}
+		}
+		return n
+	}
+	unswept := 0 // rounds in a row in which no live server held the lease
+	round := func() {
+		clock.Add(int64(interval / time.Microsecond))
+		for _, ts := range alive {
+			ts.sweepOnce(t.Context(), 1e9, period)
+		}
+		switch h := holders(); {
+		case h > 1:
+			t.Fatalf("seed %d: %d live servers hold the sweep lease", seed, h)
+		case h == 0:
+			unswept++
+			if unswept > 3 {
+				t.Fatalf("seed %d: no live server took the sweep lease for %d rounds (the period is 3)", seed, unswept)
+			}
+		default:
+			unswept = 0
+		}
+	}
+	kills := 0
+	for step := range 300 {
+		switch r.IntN(10) {
+		case 0:
+			if len(alive) > 1 {
+				i := r.IntN(len(alive))
+				ts := alive[i]
+				ts.http.Close()
+				ts.Close()
+				alive = append(alive[:i:i], alive[i+1:]...)
+				kills++
+			}
+		case 1:
+			if len(alive) < 3 {
+				start()
+			}
+		case 2, 3:
+			round()
+		default:
+			ts := alive[r.IntN(len(alive))]
+			pk := "k" + strconv.Itoa(r.IntN(40))
+			exp := now().Unix() + int64(r.IntN(7)-3)*60
+			_, err := ts.client(testCredentials).PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Sim"),
+				Item: map[string]types.AttributeValue{"pk": s(pk), "exp": n(strconv.FormatInt(exp, 10))}})
+			if err != nil {
+				t.Fatalf("seed %d, step %d: PutItem through a live server: %v", seed, step, err)
+			}
+			model[pk] = exp
+		}
+	}
+	if kills == 0 {
+		t.Fatalf("seed %d: the run killed no server", seed)
+	}
+	// Time passes beyond every expiry and lease; the survivors walk.
+	for range 5 {
+		round()
+	}
+	final := now().Unix()
+	out, err := alive[0].client(testCredentials).Scan(ctx(t), &dynamodb.ScanInput{TableName: aws.String("Sim"), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, it := range out.Items {
+		got[it["pk"].(*types.AttributeValueMemberS).Value] = true
+	}
+	for pk, exp := range model {
+		if want := exp >= final; got[pk] != want {
+			t.Errorf("seed %d: %s (exp %d, now %d) present = %v, want %v", seed, pk, exp, final, got[pk], want)
+		}
+		delete(got, pk)
+	}
+	if len(got) > 0 {
+		t.Errorf("seed %d: items no acknowledged write made: %v", seed, got)
+	}
+}
