@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/fdyno/fdyno/internal/testseed"
 )
@@ -26,7 +28,11 @@ import (
 //     round at most one live server holds the table's sweep lease (work
 //     is not multiplied by the servers);
 //   - a killed holder's lease passes to a live server within a lease
-//     period (three walk intervals): no table goes unswept for longer.
+//     period (three walk intervals): no table goes unswept for longer;
+//   - the stream trimmer (with the same leases) never trims a record a
+//     registered consumer has not read, the consumer sees every change
+//     (its last record of each key says what the table holds), and read
+//     records older than the retention are trimmed.
 func TestManyServersSimulation(t *testing.T) {
 	seed := testseed.Seed(t, "FDYNO_SIMULATION_SEED")
 	r := rand.New(rand.NewPCG(seed, seed))
@@ -48,6 +54,37 @@ func TestManyServersSimulation(t *testing.T) {
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("Sim"),
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}}); err != nil {
+		t.Fatal(err)
+	}
+	// A registered consumer reads the stream now and then; the trimmer
+	// must never trim a record before it has read it.
+	tbl, err := alive[0].tableFor(nil, "Sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	consumer, err := tbl.Consumer("audit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := consumer.Register(db, ""); err != nil {
+		t.Fatal(err)
+	}
+	last := map[string]fdyno.StreamRecord{} // per pk, the last record the consumer read
+	consume := func() int {
+		n, err := consumer.ProcessBatch(db, 5, func(_ fdb.Transaction, recs []fdyno.StreamRecord) error {
+			for _, rec := range recs {
+				last[rec.Keys["pk"].S()] = rec
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("seed %d: the consumer's batch: %v", seed, err) // ErrTrimmedDataAccess: trimmed unread
+		}
+		return n
+	}
+	const retention = 2 * interval
 	model := map[string]int64{} // pk -> exp of its last acknowledged put
 	holders := func() int {
 		n := 0
@@ -63,6 +100,7 @@ func TestManyServersSimulation(t *testing.T) {
 		clock.Add(int64(interval / time.Microsecond))
 		for _, ts := range alive {
 			ts.sweepOnce(t.Context(), 1e9, period)
+			ts.trimOnce(t.Context(), retention, period)
 		}
 		switch h := holders(); {
 		case h > 1:
@@ -94,6 +132,8 @@ func TestManyServersSimulation(t *testing.T) {
 			}
 		case 2, 3:
 			round()
+		case 4:
+			consume()
 		default:
 			ts := alive[r.IntN(len(alive))]
 			pk := "k" + strconv.Itoa(r.IntN(40))
@@ -130,5 +170,31 @@ func TestManyServersSimulation(t *testing.T) {
 	}
 	if len(got) > 0 {
 		t.Errorf("seed %d: items no acknowledged write made: %v", seed, got)
+	}
+	// The consumer, drained, read every change: the last record of each
+	// key says what the table holds.
+	for consume() > 0 {
+	}
+	for pk, exp := range model {
+		rec, ok := last[pk]
+		switch {
+		case !ok:
+			t.Errorf("seed %d: the consumer read no record of %s", seed, pk)
+		case exp >= final && (rec.EventName == fdyno.EventNameRemove || rec.NewImage["exp"].N() != strconv.FormatInt(exp, 10)):
+			t.Errorf("seed %d: %s's last record %s %v, want its put of exp %d", seed, pk, rec.EventName, rec.NewImage, exp)
+		case exp < final && rec.EventName != fdyno.EventNameRemove:
+			t.Errorf("seed %d: %s expired, but its last record is %s", seed, pk, rec.EventName)
+		}
+	}
+	// Read and older than the retention, records are trimmed.
+	round()
+	for rec, err := range tbl.Records(t.Context(), db, "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if age := now().Sub(rec.ApproximateCreationDateTime); age > retention+interval {
+			t.Errorf("seed %d: a record %v old outlived the %v retention", seed, age, retention)
+			break
+		}
 	}
 }
