@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fdyno/fdyno"
@@ -54,7 +55,17 @@ const (
 	// backfillRetryDelay is the pause before retrying a backfill that
 	// failed with an error that may pass (a FoundationDB error).
 	backfillRetryDelay = time.Second
+	// backfillResumeInterval is how often every server looks for
+	// CREATING indexes that no server builds (their server died), and
+	// backfillLeasePeriod the lease on an index's backfill, renewed after
+	// every batch: a backfill whose server died is taken over, from its
+	// cursor, within a period and an interval.
+	backfillResumeInterval = time.Minute
+	backfillLeasePeriod    = 3 * backfillResumeInterval
 )
+
+// backfillJob is the lease job of the backfill of index.
+func backfillJob(index string) string { return "backfill/" + index }
 
 // background holds the server's goroutines.
 type background struct {
@@ -62,6 +73,8 @@ type background struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	slots  chan struct{} // one per backfill allowed to run
+	// resumes counts the walks of resumeBackfills that ended.
+	resumes atomic.Int64
 
 	mu      sync.Mutex
 	running map[backfillID]bool // backfills started and not finished
@@ -147,29 +160,54 @@ func (s *Server) runBackfill(ctx context.Context, id backfillID) {
 	s.metrics.backfillStarted()
 	result := "stopped"
 	defer func() { s.metrics.backfillEnded(result) }()
+	job := backfillJob(id.index)
 	for {
 		t, err := s.openTable(id.table)
+		if err == nil && !s.holdsLease(t, job, backfillLeasePeriod) {
+			// Another server builds it; this one takes it over if that
+			// one dies (resumeBackfills).
+			result = "elsewhere"
+			return
+		}
 		var p fdyno.BackfillProgress
+		lost := false
 		if err == nil {
-			p, err = t.Backfill(ctx, s.db, fdyno.BackfillInput{IndexName: id.index})
+			run, cancel := context.WithCancel(ctx)
+			p, err = t.Backfill(run, s.db, fdyno.BackfillInput{IndexName: id.index, Progress: func(fdyno.BackfillProgress) {
+				if !s.holdsLease(t, job, backfillLeasePeriod) {
+					lost = true // renewal failed: another server took it
+					cancel()
+				}
+			}})
+			cancel()
 		}
 		switch {
 		case err == nil && p.Done:
 			result = "done"
+			s.releaseLease(t, job)
 			log.Info("index backfill done", slog.Int64("items", p.ItemsScanned), slog.Duration("took", time.Since(start)))
 			return
+		case lost && ctx.Err() == nil:
+			result = "elsewhere"
+			s.dropLease(t, job)
+			log.Info("index backfill taken over by another server")
+			return
 		case ctx.Err() != nil:
-			log.Info("index backfill stopped; it resumes when the server starts again")
+			log.Info("index backfill stopped; another server, or this one when it starts again, takes it over")
 			return
 		case errors.Is(err, fdyno.ErrUniqueViolation):
 			// A unique index (made through the library) over duplicates:
 			// the backfill removed it.
 			result = "abandoned"
+			s.releaseLease(t, job)
 			log.Warn("unique index backfill found duplicates; the index was removed", slog.String("reason", err.Error()))
 			return
 		case errors.Is(err, fdyno.ErrValidation), errors.Is(err, fdyno.ErrResourceNotFound):
 			// The index or its table was deleted meanwhile.
 			result = "abandoned"
+			if t != nil {
+				s.releaseLease(t, job)
+			}
 			log.Info("index backfill abandoned", slog.String("reason", err.Error()))
 			return
 		case err != nil:
@@ -185,8 +223,10 @@ func (s *Server) runBackfill(ctx context.Context, id backfillID) {
 }
 
 // resumeBackfills starts a backfill for every CREATING index of every
-// table (those of a server that stopped before they were ACTIVE).
+// table that no server holds the lease of (those of a server that stopped
+// before they were ACTIVE): at start, and every backfillResumeInterval.
 func (s *Server) resumeBackfills(ctx context.Context) {
+	defer s.bg.resumes.Add(1)
 	s.eachTable(ctx, "index backfill resume", func(name string, _ *fdyno.Table, d *fdyno.TableDescription) {
 		for _, g := range d.GlobalSecondaryIndexDescriptions {
 			if g.IndexStatus == fdyno.IndexStatusCreating {
@@ -295,6 +335,28 @@ func (s *Server) holdsLease(t *fdyno.Table, job string, period time.Duration) bo
 		s.metrics.leaseHeld(job, ok)
 	}
 	return ok
+}
+
+// releaseLease gives up this server's lease on job for table t, so
+// another server need not wait for it to lapse.
+func (s *Server) releaseLease(t *fdyno.Table, job string) {
+	if err := t.ReleaseLease(s.db, job, s.holder); err != nil && !errors.Is(err, fdyno.ErrResourceNotFound) {
+		s.log.Warn("lease release failed", slog.String("table", t.Name()), slog.String("job", job), slog.String("error", err.Error()))
+	}
+	s.dropLease(t, job)
+}
+
+// dropLease records that this server no longer holds its lease on job
+// for table t.
+func (s *Server) dropLease(t *fdyno.Table, job string) {
+	s.bg.mu.Lock()
+	id := leaseID{t.Name(), job}
+	was := s.bg.leases[id]
+	delete(s.bg.leases, id)
+	s.bg.mu.Unlock()
+	if was {
+		s.metrics.leaseHeld(job, false)
+	}
 }
 
 // newHolderID returns a random name for this server in leases.

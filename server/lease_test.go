@@ -1,12 +1,17 @@
 package server
 
 import (
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 )
 
 // Two servers on one database walk a table's background work one at a
@@ -63,4 +68,69 @@ func TestBackgroundLeases(t *testing.T) {
 	if ha, hb := held(a), held(b); ha != 0 || hb != 1 {
 		t.Errorf("fdyno_background_leases{job=ttl-sweep}: a %v, b %v; want 0 and 1", ha, hb)
 	}
+}
+
+// A backfill whose builder died is taken over: server a holds the lease
+// of index byG's backfill and dies before building it; b's resume leaves
+// the index to a while the lease lasts, and builds it once the lease has
+// lapsed, from the backfill's cursor, to ACTIVE.
+func TestBackfillTakenOver(t *testing.T) {
+	db := fdblitetest.OpenIsolated(t)
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
+	now := func() time.Time { return time.UnixMicro(clock.Load()) }
+	cfg := Config{DB: db, Now: now, TTLSweepInterval: -1, StreamRetention: -1}
+	a, b := newTestServer(t, cfg), newTestServer(t, cfg)
+	c := a.client(testCredentials)
+	createTable(t, c, "Built", "", "")
+	for i := range 30 {
+		putPK(t, c, "Built", "k"+strconv.Itoa(i), "g"+strconv.Itoa(i%3))
+	}
+	ta, err := a.tableFor(nil, "Built")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a takes the backfill's lease, then dies before it builds anything:
+	// its background stops before the index is created.
+	if !a.holdsLease(ta, backfillJob("byG"), backfillLeasePeriod) {
+		t.Fatal("a could not take the free lease")
+	}
+	a.Close()
+	if _, err := c.UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("Built"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("v"), AttributeType: types.ScalarAttributeTypeS}},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("byG"),
+			KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("v"), KeyType: types.KeyTypeHash}}, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	status := func() types.IndexStatus {
+		d, err := b.client(testCredentials).DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Built")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Table.GlobalSecondaryIndexes[0].IndexStatus
+	}
+	b.resumeBackfills(t.Context())
+	waitBackfills(t, b)
+	if got := status(); got != types.IndexStatusCreating {
+		t.Fatalf("while a's lease lasts: %s, want CREATING (b leaves it to a)", got)
+	}
+	clock.Add(int64((backfillLeasePeriod + time.Second) / time.Microsecond))
+	b.resumeBackfills(t.Context())
+	testtime.WaitUntil(t, "b to build the index", func() bool { return status() == types.IndexStatusActive })
+	out, err := b.client(testCredentials).Scan(ctx(t), &dynamodb.ScanInput{TableName: aws.String("Built"), IndexName: aws.String("byG"), Select: types.SelectCount})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Count != 30 {
+		t.Errorf("the index holds %d entries, want the 30 items", out.Count)
+	}
+}
+
+// waitBackfills waits until ts runs no backfill.
+func waitBackfills(t *testing.T, ts *testServer) {
+	testtime.WaitUntil(t, "the server's backfills to end", func() bool {
+		ts.bg.mu.Lock()
+		defer ts.bg.mu.Unlock()
+		return len(ts.bg.running) == 0
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -138,10 +139,11 @@ func TestRoundTripBudgets(t *testing.T) {
 			return err
 		}, rt(1, 1, 1)},
 	}
-	// The background work the server starts with (resuming backfills; the
-	// sweeper and trimmer are off) reads the tables too: wait for it to end
-	// before counting, or a slow machine counts its reads as a request's.
-	ts.bg.wg.Wait()
+	// The background work the server starts with (its first walk resuming
+	// backfills; the sweeper and trimmer are off) reads the tables too:
+	// wait for it to end before counting, or a slow machine counts its
+	// reads as a request's. The next walk is a minute away.
+	testtime.WaitUntil(t, "the first backfill resume", func() bool { return ts.bg.resumes.Load() > 0 })
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := fdblitetest.CountRoundTrips(db, tc.fn)

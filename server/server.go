@@ -376,7 +376,9 @@ func New(cfg Config) (*Server, error) {
 // its backfills and, unless disabled, its TTL sweeper and stream trimmer.
 func (s *Server) startBackground() {
 	cfg := s.bgConfig
-	s.goBackground(s.resumeBackfills)
+	s.goBackground(func(ctx context.Context) {
+		everyInterval(ctx, backfillResumeInterval, func() { s.resumeBackfills(ctx) })
+	})
 	if cfg.TTLSweepInterval >= 0 {
 		interval, perSecond := cfg.TTLSweepInterval, cfg.TTLSweepItemsPerSecond
 		if interval == 0 {

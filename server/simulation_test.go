@@ -14,6 +14,7 @@ import (
 	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/fdyno/fdyno/internal/testseed"
+	"github.com/fdyno/fdyno/internal/testtime"
 )
 
 // TestManyServersSimulation runs three fdyno-servers on one database and
@@ -29,6 +30,9 @@ import (
 //     is not multiplied by the servers);
 //   - a killed holder's lease passes to a live server within a lease
 //     period (three walk intervals): no table goes unswept for longer;
+//   - an index created midway is built once by whichever servers live:
+//     its backfill is leased, a dead builder's lease lapses, and a live
+//     server's next resume takes it over from the cursor;
 //   - the stream trimmer (with the same leases) never trims a record a
 //     registered consumer has not read, the consumer sees every change
 //     (its last record of each key says what the table holds), and read
@@ -101,6 +105,7 @@ func TestManyServersSimulation(t *testing.T) {
 		for _, ts := range alive {
 			ts.sweepOnce(t.Context(), 1e9, period)
 			ts.trimOnce(t.Context(), retention, period)
+			ts.resumeBackfills(t.Context())
 		}
 		switch h := holders(); {
 		case h > 1:
@@ -114,8 +119,19 @@ func TestManyServersSimulation(t *testing.T) {
 			unswept = 0
 		}
 	}
-	kills := 0
+	kills, indexed := 0, false
 	for step := range 300 {
+		if step == 100 {
+			// An index is created through a live server, and backfilled
+			// in the background while servers die and start.
+			if _, err := alive[r.IntN(len(alive))].client(testCredentials).UpdateTable(ctx(t), &dynamodb.UpdateTableInput{TableName: aws.String("Sim"),
+				AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS}},
+				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("byG"),
+					KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}}, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}}); err != nil {
+				t.Fatal(err)
+			}
+			indexed = true
+		}
 		switch r.IntN(10) {
 		case 0:
 			if len(alive) > 1 {
@@ -139,7 +155,7 @@ func TestManyServersSimulation(t *testing.T) {
 			pk := "k" + strconv.Itoa(r.IntN(40))
 			exp := now().Unix() + int64(r.IntN(7)-3)*60
 			_, err := ts.client(testCredentials).PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Sim"),
-				Item: map[string]types.AttributeValue{"pk": s(pk), "exp": n(strconv.FormatInt(exp, 10))}})
+				Item: map[string]types.AttributeValue{"pk": s(pk), "exp": n(strconv.FormatInt(exp, 10)), "g": s("g" + strconv.Itoa(r.IntN(3)))}})
 			if err != nil {
 				t.Fatalf("seed %d, step %d: PutItem through a live server: %v", seed, step, err)
 			}
@@ -170,6 +186,21 @@ func TestManyServersSimulation(t *testing.T) {
 	}
 	if len(got) > 0 {
 		t.Errorf("seed %d: items no acknowledged write made: %v", seed, got)
+	}
+	// The index, built by whichever servers lived, holds every item.
+	if !indexed {
+		t.Fatalf("seed %d: no index was created", seed)
+	}
+	testtime.WaitUntil(t, "the index to be ACTIVE", func() bool {
+		d, err := alive[0].client(testCredentials).DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Sim")})
+		return err == nil && len(d.Table.GlobalSecondaryIndexes) == 1 && d.Table.GlobalSecondaryIndexes[0].IndexStatus == types.IndexStatusActive
+	})
+	ix, err := alive[0].client(testCredentials).Scan(ctx(t), &dynamodb.ScanInput{TableName: aws.String("Sim"), IndexName: aws.String("byG")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Items) != len(out.Items) {
+		t.Errorf("seed %d: the index holds %d entries, the table %d items (every item has g)", seed, len(ix.Items), len(out.Items))
 	}
 	// The consumer, drained, read every change: the last record of each
 	// key says what the table holds.
