@@ -250,3 +250,39 @@ func (b *backfillCounts) apply() error {
 	applyCounterAdds(b.tr, adds)
 	return nil
 }
+
+// startPassed starts a snapshot read of the counting pass's cursor when
+// the pass runs on st's table; nil otherwise.
+func startPassed(rt fdb.ReadTransaction, st *tableState) fdb.FutureByteSlice {
+	if !st.counting {
+		return nil
+	}
+	return rt.Snapshot().Get(st.keys.countProgressKey())
+}
+
+// keyCounted reports whether a write in tr of the item with packed key
+// values kv keeps the counters: always on a counted table; while the
+// counting pass runs, if the pass has passed the key, as passed (a read
+// startPassed started, or nil) says. A write of a key not passed takes a
+// read conflict on the item's key, so a batch that passes it before the
+// write commits makes the write retry (counts_build.go).
+func keyCounted(tr fdb.Transaction, st *tableState, passed fdb.FutureByteSlice, kv []byte) (bool, error) {
+	if !st.counting {
+		return st.counted, nil
+	}
+	if passed == nil {
+		passed = startPassed(tr, st)
+	}
+	raw, err := passed.Get()
+	if err != nil {
+		return false, err
+	}
+	cur, err := decodeBackfillCursor(raw)
+	if err != nil {
+		return false, err
+	}
+	if len(cur.kv) > 0 && bytes.Compare(kv, cur.kv) <= 0 {
+		return true, nil
+	}
+	return false, tr.AddReadConflictKey(st.keys.itemKey(kv))
+}

@@ -40,7 +40,8 @@ var packageLayers = []struct {
 	{"operations", []string{"get.go", "batch_get.go", "batch_write.go", "transact_write.go", "transact_get.go", "delete.go",
 		"segment_read.go", "index_read.go", "query.go", "stream_read.go", "scan.go", "item_collection.go", "backup.go",
 		"layer_api.go", "put.go", "stream_tail.go", "stream_consumer.go", "updatetable.go", "restore.go", "stream_trim.go",
-		"update.go", "query_batch.go", "ttl_sweep.go", "stream_merge.go", "pitr.go", "pitr_trim.go", "counts_read.go"}},
+		"update.go", "query_batch.go", "ttl_sweep.go", "stream_merge.go", "pitr.go", "pitr_trim.go", "counts_read.go",
+		"counts_build.go"}},
 }
 
 // upwardArrows are the file-to-file arrows allowed to run back up, each a
