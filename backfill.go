@@ -141,35 +141,10 @@ func (t *Table) backfillBatch(tr fdb.Transaction, name string, batch int) (_ Bac
 	if err != nil {
 		return BackfillProgress{}, nil, err
 	}
-	all := st.keys.items
-	begin, end := all.FDBRangeKeys()
-	if len(cur.kv) > 0 {
-		begin = st.keys.itemKey(next(cur.kv))
-	}
-	heads, err := tr.GetRange(fdb.KeyRange{Begin: begin, End: end}, fdb.RangeOptions{Limit: batch, Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
+	l := loaderOf(tr)
+	entries, full, err := l.walk(&st.keys, cur.kv, batch, backfillBatchBytes)
 	if err != nil {
 		return BackfillProgress{}, nil, err
-	}
-	// Take heads up to the byte budget; the item loader starts every
-	// chunk read before any is waited on.
-	l := loaderOf(tr)
-	entries := make([]itemRead, 0, len(heads))
-	size, full := 0, len(heads) == batch
-	for _, h := range heads {
-		kv, err := st.keys.splitItemKey(h.Key)
-		if err != nil {
-			return BackfillProgress{}, nil, err
-		}
-		r, err := l.row(&st.keys, kv, h.Value)
-		if err != nil {
-			return BackfillProgress{}, nil, err
-		}
-		l.follow(&r)
-		entries = append(entries, r)
-		if size += r.size(); size >= backfillBatchBytes {
-			full = true
-			break
-		}
 	}
 	// Counters (counts.go) count the entries writes have not made yet.
 	counted := newBackfillCounts(tr, st, ix)

@@ -35,13 +35,20 @@ type itemChange struct {
 	// probes are the reads of the unique index slots a Put takes,
 	// started with its item's read (unique.go).
 	probes []uniqueProbe
+	// passed is the read of the counting pass's cursor, started with the
+	// item's read while the pass runs (counts_build.go); nil reads it
+	// when needed.
+	passed fdb.FutureByteSlice
 }
 
 // needsOld reports whether every write must read the old item even when
 // the request itself does not need it: index entries (the old entry is
 // cleared) and change records (event name, old image) need it.
-// Counters (counts.go) need it for the change's difference.
-func (st *tableState) needsOld() bool { return st.hasIndexes() || st.hasStream() || st.counted }
+// Counters (counts.go) need it for the change's difference, and so does
+// the counting pass (counts_build.go) for the keys it has passed.
+func (st *tableState) needsOld() bool {
+	return st.hasIndexes() || st.hasStream() || st.counted || st.counting
+}
 
 // uniqueProbe is the read of one slot of a unique index, started and not
 // yet waited on.

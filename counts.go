@@ -46,8 +46,9 @@ import (
 //
 // A table created before counters existed has none: its state is not
 // counted (tableMeta.counted), [Table.Count] answers [ErrCountsNotReady]
-// and DescribeTable reports no counts. (The resumable pass that would
-// count such a table is not written yet.)
+// and DescribeTable reports no counts, until the counting pass
+// (counts_build.go) has built them. While it runs, a write counts only
+// if its key is one the pass has passed (keyCounted).
 
 // counterAdd is one atomic add to a counter; clearZero clears the counter
 // after the add if it is then zero (an emptied item collection).
@@ -61,16 +62,17 @@ type counterAdd struct {
 func counterShard(kv []byte) int { return int(crc32.ChecksumIEEE(kv) % counterShards) }
 
 // countWrites returns the counter adds of change c. It needs the old item
-// (c.oldKnown). Nothing is returned for a table that is not counted.
+// (c.oldKnown). Nothing is returned for a change that does not count
+// (counted false: keyCounted).
 //
 // The entry of the old item in a CREATING index exists only if a write or
 // the backfill made it: oldEntries holds, for each such index, whether
 // it exists (read by readOldEntries); if it does not, the new entry
 // exists only if ixw (indexWrites) sets it, which it skips when the
 // entry would be unchanged.
-func countWrites(c itemChange, oldEntries map[string]bool, ixw []indexMutation) ([]counterAdd, error) {
+func countWrites(c itemChange, counted bool, oldEntries map[string]bool, ixw []indexMutation) ([]counterAdd, error) {
 	st := c.st
-	if !st.counted {
+	if !counted {
 		return nil, nil
 	}
 	if !c.oldKnown {
@@ -118,11 +120,11 @@ func countWrites(c itemChange, oldEntries map[string]bool, ixw []indexMutation) 
 	return adds, nil
 }
 
-// readOldEntries reads whether the old item of c has its entry in each
-// CREATING index of a counted table (see countWrites); nil when there
+// readOldEntries reads whether the old item of c, a change that counts,
+// has its entry in each CREATING index (see countWrites); nil when there
 // is none, so a write outside a backfill reads nothing more.
-func readOldEntries(tr fdb.Transaction, c itemChange) (map[string]bool, error) {
-	if !c.st.counted || c.old == nil {
+func readOldEntries(tr fdb.Transaction, c itemChange, counted bool) (map[string]bool, error) {
+	if !counted || c.old == nil {
 		return nil, nil
 	}
 	var names []string
@@ -196,47 +198,91 @@ func applyCounterAdds(tr fdb.Transaction, adds []counterAdd) {
 
 // backfillCounts counts the entries a backfill batch writes (backfill.go)
 // that did not exist: a write after the index was added made the others,
-// and counted them.
+// and counted them. While the counting pass runs, only the entries of
+// keys it has passed count (keyCounted); the batch's read of the items
+// conflicts with a pass that passes them meanwhile.
 type backfillCounts struct {
 	tr      fdb.Transaction
 	st      *tableState
 	ix      *indexDef
+	passed  fdb.FutureByteSlice
 	pending []pendingEntry
 }
 
 type pendingEntry struct {
 	had   fdb.FutureByteSlice
+	kv    []byte
 	shard int
 	size  int64
 }
 
 func newBackfillCounts(tr fdb.Transaction, st *tableState, ix *indexDef) *backfillCounts {
-	return &backfillCounts{tr: tr, st: st, ix: ix}
+	return &backfillCounts{tr: tr, st: st, ix: ix, passed: startPassed(tr, st)}
 }
 
 // entry starts reading whether entry key (of item, with packed key
 // values kv) exists, before the backfill sets it.
 func (b *backfillCounts) entry(key fdb.Key, item Item, kv []byte) {
-	if !b.st.counted {
+	if !b.st.counted && !b.st.counting {
 		return
 	}
 	_, size := b.ix.entryCount(b.st, item, kv, int64(item.Size()))
-	b.pending = append(b.pending, pendingEntry{had: b.tr.Get(key), shard: counterShard(kv), size: size})
+	b.pending = append(b.pending, pendingEntry{had: b.tr.Get(key), kv: kv, shard: counterShard(kv), size: size})
 }
 
 // apply adds the new entries to the index's counters.
 func (b *backfillCounts) apply() error {
 	var adds []counterAdd
 	for _, p := range b.pending {
+		counted, err := keyCounted(b.tr, b.st, b.passed, p.kv)
+		if err != nil {
+			return err
+		}
 		v, err := p.had.Get()
 		if err != nil {
 			return err
 		}
-		if v == nil {
+		if counted && v == nil {
 			adds = append(adds, counterAdd{key: b.st.keys.indexCountKey(b.ix.name, countItems, p.shard), n: 1},
 				counterAdd{key: b.st.keys.indexCountKey(b.ix.name, countBytes, p.shard), n: p.size})
 		}
 	}
 	applyCounterAdds(b.tr, adds)
 	return nil
+}
+
+// startPassed starts a snapshot read of the counting pass's cursor when
+// the pass runs on st's table; nil otherwise.
+func startPassed(rt fdb.ReadTransaction, st *tableState) fdb.FutureByteSlice {
+	if !st.counting {
+		return nil
+	}
+	return rt.Snapshot().Get(st.keys.countProgressKey())
+}
+
+// keyCounted reports whether a write in tr of the item with packed key
+// values kv keeps the counters: always on a counted table; while the
+// counting pass runs, if the pass has passed the key, as passed (a read
+// startPassed started, or nil) says. A write of a key not passed takes a
+// read conflict on the item's key, so a batch that passes it before the
+// write commits makes the write retry (counts_build.go).
+func keyCounted(tr fdb.Transaction, st *tableState, passed fdb.FutureByteSlice, kv []byte) (bool, error) {
+	if !st.counting {
+		return st.counted, nil
+	}
+	if passed == nil {
+		passed = startPassed(tr, st)
+	}
+	raw, err := passed.Get()
+	if err != nil {
+		return false, err
+	}
+	cur, err := decodeBackfillCursor(raw)
+	if err != nil {
+		return false, err
+	}
+	if len(cur.kv) > 0 && bytes.Compare(kv, cur.kv) <= 0 {
+		return true, nil
+	}
+	return false, tr.AddReadConflictKey(st.keys.itemKey(kv))
 }

@@ -88,3 +88,74 @@ func BenchmarkCounts(b *testing.B) {
 		}))
 	}
 }
+
+// BenchmarkBuildCounts measures the counting pass (counts_build.go) of a
+// table of 10,000 items of 200 bytes with a GSI, next to the raw
+// FoundationDB reads it cannot do without: the same items read by range
+// reads of 500 keys, one transaction each. It reports the time of one
+// batch (one transaction), which must stay far below FoundationDB's 5 s.
+// Put/counting is a Put while the pass runs (it reads the pass's cursor
+// in its item's wave), next to a Put on a counted table.
+func BenchmarkBuildCounts(b *testing.B) {
+	const n = 10_000
+	s := hashOnly
+	s.AttributeDefinitions = append(s.AttributeDefinitions[:1:1], AttributeDefinition{"name", ScalarAttributeTypeS})
+	s.GlobalSecondaryIndexes = []GlobalSecondaryIndex{{IndexName: "byName", KeySchema: []KeySchemaElement{{"name", KeyTypeHash}},
+		Projection: Projection{ProjectionType: ProjectionTypeKeysOnly}}}
+	db, tbl := benchTableOf(b, s)
+	for i := 0; i < n; i += 1000 {
+		var reqs []WriteRequest
+		for j := i; j < i+1000; j++ {
+			reqs = append(reqs, WriteRequest{PutRequest: &PutRequest{Item: benchItem("k"+strconv.Itoa(j), 200)}})
+		}
+		if err := BatchWriteAll(b.Context(), db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{tbl: reqs}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	batches := n/DefaultCountBatchSize + 2 // the start and the last, empty, batch
+	b.Run("items=10k", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			makeLegacy(b, db, tbl)
+			b.StartTimer()
+			if _, err := tbl.BuildCounts(b.Context(), db, BuildCountsInput{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/float64(batches), "ms/batch")
+	})
+	st := tbl.state.Load()
+	b.Run("items=10k/raw-range", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			begin, end := st.keys.items.FDBRangeKeys()
+			for {
+				kvs, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
+					return rt.GetRange(fdb.KeyRange{Begin: begin, End: end}, fdb.RangeOptions{Limit: DefaultCountBatchSize, Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				rows := kvs.([]fdb.KeyValue)
+				if len(rows) < DefaultCountBatchSize {
+					break
+				}
+				begin = append(rows[len(rows)-1].Key, 0)
+			}
+		}
+	})
+	// A pass started and left before its end: writes count by the cursor.
+	makeLegacy(b, db, tbl)
+	for range 3 {
+		if _, err := countsStep(db, tbl, DefaultCountBatchSize); err != nil {
+			b.Fatal(err)
+		}
+	}
+	it := benchItem("k1", 200)
+	benchRun(b, "Put/counting", 200, func() error { _, err := tbl.Put(db, PutInput{Item: it}); return err })
+	if _, err := tbl.BuildCounts(b.Context(), db, BuildCountsInput{}); err != nil {
+		b.Fatal(err)
+	}
+	benchRun(b, "Put/counted", 200, func() error { _, err := tbl.Put(db, PutInput{Item: it}); return err })
+}

@@ -192,7 +192,7 @@ func decide(a *writeAction, tg target) (decision, error) {
 			return decision{}, conditionFailed(old, a.rvFail)
 		}
 	}
-	c := itemChange{st: tg.st, kv: tg.kv, old: old, oldEnc: tg.oldEnc, oldKnown: tg.oldKnown, probes: tg.probes}
+	c := itemChange{st: tg.st, kv: tg.kv, old: old, oldEnc: tg.oldEnc, oldKnown: tg.oldKnown, probes: tg.probes, passed: tg.passed}
 	switch a.kind {
 	case actionCheck:
 		return decision{}, nil

@@ -155,13 +155,15 @@ func (e *UniqueViolationError) Unwrap() []error {
 	return []error{ErrUniqueViolation, ErrConditionalCheckFailed}
 }
 
-// DuplicateKeysError reports the backfill of a unique index (unique.go)
-// over items that share a key: the backfill removed the index, leaving
-// the table as it was. It unwraps to [ErrUniqueViolation].
+// DuplicateKeysError reports items that share a key in a unique index
+// (unique.go): found by its backfill, which removed the index, leaving
+// the table as it was; or by a restore, which created no table. It
+// unwraps to [ErrUniqueViolation].
 type DuplicateKeysError struct {
 	Index string
 	// Keys are the primary keys of items that share an index key with
-	// another, as the failing backfill batch found them: at least two.
+	// another: at least two, as the failing backfill batch found them,
+	// or the items of the first index key a restore found shared.
 	Keys []Item
 }
 

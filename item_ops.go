@@ -137,6 +137,9 @@ type target struct {
 	// probes are a Put's reads of the slots of unique indexes its item
 	// takes (unique.go), started with the item's read.
 	probes []uniqueProbe
+	// passed is a write's read of the counting pass's cursor, started
+	// with the item's read while the pass runs (counts_build.go).
+	passed fdb.FutureByteSlice
 }
 
 // pendingFetch is the read of the item a request works on, started in a
@@ -176,6 +179,9 @@ func (t *Table) startFetch(l itemLoader, mvf fdb.FutureByteSlice, op string, st0
 	}
 	if needOld {
 		f.r = l.get(&st0.keys, kv)
+	}
+	if w != nil {
+		f.tg.passed = startPassed(l.rt, st0)
 	}
 	return f
 }
@@ -223,6 +229,9 @@ func (f *pendingFetch) resolveState(l itemLoader) error {
 		// An index added since st0 needs the old item too.
 		if f.needOld = f.needOld || st.needsOld(); f.needOld {
 			f.r = l.get(&st.keys, f.tg.kv)
+		}
+		if f.w != nil {
+			f.tg.passed = startPassed(l.rt, st)
 		}
 	}
 	f.tg.st = st

@@ -129,3 +129,41 @@ func (l itemLoader) load(r *itemRead) (Item, []byte, error) {
 // entry decodes the value of an index entry stored inline, the encoding
 // of its item's projection (index.go); an entry is never chunked.
 func (l itemLoader) entry(value []byte) (Item, error) { return DecodeItem(value) }
+
+// walk starts reading the next batch of a walk over every item of a
+// table in key order (a backfill, the counting pass): at most limit
+// items after the one whose packed key values are after (from the first
+// if after is empty), and no more once their encoded size reaches
+// maxBytes. The item heads are one range read, conflicting with writes
+// of those items; the chunks of every chunked item are started before
+// any is waited on. full reports that the walk did not reach the end of
+// the table. Load each read with load.
+func (l itemLoader) walk(keys *tableKeys, after []byte, limit, maxBytes int) (reads []itemRead, full bool, err error) {
+	begin, end := keys.items.FDBRangeKeys()
+	if len(after) > 0 {
+		begin = keys.itemKey(next(after))
+	}
+	heads, err := l.rt.GetRange(fdb.KeyRange{Begin: begin, End: end}, fdb.RangeOptions{Limit: limit, Mode: fdb.StreamingModeWantAll}).GetSliceWithError()
+	if err != nil {
+		return nil, false, err
+	}
+	reads = make([]itemRead, 0, len(heads))
+	size := 0
+	full = len(heads) == limit
+	for _, h := range heads {
+		kv, err := keys.splitItemKey(h.Key)
+		if err != nil {
+			return nil, false, err
+		}
+		r, err := l.row(keys, kv, h.Value)
+		if err != nil {
+			return nil, false, err
+		}
+		l.follow(&r)
+		reads = append(reads, r)
+		if size += r.size(); size >= maxBytes {
+			return reads, true, nil
+		}
+	}
+	return reads, full, nil
+}

@@ -250,7 +250,10 @@ type RestoreTableToPointInTimeInput struct {
 }
 
 // RestoreTableToPointInTime creates table in.TargetTableName holding the
-// source table's committed state at the point the input names. Errors:
+// source table's committed state at the point the input names, with the
+// schema the source had when recovery was enabled (or the overrides);
+// like RestoreTableFromBackup's, the new table keeps exact counts and
+// its unique indexes are checked before it appears. Errors:
 // [ErrPointInTimeRecoveryUnavailable]; [ErrInvalidRestoreTime] for a
 // point outside the recovery window; those of RestoreTableFromBackup. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableToPointInTime.html.

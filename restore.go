@@ -1,6 +1,7 @@
 package fdyno
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
@@ -21,6 +22,13 @@ import (
 // or resumed batch never writes an item twice. The last transaction moves
 // the directory to the table's name and bumps the metadata version: the
 // table appears whole, or not at all.
+//
+// The new table keeps exact counts (counts.go), unless the backup's
+// schema is WithoutCounts, whatever its source kept: it starts empty and
+// every item enters it through the write path, which counts. Its unique
+// indexes (unique.go) are checked once it is built, before it moves
+// (unique.go, invariant 6): a restore whose items would put two in one
+// slot fails with a *DuplicateKeysError and leaves no table.
 
 // RestoreTableFromBackupInput is DynamoDB's RestoreTableFromBackup
 // request, for what the library keeps (billing, provisioned throughput
@@ -41,9 +49,16 @@ type RestoreTableFromBackupInput struct {
 // settings. It runs many transactions through tx (pass an fdb.Database)
 // and returns the new table's handle once the table exists, whole.
 //
+// The new table keeps exact counts (unless the backup's schema is
+// WithoutCounts), and its unique indexes are checked before it appears.
+//
 // Errors: [ErrValidation] for a bad name or override; [ErrBackupNotFound];
 // [ErrBackupInUse] if the backup is still being created;
-// [ErrTableAlreadyExists] if the target exists. See
+// [ErrTableAlreadyExists] if the target exists; a *[DuplicateKeysError]
+// ([ErrUniqueViolation]) if two of the backup's items share a key in a
+// unique index (possible when the backup was taken while the index was
+// CREATING, or deleted): no table is created, and a restore with a
+// GlobalSecondaryIndexOverride without the index succeeds. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableFromBackup.html.
 func RestoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, opts ...Option) (*Table, error) {
 	return restoreTableFromBackup(tx, in, backupBatch, opts...)
@@ -84,7 +99,8 @@ func restoreBackup(tx fdb.Transactor, o options, b *storedBackup, keys backupKey
 	// Guarded as the target: each item written is asked for (write.go).
 	tmp.maxItemSize, tmp.chunkThreshold, tmp.clock, tmp.guard = o.maxItemSize, o.chunkThreshold, o.clock, o.guard
 	target := tablePath(o.root, in.TargetTableName)
-	want := &tableMeta{format: metaFormatVersion, name: in.TargetTableName, schema: schema.canonical(), created: tmp.now().UTC()}
+	want := &tableMeta{format: metaFormatVersion, name: in.TargetTableName, schema: schema.canonical(), created: tmp.now().UTC(),
+		counted: !schema.WithoutCounts}
 	tableID, err := Transact(tx, func(tr fdb.Transaction) (string, error) {
 		if ok, err := directory.Exists(tr, target); err != nil || ok {
 			if err == nil {
@@ -127,6 +143,20 @@ func restoreBackup(tx fdb.Transactor, o options, b *storedBackup, keys backupKey
 			if done, err = Transact(tx, replay.step); err != nil {
 				return abandon(err)
 			}
+		}
+	}
+	for _, g := range schema.GlobalSecondaryIndexes {
+		if !g.Unique {
+			continue
+		}
+		dups, err := uniqueDuplicates(context.Background(), tx, tmp, g.IndexName)
+		if err == nil && dups != nil {
+			err = &DuplicateKeysError{Index: g.IndexName, Keys: dups}
+		}
+		if err != nil {
+			// The partial table is removed; it was never visible.
+			_, _ = Transact(tx, func(tr fdb.Transaction) (bool, error) { return directory.Root().Remove(tr, tmp.path) })
+			return nil, err
 		}
 	}
 	if _, err := Transact(tx, func(tr fdb.Transaction) (struct{}, error) {

@@ -42,6 +42,7 @@ type budgetFixture struct {
 	db                          fdb.Database
 	plain, gsi, stream, sharded *Table
 	blind                       *Table // plain, created WithoutCounts
+	counting                    *Table // plain, its counting pass under way (counts_build.go)
 	big                         string // an attribute value that makes an item chunked
 	// streamAfter is the sequence number of the stream's chunked record:
 	// after it come small records only.
@@ -113,6 +114,29 @@ func newBudgetFixture(t *testing.T) *budgetFixture {
 	}
 	if err := BatchWriteAll(context.Background(), db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{f.plain: many}}); err != nil {
 		t.Fatal(err)
+	}
+	// A table created before counters, its counting pass started and one
+	// batch done: p/1 is passed, p/5 and after are not.
+	if f.counting, err = Open(db, "Counting", testRoot(t, db), WithSchema(hashRange)); err != nil {
+		t.Fatal(err)
+	}
+	makeLegacy(t, db, f.counting)
+	for _, sk := range []string{"1", "5", "6"} {
+		if _, err := f.counting.Put(db, PutInput{Item: Item{"pk": S("p"), "sk": N(sk)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		if _, err := countsStep(db, f.counting, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Those changed the metadata version: every handle loads its table's
+	// state again now, not in a budget.
+	for _, tbl := range []*Table{f.plain, f.gsi, f.stream, f.sharded, f.blind, f.counting} {
+		if _, err := tbl.Get(db, GetInput{Key: Item{"pk": S("none"), "sk": N("0")}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The first TransactWrite with a ClientRequestToken opens the root
 	// directory (a read per path element) and caches it with the table's
@@ -241,6 +265,25 @@ func TestRoundTripBudgets(t *testing.T) {
 		// (counts.go) add the difference from the old item.
 		{"Put", func() error { return ignore(f.plain.Put(db, PutInput{Item: item("3", "v")})) }, rt(1, 1, 1)},
 		{"Delete", func() error { return ignore(f.plain.Delete(db, DeleteInput{Key: key("3")})) }, rt(1, 1, 1)},
+
+		// While the counting pass runs, a write reads the pass's cursor
+		// with its item (counts_build.go), in the same wave.
+		{"Put, counting pass under way, key passed", func() error { return ignore(f.counting.Put(db, PutInput{Item: item("1", "v")})) }, rt(1, 1, 1)},
+		{"Put, counting pass under way, key not passed", func() error { return ignore(f.counting.Put(db, PutInput{Item: item("5", "v")})) }, rt(1, 1, 1)},
+		{"Update, counting pass under way", func() error {
+			return ignore(f.counting.Update(db, UpdateInput{Key: key("6"), UpdateExpression: "SET a = :a", ExpressionAttributeValues: map[string]Value{":a": S("u")}}))
+		}, rt(1, 1, 1)},
+		{"BatchWrite of 10 items, counting pass under way", func() error {
+			var reqs []WriteRequest
+			for i := range 10 {
+				reqs = append(reqs, WriteRequest{PutRequest: &PutRequest{Item: item(fmt.Sprint(i), "b")}})
+			}
+			return ignore(BatchWrite(db, BatchWriteInput{RequestItems: map[*Table][]WriteRequest{f.counting: reqs}}))
+		}, rt(1, 1, 1)},
+		{"TransactWrite of 2 items, counting pass under way", func() error {
+			return ignore(TransactWrite(db, TransactWriteInput{TransactItems: []TransactWriteItem{{Put: &TransactPut{Table: f.counting, Item: item("1", "t")}},
+				{Delete: &TransactDelete{Table: f.counting, Key: key("5")}}}}))
+		}, rt(1, 1, 1)},
 
 		// Writes that read nothing: a table created WithoutCounts.
 		{"Put, WithoutCounts", func() error { return ignore(f.blind.Put(db, PutInput{Item: item("3", "v")})) }, rt(1, 0, 1)},

@@ -43,6 +43,16 @@ import (
 //     when the last such GSI is deleted. A unique GSI (unique.go) is
 //     another: a version before it would write duplicates. Metadata with
 //     one is stored as FormatVersion 4, Layout as under 3.
+//  6. Exact counters (counts.go) are a third such feature: a version
+//     before them writes without counting, and the counters of a table
+//     it wrote to would be wrong forever after, silently. The metadata
+//     of a table that keeps counters (counted) or is having them built
+//     (counting, counts_build.go) is stored as FormatVersion 4 too, which
+//     every version before counters refuses; every version that reads 4
+//     counts (unique GSIs and counters came in one change, issue 34).
+//     Counted metadata stored as 1 or 2 (by the versions between
+//     counters and this rule) is read as counted, and stored as 4 by its
+//     next write; BuildCounts rewrites it at once.
 
 // tableMeta is a table's metadata as the code uses it.
 type tableMeta struct {
@@ -68,6 +78,14 @@ type tableMeta struct {
 	// counted says the table's counters (counts.go) are exact: set at
 	// creation, or when the counting pass of an older table completes.
 	counted bool
+	// counting says the counting pass (counts_build.go) of a table
+	// created before counters is under way: writes count the keys it has
+	// passed. Never set with counted.
+	counting bool
+	// storedVersion is the FormatVersion decodeMeta read (invariant 6:
+	// counted metadata of an older FormatVersion is rewritten); encodeMeta
+	// ignores it.
+	storedVersion int
 	// captures are the backups taking the table's change log (backup.go):
 	// while there is one, every write logs its item (backup_log.go).
 	captures []string
@@ -83,21 +101,27 @@ const (
 	// multi-attribute GSI key (invariant 5); its Layout is the format.
 	multiKeyFormatVersion = 3
 	// uniqueFormatVersion is the FormatVersion of metadata with a unique
-	// GSI (invariant 5), multi-attribute keys or not; its Layout is the
-	// format.
+	// GSI (invariant 5) or counters (invariant 6), multi-attribute keys
+	// or not; its Layout is the format.
 	uniqueFormatVersion = 4
 )
 
 // storedFormatVersion returns the FormatVersion of metadata of a table of
-// format format with schema s (invariant 5).
-func (s TableSchema) storedFormatVersion(format int) int {
+// format format with schema s, that keeps counters or has them built if
+// counts (invariants 5 and 6).
+func (s TableSchema) storedFormatVersion(format int, counts bool) int {
 	switch {
-	case s.hasUniqueIndexes():
+	case s.hasUniqueIndexes() || counts:
 		return uniqueFormatVersion
 	case s.hasMultiAttributeKeys():
 		return multiKeyFormatVersion
 	}
 	return format
+}
+
+// formatVersion returns the FormatVersion m is stored under.
+func (m *tableMeta) formatVersion() int {
+	return m.schema.storedFormatVersion(m.format, m.counted || m.counting)
 }
 
 // storedMeta is the JSON stored at ("m",).
@@ -115,8 +139,10 @@ type storedMeta struct {
 	Properties       storedProperties `json:",omitzero"`
 	// Settings is the settings record (invariant 4).
 	Settings []byte `json:",omitempty"`
-	// Counted marks exact counters (counts.go).
-	Counted bool `json:",omitempty"`
+	// Counted marks exact counters (counts.go); Counting a counting pass
+	// under way (counts_build.go).
+	Counted  bool `json:",omitempty"`
+	Counting bool `json:",omitempty"`
 	// Captures are the backups taking the change log (backup.go).
 	Captures []string `json:",omitempty"`
 }
@@ -176,8 +202,8 @@ type storedDisabledStream struct {
 func encodeMeta(m *tableMeta) ([]byte, error) {
 	s := storedMeta{FormatVersion: m.format, TableName: m.name, Schema: storeSchema(m.schema), Building: m.building,
 		CursorKey: m.cursorKey, TableID: m.tableID, CreationDateTime: m.created, Settings: m.settings, Captures: m.captures,
-		Properties: storedProperties{StreamLabel: m.streamLabel, StreamStartAfter: m.streamStartAfter}, Counted: m.counted}
-	if v := m.schema.storedFormatVersion(m.format); v != m.format {
+		Properties: storedProperties{StreamLabel: m.streamLabel, StreamStartAfter: m.streamStartAfter}, Counted: m.counted, Counting: m.counting}
+	if v := m.formatVersion(); v != m.format {
 		s.FormatVersion, s.Layout = v, m.format
 	}
 	for _, d := range m.disabledStreams {
@@ -206,13 +232,20 @@ func decodeMeta(raw []byte, name string) (*tableMeta, error) {
 	}
 	m := &tableMeta{format: format, name: s.TableName, schema: loadSchema(s.Schema), building: s.Building,
 		cursorKey: s.CursorKey, tableID: s.TableID, created: s.CreationDateTime, settings: s.Settings, captures: s.Captures,
-		streamLabel: s.Properties.StreamLabel, streamStartAfter: s.Properties.StreamStartAfter, counted: s.Counted}
+		streamLabel: s.Properties.StreamLabel, streamStartAfter: s.Properties.StreamStartAfter, counted: s.Counted,
+		counting: s.Counting, storedVersion: s.FormatVersion}
 	for _, d := range s.Properties.DisabledStreams {
 		m.disabledStreams = append(m.disabledStreams, DisabledStream{StreamLabel: d.StreamLabel, StreamStartAfter: d.StreamStartAfter,
 			StreamViewType: StreamViewType(d.StreamViewType), DisabledAt: d.DisabledAt, LastSequenceNumber: d.LastSequenceNumber})
 	}
-	if m.schema.storedFormatVersion(format) != s.FormatVersion {
-		return nil, corrupt // invariant 5: written by no version
+	switch v := m.formatVersion(); {
+	case m.counted && m.counting:
+		return nil, corrupt
+	case v == s.FormatVersion:
+	case m.counted && !m.counting && m.schema.storedFormatVersion(format, false) == s.FormatVersion:
+		// Counted metadata stored before invariant 6.
+	default:
+		return nil, corrupt // invariants 5 and 6: written by no version
 	}
 	if m.settings == nil {
 		legacy, err := legacySettings(raw)

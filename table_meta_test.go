@@ -19,6 +19,7 @@ import (
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 var updateMeta = flag.Bool("update-meta", false, "write this version's golden metadata samples missing from testdata/meta (an existing sample is never rewritten)")
@@ -40,40 +41,47 @@ var metaGoldens = []struct {
 	// it kept among the properties.
 	want           func(*tableMeta)
 	legacySettings string
+	// rewrite, if not empty, is the sample a rewrite of this one stores:
+	// a later format of the same metadata.
+	rewrite string
 }{
 	{"1-schema.json", "format 1: name and schema (c073444)", func(m *tableMeta) {
 		m.format, m.schema.StreamShards = 1, 0
-	}, ""},
+	}, "", ""},
 	{"1-building.json", "GSIs being backfilled (f0e7be2)", func(m *tableMeta) {
 		m.format, m.schema.StreamShards, m.building = 1, 0, []string{"byK"}
-	}, ""},
+	}, "", ""},
 	{"1-stream-shards.json", "stream shards (a6a78ad)", func(m *tableMeta) {
 		m.format = 1
-	}, ""},
+	}, "", ""},
 	{"1-cursor-key.json", "the cursors' secret (effedfd)", func(m *tableMeta) {
 		m.format, m.building, m.cursorKey = 1, []string{"byK"}, goldenCursorKey
-	}, ""},
+	}, "", ""},
 	{"1-properties.json", "identity and properties (2d54d6d)", func(m *tableMeta) {
 		m.format, m.building, m.cursorKey, m.tableID, m.created = 1, []string{"byK"}, goldenCursorKey, goldenTableID, goldenCreated
-	}, goldenSettings},
+	}, goldenSettings, ""},
 	{"2-partition-directory.json", "format 2: the partition directory (454ab4b)", func(m *tableMeta) {
 		m.building, m.cursorKey = []string{"byK"}, goldenCursorKey
-	}, ""},
+	}, "", ""},
 	{"2-point-in-time-recovery.json", "point-in-time recovery setting (841c4f9)", func(m *tableMeta) {
 		m.building, m.cursorKey, m.tableID, m.created = []string{"byK"}, goldenCursorKey, goldenTableID, goldenCreated
-	}, goldenSettingsPITR},
+	}, goldenSettingsPITR, ""},
 	{"2-stream-label.json", "the stream's label (618dbe2)", func(m *tableMeta) {
 		m.building, m.cursorKey, m.tableID, m.created = []string{"byK"}, goldenCursorKey, goldenTableID, goldenCreated
 		m.streamLabel, m.streamStartAfter = goldenLabel, goldenStartAfter
-	}, goldenSettingsPITR},
+	}, goldenSettingsPITR, ""},
 	{"2-disabled-streams.json", "disabled streams (d8c8d44)", func(m *tableMeta) {
 		m.building, m.cursorKey, m.tableID, m.created = []string{"byK"}, goldenCursorKey, goldenTableID, goldenCreated
 		m.streamLabel, m.streamStartAfter, m.disabledStreams = goldenLabel, goldenStartAfter, goldenDisabled
-	}, goldenSettings},
-	{"2-settings-record.json", "this version: the settings record", currentGolden(2), ""},
-	{"1-settings-record.json", "this version, a format 1 table", currentGolden(1), ""},
-	{"3-multi-attribute-keys.json", "this version: a GSI with a multi-attribute key (FormatVersion 3)", multiKeyGolden(2), ""},
-	{"3-multi-attribute-keys-layout-1.json", "this version: a format 1 table with a multi-attribute GSI key", multiKeyGolden(1), ""},
+	}, goldenSettings, ""},
+	{"2-settings-record.json", "this version: the settings record", currentGolden(2), "", ""},
+	{"1-settings-record.json", "this version, a format 1 table", currentGolden(1), "", ""},
+	{"3-multi-attribute-keys.json", "this version: a GSI with a multi-attribute key (FormatVersion 3)", multiKeyGolden(2), "", ""},
+	{"3-multi-attribute-keys-layout-1.json", "this version: a format 1 table with a multi-attribute GSI key", multiKeyGolden(1), "", ""},
+	{"2-counted.json", "exact counters, before invariant 6 (acb3bc4)", countedGolden(2, false), "", "4-counted.json"},
+	{"4-counted.json", "this version: exact counters (FormatVersion 4, invariant 6)", countedGolden(2, false), "", ""},
+	{"4-counted-layout-1.json", "this version: a format 1 table with exact counters", countedGolden(1, false), "", ""},
+	{"4-counting.json", "this version: the counting pass under way", countedGolden(2, true), "", ""},
 }
 
 var (
@@ -129,6 +137,16 @@ func multiKeyGolden(format int) func(*tableMeta) {
 	}
 }
 
+// countedGolden returns the metadata this version writes for the Music
+// table in format format with exact counters, or with its counting pass
+// under way (counts_build.go).
+func countedGolden(format int, counting bool) func(*tableMeta) {
+	return func(m *tableMeta) {
+		currentGolden(format)(m)
+		m.counted, m.counting = !counting, counting
+	}
+}
+
 // writeGoldenOnce creates the golden sample path holding raw. A sample
 // that exists already is left as it is: if it differs from raw, the
 // format changed under a stored version, and the test fails.
@@ -163,7 +181,10 @@ func wantGolden(i int) *tableMeta {
 	return m
 }
 
-var metaCmp = cmp.Options{cmp.AllowUnexported(tableMeta{}), cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })}
+// metaCmp compares metadata as stored: storedVersion is what decodeMeta
+// read, not part of the metadata.
+var metaCmp = cmp.Options{cmp.AllowUnexported(tableMeta{}), cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }),
+	cmpopts.IgnoreFields(tableMeta{}, "storedVersion")}
 
 // Every later version decodes every format ever written, to the table it
 // stored; legacy settings become the settings record, and a rewrite keeps
@@ -174,7 +195,7 @@ func TestMetaGoldens(t *testing.T) {
 		t.Run(g.file, func(t *testing.T) {
 			path := filepath.Join("testdata", "meta", g.file)
 			want := wantGolden(i)
-			if *updateMeta && g.legacySettings == "" && (strings.HasSuffix(g.file, "-settings-record.json") || strings.HasPrefix(g.file, "3-")) {
+			if *updateMeta && g.legacySettings == "" && (strings.HasSuffix(g.file, "-settings-record.json") || strings.HasPrefix(g.file, "3-") || strings.HasPrefix(g.file, "4-")) {
 				raw, err := encodeMeta(want)
 				if err != nil {
 					t.Fatal(err)
@@ -205,8 +226,15 @@ func TestMetaGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if g.legacySettings == "" && !bytes.Equal(again, raw) {
-				t.Errorf("encodeMeta(decodeMeta(%s)) differs:\n got %s\nwant %s", g.file, again, raw)
+			rewritten := raw
+			if g.rewrite != "" {
+				if rewritten, err = os.ReadFile(filepath.Join("testdata", "meta", g.rewrite)); err != nil {
+					t.Fatal(err)
+				}
+				rewritten = bytes.TrimSpace(rewritten)
+			}
+			if g.legacySettings == "" && !bytes.Equal(again, rewritten) {
+				t.Errorf("encodeMeta(decodeMeta(%s)) differs:\n got %s\nwant %s", g.file, again, rewritten)
 			}
 			back, err := decodeMeta(again, "Music")
 			if err != nil {
@@ -285,6 +313,11 @@ func TestMetaGoldenTablesOpen(t *testing.T) {
 					return nil, err
 				}
 				tr.Set(st.keys.meta, bytes.TrimSpace(raw))
+				if want.counting {
+					// The counting pass's start: nothing counted, nothing passed.
+					tr.ClearRange(st.keys.counts)
+					tr.Set(st.keys.countProgressKey(), backfillCursor{}.encode())
+				}
 				bumpMetadataVersion(tr)
 				return nil, nil
 			}); err != nil {
@@ -504,9 +537,67 @@ func TestMetaUniqueFormat(t *testing.T) {
 			if err := json.Unmarshal(raw, &s); err != nil {
 				t.Fatal(err)
 			}
-			if want := m.schema.storedFormatVersion(format); s.FormatVersion != want {
+			if want := m.schema.storedFormatVersion(format, false); s.FormatVersion != want {
 				t.Errorf("without the unique GSI stored as FormatVersion %d, want %d", s.FormatVersion, want)
 			}
 		}
+	}
+}
+
+// TestMetaCountsFormat checks invariant 6: metadata with exact counters,
+// or with the counting pass under way, is stored as FormatVersion 4
+// (the format in Layout), which versions before counters refuse;
+// counting under any other FormatVersion, or both counted and counting,
+// was written by no version and is refused. Counted metadata under the
+// FormatVersion of the versions before the rule is read as counted.
+func TestMetaCountsFormat(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		counted, counting bool
+		multi             bool
+		stored            string // the FormatVersion and Layout members stored
+		storeAs           string // another form to decode ("": none)
+		storeAsOK         bool
+	}{
+		{"counted", true, false, false, `"FormatVersion":4,"Layout":2`, `"FormatVersion":2`, true},
+		{"counted, multi-attribute key", true, false, true, `"FormatVersion":4,"Layout":2`, `"FormatVersion":3,"Layout":2`, true},
+		{"counting", false, true, false, `"FormatVersion":4,"Layout":2`, `"FormatVersion":2`, false},
+		{"counting, multi-attribute key", false, true, true, `"FormatVersion":4,"Layout":2`, `"FormatVersion":3,"Layout":2`, false},
+		{"neither", false, false, false, `"FormatVersion":2`, `"FormatVersion":4,"Layout":2`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &tableMeta{name: "Music", schema: goldenSchema(), format: 2, counted: tc.counted, counting: tc.counting}
+			if tc.multi {
+				multiKeyGolden(2)(m)
+				m.counted, m.counting = tc.counted, tc.counting
+			}
+			raw, err := encodeMeta(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(string(raw), "{"+tc.stored+",") {
+				t.Fatalf("stored as %.40s…, want %s", raw, tc.stored)
+			}
+			got, err := decodeMeta(raw, "Music")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.counted != tc.counted || got.counting != tc.counting || got.format != 2 {
+				t.Errorf("decoded counted %v counting %v format %d, want %v %v 2", got.counted, got.counting, got.format, tc.counted, tc.counting)
+			}
+			other := strings.Replace(string(raw), tc.stored, tc.storeAs, 1)
+			if _, err := decodeMeta([]byte(other), "Music"); (err == nil) != tc.storeAsOK || err != nil && !errors.Is(err, ErrCorrupt) {
+				t.Errorf("decodeMeta stored as %s = %v, want ok %v", tc.storeAs, err, tc.storeAsOK)
+			}
+		})
+	}
+	m := &tableMeta{name: "Music", schema: goldenSchema(), format: 2, counted: true}
+	raw, err := encodeMeta(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := strings.Replace(string(raw), `"Counted":true`, `"Counted":true,"Counting":true`, 1)
+	if _, err := decodeMeta([]byte(both), "Music"); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("decodeMeta of counted and counting = %v, want ErrCorrupt", err)
 	}
 }

@@ -42,6 +42,9 @@ type tableState struct {
 	format int
 	// counted: every write keeps the table's counters (counts.go).
 	counted bool
+	// counting: the counting pass (counts_build.go) is under way; a
+	// write keeps the counters only of a key the pass has passed.
+	counting bool
 	// capture is set while a backup takes the table's change log: every
 	// write then logs its item (backup_log.go).
 	capture bool
@@ -101,6 +104,7 @@ func (t *Table) load(rt fdb.ReadTransaction, mv []byte) (*tableState, error) {
 	st.cursorKey = meta.cursorKey
 	st.format = meta.format
 	st.counted = meta.counted
+	st.counting = meta.counting
 	st.capture = len(meta.captures) > 0
 	return st, nil
 }

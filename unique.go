@@ -2,6 +2,7 @@ package fdyno
 
 import (
 	"bytes"
+	"context"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 )
@@ -43,6 +44,14 @@ import (
 //  5. A unique index added by UpdateTable is backfilled as any GSI; a
 //     backfill batch that finds two items of one key fails the backfill,
 //     which removes the index and reports the keys (backfill.go).
+//  6. A restore (restore.go) writes its items without the check: the
+//     items it writes are not a state any writer committed until the
+//     restore is done (a point-in-time base is scanned over many
+//     versions, and its log brings it to one), and a backup may hold
+//     duplicates in a unique index (one taken while the index was
+//     CREATING over them, or while it was deleted and others written).
+//     Before the restored table appears, the restore walks each unique
+//     index (uniqueDuplicates) and fails if two items share a key.
 
 // uniqueProbeLimit is how many entries a slot read returns: the slot
 // holds at most one other item's entry (invariant 1), and one more is
@@ -246,4 +255,90 @@ func (u *uniqueBackfill) duplicates() ([]Item, error) {
 		}
 	}
 	return dups, nil
+}
+
+// uniqueDuplicatesBatch bounds one transaction of uniqueDuplicates: at
+// most this many entries, and no more once their bytes reach
+// uniqueDuplicatesBytes.
+const (
+	uniqueDuplicatesBatch = 1000
+	uniqueDuplicatesBytes = 2 << 20
+)
+
+// uniqueDuplicates walks the entries of unique index name of table t in
+// key order, a transaction of tx per batch, and returns the keys of the
+// items of the first slot it finds held by two or more (nil if none):
+// the slot's entries are adjacent, so one walk finds them (invariant 6).
+// It reads only; the walk is not one version, so t must take no writes
+// meanwhile (a restore's hidden table).
+func uniqueDuplicates(ctx context.Context, tx fdb.Transactor, t *Table, name string) ([]Item, error) {
+	// The walk's state: the last entry walked, its index key values, and
+	// the keys of the items walked in that slot.
+	type walk struct {
+		after   fdb.Key
+		slot    []byte
+		holders []Item
+		found   bool // holders are two or more, and the slot is over
+		done    bool // the end of the index
+	}
+	var w walk
+	for !w.found && !w.done {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var err error
+		w, err = ReadTransact(tx, func(tr fdb.ReadTransaction) (walk, error) {
+			b := w // a retry starts again from the state before
+			st, err := t.current(tr, tr.Snapshot().Get(metadataVersionKey))
+			if err != nil {
+				return walk{}, err
+			}
+			ix := st.index(name)
+			if ix == nil || !ix.unique {
+				return walk{done: true}, nil
+			}
+			rng := indexRange(ix.prefix)
+			begin := rng.Begin
+			if b.after != nil {
+				begin = fdb.Key(next(b.after))
+			}
+			it := tr.GetRange(fdb.KeyRange{Begin: begin, End: rng.End}, fdb.RangeOptions{Mode: fdb.StreamingModeIterator}).Iterator()
+			for n, size := 0, 0; n < uniqueDuplicatesBatch && size < uniqueDuplicatesBytes; n++ {
+				if !it.Advance() {
+					b.done = true
+					break
+				}
+				e, err := it.Get()
+				if err != nil {
+					return walk{}, err
+				}
+				size += len(e.Key) + len(e.Value)
+				rest, kv, err := splitIndexKey(ix.prefix, e.Key, len(ix.attrs))
+				if err != nil {
+					return walk{}, err
+				}
+				if ikv := rest[:len(rest)-len(kv)]; !bytes.Equal(ikv, b.slot) {
+					if len(b.holders) > 1 {
+						b.found = true
+						return b, nil
+					}
+					b.slot, b.holders = bytes.Clone(ikv), nil
+				}
+				key, err := keyItem(st, kv)
+				if err != nil {
+					return walk{}, err
+				}
+				b.holders = append(b.holders, key)
+				b.after = e.Key
+			}
+			return b, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(w.holders) > 1 {
+		return w.holders, nil
+	}
+	return nil, nil
 }

@@ -31,6 +31,13 @@ func writeItem(tr fdb.Transaction, t *Table, c itemChange) error {
 	if err := t.allowItem(true, c.kv); err != nil {
 		return err
 	}
+	// While the counting pass runs, its cursor says whether this write
+	// counts (counts_build.go); it is read with the old item, if not
+	// with the request's own read.
+	passed := c.passed
+	if passed == nil {
+		passed = startPassed(tr, c.st)
+	}
 	if !c.oldKnown && c.st.needsOld() {
 		// The request did not need the old item and was validated with a
 		// cached schema that did not either: read it now.
@@ -52,11 +59,15 @@ func writeItem(tr fdb.Transaction, t *Table, c itemChange) error {
 		return err
 	}
 	// Hook: counter differences (counts.go).
-	oldEntries, err := readOldEntries(tr, c)
+	counted, err := keyCounted(tr, c.st, passed, c.kv)
 	if err != nil {
 		return err
 	}
-	adds, err := countWrites(c, oldEntries, ixw)
+	oldEntries, err := readOldEntries(tr, c, counted)
+	if err != nil {
+		return err
+	}
+	adds, err := countWrites(c, counted, oldEntries, ixw)
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,18 @@ import (
 //     then fails with TrimmedDataAccessException, as on DynamoDB. The
 //     same walk keeps each point-in-time recovery log to its recovery
 //     period (fdyno's Table.TrimContinuousBackups).
+//  4. The count builder: at start and every Config.CountBuildInterval,
+//     one walk of the tables runs fdyno's Table.BuildCounts for each
+//     table created before fdyno kept exact counts, which reports none
+//     until its counting pass is done (and stores, at once, the
+//     metadata of a counted table in the form versions without counters
+//     refuse). A pass keeps its cursor in the table, so one stopped by
+//     Close, a crash or a lost lease resumes at a later walk, of this
+//     server or another.
+//
+// The sweeper, the trimmer and the count builder work on a table only
+// while they hold its lease for the job (holdsLease), so that of several
+// servers on one database one does each job at a time.
 //
 // Close stops them all and waits for them; work stops between two of the
 // library's transactions, so nothing is left half done.
@@ -62,6 +74,11 @@ const (
 	// cursor, within a period and an interval.
 	backfillResumeInterval = time.Minute
 	backfillLeasePeriod    = 3 * backfillResumeInterval
+	// DefaultCountBuildInterval is the pause between two walks of the
+	// count builder when Config.CountBuildInterval is zero.
+	DefaultCountBuildInterval = time.Minute
+	// countsJob names the count builder's lease.
+	countsJob = "counts"
 )
 
 // backfillJob is the lease job of the backfill of index.
@@ -93,7 +110,8 @@ func newBackfillSlots(n int) chan struct{} {
 }
 
 // Close stops the server's background work (index backfills, the TTL
-// sweeper and the stream trimmer) and waits for it to stop. It does not stop serving requests:
+// sweeper, the stream trimmer and the count builder) and waits for it to
+// stop. It does not stop serving requests:
 // stop the HTTP server first (Serve returns). A stopped backfill resumes
 // when a server starts on the same database. Close is idempotent.
 func (s *Server) Close() error {
@@ -298,6 +316,61 @@ func (s *Server) trimOnce(ctx context.Context, retention, period time.Duration) 
 			s.log.Warn("stream trim failed", slog.String("table", name), slog.String("error", err.Error()))
 		case trimmed > 0:
 			s.log.Info("stream trim", slog.String("table", name), slog.Int("trimmed", trimmed), slog.String("trim_horizon", out.TrimHorizon))
+		}
+	})
+}
+
+// buildCountsOnce is one walk of the count builder (point 4 above).
+// The pass of a table runs under its lease, renewed every interval while
+// it runs (a period is three intervals: leasePeriod), and stops if the
+// lease is lost; the lease is released when the counts are exact.
+func (s *Server) buildCountsOnce(ctx context.Context, interval time.Duration) {
+	s.eachTable(ctx, "count builder", func(name string, t *fdyno.Table, d *fdyno.TableDescription) {
+		if d.WithoutCounts {
+			return
+		}
+		log := s.log.With(slog.String("table", name))
+		if d.Counts != nil {
+			// Counted: at most a rewrite of the metadata's form.
+			if _, err := t.BuildCounts(ctx, s.db, fdyno.BuildCountsInput{}); err != nil && ctx.Err() == nil && !errors.Is(err, fdyno.ErrResourceNotFound) {
+				log.Warn("counted metadata rewrite failed", slog.String("error", err.Error()))
+			}
+			return
+		}
+		period := leasePeriod(interval)
+		if !s.holdsLease(t, countsJob, period) {
+			return
+		}
+		run, stop := context.WithCancel(ctx)
+		defer stop()
+		start, renewed := time.Now(), time.Now() // real elapsed time
+		var counted int64
+		first := int64(-1)
+		p, err := t.BuildCounts(run, s.db, fdyno.BuildCountsInput{Progress: func(p fdyno.BuildCountsProgress) {
+			if first < 0 {
+				first = p.ItemsCounted
+			}
+			counted = p.ItemsCounted - first
+			if time.Since(renewed) >= interval {
+				renewed = time.Now()
+				if !s.holdsLease(t, countsJob, period) {
+					stop() // another server took it over: it resumes the pass
+				}
+			}
+		}})
+		switch {
+		case err == nil && p.Done:
+			s.metrics.countBuilt("done", counted)
+			s.releaseLease(t, countsJob)
+			log.Info("exact counts built", slog.Int64("items", p.ItemsCounted), slog.Duration("took", time.Since(start)))
+		case errors.Is(err, fdyno.ErrResourceNotFound), errors.Is(err, fdyno.ErrCountsDisabled):
+			// Deleted meanwhile.
+		case run.Err() != nil:
+			s.metrics.countBuilt("stopped", counted)
+			log.Info("counting pass stopped; it resumes at a later walk", slog.Int64("items", counted))
+		default:
+			s.metrics.countBuilt("error", counted)
+			log.Warn("counting pass failed; it resumes at the next walk", slog.String("error", err.Error()))
 		}
 	})
 }

@@ -26,7 +26,8 @@ import (
 //
 // The counters are updated where the work happens: ServeHTTP (requests),
 // transactor.go (FoundationDB transactions and their retries), and
-// background.go (index backfills, TTL sweeps, stream trims). Every method
+// background.go (index backfills, TTL sweeps, stream trims, counting
+// passes). Every method
 // of *metrics accepts a nil receiver, for servers built without New.
 
 // metricsPath is where the server answers GET with its metrics.
@@ -66,6 +67,8 @@ type metrics struct {
 	ttlDeleted       prometheus.Counter
 	streamTrims      *prometheus.CounterVec // result
 	streamTrimmed    prometheus.Counter
+	countBuilds      *prometheus.CounterVec // result
+	countedItems     prometheus.Counter
 }
 
 // newMetrics registers the server's metrics in a new registry; ops holds
@@ -112,13 +115,15 @@ func newMetrics(ops map[string]operation) *metrics {
 	m.backfillRetries = counter("index_backfill_retries_total", "Index backfill runs that failed with an error that may pass, and were retried.")
 	m.backfillsRunning = gauge("index_backfills_running", "Index backfills running now (holding one of the MaxBackfills slots).")
 	m.leases = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "fdyno", Name: "background_leases",
-		Help: "Leases on tables' background work this server holds, by job (ttl-sweep, trim): of several servers on one database, the holder does the job."}, []string{"job"})
+		Help: "Leases on tables' background work this server holds, by job (ttl-sweep, trim, counts): of several servers on one database, the holder does the job."}, []string{"job"})
 	reg(m.leases)
 	m.ttlSweeps = counterVec("ttl_sweeps_total", "Time to Live sweeps of one table, by result (ok or error).", "result")
 	m.ttlScanned = counter("ttl_items_scanned_total", "Items the Time to Live sweeper examined.")
 	m.ttlDeleted = counter("ttl_items_deleted_total", "Expired items the Time to Live sweeper deleted.")
 	m.streamTrims = counterVec("stream_trims_total", "Stream retention trims of one table, by result (ok or error).", "result")
 	m.streamTrimmed = counter("stream_records_trimmed_total", "Stream records removed by retention trims.")
+	m.countBuilds = counterVec("count_builds_total", "Runs of the counting pass of a table created before exact counts, by result: done (counts exact), stopped (server closing or lease lost; resumes at a later walk) or error.", "result")
+	m.countedItems = counter("count_build_items_total", "Items the counting passes of this server counted.")
 	reg(collectors.NewGoCollector())
 	reg(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Results and kinds start at zero, so that rate() sees the first
@@ -133,6 +138,9 @@ func newMetrics(ops map[string]operation) *metrics {
 	for _, r := range []string{"ok", "error"} {
 		m.ttlSweeps.WithLabelValues(r)
 		m.streamTrims.WithLabelValues(r)
+	}
+	for _, r := range []string{"done", "stopped", "error"} {
+		m.countBuilds.WithLabelValues(r)
 	}
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 	return m
@@ -224,6 +232,16 @@ func (m *metrics) ttlSwept(scanned, deleted int, failed bool) {
 }
 
 // streamTrimmedRecords records one retention trim of one table's stream.
+// countBuilt records one run of a table's counting pass, which counted
+// items; result is done, stopped or error.
+func (m *metrics) countBuilt(result string, items int64) {
+	if m == nil {
+		return
+	}
+	m.countBuilds.WithLabelValues(result).Inc()
+	m.countedItems.Add(float64(items))
+}
+
 // leaseHeld counts a lease on background work taken (held) or lost.
 func (m *metrics) leaseHeld(job string, held bool) {
 	if m == nil {

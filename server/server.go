@@ -133,6 +133,12 @@ type Config struct {
 	// trimmer over the tables with a stream (default
 	// DefaultStreamTrimInterval).
 	StreamTrimInterval time.Duration
+	// CountBuildInterval is the pause between two walks of the count
+	// builder, which builds the exact counts of tables created before
+	// fdyno kept them (default DefaultCountBuildInterval); a negative
+	// value disables it, and such tables report no counts until something
+	// else runs fdyno's Table.BuildCounts.
+	CountBuildInterval time.Duration
 	// AuditLog logs every authorization decision, allowed ones too, at
 	// info level (refusals are always logged, at warning level); see
 	// audit.go.
@@ -373,7 +379,8 @@ func New(cfg Config) (*Server, error) {
 }
 
 // startBackground starts the background work of s's namespace: resuming
-// its backfills and, unless disabled, its TTL sweeper and stream trimmer.
+// its backfills and, unless disabled, its TTL sweeper, stream trimmer and
+// count builder.
 func (s *Server) startBackground() {
 	cfg := s.bgConfig
 	s.goBackground(func(ctx context.Context) {
@@ -399,6 +406,14 @@ func (s *Server) startBackground() {
 		// than retention of every table with a stream.
 		s.goBackground(func(ctx context.Context) {
 			everyInterval(ctx, interval, func() { s.trimOnce(ctx, retention, leasePeriod(interval)) })
+		})
+	}
+	if cfg.CountBuildInterval >= 0 {
+		interval := cmp.Or(cfg.CountBuildInterval, DefaultCountBuildInterval)
+		// The count builder counts, at start and once per interval, the
+		// tables created before exact counts.
+		s.goBackground(func(ctx context.Context) {
+			everyInterval(ctx, interval, func() { s.buildCountsOnce(ctx, interval) })
 		})
 	}
 }

@@ -10,7 +10,7 @@
 //	fdyno-server [--listen 127.0.0.1:8000] [--data-dir DIR | --in-memory | --cluster-file PATH]
 //	             [--auth KEYFILE [--policies POLICYFILE] [--audit-log]] [--shared-db] [--region us-east-1] [--log-level info]
 //	             [--ttl-sweep=true] [--ttl-sweep-interval 1m] [--ttl-sweep-rate 1000] [--max-backfills 2]
-//	             [--stream-retention 24h] [--tls-cert CERT --tls-key KEY]
+//	             [--stream-retention 24h] [--count-build=true] [--tls-cert CERT --tls-key KEY]
 //	             [--max-concurrent-requests 1024] [--max-requests-per-connection 64] [--max-header-bytes 65536]
 //
 // GET /metrics answers the server's metrics in Prometheus's text format.
@@ -56,6 +56,7 @@ func run() error {
 		ttlRate     = flag.Float64("ttl-sweep-rate", server.DefaultTTLSweepItemsPerSecond, "most items per second the TTL sweeper examines")
 		backfills   = flag.Int("max-backfills", server.DefaultMaxBackfills, "most global secondary index backfills run at once")
 		retention   = flag.Duration("stream-retention", server.DefaultStreamRetention, "how long stream records are kept before the trimmer removes them; 0 keeps them all")
+		countBuild  = flag.Bool("count-build", true, "build, in the background, the exact counts of tables created before fdyno kept them")
 		tlsCert     = flag.String("tls-cert", "", "PEM certificate chain: serve HTTPS (with --tls-key) instead of plain HTTP")
 		tlsKey      = flag.String("tls-key", "", "PEM private key of --tls-cert")
 		maxRequests = flag.Int("max-concurrent-requests", server.DefaultMaxConcurrentRequests, "most requests served at once; more are refused with ThrottlingException")
@@ -135,6 +136,9 @@ func run() error {
 	}
 	if !*ttlSweep {
 		cfg.TTLSweepInterval = -1
+	}
+	if !*countBuild {
+		cfg.CountBuildInterval = -1
 	}
 	cfg.StreamRetention = *retention
 	if *retention <= 0 {
