@@ -365,6 +365,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.metrics = newMetrics(s.ops)
 	s.accountStats = s.metrics.registerAccounts()
+	s.metrics.registerStorage(cfg.DB)
 	s.db = newTransactor(cfg.DB, timeout, s.metrics)
 	s.bg.ctx, s.bg.cancel = context.WithCancel(context.Background())
 	s.bg.slots = newBackfillSlots(cfg.MaxBackfills)

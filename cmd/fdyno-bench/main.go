@@ -11,6 +11,10 @@
 // Usage:
 //
 //	fdyno-bench [--fdyno-server build/fdyno-server] [--dynalite path/to/dynalite/cli.js] [--ops 2000] [--clients 16]
+//	fdyno-bench --durable-items 330000 [--cache-mib 16] [--ops 2000] [--clients 16]
+//
+// The second form measures fdyno-server alone on a durable database larger
+// than its cache (durable.go).
 //
 // A third target, the floor server (floor.go), answers every request with
 // a fixed response of a real one's size: its throughput is the ceiling of
@@ -52,8 +56,25 @@ func main() {
 	ops := flag.Int("ops", 2000, "operations per line")
 	clients := flag.Int("clients", 16, "concurrent clients of the concurrent lines")
 	floor := flag.Bool("floor", false, "serve the floor server (fixed answers) on --listen and nothing else")
-	listen := flag.String("listen", "", "the floor server's address (with --floor)")
+	listen := flag.String("listen", "", "the floor server's address (with --floor), or the durable server's (with --serve-dir)")
+	durableItems := flag.Int("durable-items", 0, "measure fdyno-server on a durable database of this many 1 KB items instead (see durable.go)")
+	cacheMiB := flag.Int("cache-mib", 16, "the durable database's cache budget, in MiB (with --durable-items)")
+	serveDir := flag.String("serve-dir", "", "serve fdyno-server on the durable database in this directory on --listen and nothing else (the child --durable-items starts)")
 	flag.Parse()
+	if *serveDir != "" {
+		if err := serveDirectory(*serveDir, *listen); err != nil {
+			fmt.Fprintln(os.Stderr, "fdyno-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *durableItems > 0 {
+		if err := runDurable(os.Stdout, *durableItems, *cacheMiB, *ops, *clients); err != nil {
+			fmt.Fprintln(os.Stderr, "fdyno-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *floor {
 		ln, err := net.Listen("tcp", *listen)
 		if err == nil {

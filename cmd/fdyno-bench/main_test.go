@@ -6,9 +6,42 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 )
+
+// TestMain runs the command itself when the test re-executes its own
+// binary with FDYNO_BENCH_MAIN=1: --durable-items's server child.
+func TestMain(m *testing.M) {
+	if os.Getenv(benchMainEnv) == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// The durable benchmark loads its items, restarts its server after
+// SIGKILL on the same directory (every item is read back from there), and
+// reports the load, the restart, one line per operation, key choice and
+// client count, and the server's memory.
+func TestRunDurable(t *testing.T) {
+	var out bytes.Buffer
+	if err := runDurable(&out, 300, 1, 30, 3); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	report := out.String()
+	for _, want := range []string{"durable: 300 items of 1 KB", "load: ", "restart after SIGKILL", "server after the reads: RSS"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+	for _, want := range []string{"GetItem        1  uniform", "GetItem        3  zipfian", "Query          3  uniform"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks a line %q:\n%s", want, report)
+		}
+	}
+}
 
 // The benchmark runs its whole workload against fdyno-server (small, and
 // without dynalite, which make bench-server installs) and reports one

@@ -7,13 +7,14 @@
 //
 // Usage:
 //
-//	fdyno-server [--listen 127.0.0.1:8000] [--data-dir DIR | --in-memory | --cluster-file PATH]
+//	fdyno-server [--listen 127.0.0.1:8000] [--data-dir DIR [--cache-size 64MiB] | --in-memory | --cluster-file PATH]
 //	             [--auth KEYFILE [--policies POLICYFILE] [--audit-log]] [--shared-db] [--region us-east-1] [--log-level info]
 //	             [--ttl-sweep=true] [--ttl-sweep-interval 1m] [--ttl-sweep-rate 1000] [--max-backfills 2]
 //	             [--stream-retention 24h] [--count-build=true] [--tls-cert CERT --tls-key KEY]
 //	             [--max-concurrent-requests 1024] [--max-requests-per-connection 64] [--max-header-bytes 65536]
 //
-// GET /metrics answers the server's metrics in Prometheus's text format.
+// GET /metrics answers the server's metrics in Prometheus's text format,
+// with the process's resident memory and the embedded database's caches.
 package main
 
 import (
@@ -44,6 +45,7 @@ func run() error {
 		clusterFile = flag.String("cluster-file", "", "FoundationDB cluster file: use a FoundationDB cluster instead of the embedded fdblite database")
 		dataDir     = flag.String("data-dir", DefaultDataDir, "directory of the embedded database's durable data (created if absent)")
 		inMemory    = flag.Bool("in-memory", false, "keep the embedded database in memory only: every table is gone when the server exits")
+		cacheSize   = flag.String("cache-size", "", "cache budget of the embedded durable database, such as 256MiB (default 64MiB); its memory is this, the last seconds' writes and a fixed overhead, whatever the data size (server/README.md)")
 		authFile    = flag.String("auth", "", "file of access keys (`ID SECRET [ACCOUNT]` per line); requests must then be signed with AWS Signature Version 4")
 		region      = flag.String("region", "us-east-1", "region of the shared namespace (--shared-db) and of unsigned requests")
 		policyFile  = flag.String("policies", "", "JSON file of IAM-style policies by access key ID or account (needs --auth); a request no policy allows is refused")
@@ -119,6 +121,9 @@ func run() error {
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	name, storage, err := databaseName(*clusterFile, *dataDir, *inMemory, set)
 	if err != nil {
+		return err
+	}
+	if err := applyCacheSize(*cacheSize, storage); err != nil {
 		return err
 	}
 	db, err := fdb.OpenDatabase(name)

@@ -2,6 +2,7 @@
 #include "database.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 
 #include "atomic.h"
 #include "errors.h"
+#include "memory_release.h"
 
 namespace fdblite {
 
@@ -107,17 +109,25 @@ int Database::Open(const DatabaseName& name, std::shared_ptr<Database>* out) {
 
 int Database::OpenDurable(const std::string& dir, std::shared_ptr<Database>* out,
                           std::string* detail, std::string_view coordinators) {
-  int64_t cache = kDefaultCacheBytes;
-  if (const char* env = std::getenv("FDBLITE_CACHE_BYTES"); env && *env) {
+  // byte_count reads a byte count from the environment variable `name`.
+  auto byte_count = [&](const char* name, int64_t* out) -> int {
+    const char* env = std::getenv(name);
+    if (env == nullptr || *env == '\0') return 0;
     char* end = nullptr;
+    errno = 0;
     long long n = std::strtoll(env, &end, 10);
-    if (end == env || *end != '\0' || n < 0) {
-      *detail = std::string("FDBLITE_CACHE_BYTES=") + env + ": not a byte count";
+    if (end == env || *end != '\0' || n < 0 || errno == ERANGE) {
+      *detail = std::string(name) + "=" + env + ": not a byte count";
       return kInvalidOptionValue;
     }
-    cache = n;
-  }
+    *out = n;
+    return 0;
+  };
+  int64_t cache = kDefaultCacheBytes, window_bytes = kDefaultWindowBytes;
+  if (int err = byte_count("FDBLITE_CACHE_BYTES", &cache)) return err;
+  if (int err = byte_count("FDBLITE_WINDOW_BYTES", &window_bytes)) return err;
   auto db = std::make_shared<Database>(StoreKind::kOverlay);
+  db->budget_ = std::make_unique<WindowBudget>(window_bytes);
   std::unique_ptr<DurableLog> log;
   Version last = 0;
   {
@@ -341,10 +351,23 @@ void Database::MaybePruneLocked(Version v) {
       writes_since_prune_ < kPruneEveryWrites) {
     return;
   }
-  Version oldest = v - window;
+  const Version floor = v - window;
+  if (floor > conflicts_oldest_) {
+    conflicts_.Prune(floor);
+    conflicts_oldest_ = floor;
+  }
+  Version oldest = floor;
+  if (durable_) {
+    // Over its budget, the window shrinks (window_budget.h), to a fifth at
+    // least, and never past a commit not yet durable: read versions stay
+    // below those, and must stay readable.
+    Version ceiling = v - MinWindow(window);
+    Version first;
+    if (durable_->FirstPending(&first)) ceiling = std::min(ceiling, first - 1);
+    oldest = budget_->Horizon(floor, ceiling);
+  }
   if (oldest > oldest_) {
     if (!durable_) store_.Prune(oldest);
-    conflicts_.Prune(oldest);
     oldest_ = oldest;
   }
   if (durable_) {
@@ -352,6 +375,7 @@ void Database::MaybePruneLocked(Version v) {
     // replaces Prune: applied <= every readable version).
     Version applied = durable_->AppliedVersion();
     if (applied > forgotten_) {
+      const size_t before = store_.MemoryBytes();
       // The row cache's entries for what kv now holds differently go too
       // (row_cache.h).
       store_.Forget(applied, [&](std::string_view key) { rows_->Invalidate(key); });
@@ -359,6 +383,8 @@ void Database::MaybePruneLocked(Version v) {
         rows_->InvalidateRange(b, e);
       });
       forgotten_ = applied;
+      const size_t after = store_.MemoryBytes();
+      if (after < before) NoteFreed(before - after);
     }
   }
   last_prune_ = v;
@@ -398,6 +424,7 @@ CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
     touched.reserve(req.mutations->size());
     std::vector<DurableOp> ops;
     std::vector<DurableOp>* log = durable_ ? &ops : nullptr;
+    const size_t bytes_before = store_.MemoryBytes();
     try {
       for (const Mutation& m : *req.mutations) {
         ApplyLocked(m, cv, req.api_version, &touched, log);
@@ -411,6 +438,10 @@ CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
       durable_->Append(cv, oldest_, {});
       r.error = e.code();
       return r;
+    }
+    if (budget_) {
+      budget_->Add(cv, static_cast<int64_t>(store_.MemoryBytes()) -
+                           static_cast<int64_t>(bytes_before));
     }
     conflicts_.Add(*req.writes, cv);
     key_audit_.Record(*req.reads, *req.writes);
@@ -445,12 +476,19 @@ void Database::SetCacheBytes(int64_t bytes) {
 
 std::string Database::StatsJSON() {
   size_t keys, versions, boundaries, bytes;
+  int64_t window_bytes = 0, window_budget = 0;
+  Version read_window = 0;
   {
     auto lock = ReadLock();
     keys = store_.KeyNodes();
     versions = store_.VersionRecords();
     boundaries = conflicts_.Boundaries();
     bytes = store_.MemoryBytes() + conflicts_.MemoryBytes();
+    if (budget_) {
+      window_bytes = budget_->bytes();
+      window_budget = budget_->budget();
+      read_window = version_.load() - oldest_;
+    }
   }
   FaultCounters c = faults_.Counters();
   char buf[1024];
@@ -479,14 +517,17 @@ std::string Database::StatsJSON() {
                 ",\"mode\":\"durable\",\"durable\":{\"version\":%lld,\"applied_version\":%lld,"
                 "\"commits\":%llu,\"groups\":%llu,\"recovered_commits\":%llu,"
                 "\"open_seconds\":%.3f,\"cache_bytes\":%lld,\"cache_used_bytes\":%lld,"
-                "\"error\":%d,",
+                "\"window_bytes\":%lld,\"window_budget_bytes\":%lld,"
+                "\"read_window_versions\":%lld,\"error\":%d,",
                 static_cast<long long>(d.durable_version),
                 static_cast<long long>(d.applied_version),
                 static_cast<unsigned long long>(d.commits),
                 static_cast<unsigned long long>(d.groups),
                 static_cast<unsigned long long>(d.recovered_commits), d.open_seconds,
                 static_cast<long long>(disk_->cache_bytes()),
-                static_cast<long long>(disk_->CacheUsedBytes() + rows_->bytes()), d.error);
+                static_cast<long long>(disk_->CacheUsedBytes() + rows_->bytes()),
+                static_cast<long long>(window_bytes), static_cast<long long>(window_budget),
+                static_cast<long long>(read_window), d.error);
   return out + buf + "\"dir\":" + JSONString(d.dir) +
          ",\"error_detail\":" + JSONString(d.error_detail) + "}}";
 }

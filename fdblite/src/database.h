@@ -9,7 +9,9 @@
 //   * Transaction::mu_ guards one transaction's state.
 //   * Future::mu_ guards one future.
 //   Lock order: Transaction::mu_ -> Database::store_mu_ ->
-//   Database::watch_mu_ -> Future::mu_. Future callbacks and wakeups never
+//   Database::watch_mu_ -> Future::mu_; the durable log's, the disk
+//   reader's, the row cache's and the loop's locks are leaves (nothing else
+//   is locked while one is held). Future callbacks and wakeups never
 //   run under any of these: completions are collected and fired after the
 //   locks are released.
 //
@@ -39,7 +41,12 @@
 // The caches (SQLite's page caches of the writer and the readers, and the
 // row cache) share one budget: FDBLITE_CACHE_BYTES at open (default
 // kDefaultCacheBytes), or SetCacheBytes (the database option
-// kCacheBytesOption).
+// kCacheBytesOption). The overlay has a budget of its own,
+// FDBLITE_WINDOW_BYTES at open (default kDefaultWindowBytes): when the
+// commits of the window add up to more, the read horizon oldest_ moves
+// closer (window_budget.h), down to a fifth of the window; conflict checks
+// keep the full window (conflicts_oldest_). What the overlay frees goes
+// back to the system (memory_release.h).
 #ifndef FDBLITE_DATABASE_H_
 #define FDBLITE_DATABASE_H_
 
@@ -64,6 +71,7 @@
 #include "range_clears.h"
 #include "reader.h"
 #include "store.h"
+#include "window_budget.h"
 
 namespace fdblite {
 
@@ -206,6 +214,7 @@ class Database {
   std::unique_ptr<DurableLog> durable_;
   std::unique_ptr<DiskReader> disk_;
   std::unique_ptr<RowCache> rows_;
+  std::unique_ptr<WindowBudget> budget_;  // GUARDED_BY(store_mu_)
   Version base_;
   // The window pruning and commits use: kMvccWindowVersions but in tests
   // (set before use). Reads check oldest_, the horizon it sets.
@@ -217,7 +226,9 @@ class Database {
   Reader reader_;              // reads store_, clears_ and disk_
   Version forgotten_ = 0;      // GUARDED_BY(store_mu_): last Forget
   ConflictHistory conflicts_;  // GUARDED_BY(store_mu_)
-  Version oldest_ = 0;         // GUARDED_BY(store_mu_)
+  Version oldest_ = 0;         // GUARDED_BY(store_mu_): reads' horizon
+  Version conflicts_oldest_ = 0;  // GUARDED_BY(store_mu_): the conflicts'
+                                  // (the newest version minus window_)
   Version last_prune_ = 0;     // GUARDED_BY(store_mu_)
   uint64_t writes_since_prune_ = 0;  // GUARDED_BY(store_mu_)
   std::atomic<Version> version_{0};

@@ -15,6 +15,7 @@
 #ifndef FDBLITE_FUTURE_H_
 #define FDBLITE_FUTURE_H_
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -49,6 +50,15 @@ class KvBuilder {
     arena_.append(value);
   }
   size_t rows() const { return index_.size() / 2; }
+  // Reserve makes room for `rows` rows of `row_bytes` each, up to
+  // kMaxReserveBytes, so a range read's arena is allocated once instead of
+  // growing (and copying itself) as rows arrive.
+  void Reserve(size_t rows, size_t row_bytes) {
+    constexpr size_t kMaxReserveBytes = 1 << 20;
+    rows = std::min(rows, kMaxReserveBytes / std::max<size_t>(row_bytes, 1));
+    arena_.reserve(rows * row_bytes);
+    index_.reserve(2 * rows);
+  }
 
  private:
   friend class Future;

@@ -185,6 +185,10 @@ class Transaction {
                            int target_bytes, int mode, int iteration,
                            bool snapshot, bool reverse, bool* remote);
   int ResolveLocked(const Selector& sel, bool ryw, std::string* out);
+  // RangeBoundLocked resolves a range read's bound: as ResolveLocked, but a
+  // selector at offset 1 is its key without a lookup when nothing differs.
+  int RangeBoundLocked(const Selector& sel, bool ryw, const std::string& max_key,
+                       std::string* out);
   bool UnreadableLocked(std::string_view key) const;
   bool RangeUnreadableLocked(std::string_view begin,
                              std::string_view end) const;
@@ -219,6 +223,7 @@ class Transaction {
   std::vector<KeyRange> read_conflicts_;   // GUARDED_BY(mu_)
   std::vector<KeyRange> write_conflicts_;  // GUARDED_BY(mu_)
   std::vector<KeyRange> unreadable_;   // GUARDED_BY(mu_): stamped-key ranges
+  bool stamped_ = false;               // GUARDED_BY(mu_): a versionstamped key or value written
   std::optional<std::string> special_faults_;  // GUARDED_BY(mu_): pending config
   std::optional<Faults::ReadFault> read_fault_;  // GUARDED_BY(mu_): drawn per read version
   bool read_fault_counted_ = false;    // GUARDED_BY(mu_)

@@ -367,6 +367,63 @@ TEST("durable disk: a group applies a few MB of log, and later groups the rest")
   EXPECT_EQ(check(), 1200);
 }
 
+TEST("durable disk: over FDBLITE_WINDOW_BYTES, reads' window shrinks, conflicts' does not") {
+  for (bool small : {false, true}) {
+    TempDir dir;
+    if (small) setenv("FDBLITE_WINDOW_BYTES", "1048576", 1);
+    auto db = MustOpen(dir.path());
+    unsetenv("FDBLITE_WINDOW_BYTES");
+    db->SetWindowForTesting(500'000);  // 500 ms; the budget may leave 100 ms
+    EXPECT_EQ(CommitMutations(*db, {Set("x", "0")}).error, 0);
+    const Version rv = db->GetReadVersion();
+    EXPECT_EQ(CommitMutations(*db, {Set("x", "1")}).error, 0);
+    for (int c = 0; c < 8; ++c) {  // 8 commits of 300 KB
+      std::vector<Mutation> muts;
+      for (int i = 0; i < 30; ++i) {
+        muts.push_back(Set("big/" + std::to_string(c * 100 + i), std::string(10000, 'b')));
+      }
+      EXPECT_EQ(CommitMutations(*db, muts).error, 0);
+    }
+    // rv is now 240 ms old, inside the 500 ms window: readable at x's old
+    // value unless the budget gave those versions up (it keeps the last
+    // three big commits, 0.9 MB, and the ticks).
+    for (int tick = 0; tick < 2; ++tick) {  // the second one forgets
+      std::this_thread::sleep_for(std::chrono::milliseconds(120));
+      EXPECT_EQ(CommitMutations(*db, {Set("tick", std::to_string(tick))}).error, 0);
+    }
+    {
+      auto lock = db->ReadLock();
+      EXPECT_EQ(rv >= db->OldestReadableLocked(), !small);
+      std::string v;
+      if (!small) {
+        EXPECT_TRUE(db->reader().Get("x", rv, &v));
+        EXPECT_EQ(v, "0");
+      }
+    }
+    if (small) {
+      EXPECT_TRUE(Stat(*db, "window_bytes") <= 1048576);
+      EXPECT_TRUE(KeyNodes(*db) < 100u);  // the last three big commits and the ticks
+    } else {
+      EXPECT_TRUE(KeyNodes(*db) >= 240u);
+    }
+    EXPECT_EQ(Get(*db, "big/705"), std::string(10000, 'b'));
+    EXPECT_EQ(Get(*db, "x"), "1");
+    // A transaction that read x at rv still conflicts with x = 1: conflict
+    // checks keep the full window.
+    std::vector<fdblite::KeyRange> reads = {{"x", std::string("x\0", 2)}};
+    std::vector<fdblite::KeyRange> writes = {{"y", std::string("y\0", 2)}};
+    std::vector<Mutation> muts = {Set("y", "1")};
+    fdblite::CommitRequest req;
+    req.read_version = rv;
+    req.reads = &reads;
+    req.writes = &writes;
+    req.mutations = &muts;
+    req.api_version = 730;
+    fdblite::Deferred work;
+    EXPECT_EQ(db->Commit(req, &work).error, fdblite::kNotCommitted);
+  }
+}
+
 // Exec runs sql on the directory's SQLite file, as another tool would.
 void Exec(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;

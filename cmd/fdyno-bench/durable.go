@@ -1,0 +1,299 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fdyno/fdyno/server"
+)
+
+// durable.go: fdyno-server on a durable database larger than its cache
+// (issue 36). --durable-items N loads N items of 1 KB (ten per partition)
+// into a fresh data directory through BatchWriteItem, kills the server
+// with SIGKILL and starts it again on the directory, then measures GetItem
+// (uniform and Zipfian keys) and Query (uniform partitions) with one
+// client and with --clients. The server is a child process (this binary
+// with --serve-dir), whose cache budget is --cache-mib, so that the report
+// can give its resident memory and the data's size against the cache.
+
+// itemsPerPartition is how many items share a partition key: what a
+// Query of queryLimit rows reads.
+const itemsPerPartition = queryLimit
+
+// zipfS is the skew of the Zipfian key choice (as in fdblite/bench: the
+// closest to YCSB's 0.99 that Go's generator takes).
+const zipfS = 1.01
+
+// serveDirectory is the child's side: fdyno-server on the durable database in
+// dir, on addr, until killed. The parent sets its cache budget through
+// FDBLITE_CACHE_BYTES, as fdyno-server's --cache-size does.
+func serveDirectory(dir, addr string) error {
+	if err := fdb.APIVersion(730); err != nil {
+		return err
+	}
+	db, err := fdb.OpenDatabase("fdblite-dir:" + dir)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{DB: db, Logger: slog.New(slog.DiscardHandler), TTLSweepInterval: -1})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return server.Serve(context.Background(), ln, srv, server.Timeouts{}, slog.New(slog.DiscardHandler))
+}
+
+// durableItemKey is item i's key: partition i/10, sort key i%10.
+func durableItemKey(i int) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "p" + strconv.Itoa(i/itemsPerPartition)},
+		"sk": &types.AttributeValueMemberN{Value: strconv.Itoa(i % itemsPerPartition)},
+	}
+}
+
+// runDurable runs the durable benchmark and writes its report to w.
+func runDurable(w io.Writer, items, cacheMiB, ops, clients int) error {
+	if items < itemsPerPartition {
+		return fmt.Errorf("--durable-items %d: want at least %d", items, itemsPerPartition)
+	}
+	dir, err := os.MkdirTemp("", "fdyno-bench-durable-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	start := func() (string, *exec.Cmd, error) {
+		cmd := exec.Command(self, "--serve-dir", dir, "--listen")
+		cmd.Env = append(os.Environ(), "FDBLITE_CACHE_BYTES="+strconv.Itoa(cacheMiB<<20), benchMainEnv+"=1")
+		url, err := startCmd(cmd)
+		return url, cmd, err
+	}
+	ctx := context.Background()
+	url, cmd, err := start()
+	if err != nil {
+		return err
+	}
+	c := newClient(url, clients)
+	if err := createTable(ctx, c); err != nil {
+		return err
+	}
+	loadStart := time.Now()
+	if err := loadItems(ctx, c, items, clients); err != nil {
+		return err
+	}
+	loadSecs := time.Since(loadStart).Seconds()
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	restartStart := time.Now()
+	url, cmd, err = start()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	c = newClient(url, clients)
+	if _, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: durableItemKey(0)}); err != nil {
+		return err
+	}
+	restartSecs := time.Since(restartStart).Seconds()
+	var diskBytes int64
+	_ = filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			diskBytes += fi.Size()
+		}
+		return nil
+	})
+	fmt.Fprintf(w, "durable: %d items of 1 KB, %.0f MB on disk, cache %d MiB (data %.1fx the cache)\n",
+		items, float64(diskBytes)/1e6, cacheMiB, float64(diskBytes)/float64(cacheMiB<<20))
+	fmt.Fprintf(w, "load: %.1f s (%.0f items/s; BatchWriteItem of 25, %d clients); restart after SIGKILL: first GetItem answered %.2f s after the start\n",
+		loadSecs, float64(items)/loadSecs, clients, restartSecs)
+	fmt.Fprintf(w, "%-8s %7s  %-8s %10s %10s %10s\n", "op", "clients", "keys", "ops/s", "p50", "p99")
+	for _, wl := range []struct{ op, keys string }{{"GetItem", "uniform"}, {"GetItem", "zipfian"}, {"Query", "uniform"}} {
+		for _, n := range []int{1, clients} {
+			r, err := measureDurable(ctx, c, wl.op, wl.keys, items, n, ops)
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", wl.op, wl.keys, err)
+			}
+			fmt.Fprintf(w, "%-8s %7d  %-8s %10.0f %10s %10s\n", wl.op, n, wl.keys, r.opsPerS,
+				r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond))
+		}
+	}
+	m, err := scrapeGauges(url, "process_resident_memory_bytes", "fdyno_storage_cache_used_bytes", "fdyno_storage_window_bytes")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "server after the reads: RSS %.0f MB, caches %.1f MB of %d MiB, window %.1f MB\n",
+		m[0]/1e6, m[1]/1e6, cacheMiB, m[2]/1e6)
+	return nil
+}
+
+// benchMainEnv set to 1 makes the test binary run main (main_test.go), so
+// that the tests can run the child this binary starts of itself.
+const benchMainEnv = "FDYNO_BENCH_MAIN"
+
+// startCmd starts cmd, whose last argument is --listen, with a free
+// loopback address, and waits until it accepts connections.
+func startCmd(cmd *exec.Cmd) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd.Args = append(cmd.Args, addr)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	if err := waitListening(addr); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return "", err
+	}
+	return "http://" + addr, nil
+}
+
+// loadItems writes items 0..items-1 with BatchWriteItem from clients
+// goroutines, resending what comes back unprocessed.
+func loadItems(ctx context.Context, c *dynamodb.Client, items, clients int) error {
+	const batch = 25
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				first := int(next.Add(batch)) - batch
+				if first >= items {
+					return
+				}
+				var reqs []types.WriteRequest
+				for i := first; i < min(first+batch, items); i++ {
+					it := durableItemKey(i)
+					it["payload"] = &types.AttributeValueMemberS{Value: payload}
+					reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+				}
+				for len(reqs) > 0 {
+					out, err := c.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}})
+					if err != nil {
+						errs <- err
+						return
+					}
+					reqs = out.UnprocessedItems[table]
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// measureDurable runs ops operations (GetItem of one item, or Query of
+// one partition) from n clients, with keys drawn uniformly or Zipfian.
+func measureDurable(ctx context.Context, c *dynamodb.Client, op, keys string, items, n, ops int) (result, error) {
+	lat := make([]time.Duration, ops)
+	var next atomic.Int64
+	var firstErr error
+	var once sync.Once
+	var wg sync.WaitGroup
+	start := time.Now()
+	for g := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(g), 36))
+			z := rand.NewZipf(r, zipfS, 1, uint64(items-1))
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= ops {
+					return
+				}
+				k := r.IntN(items)
+				if keys == "zipfian" {
+					// Ranks scattered over the keys (a permutation: the prime
+					// does not divide items unless items is a multiple of it).
+					k = int((z.Uint64() * 1_000_000_007) % uint64(items))
+				}
+				t0 := time.Now()
+				var err error
+				if op == "GetItem" {
+					var out *dynamodb.GetItemOutput
+					out, err = c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: durableItemKey(k)})
+					if err == nil && out.Item == nil {
+						err = fmt.Errorf("item %d missing", k)
+					}
+				} else {
+					var out *dynamodb.QueryOutput
+					out, err = c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), Limit: aws.Int32(queryLimit),
+						KeyConditionExpression:    aws.String("pk = :p"),
+						ExpressionAttributeValues: map[string]types.AttributeValue{":p": durableItemKey(k)["pk"]}})
+					if err == nil && out.Count == 0 {
+						err = fmt.Errorf("partition of item %d empty", k)
+					}
+				}
+				if err != nil {
+					once.Do(func() { firstErr = err })
+					return
+				}
+				lat[i] = time.Since(t0)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if firstErr != nil {
+		return result{}, firstErr
+	}
+	slices.Sort(lat)
+	return result{opsPerS: float64(ops) / elapsed.Seconds(), p50: lat[len(lat)/2], p99: lat[len(lat)*99/100]}, nil
+}
+
+// scrapeGauges reads the values of the named gauges from url's /metrics.
+func scrapeGauges(url string, names ...string) ([]float64, error) {
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]float64, len(names))
+	for i, name := range names {
+		m := regexp.MustCompile(`(?m)^` + name + ` (\S+)$`).FindSubmatch(body)
+		if m == nil {
+			return nil, errors.New("/metrics lacks " + name)
+		}
+		vals[i], _ = strconv.ParseFloat(string(m[1]), 64)
+	}
+	return vals, nil
+}
