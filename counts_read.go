@@ -54,7 +54,7 @@ func (t *Table) scanCount(rt fdb.ReadTransactor, in *ScanInput) (out *ScanOutput
 // On a guarded handle ([Table.Guarded]) it is a read of the whole table.
 //
 // Errors: [ErrCountsNotReady] for a table created before fdyno kept
-// counters; [ErrCountsDisabled] for a table created
+// counters, until [Table.BuildCounts] has built them; [ErrCountsDisabled] for a table created
 // [TableSchema.WithoutCounts]; [ErrResourceNotFound] for a deleted table; the guard's
 // refusal.
 func (t *Table) Count(rt fdb.ReadTransactor) (Counts, error) {
