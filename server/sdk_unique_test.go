@@ -248,4 +248,18 @@ func TestSDKRestoreUnique(t *testing.T) {
 		UseLatestRestorableTime: aws.Bool(true), GlobalSecondaryIndexOverride: []types.GlobalSecondaryIndex{}}); err != nil {
 		t.Errorf("restore without the unique index: %v", err)
 	}
+	// A backup's unique index kept by an override stays unique.
+	if _, err := c.DeleteItem(ctx(t), &dynamodb.DeleteItemInput{TableName: table, Key: map[string]types.AttributeValue{"pk": s("b")}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.RestoreTableToPointInTime(ctx(t), &dynamodb.RestoreTableToPointInTimeInput{SourceTableName: table, TargetTableName: aws.String("Kept"),
+		UseLatestRestorableTime: aws.Bool(true), GlobalSecondaryIndexOverride: accountsInput().GlobalSecondaryIndexes[:1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := b.TableDescription.GlobalSecondaryIndexes; len(g) != 1 || aws.ToString(g[0].IndexName) != "byEmail" {
+		t.Fatalf("restored GSIs = %d, want byEmail", len(g))
+	}
+	_, err = c.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Kept"), Item: map[string]types.AttributeValue{"pk": s("c"), "email": s("ann@example.com")}})
+	wantAPIError(t, err, "ConditionalCheckFailedException", "unique index byEmail")
 }
