@@ -12,7 +12,7 @@ import "github.com/apple/foundationdb/bindings/go/src/fdb"
 // On a guarded handle ([Table.Guarded]) it is a read of the whole table.
 //
 // Errors: [ErrCountsNotReady] for a table created before fdyno kept
-// counters; [ErrCountsDisabled] for a table created
+// counters, until [Table.BuildCounts] has built them; [ErrCountsDisabled] for a table created
 // [TableSchema.WithoutCounts]; [ErrResourceNotFound] for a deleted table; the guard's
 // refusal.
 func (t *Table) Count(rt fdb.ReadTransactor) (Counts, error) {

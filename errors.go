@@ -177,7 +177,8 @@ func (e *DuplicateKeysError) Unwrap() error { return ErrUniqueViolation }
 // Errors of the exact counts (counts.go).
 var (
 	// ErrCountsNotReady reports a table whose counters are not yet exact:
-	// it was created before fdyno kept counters.
+	// it was created before fdyno kept counters, and [Table.BuildCounts]
+	// has not finished building them.
 	ErrCountsNotReady = errors.New("fdyno: exact counts are not ready for this table")
 	// ErrCountsDisabled reports a table created without counts
 	// ([TableSchema.WithoutCounts]).

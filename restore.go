@@ -38,7 +38,8 @@ type RestoreTableFromBackupInput struct {
 	TargetTableName string
 	// GlobalSecondaryIndexOverride and LocalSecondaryIndexOverride, when
 	// not nil, replace the backup's indexes (an empty slice: none). As
-	// DynamoDB's, they may only keep or drop the backup's indexes.
+	// DynamoDB's, they may only keep or drop the backup's indexes: a
+	// kept GSI is unique if the backup's was, whatever its Unique says.
 	GlobalSecondaryIndexOverride []GlobalSecondaryIndex
 	LocalSecondaryIndexOverride  []LocalSecondaryIndex
 }
@@ -211,7 +212,14 @@ func restoredSchema(s TableSchema, in RestoreTableFromBackupInput) (TableSchema,
 				return s, &ValidationError{Op: "RestoreTableFromBackup", Reason: "GlobalSecondaryIndexOverride names an index the backup does not have: " + g.IndexName}
 			}
 		}
-		s.GlobalSecondaryIndexes = slices.Clone(in.GlobalSecondaryIndexOverride)
+		kept := slices.Clone(in.GlobalSecondaryIndexOverride)
+		for i, g := range kept {
+			// A kept index keeps its uniqueness (unique.go): the
+			// override keeps or drops an index, it does not change one.
+			j := slices.IndexFunc(s.GlobalSecondaryIndexes, func(h GlobalSecondaryIndex) bool { return h.IndexName == g.IndexName })
+			kept[i].Unique = s.GlobalSecondaryIndexes[j].Unique
+		}
+		s.GlobalSecondaryIndexes = kept
 	}
 	if in.LocalSecondaryIndexOverride != nil {
 		for _, l := range in.LocalSecondaryIndexOverride {

@@ -147,6 +147,19 @@ func TestRestoreUnique(t *testing.T) {
 	if _, err := copied.Put(db, PutInput{Item: Item{"pk": S("k9"), "e": S("y")}}); !errors.Is(err, ErrUniqueViolation) {
 		t.Errorf("Put of a duplicate into the restored table = %v, want ErrUniqueViolation", err)
 	}
+	// An override keeps or drops an index; it does not change its
+	// uniqueness (DynamoDB's override names indexes of the backup, and
+	// its model has no Unique).
+	kept := restoreUniqueSchema.GlobalSecondaryIndexes[0]
+	kept.Unique = false
+	copied, err = RestoreTableFromBackup(db, RestoreTableFromBackupInput{BackupID: b.BackupID, TargetTableName: "GoodKept",
+		GlobalSecondaryIndexOverride: []GlobalSecondaryIndex{kept}}, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := copied.Put(db, PutInput{Item: Item{"pk": S("k9"), "e": S("y")}}); !errors.Is(err, ErrUniqueViolation) {
+		t.Errorf("Put of a duplicate into the table restored with the index kept = %v, want ErrUniqueViolation", err)
+	}
 
 	plain := restoreUniqueSchema.clone()
 	plain.GlobalSecondaryIndexes = nil

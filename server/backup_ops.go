@@ -474,6 +474,7 @@ func (o *restoreOverrides) indexes() ([]fdyno.GlobalSecondaryIndex, []fdyno.Loca
 	if o.GlobalSecondaryIndexOverride != nil {
 		gsi = make([]fdyno.GlobalSecondaryIndex, 0, len(o.GlobalSecondaryIndexOverride))
 		for _, g := range o.GlobalSecondaryIndexOverride {
+			g.Unique = false // not DynamoDB's member (fdyno_tags.go, invariant 3); a kept index keeps the backup's
 			gsi = append(gsi, g.GlobalSecondaryIndex)
 		}
 	}

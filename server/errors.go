@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/internal/avjson"
@@ -98,6 +99,13 @@ func toAPIError(err error) *apiError {
 	var uv *fdyno.UniqueViolationError
 	if errors.As(err, &uv) {
 		return &apiError{typ: errConditionalCheck, msg: "The conditional request failed: another item has this key in unique index " + uv.Index}
+	}
+	var dk *fdyno.DuplicateKeysError
+	if errors.As(err, &dk) {
+		// A restore whose items share a key of a unique index: the
+		// request cannot be done as asked (without the index it can).
+		return &apiError{typ: errValidation, msg: "One or more parameter values were invalid: " + strconv.Itoa(len(dk.Keys)) +
+			" of the restored items share a key in unique index " + dk.Index + "; restore without it (GlobalSecondaryIndexOverride)"}
 	}
 	if errors.Is(err, fdyno.ErrDuplicateItem) {
 		return &apiError{typ: errDuplicateItem, msg: "Duplicate primary key exists in table"}

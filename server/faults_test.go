@@ -138,7 +138,7 @@ func TestStreamedWritesIdempotent(t *testing.T) {
 	if err := db.Options().SetTransactionRetryLimit(2); err != nil {
 		t.Fatal(err)
 	}
-	ts, c := newTestClient(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
+	ts, c := newTestClient(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1})
 	if err := fdblitetest.SetFaults(db, fdblitetest.Faults{Seed: 5, CommitUnknownResult: 1}); err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestBackgroundLeases(t *testing.T) {
 	var clock atomic.Int64
 	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
 	now := func() time.Time { return time.UnixMicro(clock.Load()) }
-	cfg := Config{DB: db, Now: now, TTLSweepInterval: -1, StreamRetention: -1}
+	cfg := Config{DB: db, Now: now, TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1}
 	a, b := newTestServer(t, cfg), newTestServer(t, cfg)
 	if a.holder == b.holder {
 		t.Fatalf("two servers share the holder name %q", a.holder)

@@ -342,7 +342,7 @@ func TestMetricsStreamTrims(t *testing.T) {
 // cost more than the requests), so each run checks the running totals;
 // after a first failure, shrunk runs may report the same drift.
 func TestRapidMetricsRequests(t *testing.T) {
-	ts, c := newTestClient(t, Config{TTLSweepInterval: -1, StreamRetention: -1})
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1})
 	createTable(t, c, "Model", "", "")
 	model := map[[2]string]float64{{"CreateTable", "success"}: 1}
 	rapid.Check(t, func(rt *rapid.T) {
@@ -429,7 +429,7 @@ func TestRapidMetricsRequests(t *testing.T) {
 // counted as read retries, each under its error code; no request fails.
 func TestMetricsReadRetries(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
-	ts, c := newTestClient(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
+	ts, c := newTestClient(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1})
 	createTable(t, c, "Reads", "", "")
 	get := func() error {
 		_, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: aws.String("Reads"), Key: avMap{"pk": s("a")}})

@@ -19,7 +19,7 @@ func TestRoundTripBudgets(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
 	// The counts are the database's: no background work may read
 	// meanwhile (the TTL sweeper and the stream trimmer walk the tables).
-	ts, c := newTestClient(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1})
+	ts, c := newTestClient(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1})
 	createTable(t, c, "Budget", "sk", types.ScalarAttributeTypeN)
 	// A table with a stream: every write reads the old item and records
 	// the change, in one wave (fdyno owns the server's transactions as it
@@ -140,7 +140,7 @@ func TestRoundTripBudgets(t *testing.T) {
 		}, rt(1, 1, 1)},
 	}
 	// The background work the server starts with (its first walk resuming
-	// backfills; the sweeper and trimmer are off) reads the tables too:
+	// backfills; the sweeper, trimmer and count builder are off) reads the tables too:
 	// wait for it to end before counting, or a slow machine counts its
 	// reads as a request's. The next walk is a minute away.
 	testtime.WaitUntil(t, "the first backfill resume", func() bool { return ts.bg.resumes.Load() > 0 })

@@ -25,7 +25,7 @@ import (
 // ResourceNotFoundException. The server's clock is injected.
 func TestSDKStreamDisabled(t *testing.T) {
 	clock := testtime.NewClock(time.Now())
-	ts, c := newTestClient(t, Config{TTLSweepInterval: -1, StreamRetention: -1, Now: clock.Now})
+	ts, c := newTestClient(t, Config{TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1, Now: clock.Now})
 	sc := ts.streamsClient()
 	createStreamTable(t, c, "Closed", types.StreamViewTypeNewImage)
 	put := func(pk string) {

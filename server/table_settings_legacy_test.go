@@ -61,7 +61,7 @@ func TestLegacySettingsServed(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			ts, c := newTestClient(t, Config{DB: db, Root: root, TTLSweepInterval: -1, StreamRetention: -1})
+			ts, c := newTestClient(t, Config{DB: db, Root: root, TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1})
 			mode, pt, gsis := describeThroughput(t, c, "Music")
 			if mode != "PROVISIONED" || pt != [2]int64{5, 6} || !cmp.Equal(gsis, map[string][2]int64{"byG": {1, 2}, "byK": {3, 4}}) {
 				t.Errorf("DescribeTable: %s %v %v; want PROVISIONED [5 6] byG [1 2] byK [3 4] as stored", mode, pt, gsis)

@@ -176,6 +176,15 @@ func (s *Server) createTable(c *call, in *createTableInput, _ *fdyno.Table) (any
 	for _, g := range in.GlobalSecondaryIndexes {
 		schema.GlobalSecondaryIndexes = append(schema.GlobalSecondaryIndexes, g.GlobalSecondaryIndex)
 	}
+	// Unique GSIs and tables without counts: the fdyno tags say
+	// (fdyno_tags.go).
+	fs, err := parseFdynoTags(in.tags)
+	if err != nil {
+		return nil, err
+	}
+	if err := fs.applyToSchema(&schema); err != nil {
+		return nil, err
+	}
 	if ss := in.StreamSpecification; ss != nil {
 		switch {
 		case ss.StreamEnabled == nil:

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
 )
 
@@ -230,12 +231,31 @@ func (s *Server) tagResource(c *call, in *tagResourceInput, _ *fdyno.Table) (any
 			return nil, err
 		}
 	}
-	_, err = updateSettings(s.db, t, func(ts *tableSettings) error {
-		merged, err := mergeTags(ts.Tags, in.tags)
-		ts.Tags = merged
-		return err
-	})
+	err = s.retag(t, func(have []tag) ([]tag, error) { return mergeTags(have, in.tags) })
 	return emptyOutput{}, err
+}
+
+// retag replaces table t's tags with f's change of them, in one
+// transaction that refuses tags contradicting the table (fdyno_tags.go).
+func (s *Server) retag(t *fdyno.Table, f func(have []tag) ([]tag, error)) error {
+	_, err := fdyno.Transact(s.db, func(tr fdb.Transaction) (*fdyno.TableDescription, error) {
+		d, err := t.Describe(tr)
+		if err != nil {
+			return nil, err
+		}
+		return updateSettings(tr, t, func(ts *tableSettings) error {
+			tags, err := f(ts.Tags)
+			if err != nil {
+				return err
+			}
+			if err := checkTableTags(d, ts.Tags, tags); err != nil {
+				return err
+			}
+			ts.Tags = tags
+			return nil
+		})
+	})
+	return err
 }
 
 type untagResourceInput struct {
@@ -262,9 +282,8 @@ func (s *Server) untagResource(c *call, in *untagResourceInput, _ *fdyno.Table) 
 	if err != nil {
 		return nil, err
 	}
-	_, err = updateSettings(s.db, t, func(ts *tableSettings) error {
-		ts.Tags = slices.DeleteFunc(ts.Tags, func(tg tag) bool { return slices.Contains(in.TagKeys, tg.Key) })
-		return nil
+	err = s.retag(t, func(have []tag) ([]tag, error) {
+		return slices.DeleteFunc(slices.Clone(have), func(tg tag) bool { return slices.Contains(in.TagKeys, tg.Key) }), nil
 	})
 	return emptyOutput{}, err
 }

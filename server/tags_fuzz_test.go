@@ -22,6 +22,9 @@ func FuzzTagRequest(f *testing.F) {
 		`{"ResourceArn":"arn:aws:dynamodb:us-east-1:000000000000:table/Fuzz/index/x","Tags":[]}`,
 		`{"ResourceArn":"` + arn + `","Tags":[{"Key":"aws:x","Value":"y"}]}`,
 		`{"ResourceArn":"` + arn + `","NextToken":"%%%"}`,
+		`{"ResourceArn":"` + arn + `","Tags":[{"Key":"fdyno:unique-indexes","Value":"byX byY"},{"Key":"fdyno:counts","Value":"on"}]}`,
+		`{"ResourceArn":"` + arn + `","TagKeys":["fdyno:counts","fdyno:unique-indexes"]}`,
+		`{"TableName":"Other","BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"e","AttributeType":"S"}],"GlobalSecondaryIndexes":[{"IndexName":"byE","Unique":true,"KeySchema":[{"AttributeName":"e","KeyType":"HASH"}],"Projection":{"ProjectionType":"KEYS_ONLY"}}],"Tags":[{"Key":"fdyno:unique-indexes","Value":"byE"},{"Key":"fdyno:counts","Value":"off"}]}`,
 	} {
 		f.Add(uint8(i), []byte(body))
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -159,7 +160,11 @@ func (s *Server) updateTable(c *call, in *updateTableInput, t *fdyno.Table) (any
 			d, err = t.UpdateTable(tr, fdyno.UpdateTableInput{StreamSpecification: &fdyno.StreamSpecification{
 				StreamEnabled: *ss.StreamEnabled, StreamViewType: fdyno.StreamViewType(ss.StreamViewType)}})
 		case up.GlobalSecondaryIndexUpdates != nil:
-			d, err = t.UpdateTable(tr, up)
+			var u fdyno.UpdateTableInput
+			if u, err = s.uniqueCreate(tr, t, up); err != nil {
+				return nil, err
+			}
+			d, err = t.UpdateTable(tr, u)
 		}
 		if err != nil || !change.any() {
 			return d, err
@@ -185,4 +190,32 @@ func (s *Server) updateTable(c *call, in *updateTableInput, t *fdyno.Table) (any
 	}
 	td, err := s.describe(d, "ACTIVE")
 	return updateTableOutput{TableDescription: td}, err
+}
+
+// uniqueCreate returns up with the index it creates, if any, unique if
+// the table's tags say so (fdyno_tags.go), read in tr.
+func (s *Server) uniqueCreate(tr fdb.Transaction, t *fdyno.Table, up fdyno.UpdateTableInput) (fdyno.UpdateTableInput, error) {
+	out := up
+	out.GlobalSecondaryIndexUpdates = slices.Clone(up.GlobalSecondaryIndexUpdates)
+	for i, g := range out.GlobalSecondaryIndexUpdates {
+		if g.Create == nil {
+			continue
+		}
+		d, err := t.Describe(tr)
+		if err != nil {
+			return up, err
+		}
+		ts, err := settingsOf(d)
+		if err != nil {
+			return up, err
+		}
+		fs, err := parseFdynoTags(ts.Tags)
+		if err != nil {
+			return up, err
+		}
+		create := *g.Create
+		create.Unique = fs.unique[create.IndexName]
+		out.GlobalSecondaryIndexUpdates[i].Create = &create
+	}
+	return out, nil
 }
