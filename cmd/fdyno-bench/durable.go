@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -34,7 +35,9 @@ import (
 // (uniform and Zipfian keys) and Query (uniform partitions) with one
 // client and with --clients. The server is a child process (this binary
 // with --serve-dir), whose cache budget is --cache-mib, so that the report
-// can give its resident memory and the data's size against the cache.
+// can give its resident memory and the data's size against the cache. The
+// same workload on an in-memory database, in the same run, is the
+// reference.
 
 // itemsPerPartition is how many items share a partition key: what a
 // Query of queryLimit rows reads.
@@ -44,14 +47,19 @@ const itemsPerPartition = queryLimit
 // closest to YCSB's 0.99 that Go's generator takes).
 const zipfS = 1.01
 
-// serveDirectory is the child's side: fdyno-server on the durable database in
-// dir, on addr, until killed. The parent sets its cache budget through
-// FDBLITE_CACHE_BYTES, as fdyno-server's --cache-size does.
+// serveDirectory is the child's side: fdyno-server on the durable database
+// in dir (or an in-memory one for memoryDir), on addr, until killed. The
+// parent sets its cache budget through FDBLITE_CACHE_BYTES, as
+// fdyno-server's --cache-size does.
 func serveDirectory(dir, addr string) error {
 	if err := fdb.APIVersion(730); err != nil {
 		return err
 	}
-	db, err := fdb.OpenDatabase("fdblite-dir:" + dir)
+	name := "fdblite-dir:" + dir
+	if dir == memoryDir {
+		name = "fdblite-memory:fdyno-bench"
+	}
+	db, err := fdb.OpenDatabase(name)
 	if err != nil {
 		return err
 	}
@@ -74,7 +82,12 @@ func durableItemKey(i int) map[string]types.AttributeValue {
 	}
 }
 
-// runDurable runs the durable benchmark and writes its report to w.
+// memoryDir is the --serve-dir value that serves an in-memory database:
+// the same workload's reference, in the same run.
+const memoryDir = ":memory:"
+
+// runDurable runs the durable benchmark, and the same workload on an
+// in-memory database as its reference, and writes the report to w.
 func runDurable(w io.Writer, items, cacheMiB, ops, clients int) error {
 	if items < itemsPerPartition {
 		return fmt.Errorf("--durable-items %d: want at least %d", items, itemsPerPartition)
@@ -88,67 +101,105 @@ func runDurable(w io.Writer, items, cacheMiB, ops, clients int) error {
 	if err != nil {
 		return err
 	}
-	start := func() (string, *exec.Cmd, error) {
+	start := func(dir string) (string, *exec.Cmd, error) {
 		cmd := exec.Command(self, "--serve-dir", dir, "--listen")
 		cmd.Env = append(os.Environ(), "FDBLITE_CACHE_BYTES="+strconv.Itoa(cacheMiB<<20), benchMainEnv+"=1")
 		url, err := startCmd(cmd)
 		return url, cmd, err
 	}
 	ctx := context.Background()
-	url, cmd, err := start()
-	if err != nil {
-		return err
+	type line struct {
+		op, keys string
+		clients  int
+		r        result
 	}
-	c := newClient(url, clients)
-	if err := createTable(ctx, c); err != nil {
-		return err
-	}
-	loadStart := time.Now()
-	if err := loadItems(ctx, c, items, clients); err != nil {
-		return err
-	}
-	loadSecs := time.Since(loadStart).Seconds()
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
-	restartStart := time.Now()
-	url, cmd, err = start()
-	if err != nil {
-		return err
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	c = newClient(url, clients)
-	if _, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: durableItemKey(0)}); err != nil {
-		return err
-	}
-	restartSecs := time.Since(restartStart).Seconds()
-	var diskBytes int64
-	_ = filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() {
-			diskBytes += fi.Size()
+	var lines []line
+	for _, target := range []string{"durable", "memory"} {
+		serveDir := dir
+		if target == "memory" {
+			serveDir = memoryDir
 		}
-		return nil
-	})
-	fmt.Fprintf(w, "durable: %d items of 1 KB, %.0f MB on disk, cache %d MiB (data %.1fx the cache)\n",
-		items, float64(diskBytes)/1e6, cacheMiB, float64(diskBytes)/float64(cacheMiB<<20))
-	fmt.Fprintf(w, "load: %.1f s (%.0f items/s; BatchWriteItem of 25, %d clients); restart after SIGKILL: first GetItem answered %.2f s after the start\n",
-		loadSecs, float64(items)/loadSecs, clients, restartSecs)
-	fmt.Fprintf(w, "%-8s %7s  %-8s %10s %10s %10s\n", "op", "clients", "keys", "ops/s", "p50", "p99")
-	for _, wl := range []struct{ op, keys string }{{"GetItem", "uniform"}, {"GetItem", "zipfian"}, {"Query", "uniform"}} {
-		for _, n := range []int{1, clients} {
-			r, err := measureDurable(ctx, c, wl.op, wl.keys, items, n, ops)
-			if err != nil {
-				return fmt.Errorf("%s %s: %w", wl.op, wl.keys, err)
+		url, cmd, err := start(serveDir)
+		if err != nil {
+			return err
+		}
+		c := newClient(url, clients)
+		if err := createTable(ctx, c); err != nil {
+			return err
+		}
+		loadStart := time.Now()
+		if err := loadItems(ctx, c, items, clients); err != nil {
+			return err
+		}
+		loadSecs := time.Since(loadStart).Seconds()
+		if target == "durable" {
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			_ = cmd.Wait()
+			restartStart := time.Now()
+			if url, cmd, err = start(serveDir); err != nil {
+				return err
 			}
-			fmt.Fprintf(w, "%-8s %7d  %-8s %10.0f %10s %10s\n", wl.op, n, wl.keys, r.opsPerS,
-				r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond))
+			c = newClient(url, clients)
+			if _, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: durableItemKey(0)}); err != nil {
+				return err
+			}
+			restartSecs := time.Since(restartStart).Seconds()
+			var diskBytes int64
+			_ = filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+				if err == nil && !fi.IsDir() {
+					diskBytes += fi.Size()
+				}
+				return nil
+			})
+			fmt.Fprintf(w, "durable: %d items of 1 KB, %.0f MB on disk, cache %d MiB (data %.1fx the cache)\n",
+				items, float64(diskBytes)/1e6, cacheMiB, float64(diskBytes)/float64(cacheMiB<<20))
+			fmt.Fprintf(w, "durable: load %.1f s (%.0f items/s; BatchWriteItem of 25, %d clients); restart after SIGKILL: first GetItem answered %.2f s after the start\n",
+				loadSecs, float64(items)/loadSecs, clients, restartSecs)
+		} else {
+			fmt.Fprintf(w, "memory: load %.1f s (%.0f items/s)\n", loadSecs, float64(items)/loadSecs)
+		}
+		for _, wl := range []struct{ op, keys string }{{"GetItem", "uniform"}, {"GetItem", "zipfian"}, {"Query", "uniform"}} {
+			for _, n := range []int{1, clients} {
+				r, err := measureDurable(ctx, c, wl.op, wl.keys, items, n, ops)
+				if err != nil {
+					_ = cmd.Process.Kill()
+					_ = cmd.Wait()
+					return fmt.Errorf("%s %s %s: %w", target, wl.op, wl.keys, err)
+				}
+				r.target = target
+				lines = append(lines, line{wl.op, wl.keys, n, r})
+			}
+		}
+		m, err := scrapeGauges(url, "process_resident_memory_bytes")
+		if err == nil && target == "durable" {
+			var d []float64
+			if d, err = scrapeGauges(url, "fdyno_storage_cache_used_bytes", "fdyno_storage_window_bytes"); err == nil {
+				fmt.Fprintf(w, "durable: server after the reads: RSS %.0f MB, caches %.1f MB of %d MiB, window %.1f MB\n",
+					m[0]/1e6, d[0]/1e6, cacheMiB, d[1]/1e6)
+			}
+		} else if err == nil {
+			fmt.Fprintf(w, "memory: server after the reads: RSS %.0f MB\n", m[0]/1e6)
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if err != nil {
+			return err
 		}
 	}
-	m, err := scrapeGauges(url, "process_resident_memory_bytes", "fdyno_storage_cache_used_bytes", "fdyno_storage_window_bytes")
-	if err != nil {
-		return err
+	fmt.Fprintf(w, "%-8s %7s  %-8s %-8s %10s %10s %10s\n", "op", "clients", "keys", "server", "ops/s", "p50", "p99")
+	slices.SortStableFunc(lines, func(a, b line) int {
+		if a.op != b.op {
+			return strings.Compare(a.op, b.op) // GetItem, then Query
+		}
+		if a.keys != b.keys {
+			return strings.Compare(a.keys, b.keys) // uniform, then zipfian
+		}
+		return a.clients - b.clients // then durable before memory: stable
+	})
+	for _, l := range lines {
+		fmt.Fprintf(w, "%-8s %7d  %-8s %-8s %10.0f %10s %10s\n", l.op, l.clients, l.keys, l.r.target, l.r.opsPerS,
+			l.r.p50.Round(time.Microsecond), l.r.p99.Round(time.Microsecond))
 	}
-	fmt.Fprintf(w, "server after the reads: RSS %.0f MB, caches %.1f MB of %d MiB, window %.1f MB\n",
-		m[0]/1e6, m[1]/1e6, cacheMiB, m[2]/1e6)
 	return nil
 }
 

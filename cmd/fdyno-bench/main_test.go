@@ -23,20 +23,23 @@ func TestMain(m *testing.M) {
 
 // The durable benchmark loads its items, restarts its server after
 // SIGKILL on the same directory (every item is read back from there), and
-// reports the load, the restart, one line per operation, key choice and
-// client count, and the server's memory.
+// reports the load, the restart, one line per operation, key choice,
+// client count and server (durable, and in memory for reference), and the
+// servers' memory.
 func TestRunDurable(t *testing.T) {
 	var out bytes.Buffer
 	if err := runDurable(&out, 300, 1, 30, 3); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	report := out.String()
-	for _, want := range []string{"durable: 300 items of 1 KB", "load: ", "restart after SIGKILL", "server after the reads: RSS"} {
+	for _, want := range []string{"durable: 300 items of 1 KB", "durable: load ", "restart after SIGKILL",
+		"durable: server after the reads: RSS", "memory: load ", "memory: server after the reads: RSS"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
 	}
-	for _, want := range []string{"GetItem        1  uniform", "GetItem        3  zipfian", "Query          3  uniform"} {
+	for _, want := range []string{"GetItem        1  uniform  durable", "GetItem        3  zipfian  memory",
+		"Query          3  uniform  durable", "Query          3  uniform  memory"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks a line %q:\n%s", want, report)
 		}
