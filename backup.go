@@ -694,7 +694,7 @@ func ListBackups(rt fdb.ReadTransactor, in ListBackupsInput, opts ...Option) (*L
 			if err := json.Unmarshal(row.Value, &b); err != nil {
 				return nil, &CorruptError{What: "backup record", Reason: "cannot decode a backup record"}
 			}
-			if b.Continuous || in.TableName != "" && b.Table != in.TableName ||
+			if b.Continuous || b.Type == string(backupTypeExport) || in.TableName != "" && b.Table != in.TableName ||
 				!in.TimeRangeLowerBound.IsZero() && b.Created.Before(in.TimeRangeLowerBound) ||
 				!in.TimeRangeUpperBound.IsZero() && !b.Created.Before(in.TimeRangeUpperBound) {
 				continue
