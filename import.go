@@ -471,6 +471,13 @@ func runImport(tx fdb.Transactor, id string, src ImportSource, errLog io.Writer,
 	}
 	tbl := newTable(im.TableName, im.TablePath)
 	tbl.maxItemSize, tbl.chunkThreshold, tbl.clock = o.maxItemSize, o.chunkThreshold, o.clock
+	// The handle's schema, which Put validates items with before its
+	// transaction.
+	st, err := Transact(tx, func(tr fdb.Transaction) (*tableState, error) { return tbl.openTx(tr, nil) })
+	if err != nil {
+		return nil, err
+	}
+	tbl.state.Store(st)
 	r := &importRun{tx: tx, keys: keys, im: im, tbl: tbl, batch: batch, errLog: errLog, target: tablePath(o.root, im.TableName)}
 	if err := r.run(src); err != nil {
 		return r.fail(err)

@@ -100,15 +100,16 @@ func decodeAVMap(d *jsontext.Decoder, depth int) (Item, error) {
 	}
 	it := Item{}
 	for d.PeekKind() != '}' {
-		name, err := d.ReadToken()
+		tok, err := d.ReadToken()
 		if err != nil {
 			return nil, jsonError(err)
 		}
+		name := tok.String() // a token is valid until the next read
 		v, err := decodeAV(d, depth)
 		if err != nil {
 			return nil, err
 		}
-		it[name.String()] = v
+		it[name] = v
 	}
 	if _, err := d.ReadToken(); err != nil {
 		return nil, jsonError(err)
