@@ -91,14 +91,16 @@ func optional(s string) *string {
 
 // exportWriter writes the objects of one export.
 type exportWriter struct {
-	dest  ExportDestination
-	base  string // export-prefix/AWSDynamoDB/ExportId/
-	id    string
-	ext   string // ".json.gz" or ".ion.gz"
-	files []manifestFile
-	cur   *dataFile
-	items int64
-	bytes int64
+	dest ExportDestination
+	base string // export-prefix/AWSDynamoDB/ExportId/
+	id   string
+	ext  string // ".json.gz" or ".ion.gz"
+	// perFile is the most items of one data file (exportFileItems).
+	perFile int64
+	files   []manifestFile
+	cur     *dataFile
+	items   int64
+	bytes   int64
 }
 
 // dataFile is the data file being written: lines go through gzip to the
@@ -112,8 +114,8 @@ type dataFile struct {
 	items int64
 }
 
-func newExportWriter(dest ExportDestination, prefix, id string, format ExportFormat) (*exportWriter, error) {
-	w := &exportWriter{dest: dest, base: exportBase(prefix, id), id: id, ext: ".json.gz"}
+func newExportWriter(dest ExportDestination, prefix, id string, format ExportFormat, perFile int) (*exportWriter, error) {
+	w := &exportWriter{dest: dest, base: exportBase(prefix, id), id: id, ext: ".json.gz", perFile: int64(perFile)}
 	if format == ExportFormatIon {
 		w.ext = ".ion.gz"
 	}
@@ -157,7 +159,7 @@ func (w *exportWriter) line(b []byte, size int) error {
 	w.cur.items++
 	w.items++
 	w.bytes += int64(size)
-	if w.cur.items >= exportFileItems {
+	if w.cur.items >= w.perFile {
 		return w.closeFile()
 	}
 	return nil

@@ -30,10 +30,10 @@ const (
 // An error after the export started marks it FAILED, with DynamoDB's
 // FailureCode and FailureMessage, and is returned.
 func RunExport(tx fdb.Transactor, id string, dest ExportDestination, opts ...Option) (*ExportDescription, error) {
-	return runExport(tx, id, dest, backupBatch, opts...)
+	return runExport(tx, id, dest, backupBatch, exportFileItems, opts...)
 }
 
-func runExport(tx fdb.Transactor, id string, dest ExportDestination, batch int, opts ...Option) (*ExportDescription, error) {
+func runExport(tx fdb.Transactor, id string, dest ExportDestination, batch, perFile int, opts ...Option) (*ExportDescription, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err
@@ -47,7 +47,7 @@ func runExport(tx fdb.Transactor, id string, dest ExportDestination, batch int, 
 	if e.ExportStatus != ExportStatusInProgress {
 		return &e.ExportDescription, dropExportSnapshots(tx, keys, id)
 	}
-	r := &exportRun{tx: tx, keys: keys, e: e, src: src, batch: batch}
+	r := &exportRun{tx: tx, keys: keys, e: e, src: src, batch: batch, perFile: perFile}
 	err = r.run(dest)
 	end := src.now().UTC()
 	if err != nil {
@@ -79,12 +79,13 @@ func dropExportSnapshots(tx fdb.Transactor, keys backupKeys, id string) error {
 
 // exportRun is one run of an export.
 type exportRun struct {
-	tx    fdb.Transactor
-	keys  backupKeys
-	e     *storedExport
-	src   *Table
-	batch int
-	w     *exportWriter
+	tx      fdb.Transactor
+	keys    backupKeys
+	e       *storedExport
+	src     *Table
+	batch   int
+	perFile int
+	w       *exportWriter
 }
 
 func (r *exportRun) run(dest ExportDestination) error {
@@ -142,7 +143,7 @@ func (r *exportRun) run(dest ExportDestination) error {
 			e.ExportTime = e.StartTime
 		}
 	}
-	if r.w, err = newExportWriter(dest, e.S3Prefix, e.ExportID, e.ExportFormat); err != nil {
+	if r.w, err = newExportWriter(dest, e.S3Prefix, e.ExportID, e.ExportFormat, r.perFile); err != nil {
 		return err
 	}
 	defer r.w.abort()

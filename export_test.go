@@ -8,25 +8,27 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	gocmp "github.com/google/go-cmp/cmp"
 )
+
+// exportT is what the export tests need of a *testing.T or *rapid.T.
+type exportT interface {
+	fataler
+	Errorf(format string, args ...any)
+}
 
 // exportedFiles reads an export written to dir the way a reader of
 // DynamoDB's documented layout does: manifest-summary.json, the
 // manifest-files.json it names, each data file it lists (checking its
 // md5Checksum and itemCount), and returns the summary and every data
 // line, each decoded as generic JSON.
-func exportedFiles(t testing.TB, dir string, d *ExportDescription) (map[string]any, []map[string]any) {
+func exportedFiles(t exportT, dir string, d *ExportDescription) (map[string]any, []map[string]any) {
 	t.Helper()
 	read := func(key string) []byte {
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(key)))
@@ -175,7 +177,3 @@ func TestExportEmptyTable(t *testing.T) {
 	}
 }
 
-var _ = errors.New
-var _ = io.EOF
-var _ = time.Now
-var _ fdb.Database
