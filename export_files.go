@@ -272,11 +272,11 @@ const (
 // errManifest reports a malformed manifest.
 var errManifest = errors.New("fdyno: malformed manifest-files.json")
 
-// decodemanifestFiles reads manifest-files.json: JSON lines of
+// decodeManifestFiles reads manifest-files.json: JSON lines of
 // [manifestFile], blank lines skipped, at most MaxImportObjects of them
 // and maxManifestLine bytes each. It never panics and allocates in
 // proportion to its input.
-func decodemanifestFiles(r io.Reader) ([]manifestFile, error) {
+func decodeManifestFiles(r io.Reader) ([]manifestFile, error) {
 	br := bufio.NewReaderSize(r, 4096)
 	var out []manifestFile
 	for {

@@ -98,7 +98,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			items   map[string]Item
 		}
 		var history []point
-		for range rapid.IntRange(0, 25).Draw(rt, "writes") {
+		for range rapid.IntRange(0, 16).Draw(rt, "writes") {
 			it := exportItemGen().Draw(rt, "item")
 			v, err := commitVersion(db, func(tr fdb.Transaction) error {
 				_, err := src.Put(tr, PutInput{Item: it})
@@ -270,7 +270,7 @@ func TestIncrementalExportModel(t *testing.T) {
 			rt.Fatal(err)
 		}
 		history = history[:0]
-		for range rapid.IntRange(1, 14).Draw(rt, "after") {
+		for range rapid.IntRange(1, 10).Draw(rt, "after") {
 			write(rt)
 		}
 		clock.Add(int64(time.Second / time.Microsecond))

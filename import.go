@@ -514,7 +514,7 @@ func (r *importRun) objects(src ImportSource) ([]importObject, error) {
 		if err != nil {
 			return nil, err
 		}
-		files, err := decodemanifestFiles(rc)
+		files, err := decodeManifestFiles(rc)
 		_ = rc.Close()
 		if err != nil {
 			return nil, err
