@@ -8,10 +8,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	gocmp "github.com/google/go-cmp/cmp"
@@ -177,3 +180,127 @@ func TestExportEmptyTable(t *testing.T) {
 	}
 }
 
+
+// An ION export writes DynamoDB's documented Ion text: a version marker
+// and the item per line, sets annotated $dynamodb_SS/NS/BS, numbers as
+// decimals (the documentation's PageCount:6d2 and Price:2d3 are the
+// decimals 600. and 2000. with another precision), blobs as {{base64}}.
+func TestExportIon(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, booksSchema)
+	mustPut(t, db, tbl, books["103"])
+	mustPut(t, db, tbl, Item{"Id": NInt(1), "b": B([]byte("hi")), "n": Null(), "l": L(N("1.5"), N("-0.25")), "ns": NS("1", "2"),
+		"bs": BS([]byte{1}), "m": M(Item{"a b": S("q\"\n")})})
+	dir := t.TempDir()
+	d, err := ExportTableToPointInTime(db, ExportTableToPointInTimeInput{TableName: "Test", S3Bucket: "b", ExportFormat: ExportFormatIon}, DirBucket{dir}, testRootOf(tbl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(d.ExportManifest)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summary manifestSummary
+	if err := json.Unmarshal(raw, &summary); err != nil || summary.OutputFormat != "ION" {
+		t.Fatalf("summary %s: %v", raw, err)
+	}
+	files, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(summary.ManifestFilesS3Key)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f manifestFile
+	if err := json.Unmarshal(bytes.TrimSpace(files), &f); err != nil || !strings.HasSuffix(f.DataFileS3Key, ".ion.gz") {
+		t.Fatalf("manifest-files.json %s: %v", files, err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.DataFileS3Key)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(zr)
+	want := `$ion_1_0 {Item:{Id:1.,b:{{aGk=}},bs:$dynamodb_BS::[{{AQ==}}],l:[1.5,-0.25],m:{"a b":"q\"\n"},n:null,ns:$dynamodb_NS::[1.,2.]}}` + "\n" +
+		`$ion_1_0 {Item:{Authors:$dynamodb_SS::["Author1","Author2"],Dimensions:"8.5 x 11.0 x 1.5",ISBN:"333-3333333333",Id:103.,InPublication:false,PageCount:600.,Price:2000.,ProductCategory:"Book",Title:"Book 103 Title"}}` + "\n"
+	if diff := gocmp.Diff(want, string(text)); diff != "" {
+		t.Errorf("ION lines (-want +got):\n%s", diff)
+	}
+}
+
+// The errors of ExportTableToPointInTime, as DynamoDB names them.
+func TestExportErrors(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, booksSchema)
+	root := testRootOf(tbl)
+	mustPut(t, db, tbl, books["101"])
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		in   ExportTableToPointInTimeInput
+		want error
+	}{
+		{"no bucket", ExportTableToPointInTimeInput{TableName: "Test"}, ErrValidation},
+		{"bad format", ExportTableToPointInTimeInput{TableName: "Test", S3Bucket: "b", ExportFormat: "CSV"}, ErrValidation},
+		{"missing table", ExportTableToPointInTimeInput{TableName: "Nope", S3Bucket: "b"}, ErrResourceNotFound},
+		{"time without recovery", ExportTableToPointInTimeInput{TableName: "Test", S3Bucket: "b", ExportTime: time.Now()}, ErrPointInTimeRecoveryUnavailable},
+		{"incremental without recovery", ExportTableToPointInTimeInput{TableName: "Test", S3Bucket: "b", ExportType: ExportTypeIncremental,
+			IncrementalExportSpecification: IncrementalExportSpecification{ExportFromTime: time.Now().Add(-time.Hour)}}, ErrPointInTimeRecoveryUnavailable},
+		{"incremental without a start", ExportTableToPointInTimeInput{TableName: "Test", S3Bucket: "b", ExportType: ExportTypeIncremental}, ErrValidation},
+		{"window over 24 hours", ExportTableToPointInTimeInput{TableName: "Test", S3Bucket: "b", ExportType: ExportTypeIncremental,
+			IncrementalExportSpecification: IncrementalExportSpecification{ExportFromTime: time.Now().Add(-48 * time.Hour), ExportToTime: time.Now()}}, ErrValidation},
+		{"spec on a full export", ExportTableToPointInTimeInput{TableName: "Test", S3Bucket: "b",
+			IncrementalExportSpecification: IncrementalExportSpecification{ExportFromVersion: 1}}, ErrValidation},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := ExportTableToPointInTime(db, tc.in, DirBucket{dir}, root); !errors.Is(err, tc.want) {
+				t.Errorf("ExportTableToPointInTime: %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if _, err := tbl.UpdateContinuousBackups(db, true, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []time.Time{time.Now().Add(-time.Hour), time.Now().Add(time.Hour)} {
+		if _, err := StartExport(db, ExportTableToPointInTimeInput{TableName: "Test", S3Bucket: "b", ExportTime: at}, root); !errors.Is(err, ErrInvalidExportTime) {
+			t.Errorf("export at %v: %v, want ErrInvalidExportTime", at, err)
+		}
+	}
+	// A ClientToken names one export: the same request gets it again,
+	// another request is ExportConflictException.
+	in := ExportTableToPointInTimeInput{TableName: "Test", S3Bucket: "b", ClientToken: "tok"}
+	d1, err := StartExport(db, in, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, err := StartExport(db, in, root)
+	if err != nil || d2.ExportID != d1.ExportID {
+		t.Errorf("the same token and request: %+v, %v; want export %s", d2, err, d1.ExportID)
+	}
+	in.S3Prefix = "other"
+	if _, err := StartExport(db, in, root); !errors.Is(err, ErrExportConflict) {
+		t.Errorf("the same token, another request: %v, want ErrExportConflict", err)
+	}
+	if _, err := DescribeExport(db, "00000000000000-00000000", root); !errors.Is(err, ErrExportNotFound) {
+		t.Errorf("DescribeExport of no export: %v", err)
+	}
+	// The export runs once; a missing bucket fails it.
+	if _, err := RunExport(db, d1.ExportID, DirBucket{filepath.Join(dir, "missing")}, root); !errors.Is(err, ErrNoSuchBucket) {
+		t.Errorf("RunExport into a missing bucket: %v", err)
+	}
+	d, err := DescribeExport(db, d1.ExportID, root)
+	if err != nil || d.ExportStatus != ExportStatusFailed || d.FailureCode != "S3NoSuchBucket" {
+		t.Errorf("DescribeExport = %+v, %v", d, err)
+	}
+	if _, err := ExportTableToPointInTime(db, ExportTableToPointInTimeInput{TableName: "Test", S3Bucket: "b"}, DirBucket{dir}, root); err != nil {
+		t.Fatal(err)
+	}
+	l, err := ListExports(db, ListExportsInput{TableName: "Test", MaxResults: 1}, root)
+	if err != nil || len(l.ExportSummaries) != 1 || l.LastEvaluatedExportID == "" {
+		t.Fatalf("ListExports = %+v, %v", l, err)
+	}
+	l2, err := ListExports(db, ListExportsInput{ExclusiveStartExportID: l.LastEvaluatedExportID}, root)
+	if err != nil || l2.LastEvaluatedExportID != "" || len(l2.ExportSummaries) != 1 || l2.ExportSummaries[0].ExportStatus != ExportStatusCompleted {
+		t.Errorf("ListExports page 2 = %+v, %v", l2, err)
+	}
+}
