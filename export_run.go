@@ -1,6 +1,7 @@
 package fdyno
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"slices"
@@ -28,7 +29,9 @@ const (
 // again from a snapshot that resumes where it stopped.
 //
 // An error after the export started marks it FAILED, with DynamoDB's
-// FailureCode and FailureMessage, and is returned.
+// FailureCode and FailureMessage, and is returned; one that is (or
+// wraps) context.Canceled, from a transactor that stops between
+// transactions, leaves it IN_PROGRESS, to be run again.
 func RunExport(tx fdb.Transactor, id string, dest ExportDestination, opts ...Option) (*ExportDescription, error) {
 	return runExport(tx, id, dest, backupBatch, exportFileItems, opts...)
 }
@@ -50,6 +53,11 @@ func runExport(tx fdb.Transactor, id string, dest ExportDestination, batch, perF
 	r := &exportRun{tx: tx, keys: keys, e: e, src: src, batch: batch, perFile: perFile}
 	err = r.run(dest)
 	end := src.now().UTC()
+	if errors.Is(err, context.Canceled) {
+		// Stopped, not failed: the export stays IN_PROGRESS, to be run
+		// again.
+		return nil, err
+	}
 	if err != nil {
 		d, ferr := finishExport(tx, keys, id, end, func(s *storedExport) {
 			s.ExportStatus, s.FailureCode, s.FailureMessage = ExportStatusFailed, exportFailureCode(err), err.Error()

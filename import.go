@@ -1,6 +1,7 @@
 package fdyno
 
 import (
+	"context"
 	"bufio"
 	"bytes"
 	"compress/gzip"
@@ -445,7 +446,9 @@ func ListImports(rt fdb.ReadTransactor, in ListImportsInput, opts ...Option) (*L
 // reading its objects from src, and returns its description once it is
 // done (see [ImportTable]). An import no longer IN_PROGRESS is returned
 // as it is; one interrupted at any point may be run again and goes on
-// from its last committed batch.
+// from its last committed batch. An error that is (or wraps)
+// context.Canceled, from a transactor that stops between transactions,
+// leaves the import IN_PROGRESS.
 func RunImport(tx fdb.Transactor, id string, src ImportSource, errLog io.Writer, opts ...Option) (*ImportTableDescription, error) {
 	return runImport(tx, id, src, errLog, importBatchItems, opts...)
 }
@@ -480,6 +483,9 @@ func runImport(tx fdb.Transactor, id string, src ImportSource, errLog io.Writer,
 	tbl.state.Store(st)
 	r := &importRun{tx: tx, keys: keys, im: im, tbl: tbl, batch: batch, errLog: errLog, target: tablePath(o.root, im.TableName)}
 	if err := r.run(src); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, err // stopped, not failed: run it again
+		}
 		return r.fail(err)
 	}
 	return r.finish()
