@@ -413,4 +413,3 @@ func TestExportImportUnderFaults(t *testing.T) {
 	sameTable(t, db, want, mustOpen(t, db, "FaultyCopy"))
 	checkTable(t, db, src)
 }
-

@@ -180,7 +180,6 @@ func TestExportEmptyTable(t *testing.T) {
 	}
 }
 
-
 // An ION export writes DynamoDB's documented Ion text: a version marker
 // and the item per line, sets annotated $dynamodb_SS/NS/BS, numbers as
 // decimals (the documentation's PageCount:6d2 and Price:2d3 are the

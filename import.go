@@ -1,10 +1,10 @@
 package fdyno
 
 import (
-	"context"
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/md5"
 	"encoding/base64"
 	"encoding/hex"
