@@ -65,6 +65,10 @@ const (
 	BackupTypeSystem BackupType = "SYSTEM"
 )
 
+// backupTypeExport is the BackupType of an export's snapshots
+// (export_snapshot.go), which ListBackups never shows.
+const backupTypeExport BackupType = "EXPORT"
+
 // Errors of backups, named after DynamoDB's exceptions.
 var (
 	// ErrBackupNotFound is DynamoDB's BackupNotFoundException.

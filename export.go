@@ -239,7 +239,7 @@ func checkExportInput(in *ExportTableToPointInTimeInput) error {
 			return invalid("ExportFromTime must be given for an INCREMENTAL_EXPORT")
 		case !byVersion && !inc.ExportToTime.IsZero() && !inc.ExportToTime.After(inc.ExportFromTime):
 			return invalid("ExportToTime must be after ExportFromTime")
-		case !byVersion && !inc.ExportToTime.IsZero() && inc.ExportToTime.Sub(inc.ExportFromTime) > maxIncrementalWindow:
+		case !byVersion && !inc.ExportToTime.IsZero() && inc.ExportToTime.After(inc.ExportFromTime.Add(maxIncrementalWindow)):
 			return invalid("the incremental export period must be at most 24 hours")
 		}
 	default:
@@ -259,26 +259,6 @@ func (in ExportTableToPointInTimeInput) requestText() string {
 	in.ClientToken = ""
 	b, _ := json.Marshal(in)
 	return string(b)
-}
-
-// ExportTableToPointInTime exports table in.TableName to dest in
-// DynamoDB's export layout and returns the export's description once it
-// is COMPLETED. It runs many transactions through tx (pass an
-// fdb.Database) and may run while other clients write to the table: the
-// export holds the table exactly as it was at one version.
-//
-// Errors: [ErrValidation]; [ErrResourceNotFound] for a missing table;
-// [ErrPointInTimeRecoveryUnavailable] for an ExportTime, Version or
-// incremental export of a table without point-in-time recovery;
-// [ErrInvalidExportTime]; [ErrExportConflict]. An export that fails
-// after it started is recorded FAILED and its error returned. See
-// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExportTableToPointInTime.html.
-func ExportTableToPointInTime(tx fdb.Transactor, in ExportTableToPointInTimeInput, dest ExportDestination, opts ...Option) (*ExportDescription, error) {
-	d, err := StartExport(tx, in, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return RunExport(tx, d.ExportID, dest, opts...)
 }
 
 // StartExport checks an export request and records the export,
@@ -441,7 +421,7 @@ func tokenExport(tr fdb.ReadTransaction, keys backupKeys, token string, now time
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return nil, &CorruptError{What: "client token", Reason: "cannot decode the token " + token}
 	}
-	if now.Sub(t.Created) > clientTokenWindow {
+	if now.After(t.Created.Add(clientTokenWindow)) {
 		return nil, nil
 	}
 	e, err := getExport(tr, keys, t.ID)

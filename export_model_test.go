@@ -1,7 +1,9 @@
 package fdyno
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -412,4 +414,84 @@ func TestExportImportUnderFaults(t *testing.T) {
 	}
 	sameTable(t, db, want, mustOpen(t, db, "FaultyCopy"))
 	checkTable(t, db, src)
+}
+
+// stoppingTransactor runs n transactions, then answers context.Canceled,
+// as fdyno-server's transactor does once the server closes: the
+// interruption of an export or import between two of its transactions.
+type stoppingTransactor struct {
+	db fdb.Database
+	n  *int
+}
+
+func (s stoppingTransactor) Transact(f func(fdb.Transaction) (any, error)) (any, error) {
+	if *s.n <= 0 {
+		return nil, context.Canceled
+	}
+	*s.n--
+	return s.db.Transact(f)
+}
+
+func (s stoppingTransactor) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, error) {
+	if *s.n <= 0 {
+		return nil, context.Canceled
+	}
+	*s.n--
+	return s.db.ReadTransact(f)
+}
+
+// An export or import stopped after any number of its transactions stays
+// IN_PROGRESS, shows no table, and, run again, ends exactly as one never
+// stopped: nothing lost, nothing doubled.
+func TestExportImportInterrupted(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	src := mustOpen(t, db, "Stopped", root, WithSchema(exportSchema))
+	for i := range 30 {
+		it := backupItem("p"+strconv.Itoa(i%3), i, i, 0)
+		delete(it, "l")
+		mustPut(t, db, src, it)
+	}
+	want := tableItems(t, db, src)
+	base := t.TempDir()
+	for stopAfter := 0; stopAfter < 40; stopAfter += 3 {
+		dir := bucketDir(t, base, strconv.Itoa(stopAfter))
+		d, err := StartExport(db, ExportTableToPointInTimeInput{TableName: "Stopped", S3Bucket: "b"}, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := stopAfter
+		_, err = runExport(stoppingTransactor{db, &n}, d.ExportID, DirBucket{dir}, 4, 7, root)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("stopped after %d: %v", stopAfter, err)
+		}
+		if err == nil {
+			break // finished before the stop: later stops would too
+		}
+		if got, err := DescribeExport(db, d.ExportID, root); err != nil || got.ExportStatus != ExportStatusInProgress {
+			t.Fatalf("a stopped export: %+v, %v; want IN_PROGRESS", got, err)
+		}
+		if d, err = runExport(db, d.ExportID, DirBucket{dir}, 4, 7, root); err != nil || d.ItemCount != int64(len(want)) {
+			t.Fatalf("the export run again after %d transactions: %+v, %v", stopAfter, d, err)
+		}
+		in := ImportTableInput{S3Bucket: "b", S3KeyPrefix: exportBase("", d.ExportID), InputFormat: InputFormatDynamoDBJSON,
+			InputCompressionType: InputCompressionGzip, TableName: "Copy" + strconv.Itoa(stopAfter), Schema: exportSchema}
+		im, err := StartImport(db, in, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n = stopAfter
+		if _, err := runImport(stoppingTransactor{db, &n}, im.ImportID, DirBucket{dir}, nil, 4, root); err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("import stopped after %d: %v", stopAfter, err)
+		} else if err != nil {
+			if _, err := Open(db, in.TableName, root); !errors.Is(err, ErrResourceNotFound) {
+				t.Fatalf("a stopped import's table is visible: %v", err)
+			}
+		}
+		if im, err = runImport(db, im.ImportID, DirBucket{dir}, nil, 4, root); err != nil || im.ImportStatus != ImportStatusCompleted ||
+			im.ImportedItemCount != int64(len(want)) || im.ProcessedItemCount != int64(len(want)) {
+			t.Fatalf("the import run again after %d transactions: %+v, %v", stopAfter, im, err)
+		}
+		sameTable(t, db, want, mustOpen(t, db, in.TableName, root))
+	}
 }

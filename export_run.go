@@ -21,6 +21,26 @@ const (
 	exportReadBytes = 4 << 20
 )
 
+// ExportTableToPointInTime exports table in.TableName to dest in
+// DynamoDB's export layout and returns the export's description once it
+// is COMPLETED. It runs many transactions through tx (pass an
+// fdb.Database) and may run while other clients write to the table: the
+// export holds the table exactly as it was at one version.
+//
+// Errors: [ErrValidation]; [ErrResourceNotFound] for a missing table;
+// [ErrPointInTimeRecoveryUnavailable] for an ExportTime, Version or
+// incremental export of a table without point-in-time recovery;
+// [ErrInvalidExportTime]; [ErrExportConflict]. An export that fails
+// after it started is recorded FAILED and its error returned. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExportTableToPointInTime.html.
+func ExportTableToPointInTime(tx fdb.Transactor, in ExportTableToPointInTimeInput, dest ExportDestination, opts ...Option) (*ExportDescription, error) {
+	d, err := StartExport(tx, in, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return RunExport(tx, d.ExportID, dest, opts...)
+}
+
 // RunExport runs export id, recorded IN_PROGRESS by [StartExport],
 // writing its objects to dest, and returns its description once it is
 // COMPLETED. An export that is no longer IN_PROGRESS is returned as it

@@ -25,9 +25,6 @@ import (
 //     as such with the writer's time, for an incremental export
 //     (export_incremental.go).
 
-// backupTypeExport is the BackupType of an export's snapshots.
-const backupTypeExport BackupType = "EXPORT"
-
 // Phases of an export's snapshots beyond backup.go's.
 const (
 	// phaseCopy copies the point-in-time recovery base.

@@ -310,7 +310,7 @@ func tokenImport(tr fdb.ReadTransaction, keys backupKeys, token string, now time
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return nil, &CorruptError{What: "client token", Reason: "cannot decode the token " + token}
 	}
-	if now.Sub(t.Created) > clientTokenWindow {
+	if now.After(t.Created.Add(clientTokenWindow)) {
 		return nil, nil
 	}
 	im, err := getImport(tr, keys, t.ID)
