@@ -79,13 +79,12 @@ func runExport(tx fdb.Transactor, id string, dest ExportDestination, batch, perF
 		return nil, err
 	}
 	if err != nil {
-		d, ferr := finishExport(tx, keys, id, end, func(s *storedExport) {
+		_, ferr := finishExport(tx, keys, id, end, func(s *storedExport) {
 			s.ExportStatus, s.FailureCode, s.FailureMessage = ExportStatusFailed, exportFailureCode(err), err.Error()
 		})
 		if ferr == nil {
 			ferr = dropExportSnapshots(tx, keys, id)
 		}
-		_ = d
 		return nil, errors.Join(err, ferr)
 	}
 	d, err := finishExport(tx, keys, id, end, func(s *storedExport) {

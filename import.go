@@ -87,10 +87,6 @@ var (
 	ErrImportConflict = errors.New("fdyno: ImportConflictException")
 )
 
-// importPrefix starts the directory name, under the root, of a table
-// being imported.
-const importPrefix = "!import-"
-
 // Import batches: items and encoded bytes per transaction.
 const (
 	importBatchItems = 100

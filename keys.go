@@ -1016,6 +1016,9 @@ const (
 	// restorePrefix starts the directory name, under the root, of a table
 	// being restored (restore.go): no table name starts with '!'.
 	restorePrefix = "!restore-"
+	// importPrefix starts the directory name, under the root, of a table
+	// being imported (import.go).
+	importPrefix = "!import-"
 )
 
 // backupLogKey returns the key of part of the log record of the item with
