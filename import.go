@@ -499,15 +499,16 @@ type importRun struct {
 	types  map[string]ScalarAttributeType
 }
 
-// objects lists the objects to read: those an export's
-// manifest-files.json under the prefix names (with their checksums), or
-// else every object under the prefix but an export's manifests, checksum
-// files and _started marker.
+// objects lists the objects to read: those the manifest-files.json of
+// the exports under the prefix name (with their checksums), or, if there
+// is none, every object under the prefix but an export's manifests,
+// checksum files and _started marker.
 func (r *importRun) objects(src ImportSource) ([]importObject, error) {
 	keys, err := src.List(r.im.S3KeyPrefix)
 	if err != nil {
 		return nil, err
 	}
+	var out []importObject
 	for _, k := range keys {
 		if path.Base(k) != "manifest-files.json" {
 			continue
@@ -521,13 +522,16 @@ func (r *importRun) objects(src ImportSource) ([]importObject, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := make([]importObject, len(files))
-		for i, f := range files {
-			out[i] = importObject{key: f.DataFileS3Key, md5: f.MD5Checksum}
+		if len(out)+len(files) > MaxImportObjects {
+			return nil, errors.New("fdyno: the import source holds more than " + strconv.Itoa(MaxImportObjects) + " objects")
 		}
-		return out, nil
+		for _, f := range files {
+			out = append(out, importObject{key: f.DataFileS3Key, md5: f.MD5Checksum})
+		}
 	}
-	var out []importObject
+	if out != nil {
+		return out, nil // the files of every export under the prefix
+	}
 	for _, k := range keys {
 		switch b := path.Base(k); {
 		case b == "_started" || strings.HasSuffix(b, ".checksum") || b == "manifest-summary.json":

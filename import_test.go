@@ -214,3 +214,48 @@ func TestImportFixtures(t *testing.T) {
 		}
 	}
 }
+
+// A prefix holding two exports imports the files both manifests list
+// (an item in both overwrites itself), checked against their MD5s; a
+// data file changed after its export is one error and is skipped.
+func TestImportExportsUnderOnePrefix(t *testing.T) {
+	db := fdblitetest.Open(t)
+	tbl := newTestTable(t, db, booksSchema)
+	root := testRootOf(tbl)
+	bucket := DirBucket{t.TempDir()}
+	mustPut(t, db, tbl, books["101"])
+	first, err := ExportTableToPointInTime(db, ExportTableToPointInTimeInput{TableName: "Test", S3Bucket: "b", S3Prefix: "p"}, bucket, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, db, tbl, books["103"])
+	if _, err := ExportTableToPointInTime(db, ExportTableToPointInTimeInput{TableName: "Test", S3Bucket: "b", S3Prefix: "p"}, bucket, root); err != nil {
+		t.Fatal(err)
+	}
+	d, err := ImportTable(db, ImportTableInput{S3Bucket: "b", S3KeyPrefix: "p/", InputFormat: InputFormatDynamoDBJSON,
+		InputCompressionType: InputCompressionGzip, TableName: "Both", Schema: booksSchema}, bucket, nil, root)
+	if err != nil || d.ImportStatus != ImportStatusCompleted || d.ProcessedItemCount != 3 || d.ImportedItemCount != 3 {
+		t.Fatalf("ImportTable = %+v, %v", d, err)
+	}
+	if diff := gocmp.Diff(books, itemsBy(t, mustOpen(t, db, "Both", root), db, "Id"), itemCmp); diff != "" {
+		t.Errorf("imported (-want +got):\n%s", diff)
+	}
+	// Change the first export's data file: its checksum no longer holds.
+	files, err := filepath.Glob(filepath.Join(bucket.Dir, "p", "AWSDynamoDB", first.ExportID, "data", "*.json.gz"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("data files %v, %v", files, err)
+	}
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	_, _ = w.Write([]byte(`{"Item":{"Id":{"N":"666"}}}` + "\n"))
+	_ = w.Close()
+	if err := os.WriteFile(files[0], gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	d, err = ImportTable(db, ImportTableInput{S3Bucket: "b", S3KeyPrefix: "p/AWSDynamoDB/" + first.ExportID + "/", InputFormat: InputFormatDynamoDBJSON,
+		InputCompressionType: InputCompressionGzip, TableName: "Tampered", Schema: booksSchema}, bucket, &log, root)
+	if err != nil || d.ImportStatus != ImportStatusFailed || d.ErrorCount != 1 || d.ImportedItemCount != 0 || !strings.Contains(log.String(), "md5Checksum") {
+		t.Fatalf("import of a changed file: %+v, %v, log %s", d, err, log.String())
+	}
+}
