@@ -11,6 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
 // exports_test.go: the export and import operations through
@@ -176,4 +179,49 @@ func TestExportsUnconfigured(t *testing.T) {
 	_, err := c.ExportTableToPointInTime(ctx(t), &dynamodb.ExportTableToPointInTimeInput{TableArn: aws.String("arn:aws:dynamodb:us-east-1:" + accountID + ":table/Tab"),
 		S3Bucket: aws.String("bucket")})
 	wantAPIError(t, err, "ValidationException", "--export-dir")
+}
+
+// An export and an import left IN_PROGRESS (a server stopped, or
+// crashed, after answering) are run by the next server that starts on
+// the database; the import's table appears only then.
+func TestTransfersResumeAtStart(t *testing.T) {
+	db := fdblitetest.OpenIsolated(t)
+	// The first server has no buckets, so it resumes nothing itself.
+	ts, c := newTestClient(t, Config{DB: db})
+	exportDir := t.TempDir()
+	bucket := filepath.Join(exportDir, "exports")
+	if err := os.MkdirAll(bucket, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	createTable(t, c, "Music", "", "")
+	putPK(t, c, "Music", "a", "1")
+	opts := []fdyno.Option{fdyno.WithRoot(ts.root...)}
+	tableArn := "arn:aws:dynamodb:us-east-1:" + accountID + ":table/Music"
+	// Recorded as the server records them, and not run.
+	ex, err := fdyno.StartExport(db, fdyno.ExportTableToPointInTimeInput{TableName: "Music", TableArn: tableArn, S3Bucket: "exports"}, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bucket, "items.json"), []byte(`{"Item":{"pk":{"S":"x"}}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	im, err := fdyno.StartImport(db, fdyno.ImportTableInput{S3Bucket: "exports", S3KeyPrefix: "items", InputFormat: fdyno.InputFormatDynamoDBJSON,
+		TableName: "Imported", Schema: fdyno.TableSchema{KeySchema: []fdyno.KeySchemaElement{{AttributeName: "pk", KeyType: fdyno.KeyTypeHash}},
+			AttributeDefinitions: []fdyno.AttributeDefinition{{AttributeName: "pk", AttributeType: fdyno.ScalarAttributeTypeS}}}}, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Imported")})
+	wantAPIError(t, err, "ResourceNotFoundException", "")
+	ts2 := newTestServer(t, Config{DB: db, ExportDir: exportDir})
+	c2 := ts2.client(testCredentials)
+	if d := waitExport(t, c2, tableArn+"/export/"+ex.ExportID); d.ExportStatus != types.ExportStatusCompleted || aws.ToInt64(d.ItemCount) != 1 {
+		t.Errorf("the resumed export: %+v", d)
+	}
+	if d := waitImport(t, c2, "arn:aws:dynamodb:us-east-1:"+accountID+":table/Imported/import/"+im.ImportID); d.ImportStatus != types.ImportStatusCompleted || d.ImportedItemCount != 1 {
+		t.Errorf("the resumed import: %+v", d)
+	}
+	if got := scanPKs(t, c2, "Imported"); !cmp.Equal(got, map[string]string{"x": ""}) {
+		t.Errorf("imported items: %v", got)
+	}
 }
