@@ -65,6 +65,10 @@ const (
 	BackupTypeSystem BackupType = "SYSTEM"
 )
 
+// backupTypeExport is the BackupType of an export's snapshots
+// (export_snapshot.go), which ListBackups never shows.
+const backupTypeExport BackupType = "EXPORT"
+
 // Errors of backups, named after DynamoDB's exceptions.
 var (
 	// ErrBackupNotFound is DynamoDB's BackupNotFoundException.
@@ -697,7 +701,7 @@ func ListBackups(rt fdb.ReadTransactor, in ListBackupsInput, opts ...Option) (*L
 			if err := json.Unmarshal(row.Value, &b); err != nil {
 				return nil, &CorruptError{What: "backup record", Reason: "cannot decode a backup record"}
 			}
-			if b.Continuous || in.TableName != "" && b.Table != in.TableName ||
+			if b.Continuous || b.Type == string(backupTypeExport) || in.TableName != "" && b.Table != in.TableName ||
 				!in.TimeRangeLowerBound.IsZero() && b.Created.Before(in.TimeRangeLowerBound) ||
 				!in.TimeRangeUpperBound.IsZero() && !b.Created.Before(in.TimeRangeUpperBound) {
 				continue

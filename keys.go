@@ -1000,12 +1000,25 @@ func (k tableKeys) countProgressKey() fdb.Key { return k.counts.Pack(tuple.Tuple
 //	root/ ("k", "d", id, <hash>[, <range>], part)
 //	                                     part of one item of the backup
 //	root/ ("k", "r", id)                 progress of a restore (restore.go)
+//
+// Exports and imports (export.go, import.go) keep their records there too:
+//
+//	root/ ("k", "x", id)                 an export's record (JSON)
+//	root/ ("k", "i", id)                 an import's record (JSON)
+//	root/ ("k", "t", kind, token)        the export or import id a
+//	                                     ClientToken made ("x" or "i")
+//
+// An export's snapshot is a backup of its own, hidden, whose id is
+// exportSnapshotID(id).
 const (
 	backupLogSubspace = "l"
 	backupSubspace    = "k"
 	// restorePrefix starts the directory name, under the root, of a table
 	// being restored (restore.go): no table name starts with '!'.
 	restorePrefix = "!restore-"
+	// importPrefix starts the directory name, under the root, of a table
+	// being imported (import.go).
+	importPrefix = "!import-"
 )
 
 // backupLogKey returns the key of part of the log record of the item with
@@ -1077,11 +1090,32 @@ type backupKeys struct {
 	ends     subspace.Subspace // ("k", "e", …)
 	data     subspace.Subspace // ("k", "d", …)
 	restores subspace.Subspace // ("k", "r", …)
+	exports  subspace.Subspace // ("k", "x", …)
+	imports  subspace.Subspace // ("k", "i", …)
+	tokens   subspace.Subspace // ("k", "t", …)
 }
 
 func newBackupKeys(root subspace.Subspace) backupKeys {
 	s := root.Sub(backupSubspace)
-	return backupKeys{records: s.Sub("b"), starts: s.Sub("s"), ends: s.Sub("e"), data: s.Sub("d"), restores: s.Sub("r")}
+	return backupKeys{records: s.Sub("b"), starts: s.Sub("s"), ends: s.Sub("e"), data: s.Sub("d"), restores: s.Sub("r"),
+		exports: s.Sub("x"), imports: s.Sub("i"), tokens: s.Sub("t")}
+}
+
+func (k backupKeys) exportRecord(id string) fdb.Key { return k.exports.Pack(tuple.Tuple{id}) }
+func (k backupKeys) importRecord(id string) fdb.Key { return k.imports.Pack(tuple.Tuple{id}) }
+
+// token returns the key of a ClientToken of kind "x" (exports) or "i"
+// (imports).
+func (k backupKeys) token(kind, token string) fdb.Key { return k.tokens.Pack(tuple.Tuple{kind, token}) }
+
+// rebaseDataKey returns data key key of backup from as the same key of
+// backup to, for copying one backup's items to another.
+func (k backupKeys) rebaseDataKey(from, to string, key fdb.Key) (fdb.Key, error) {
+	rest, ok := bytes.CutPrefix(key, k.dataPrefix(from))
+	if !ok {
+		return nil, &CorruptError{What: "backup key", Reason: "not a key of backup " + from}
+	}
+	return concatKey(k.dataPrefix(to), rest), nil
 }
 
 func (k backupKeys) record(id string) fdb.Key  { return k.records.Pack(tuple.Tuple{id}) }

@@ -42,7 +42,9 @@ var packageLayers = []struct {
 		"query.go", "stream_read.go", "scan.go", "item_collection.go", "backup.go",
 		"layer_api.go", "put.go", "stream_tail.go", "stream_consumer.go", "updatetable.go", "restore.go", "stream_trim.go",
 		"update.go", "query_batch.go", "ttl_sweep.go", "stream_merge.go", "pitr.go", "pitr_trim.go", "counts_read.go",
-		"delete_table.go", "counts_build.go"}},
+		"delete_table.go", "counts_build.go",
+		"bucket.go", "export_ion.go", "import_json.go", "import_csv.go", "export.go", "export_files.go", "export_snapshot.go",
+		"export_run.go", "import.go"}},
 }
 
 // upwardArrows are the file-to-file arrows allowed to run back up, each a

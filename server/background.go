@@ -96,6 +96,8 @@ type background struct {
 	mu      sync.Mutex
 	running map[backfillID]bool // backfills started and not finished
 	leases  map[leaseID]bool    // leases this server holds (holdsLease)
+	// transfers are the exports and imports running here (exports.go).
+	transfers map[string]bool
 }
 
 type leaseID struct{ table, job string }

@@ -124,9 +124,10 @@ func (s *Server) backupResource(c *call, arn *string) (string, error) {
 // describedBackup reads backup id and checks that it is a backup of
 // table (the ARN's table), so an ARN naming another table's id is not
 // found. The base of a table's point-in-time recovery (the library's
-// backup "pitr-<TableId>") is no backup at the wire: not found either.
+// backup "pitr-<TableId>") and an export's snapshots ("export-…") are no
+// backups at the wire: not found either.
 func (s *Server) describedBackup(table, id, arn string) (*fdyno.BackupDescription, error) {
-	if strings.HasPrefix(id, "pitr-") {
+	if strings.HasPrefix(id, "pitr-") || strings.HasPrefix(id, "export-") {
 		return nil, &apiError{typ: errBackupNotFound, msg: "Backup not found: " + arn}
 	}
 	d, err := fdyno.DescribeBackup(s.db, id, s.tableOptions()...)

@@ -714,3 +714,62 @@ func (s *Server) queryLeadingKeys(table string, in *queryInput) (ctxValue, []fdy
 	}
 	return ctxValue{unknown: true}, nil
 }
+
+// Exports and imports (exports.go, imports.go) need their action on the
+// table's ARN (ExportTableToPointInTime on the source, ImportTable on the
+// table it creates), on the export's or import's ARN (DescribeExport,
+// DescribeImport) or on "*" (ListExports, ListImports). An export reads,
+// and an import writes, every item of its table, so their checks have
+// dynamodb:LeadingKeys and dynamodb:Attributes unknown: a policy that
+// allows the action only on some partitions or attributes allows none
+// (fails closed).
+
+// wholeTableCheck is the check of action on every item of table.
+func (s *Server) wholeTableCheck(action, table string) []accessCheck {
+	return []accessCheck{{authzCheck: authzCheck{action: action, resource: s.tableARN(table),
+		ctx: map[string]ctxValue{"dynamodb:leadingkeys": {unknown: true}, "dynamodb:attributes": {unknown: true}}}}}
+}
+
+func (in *exportTableInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	table, err := authzTable(c, in.TableArn)
+	if err != nil {
+		return nil, err
+	}
+	return s.wholeTableCheck("dynamodb:ExportTableToPointInTime", table), nil
+}
+
+func (in *describeExportInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	r, err := s.childResource(c, "export", in.ExportArn)
+	if err != nil {
+		return nil, err
+	}
+	return onResource("dynamodb:DescribeExport", r), nil
+}
+
+func (in *listExportsInput) authz(*Server, *call) ([]accessCheck, error) {
+	return onResource("dynamodb:ListExports", "*"), nil
+}
+
+func (in *importTableInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	var name *string
+	if p := in.TableCreationParameters; p != nil {
+		name = p.TableName
+	}
+	table, err := authzTable(c, name)
+	if err != nil {
+		return nil, err
+	}
+	return s.wholeTableCheck("dynamodb:ImportTable", table), nil
+}
+
+func (in *describeImportInput) authz(s *Server, c *call) ([]accessCheck, error) {
+	r, err := s.childResource(c, "import", in.ImportArn)
+	if err != nil {
+		return nil, err
+	}
+	return onResource("dynamodb:DescribeImport", r), nil
+}
+
+func (in *listImportsInput) authz(*Server, *call) ([]accessCheck, error) {
+	return onResource("dynamodb:ListImports", "*"), nil
+}

@@ -558,12 +558,12 @@ func TestSDKCreateTableIndexesAndStream(t *testing.T) {
 func TestSDKUnsupportedOperations(t *testing.T) {
 	_, c := newTestClient(t, Config{})
 	for name, call := range map[string]func() error{
-		"ListExports": func() error {
-			_, err := c.ListExports(ctx(t), &dynamodb.ListExportsInput{})
+		"ListGlobalTables": func() error {
+			_, err := c.ListGlobalTables(ctx(t), &dynamodb.ListGlobalTablesInput{})
 			return err
 		},
-		"ListImports": func() error {
-			_, err := c.ListImports(ctx(t), &dynamodb.ListImportsInput{})
+		"DescribeKinesisStreamingDestination": func() error {
+			_, err := c.DescribeKinesisStreamingDestination(ctx(t), &dynamodb.DescribeKinesisStreamingDestinationInput{TableName: aws.String("Tab")})
 			return err
 		},
 	} {

@@ -143,6 +143,12 @@ type Config struct {
 	// info level (refusals are always logged, at warning level); see
 	// audit.go.
 	AuditLog bool
+	// ExportDir is the directory of the buckets ExportTableToPointInTime
+	// writes to and ImportTable reads from: S3Bucket names its
+	// subdirectory <account>/<bucket> with PerAccountNamespaces, <bucket>
+	// otherwise, which must exist (exports.go). Empty: no exports or
+	// imports.
+	ExportDir string
 	// MaxConcurrentRequests bounds the requests the server runs at once
 	// (default DefaultMaxConcurrentRequests); one more is refused with a
 	// ThrottlingException (limits.go).
@@ -357,6 +363,12 @@ func New(cfg Config) (*Server, error) {
 		targetPrefix + "DeleteBackup":              handler((*Server).deleteBackup),
 		targetPrefix + "RestoreTableFromBackup":    handler((*Server).restoreTableFromBackup),
 		targetPrefix + "RestoreTableToPointInTime": handler((*Server).restoreTableToPointInTime),
+		targetPrefix + "ExportTableToPointInTime":  handler((*Server).exportTableToPointInTime),
+		targetPrefix + "DescribeExport":            handler((*Server).describeExport),
+		targetPrefix + "ListExports":               handler((*Server).listExports),
+		targetPrefix + "ImportTable":               handler((*Server).importTable),
+		targetPrefix + "DescribeImport":            handler((*Server).describeImport),
+		targetPrefix + "ListImports":               handler((*Server).listImports),
 
 		streamsTargetPrefix + "ListStreams":      handler((*Server).listStreams),
 		streamsTargetPrefix + "DescribeStream":   handler((*Server).describeStream),
@@ -387,6 +399,7 @@ func (s *Server) startBackground() {
 	s.goBackground(func(ctx context.Context) {
 		everyInterval(ctx, backfillResumeInterval, func() { s.resumeBackfills(ctx) })
 	})
+	s.goBackground(s.resumeTransfers)
 	if cfg.TTLSweepInterval >= 0 {
 		interval, perSecond := cfg.TTLSweepInterval, cfg.TTLSweepItemsPerSecond
 		if interval == 0 {
@@ -526,7 +539,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, c *call) (any, e
 	c.who, c.owner = principal{keyID: id.keyID, account: c.account}, ns.account
 	out, err := op(ns, c, body)
 	if ns != s {
-		s.settleNamespace(ns, err == nil && (c.op == "CreateTable" || strings.HasPrefix(c.op, "RestoreTable")))
+		s.settleNamespace(ns, err == nil && (c.op == "CreateTable" || strings.HasPrefix(c.op, "RestoreTable") || c.op == "ImportTable"))
 	}
 	return out, err
 }

@@ -64,6 +64,7 @@ func run() error {
 		maxRequests = flag.Int("max-concurrent-requests", server.DefaultMaxConcurrentRequests, "most requests served at once; more are refused with ThrottlingException")
 		perConn     = flag.Int("max-requests-per-connection", server.DefaultMaxRequestsPerConnection, "most requests in flight on one HTTP/2 connection")
 		headerBytes = flag.Int("max-header-bytes", server.DefaultMaxHeaderBytes, "largest request headers, in bytes")
+		exportDir   = flag.String("export-dir", "", "directory of the buckets of ExportTableToPointInTime and ImportTable: S3Bucket names its subdirectory <account>/<bucket> (<bucket> with --shared-db), which must exist; empty: no exports or imports")
 		t           server.Timeouts
 	)
 	flag.DurationVar(&t.ReadHeader, "read-header-timeout", server.DefaultTimeouts.ReadHeader, "time to read a request's headers")
@@ -135,7 +136,8 @@ func run() error {
 	}
 	cfg := server.Config{DB: db, Keys: keys, Region: *region, Logger: log, TransactionTimeout: *txnTimeout,
 		MaxBackfills: *backfills, TTLSweepInterval: *ttlInterval, TTLSweepItemsPerSecond: *ttlRate,
-		MaxConcurrentRequests: *maxRequests, Accounts: accounts, Policies: policies, Namespaces: server.PerAccountNamespaces, AuditLog: *auditLog}
+		MaxConcurrentRequests: *maxRequests, Accounts: accounts, Policies: policies, Namespaces: server.PerAccountNamespaces, AuditLog: *auditLog,
+		ExportDir: *exportDir}
 	if *sharedDB {
 		cfg.Namespaces = server.SharedNamespace
 	}
