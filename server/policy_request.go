@@ -724,18 +724,12 @@ func (s *Server) queryLeadingKeys(table string, in *queryInput) (ctxValue, []fdy
 // allows the action only on some partitions or attributes allows none
 // (fails closed).
 
-// wholeTableCheck is the check of action on every item of table.
-func (s *Server) wholeTableCheck(action, table string) []accessCheck {
-	return []accessCheck{{authzCheck: authzCheck{action: action, resource: s.tableARN(table),
-		ctx: map[string]ctxValue{"dynamodb:leadingkeys": {unknown: true}, "dynamodb:attributes": {unknown: true}}}}}
-}
-
 func (in *exportTableInput) authz(s *Server, c *call) ([]accessCheck, error) {
 	table, err := authzTable(c, in.TableArn)
 	if err != nil {
 		return nil, err
 	}
-	return s.wholeTableCheck("dynamodb:ExportTableToPointInTime", table), nil
+	return []accessCheck{s.wholeTableCheck("dynamodb:ExportTableToPointInTime", table, readItems)}, nil
 }
 
 func (in *describeExportInput) authz(s *Server, c *call) ([]accessCheck, error) {
@@ -759,7 +753,7 @@ func (in *importTableInput) authz(s *Server, c *call) ([]accessCheck, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.wholeTableCheck("dynamodb:ImportTable", table), nil
+	return []accessCheck{s.wholeTableCheck("dynamodb:ImportTable", table, readItems|writeItems)}, nil
 }
 
 func (in *describeImportInput) authz(s *Server, c *call) ([]accessCheck, error) {
