@@ -158,6 +158,10 @@ func runDurable(w io.Writer, items, cacheMiB, ops, clients int) error {
 		} else {
 			fmt.Fprintf(w, "memory: load %.1f s (%.0f items/s)\n", loadSecs, float64(items)/loadSecs)
 		}
+		// Warm up (the server's runtime, the caches), unmeasured.
+		if _, err := measureDurable(ctx, c, "GetItem", "uniform", items, clients, ops); err != nil {
+			return err
+		}
 		for _, wl := range []struct{ op, keys string }{{"GetItem", "uniform"}, {"GetItem", "zipfian"}, {"Query", "uniform"}} {
 			for _, n := range []int{1, clients} {
 				cpu0 := cpuSeconds(cmd.Process.Pid)
