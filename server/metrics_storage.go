@@ -11,7 +11,8 @@ import (
 // from fdblite's stats (storage.go) at each scrape, so the figures are
 // those of the moment. A durable database's memory is its caches (bounded
 // by fdyno-server's --cache-size) plus the writes of its MVCC window
-// (bounded by FDBLITE_WINDOW_BYTES) plus a fixed overhead; the process's
+// (bounded by FDBLITE_WINDOW_BYTES) plus what does not depend on the data
+// (the conflict history, requests in flight, the runtime); the process's
 // resident set is process_resident_memory_bytes, from the process
 // collector (metrics.go). A FoundationDB cluster has no such stats: the
 // figures are then absent.

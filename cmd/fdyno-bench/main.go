@@ -94,11 +94,12 @@ func main() {
 
 // result is one line of the report.
 type result struct {
-	workload string
-	clients  int
-	target   string
-	opsPerS  float64
-	p50, p99 time.Duration
+	workload  string
+	clients   int
+	target    string
+	opsPerS   float64
+	p50, p99  time.Duration
+	serverCPU time.Duration // per operation, where measured
 }
 
 func run(w io.Writer, fdynoBin, dynaliteCLI string, ops, clients int) error {

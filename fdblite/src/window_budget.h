@@ -4,8 +4,10 @@
 // A durable database's overlay (store.h) holds every commit newer than the
 // read horizon, the oldest version a read may use: normally five seconds of
 // writes. A bulk load at full speed makes that hundreds of MB (a 10 GB
-// load peaked at 823 MB of RSS, most of it the window), so the window's
-// memory followed the write rate with no bound. WindowBudget bounds it: it
+// load peaked at 747-823 MB of RSS, up to 350 MB of it the window, most of
+// the rest what the window had freed and malloc kept: memory_release.h),
+// so the window's memory followed the write rate with no bound.
+// WindowBudget bounds it: it
 // records what each commit added to the overlay and, when the commits
 // above the horizon add up to more than the budget, moves the horizon
 // forward, commit by commit, but never closer to the newest version than a
