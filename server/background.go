@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -407,9 +408,19 @@ func (s *Server) holdsLease(t *fdyno.Table, job string, period time.Duration) bo
 	}
 	s.bg.mu.Unlock()
 	if ok != was {
-		s.metrics.leaseHeld(job, ok)
+		s.metrics.leaseHeld(leaseMetricJob(job), ok)
 	}
 	return ok
+}
+
+// leaseMetricJob is job as fdyno_background_leases labels it: a
+// backfill's lease is "backfill", whatever its index (label values come
+// from fixed sets, never from a request).
+func leaseMetricJob(job string) string {
+	if strings.HasPrefix(job, "backfill/") {
+		return "backfill"
+	}
+	return job
 }
 
 // releaseLease gives up this server's lease on job for table t, so
@@ -430,7 +441,7 @@ func (s *Server) dropLease(t *fdyno.Table, job string) {
 	delete(s.bg.leases, id)
 	s.bg.mu.Unlock()
 	if was {
-		s.metrics.leaseHeld(job, false)
+		s.metrics.leaseHeld(leaseMetricJob(job), false)
 	}
 }
 

@@ -111,11 +111,11 @@ func newMetrics(ops map[string]operation) *metrics {
 	m.retries = counterVec("fdb_transaction_retries_total", "FoundationDB transaction attempts retried after a retryable error, by kind.", "kind")
 	m.fdbErrors = counterVec("fdb_transaction_errors_total", "FoundationDB errors that ended a transaction attempt, retried or not, by kind and error code.", "kind", "code")
 	m.conflicts = counter("fdb_transaction_conflicts_total", "Commits that failed with not_committed (1020): a conflict with another transaction.")
-	m.backfills = counterVec("index_backfills_total", "Index backfills ended, by result: done (index ACTIVE), stopped (server closing; resumes at the next start) or abandoned (index or table deleted).", "result")
+	m.backfills = counterVec("index_backfills_total", "Index backfills ended, by result: done (index ACTIVE), stopped (server closing; another server, or this one when it starts again, takes it over), elsewhere (another server holds its lease and builds it) or abandoned (index or table deleted).", "result")
 	m.backfillRetries = counter("index_backfill_retries_total", "Index backfill runs that failed with an error that may pass, and were retried.")
 	m.backfillsRunning = gauge("index_backfills_running", "Index backfills running now (holding one of the MaxBackfills slots).")
 	m.leases = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "fdyno", Name: "background_leases",
-		Help: "Leases on tables' background work this server holds, by job (ttl-sweep, trim, counts): of several servers on one database, the holder does the job."}, []string{"job"})
+		Help: "Leases on tables' background work this server holds, by job (ttl-sweep, trim, counts, backfill): of several servers on one database, the holder does the job."}, []string{"job"})
 	reg(m.leases)
 	m.ttlSweeps = counterVec("ttl_sweeps_total", "Time to Live sweeps of one table, by result (ok or error).", "result")
 	m.ttlScanned = counter("ttl_items_scanned_total", "Items the Time to Live sweeper examined.")
@@ -132,7 +132,7 @@ func newMetrics(ops map[string]operation) *metrics {
 		m.transactions.WithLabelValues(k)
 		m.retries.WithLabelValues(k)
 	}
-	for _, r := range []string{"done", "stopped", "abandoned"} {
+	for _, r := range []string{"done", "stopped", "elsewhere", "abandoned"} {
 		m.backfills.WithLabelValues(r)
 	}
 	for _, r := range []string{"ok", "error"} {
@@ -201,7 +201,7 @@ func (m *metrics) attemptFailed(kind string, err error, retried bool) {
 }
 
 // backfillStarted and backfillEnded bracket a backfill holding a slot;
-// backfillEnded's result is done, stopped or abandoned.
+// backfillEnded's result is done, stopped, elsewhere or abandoned.
 func (m *metrics) backfillStarted() {
 	if m != nil {
 		m.backfillsRunning.Inc()
@@ -231,7 +231,6 @@ func (m *metrics) ttlSwept(scanned, deleted int, failed bool) {
 	m.ttlSweeps.WithLabelValues(okOrError(failed)).Inc()
 }
 
-// streamTrimmedRecords records one retention trim of one table's stream.
 // countBuilt records one run of a table's counting pass, which counted
 // items; result is done, stopped or error.
 func (m *metrics) countBuilt(result string, items int64) {
@@ -254,6 +253,7 @@ func (m *metrics) leaseHeld(job string, held bool) {
 	}
 }
 
+// streamTrimmedRecords records one retention trim of one table's stream.
 func (m *metrics) streamTrimmedRecords(trimmed int, failed bool) {
 	if m == nil {
 		return

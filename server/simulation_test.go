@@ -15,6 +15,7 @@ import (
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/fdyno/fdyno/internal/testseed"
 	"github.com/fdyno/fdyno/internal/testtime"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // TestManyServersSimulation runs three fdyno-servers on one database and
@@ -26,29 +27,62 @@ import (
 //   - every acknowledged write is there at the end, unless it expired;
 //     every expired item is gone;
 //   - the sweep of a table is done by one server at a time: after each
-//     round at most one live server holds the table's sweep lease (work
+//     round at most one live server holds the table's sweep lease, and
+//     the servers together sweep the table at most once per round (work
 //     is not multiplied by the servers);
+//   - each expired item is swept once: the deletions the servers count
+//     are the TTL deletions the stream shows;
 //   - a killed holder's lease passes to a live server within a lease
 //     period (three walk intervals): no table goes unswept for longer;
 //   - an index created midway is built once by whichever servers live:
 //     its backfill is leased, a dead builder's lease lapses, and a live
-//     server's next resume takes it over from the cursor;
+//     server's next resume takes it over from the cursor; of every
+//     server that ever ran, exactly one reports the backfill done, and
+//     the lease is released when it is;
 //   - the stream trimmer (with the same leases) never trims a record a
 //     registered consumer has not read, the consumer sees every change
 //     (its last record of each key says what the table holds), and read
 //     records older than the retention are trimmed.
 func TestManyServersSimulation(t *testing.T) {
+	runSimulation(t, fdblitetest.Latency{})
+}
+
+// TestManyServersSimulationLatency is the simulation under fdblite's
+// latency model of a cluster (fdblitetest.DefaultLatency: every read
+// version, read and commit takes as long as on a cluster below 75%
+// load), so that the background work runs alongside the clients' writes
+// for as long as it would there, and a backfill or a sweep is still
+// under way when servers die and rounds pass.
+func TestManyServersSimulationLatency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the latency model makes it take seconds")
+	}
+	runSimulation(t, fdblitetest.DefaultLatency())
+}
+
+// runSimulation is the simulation, on a database under latency model l
+// (the zero Latency: none).
+func runSimulation(t *testing.T, l fdblitetest.Latency) {
 	seed := testseed.Seed(t, "FDYNO_SIMULATION_SEED")
 	r := rand.New(rand.NewPCG(seed, seed))
 	db := fdblitetest.OpenIsolated(t)
+	if l.Enabled() {
+		if err := fdblitetest.SetLatency(db, l); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var clock atomic.Int64
 	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
 	now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
 	cfg := Config{DB: db, Now: now, TTLSweepInterval: -1, StreamRetention: -1}
 	const interval = time.Minute // the walk interval the rounds stand for
 	period := leasePeriod(interval)
-	var alive []*testServer
-	start := func() { alive = append(alive, newTestServer(t, cfg)) }
+	var alive, all []*testServer // live servers, and every server started
+	start := func() {
+		ts := newTestServer(t, cfg)
+		alive = append(alive, ts)
+		all = append(all, ts)
+	}
 	for range 3 {
 		start()
 	}
@@ -76,10 +110,14 @@ func TestManyServersSimulation(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := map[string]fdyno.StreamRecord{} // per pk, the last record the consumer read
+	ttlRemoves := 0                         // TTL deletions the consumer read
 	consume := func() int {
 		n, err := consumer.ProcessBatch(db, 5, func(_ fdb.Transaction, recs []fdyno.StreamRecord) error {
 			for _, rec := range recs {
 				last[rec.Keys["pk"].S()] = rec
+				if rec.EventName == fdyno.EventNameRemove && rec.UserIdentity != nil && rec.UserIdentity.Type == "Service" {
+					ttlRemoves++
+				}
 			}
 			return nil
 		})
@@ -99,13 +137,28 @@ func TestManyServersSimulation(t *testing.T) {
 		}
 		return n
 	}
+	// total sums a counter of every server that ever ran (a killed one
+	// keeps what it counted).
+	total := func(name string, labels ...string) float64 {
+		sum := 0.0
+		for _, ts := range all {
+			if v := value(gather(t, ts), name, labels...); v > 0 {
+				sum += v
+			}
+		}
+		return sum
+	}
 	unswept := 0 // rounds in a row in which no live server held the lease
 	round := func() {
 		clock.Add(int64(interval / time.Microsecond))
+		sweeps := total("fdyno_ttl_sweeps_total", "result", "ok")
 		for _, ts := range alive {
 			ts.sweepOnce(t.Context(), 1e9, period)
 			ts.trimOnce(t.Context(), retention, period)
 			ts.resumeBackfills(t.Context())
+		}
+		if n := total("fdyno_ttl_sweeps_total", "result", "ok") - sweeps; n > 1 {
+			t.Fatalf("seed %d: the table was swept %v times in one round, by %d live servers", seed, n, len(alive))
 		}
 		switch h := holders(); {
 		case h > 1:
@@ -202,9 +255,32 @@ func TestManyServersSimulation(t *testing.T) {
 	if len(ix.Items) != len(out.Items) {
 		t.Errorf("seed %d: the index holds %d entries, the table %d items (every item has g)", seed, len(ix.Items), len(out.Items))
 	}
+	// The backfill finished once: one server, of all that ran, built it
+	// to ACTIVE; the others left it (another held it) or were killed
+	// while it ran. Its lease is released, and no server still runs it.
+	for _, ts := range alive {
+		waitBackfills(t, ts)
+	}
+	if done := total("fdyno_index_backfills_total", "result", "done"); done != 1 {
+		t.Errorf("seed %d: %v servers report the backfill done, want exactly 1 (stopped %v, elsewhere %v)", seed, done,
+			total("fdyno_index_backfills_total", "result", "stopped"), total("fdyno_index_backfills_total", "result", "elsewhere"))
+	}
+	for _, ts := range alive {
+		if h := value(gather(t, ts), "fdyno_background_leases", "job", "backfill"); h > 0 {
+			t.Errorf("seed %d: a live server still holds the lease of the finished backfill", seed)
+		}
+	}
 	// The consumer, drained, read every change: the last record of each
 	// key says what the table holds.
 	for consume() > 0 {
+	}
+	// Each expired item was swept once: the servers' deletions, summed,
+	// are the TTL deletions the stream holds.
+	if deleted := total("fdyno_ttl_items_deleted_total"); deleted != float64(ttlRemoves) {
+		t.Errorf("seed %d: the servers count %v TTL deletions, the stream holds %d", seed, deleted, ttlRemoves)
+	}
+	if ttlRemoves == 0 {
+		t.Errorf("seed %d: no item expired and was swept", seed)
 	}
 	for pk, exp := range model {
 		rec, ok := last[pk]
@@ -228,4 +304,20 @@ func TestManyServersSimulation(t *testing.T) {
 			break
 		}
 	}
+}
+
+// gather returns ts's metrics as /metrics shows them, read from its
+// registry, so that a killed server's (whose listener is closed) can be
+// read too.
+func gather(t testing.TB, ts *testServer) map[string]*dto.MetricFamily {
+	t.Helper()
+	fams, err := ts.metrics.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(map[string]*dto.MetricFamily, len(fams))
+	for _, f := range fams {
+		out[f.GetName()] = f
+	}
+	return out
 }
