@@ -190,11 +190,18 @@ func (s *Server) runBackfill(ctx context.Context, id backfillID) {
 			result = "elsewhere"
 			return
 		}
+		if err == nil && !s.stillCreating(t, id.index) {
+			// Another server finished it (and released the lease) since
+			// this one saw it CREATING: it is not done twice.
+			result = "elsewhere"
+			s.releaseLease(t, job)
+			return
+		}
 		var p fdyno.BackfillProgress
 		lost := false
 		if err == nil {
 			run, cancel := context.WithCancel(ctx)
-			p, err = t.Backfill(run, s.db, fdyno.BackfillInput{IndexName: id.index, Progress: func(fdyno.BackfillProgress) {
+			p, err = t.Backfill(run, s.db, fdyno.BackfillInput{IndexName: id.index, BatchSize: s.bgConfig.backfillBatchSize, Progress: func(fdyno.BackfillProgress) {
 				if !s.holdsLease(t, job, backfillLeasePeriod) {
 					lost = true // renewal failed: another server took it
 					cancel()
@@ -241,6 +248,25 @@ func (s *Server) runBackfill(ctx context.Context, id backfillID) {
 		case <-time.After(backfillRetryDelay):
 		}
 	}
+}
+
+// stillCreating reports whether index of t is still CREATING, read after
+// this server took its backfill's lease: a server that finishes a
+// backfill releases the lease after the batch that makes the index
+// ACTIVE has committed, so a server that takes the lease after it sees
+// the index ACTIVE. A failed read counts as CREATING (Backfill then
+// reports what is wrong).
+func (s *Server) stillCreating(t *fdyno.Table, index string) bool {
+	d, err := t.Describe(s.db)
+	if err != nil {
+		return true
+	}
+	for _, g := range d.GlobalSecondaryIndexDescriptions {
+		if g.IndexName == index {
+			return g.IndexStatus == fdyno.IndexStatusCreating
+		}
+	}
+	return true // gone: Backfill reports it (abandoned)
 }
 
 // resumeBackfills starts a backfill for every CREATING index of every

@@ -111,7 +111,7 @@ func newMetrics(ops map[string]operation) *metrics {
 	m.retries = counterVec("fdb_transaction_retries_total", "FoundationDB transaction attempts retried after a retryable error, by kind.", "kind")
 	m.fdbErrors = counterVec("fdb_transaction_errors_total", "FoundationDB errors that ended a transaction attempt, retried or not, by kind and error code.", "kind", "code")
 	m.conflicts = counter("fdb_transaction_conflicts_total", "Commits that failed with not_committed (1020): a conflict with another transaction.")
-	m.backfills = counterVec("index_backfills_total", "Index backfills ended, by result: done (index ACTIVE), stopped (server closing; another server, or this one when it starts again, takes it over), elsewhere (another server holds its lease and builds it) or abandoned (index or table deleted).", "result")
+	m.backfills = counterVec("index_backfills_total", "Index backfills ended, by result: done (index ACTIVE), stopped (server closing; another server, or this one when it starts again, takes it over), elsewhere (another server holds its lease and builds it, or built it) or abandoned (index or table deleted).", "result")
 	m.backfillRetries = counter("index_backfill_retries_total", "Index backfill runs that failed with an error that may pass, and were retried.")
 	m.backfillsRunning = gauge("index_backfills_running", "Index backfills running now (holding one of the MaxBackfills slots).")
 	m.leases = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "fdyno", Name: "background_leases",

@@ -117,6 +117,10 @@ type Config struct {
 	// MaxBackfills bounds the index backfills that run at once
 	// (default DefaultMaxBackfills); see background.go.
 	MaxBackfills int
+	// backfillBatchSize is the most base items a backfill batch walks
+	// (fdyno.BackfillInput.BatchSize; 0: the library's default). Tests
+	// set it small so that a backfill lasts many batches.
+	backfillBatchSize int
 	// TTLSweepInterval is the pause between two walks of the Time to Live
 	// sweeper over the tables with TTL enabled (default
 	// fdyno.DefaultSweepInterval); a negative value disables the sweeper.

@@ -75,6 +75,9 @@ func runSimulation(t *testing.T, l fdblitetest.Latency) {
 	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
 	now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
 	cfg := Config{DB: db, Now: now, TTLSweepInterval: -1, StreamRetention: -1}
+	// Backfill batches of one item: the backfill lasts many batches, so
+	// servers die while it runs and a live one takes it over.
+	cfg.backfillBatchSize = 1
 	const interval = time.Minute // the walk interval the rounds stand for
 	period := leasePeriod(interval)
 	var alive, all []*testServer // live servers, and every server started
@@ -173,6 +176,13 @@ func runSimulation(t *testing.T, l fdblitetest.Latency) {
 		}
 	}
 	kills, indexed := 0, false
+	kill := func(i int) {
+		ts := alive[i]
+		ts.http.Close()
+		ts.Close()
+		alive = append(alive[:i:i], alive[i+1:]...)
+		kills++
+	}
 	for step := range 300 {
 		if step == 100 {
 			// An index is created through a live server, and backfilled
@@ -184,16 +194,25 @@ func runSimulation(t *testing.T, l fdblitetest.Latency) {
 				t.Fatal(err)
 			}
 			indexed = true
+			// The server building the index dies while it builds (its
+			// backfill started before UpdateTable answered).
+			if len(alive) == 1 {
+				start()
+			}
+			for i, ts := range alive {
+				ts.bg.mu.Lock()
+				building := len(ts.bg.running) > 0
+				ts.bg.mu.Unlock()
+				if building {
+					kill(i)
+					break
+				}
+			}
 		}
 		switch r.IntN(10) {
 		case 0:
 			if len(alive) > 1 {
-				i := r.IntN(len(alive))
-				ts := alive[i]
-				ts.http.Close()
-				ts.Close()
-				alive = append(alive[:i:i], alive[i+1:]...)
-				kills++
+				kill(r.IntN(len(alive)))
 			}
 		case 1:
 			if len(alive) < 3 {
@@ -261,6 +280,8 @@ func runSimulation(t *testing.T, l fdblitetest.Latency) {
 	for _, ts := range alive {
 		waitBackfills(t, ts)
 	}
+	t.Logf("backfill runs: done %v, stopped %v, elsewhere %v", total("fdyno_index_backfills_total", "result", "done"),
+		total("fdyno_index_backfills_total", "result", "stopped"), total("fdyno_index_backfills_total", "result", "elsewhere"))
 	if done := total("fdyno_index_backfills_total", "result", "done"); done != 1 {
 		t.Errorf("seed %d: %v servers report the backfill done, want exactly 1 (stopped %v, elsewhere %v)", seed, done,
 			total("fdyno_index_backfills_total", "result", "stopped"), total("fdyno_index_backfills_total", "result", "elsewhere"))
