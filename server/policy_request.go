@@ -625,6 +625,38 @@ func (s *Server) partitionKeyOf(table string) string {
 	return ""
 }
 
+// refreshPartitionKeys reloads the schema of every table whose partition
+// key the checks' dynamodb:LeadingKeys were read under (partitionKeyOf
+// reads the handle's cached schema, which may predate a change made
+// through another server), and reports whether any table's partition key
+// changed: then a denial decided under the old key is decided again.
+// Only denials pay for it (a read transaction per table), and a stale
+// key cannot wrongly allow: the library checks the partition each
+// access reaches against those the checks granted, under the schema its
+// transaction reads.
+func (s *Server) refreshPartitionKeys(checks []accessCheck) bool {
+	changed := false
+	seen := map[string]bool{}
+	for _, ch := range checks {
+		if _, ok := ch.ctx["dynamodb:leadingkeys"]; !ok || ch.table == "" || seen[ch.table] {
+			continue
+		}
+		seen[ch.table] = true
+		before := s.partitionKeyOf(ch.table)
+		t, err := s.openTable(ch.table)
+		if err != nil {
+			continue
+		}
+		if _, err := t.Describe(s.db); err != nil { // reloads a changed schema
+			continue
+		}
+		if s.partitionKeyOf(ch.table) != before {
+			changed = true
+		}
+	}
+	return changed
+}
+
 // leadingKeys is dynamodb:LeadingKeys of keys of table: their partition
 // key values as text, or unknown when a value cannot be read; and the
 // values themselves, which the check grants at the point of access.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -101,4 +102,41 @@ func TestSchemaChangeSeenByOtherServer(t *testing.T) {
 	if len(d.Table.KeySchema) != 1 || aws.ToString(d.Table.KeySchema[0].AttributeName) != "id" || len(d.Table.GlobalSecondaryIndexes) != 0 {
 		t.Errorf("b describes key schema %v with %d indexes, want id alone and none", d.Table.KeySchema, len(d.Table.GlobalSecondaryIndexes))
 	}
+}
+
+// dynamodb:LeadingKeys is the partition key value of the table as it is
+// when the request arrives: a table deleted and created again through
+// server a with another partition key is judged under its new key by
+// b's very next request, though b's handle had cached the old one.
+func TestLeadingKeysAfterRecreateOnOtherServer(t *testing.T) {
+	admin := `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:*","Resource":"*"}}`
+	alice := `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":["dynamodb:GetItem","dynamodb:PutItem"],"Resource":"*",
+		"Condition":{"ForAllValues:StringEquals":{"dynamodb:LeadingKeys":["alice"]}}}}`
+	policies, err := LoadPolicies(strings.NewReader(`{"admin":` + admin + `,"alice":` + alice + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{DB: fdblitetest.OpenIsolated(t), TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1,
+		Keys: map[string]string{"admin": "secret-of-admin", "alice": "secret-of-alice"}, Policies: policies}
+	a, b := newTestServer(t, cfg), newTestServer(t, cfg)
+	ca, cb := a.regionClient("admin", "us-east-1"), b.regionClient("alice", "us-east-1")
+	createTable(t, ca, "Owned", "", "")
+	put := func(item map[string]types.AttributeValue) error {
+		_, err := cb.PutItem(ctx(t), &dynamodb.PutItemInput{TableName: aws.String("Owned"), Item: item})
+		return err
+	}
+	if err := put(map[string]types.AttributeValue{"pk": s("alice")}); err != nil {
+		t.Fatalf("alice's put of her partition through b: %v", err)
+	}
+	if _, err := ca.DeleteTable(ctx(t), &dynamodb.DeleteTableInput{TableName: aws.String("Owned")}); err != nil {
+		t.Fatal(err)
+	}
+	mustCreateTable(t, ca, &dynamodb.CreateTableInput{TableName: aws.String("Owned"), BillingMode: types.BillingModePayPerRequest,
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("owner"), KeyType: types.KeyTypeHash}},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("owner"), AttributeType: types.ScalarAttributeTypeS}}})
+	if err := put(map[string]types.AttributeValue{"owner": s("alice"), "pk": s("bob")}); err != nil {
+		t.Errorf("alice's put of her partition under the new key, b's first request after the change: %v", err)
+	}
+	err = put(map[string]types.AttributeValue{"owner": s("bob"), "pk": s("alice")})
+	wantAPIError(t, err, "AccessDeniedException", "dynamodb:PutItem")
 }

@@ -265,7 +265,18 @@ func handler[In any, P interface {
 				return nil, err
 			}
 			if err := s.authorize(c, checks); err != nil {
-				return nil, err
+				// A denial may rest on a partition key that a handle
+				// cached before the table was changed through another
+				// server: decided again if the key changed.
+				if !s.refreshPartitionKeys(checks) {
+					return nil, err
+				}
+				if checks, err = in.authz(s, c); err != nil {
+					return nil, err
+				}
+				if err := s.authorize(c, checks); err != nil {
+					return nil, err
+				}
 			}
 		}
 		name, err := in.prepare(c)
