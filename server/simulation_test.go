@@ -15,6 +15,7 @@ import (
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/fdyno/fdyno/internal/testseed"
 	"github.com/fdyno/fdyno/internal/testtime"
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
 
@@ -131,17 +132,28 @@ func runSimulation(t *testing.T, l fdblitetest.Latency) {
 	}
 	const retention = 2 * interval
 	model := map[string]int64{} // pk -> exp of its last acknowledged put
+	// holders counts the live servers holding the sweep lease, and
+	// sweeps the sweeps of every server that ever ran, read from their
+	// metrics directly (gathering whole registries every round is slow
+	// under -race).
 	holders := func() int {
 		n := 0
 		for _, ts := range alive {
-			if value(ts.scrape(t), "fdyno_background_leases", "job", "ttl-sweep") == 1 {
+			if metricValue(t, ts.metrics.leases.WithLabelValues("ttl-sweep")) == 1 {
 				n++
 			}
 		}
 		return n
 	}
-	// total sums a counter of every server that ever ran (a killed one
-	// keeps what it counted).
+	sweeps := func() float64 {
+		sum := 0.0
+		for _, ts := range all {
+			sum += metricValue(t, ts.metrics.ttlSweeps.WithLabelValues("ok"))
+		}
+		return sum
+	}
+	// total sums a metric of every server that ever ran, as /metrics
+	// shows it (a killed one keeps what it counted).
 	total := func(name string, labels ...string) float64 {
 		sum := 0.0
 		for _, ts := range all {
@@ -154,13 +166,13 @@ func runSimulation(t *testing.T, l fdblitetest.Latency) {
 	unswept := 0 // rounds in a row in which no live server held the lease
 	round := func() {
 		clock.Add(int64(interval / time.Microsecond))
-		sweeps := total("fdyno_ttl_sweeps_total", "result", "ok")
+		before := sweeps()
 		for _, ts := range alive {
 			ts.sweepOnce(t.Context(), 1e9, period)
 			ts.trimOnce(t.Context(), retention, period)
 			ts.resumeBackfills(t.Context())
 		}
-		if n := total("fdyno_ttl_sweeps_total", "result", "ok") - sweeps; n > 1 {
+		if n := sweeps() - before; n > 1 {
 			t.Fatalf("seed %d: the table was swept %v times in one round, by %d live servers", seed, n, len(alive))
 		}
 		switch h := holders(); {
@@ -240,6 +252,14 @@ func runSimulation(t *testing.T, l fdblitetest.Latency) {
 	// Time passes beyond every expiry and lease; the survivors walk.
 	for range 5 {
 		round()
+	}
+	// /metrics shows the holding: one live server holds the sweep lease.
+	shown := 0.0
+	for _, ts := range alive {
+		shown += value(ts.scrape(t), "fdyno_background_leases", "job", "ttl-sweep")
+	}
+	if shown != 1 {
+		t.Errorf("seed %d: /metrics of the live servers show %v sweep leases, want 1", seed, shown)
 	}
 	final := now().Unix()
 	out, err := alive[0].client(testCredentials).Scan(ctx(t), &dynamodb.ScanInput{TableName: aws.String("Sim"), ConsistentRead: aws.Bool(true)})
@@ -341,4 +361,17 @@ func gather(t testing.TB, ts *testServer) map[string]*dto.MetricFamily {
 		out[f.GetName()] = f
 	}
 	return out
+}
+
+// metricValue is the value of one counter or gauge.
+func metricValue(t testing.TB, m prometheus.Metric) float64 {
+	t.Helper()
+	var d dto.Metric
+	if err := m.Write(&d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Counter != nil {
+		return d.Counter.GetValue()
+	}
+	return d.Gauge.GetValue()
 }
