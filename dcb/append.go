@@ -90,6 +90,7 @@ type pendingEvent struct {
 	value   []byte
 	parts   [][]byte // further parts of a chunked value
 	indexes [][]byte
+	shards  []int // of its heads (heads.go)
 }
 
 // prepare validates events and builds their values and index prefixes.
@@ -101,7 +102,10 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 		return nil, fmt.Errorf("%w: %d events > %d per transaction", ErrTooLarge, len(events), MaxEventsPerTransaction)
 	}
 	out := make([]pendingEvent, len(events))
-	total := 0
+	// The anyShard head (heads.go), then each event's heads: key, value
+	// and write conflict range.
+	headBytes := 3*(len(s.k.heads)+maxHeadSuffixLen) + 14
+	total := headBytes
 	for i, e := range events {
 		tags, err := e.validate(i)
 		if err != nil {
@@ -113,6 +117,8 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 		p := &out[i]
 		p.value, p.parts = chunkEvent(encodeEvent(e.Type, tags, e.Data))
 		p.indexes = s.k.eventIndexes(e.Type, tags)
+		p.shards = eventShards(e.Type, tags)
+		total += len(p.shards) * headBytes
 		// Each key, and (at most) each key's write conflict range.
 		total += 3*stampedKeyLen(s.k.events) + len(p.value)
 		for _, part := range p.parts {
@@ -313,7 +319,7 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 			tr.SetVersionstampedKey(stamped(ix, n), nil)
 		}
 	}
-	tr.SetVersionstampedValue(s.k.head, headValue())
+	s.writeHeads(tr, evs)
 	if once != nil {
 		var expires int64
 		if s.idempotencyRetention > 0 {

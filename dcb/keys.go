@@ -14,7 +14,7 @@ import (
 // directory), every element tuple-encoded:
 //
 //	ns/"m"                                  → format version (1 byte)
-//	ns/"h"                                  → head: the 10-byte versionstamp of the last append's commit
+//	ns/"h"/<shard>/<stripe>                 → head: the 10-byte versionstamp of the last append that wrote it (heads.go)
 //	ns/"o"                                  → per-transaction order: read version (8 bytes) + next event order (2)
 //	ns/"e"/<vs>                             → the event: type, tags, data (event.go)
 //	ns/"t"/<type>/<vs>                      → empty (type index)
@@ -43,7 +43,12 @@ import (
 // Write amplification: an event with n distinct tags writes 2 + 2·(2ⁿ − 1)
 // keys (n = 0: 2; 1: 4; 3: 16; 8: 512), which is why [MaxTags] caps n.
 const (
-	formatVersion = 1
+	// formatVersion is 2 since heads are sharded (heads.go); a store of
+	// format 1 has one head key, ns/"h", and is refused by Open until
+	// [Upgrade] has run (store.go).
+	formatVersion = 2
+	// legacyFormatVersion is the format of stores with one head key.
+	legacyFormatVersion = 1
 
 	markTyped   = int64(0)
 	markUntyped = int64(1)
@@ -60,7 +65,8 @@ const (
 type keys struct {
 	ns      []byte
 	meta    fdb.Key
-	head    fdb.Key
+	heads   []byte  // ns/"h"
+	legacy  fdb.Key // ns/"h" itself: format 1's one head key
 	order   fdb.Key
 	events  []byte // ns/"e"
 	types   []byte // ns/"t"
@@ -76,7 +82,8 @@ func newKeys(ns []byte) *keys {
 	return &keys{
 		ns:      append([]byte{}, ns...),
 		meta:    p(tuple.Tuple{"m"}),
-		head:    p(tuple.Tuple{"h"}),
+		heads:   p(tuple.Tuple{"h"}),
+		legacy:  p(tuple.Tuple{"h"}),
 		order:   p(tuple.Tuple{"o"}),
 		events:  p(tuple.Tuple{"e"}),
 		types:   p(tuple.Tuple{"t"}),
@@ -130,6 +137,12 @@ func (k *keys) eventIndexes(typ string, tags []string) [][]byte {
 		out = append(out, append(slices.Clip(set), typed...), append(set, k.untyped...))
 	}
 	return out
+}
+
+// headKey is the head of shard (0 to headShards-1, or anyShard) and
+// stripe (0 to headStripes-1).
+func (k *keys) headKey(shard, stripe int) fdb.Key {
+	return append(append(fdb.Key{}, k.heads...), tuple.Tuple{int64(shard), int64(stripe)}.Pack()...)
 }
 
 // idempotencyKey is the key of the idempotency record named id.
