@@ -230,7 +230,13 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 	}
 	var order fdb.FutureByteSlice
 	if !sole {
-		order = tr.Snapshot().Get(s.k.order)
+		// The order key is chosen by the read version: wait for it
+		// first (the reads above wait for it anyway).
+		rv, err := tr.GetReadVersion().Get()
+		if err != nil {
+			return Appended{}, err
+		}
+		order = tr.Snapshot().Get(s.k.orderKey(rv))
 	}
 	if record != nil {
 		v, err := record.Get()
@@ -307,7 +313,7 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 		}
 	}
 	if !sole {
-		tr.Set(s.k.order, encodeOrder(rv, base+len(evs)))
+		tr.Set(s.k.orderKey(rv), encodeOrder(rv, base+len(evs)))
 	}
 	for i, e := range evs {
 		n := uint16(base + i)
@@ -319,7 +325,7 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 			tr.SetVersionstampedKey(stamped(ix, n), nil)
 		}
 	}
-	s.writeHeads(tr, evs)
+	s.writeHeads(tr, evs, rv)
 	if once != nil {
 		var expires int64
 		if s.idempotencyRetention > 0 {

@@ -1,7 +1,6 @@
 package dcb
 
 import (
-	"math/rand/v2"
 	"slices"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -17,9 +16,10 @@ import (
 // distinct tag and every distinct type, the shard of the name's FNV-1a
 // hash (tags and types hashed apart) modulo headShards; and the head of
 // anyShard, which every append rewrites. It writes all of them in one
-// stripe of headStripes, drawn at random per append: a name that every
-// append carries (an event type of a one-type store, a tenant tag) has
-// each of its heads written by one append in headStripes.
+// stripe of headStripes, the one its transaction's read version hashes to
+// (stripeOf): a name that every append carries (an event type of a
+// one-type store, a tenant tag) has each of its heads written by one
+// transaction in headStripes.
 //
 // A subscriber watches, in every stripe, the shards an append matching its
 // query must write:
@@ -34,7 +34,7 @@ import (
 // name other than the one watched) or the subscriber watches anyShard.
 const (
 	headShards  = 256
-	headStripes = 8
+	headStripes = 1 << stripeBits
 	// anyShard is the shard every append writes, in its stripe.
 	anyShard = -1
 	// maxWatchedShards bounds a subscriber's watches at
@@ -78,10 +78,10 @@ func eventShards(typ string, tags []string) []int {
 	return out
 }
 
-// writeHeads rewrites the heads of an append whose events fall in
-// shards (eventShards' lists), in a stripe drawn at random.
-func (s *Store) writeHeads(tr fdb.Transaction, evs []pendingEvent) {
-	stripe := rand.IntN(headStripes)
+// writeHeads rewrites the heads of evs, appended by a transaction of
+// read version rv.
+func (s *Store) writeHeads(tr fdb.Transaction, evs []pendingEvent, rv int64) {
+	stripe := stripeOf(rv)
 	var shards []int
 	for _, e := range evs {
 		shards = append(shards, e.shards...)

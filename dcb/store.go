@@ -103,7 +103,7 @@ func Open(tr fdb.Transactor, ns subspace.Subspace, opts ...Option) (*Store, erro
 // Upgrade brings the store in ns to the current format, in tr; a store
 // already current, or an empty ns, is left as it is. Events, indexes and
 // idempotency records keep their format: only the heads changed, so
-// Upgrade writes two keys whatever the store's size.
+// Upgrade writes three keys whatever the store's size.
 //
 // A store of format 1 (fdyno before sharded heads) has one head key that
 // every append rewrites and every subscriber watches. Run Upgrade once no
@@ -125,7 +125,10 @@ func Upgrade(tr fdb.Transactor, ns subspace.Subspace) error {
 		case v == nil || len(v) == 1 && v[0] == formatVersion:
 		case len(v) == 1 && v[0] == legacyFormatVersion:
 			tr.Set(k.meta, []byte{formatVersion})
-			tr.Clear(k.legacy)
+			// Format 1's head and order keys, which no append of
+			// format 2 writes.
+			tr.Clear(fdb.Key(k.heads))
+			tr.Clear(fdb.Key(k.order))
 		default:
 			return struct{}{}, fmt.Errorf("%w: format %x under %s, want %d or %d", ErrCorrupt, v, fdb.Printable(k.ns), legacyFormatVersion, formatVersion)
 		}
