@@ -222,7 +222,7 @@ func TestSubscribersNeverMissAppends(t *testing.T) {
 					// heads: only a wakeup brings it the next append.
 					waitFor(rt, "the subscriptions to watch", func() bool {
 						st, err := fdblitetest.ReadStats(db)
-						return err == nil && st.Watches == int64(watches)
+						return err == nil && st.Watches >= int64(watches)
 					})
 					batches := rapid.SliceOfN(rapid.SliceOfN(genEvent(), 1, 3), 1, 2).Draw(rt, fmt.Sprint("batches", step))
 					var as []Appended
