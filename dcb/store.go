@@ -102,8 +102,8 @@ func Open(tr fdb.Transactor, ns subspace.Subspace, opts ...Option) (*Store, erro
 
 // Upgrade brings the store in ns to the current format, in tr; a store
 // already current, or an empty ns, is left as it is. Events, indexes and
-// idempotency records keep their format: only the heads changed, so
-// Upgrade writes three keys whatever the store's size.
+// idempotency records keep their format: only the heads and the order
+// key changed, so Upgrade writes three keys whatever the store's size.
 //
 // A store of format 1 (fdyno before sharded heads) has one head key that
 // every append rewrites and every subscriber watches. Run Upgrade once no
