@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -41,6 +43,21 @@ func TestHeadsCoverMatches(t *testing.T) {
 		}
 		rt.Fatalf("%+v matches %+v, but writes shards %v and the query watches %v", e, q, eventShards(e.Type, tags), watched)
 	})
+}
+
+// A name's shard is part of the stored format: FNV-1a (32 bits) of the
+// domain byte and the name, modulo headShards, as hash/fnv computes it.
+func TestNameShardIsFNV1a(t *testing.T) {
+	for _, domain := range []byte{domainTag, domainType} {
+		for _, name := range []string{"", "course:c1", "StudentSubscribed", "\x00\xff", strings.Repeat("x", MaxTagBytes)} {
+			h := fnv.New32a()
+			h.Write([]byte{domain})
+			h.Write([]byte(name))
+			if got, want := nameShard(domain, name), int(h.Sum32()%headShards); got != want {
+				t.Errorf("nameShard(%q, %q) = %d, want %d", domain, name, got, want)
+			}
+		}
+	}
 }
 
 func TestHeadKeys(t *testing.T) {
