@@ -44,7 +44,7 @@ func (t *Tree) Watch(ctx context.Context, db fdb.Database, dir Path, after []byt
 			yield(WatchEvent{}, err)
 			return
 		}
-		key := t.watchKey(dir)
+		key := t.watchKey(t.dirKey(dir))
 		last := after
 		for {
 			type state struct {
