@@ -116,6 +116,17 @@ func TestConflictRule(t *testing.T) {
 			want:     nil,
 		},
 		{
+			// q stays, an object; whichever Delete leaves it with no
+			// child counts the change of its kind in the root's counter,
+			// so each reads the other's row as its witness.
+			name:     "deletes of each other's witness under an object",
+			setup:    []string{"q", "q/a", "q/b"},
+			first:    func(tr *Tree) func(fdb.Transaction) error { return del(tr, "q/a") },
+			second:   func(tr *Tree) func(fdb.Transaction) error { return del(tr, "q/b") },
+			conflict: true,
+			want:     []string{"¦ q", "¦q"},
+		},
+		{
 			name:     "put of an ancestor object a delete unlists",
 			setup:    []string{"a/b/c"},
 			first:    func(tr *Tree) func(fdb.Transaction) error { return put(tr, "a/b") },

@@ -36,7 +36,7 @@ func (t *Tree) Move(tx fdb.Transactor, from, to Path) error {
 		}
 		busy := len(outs[0].Items) > 0
 		if !busy {
-			if busy, err = t.hasChild(tr, to, ""); err != nil {
+			if busy, err = t.hasChild(tr, to, "", true); err != nil {
 				return struct{}{}, err
 			}
 		}
