@@ -115,18 +115,6 @@ func (t *Tree) objectRowQuery(p Path) fdyno.QueryInput {
 	}
 }
 
-// listingRowQuery is the Query of the row listing name in dir, projected
-// to Key: one row or none.
-func (t *Tree) listingRowQuery(dir Path, name string) fdyno.QueryInput {
-	return fdyno.QueryInput{
-		KeyConditionExpression:    "#k = :k AND #c = :c",
-		ProjectionExpression:      "#k",
-		ExpressionAttributeNames:  map[string]string{"#k": KeyAttribute, "#c": ChildAttribute},
-		ExpressionAttributeValues: map[string]fdyno.Value{":k": fdyno.S(t.dirKey(dir)), ":c": fdyno.S(name)},
-		Limit:                     1,
-	}
-}
-
 // listQuery is the Query of dir's listing rows, limit at a time (0: no
 // limit), projected to Child.
 func (t *Tree) listQuery(dir Path, limit int) fdyno.QueryInput {

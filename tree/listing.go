@@ -6,15 +6,15 @@ import (
 )
 
 // listing.go: how a write lists a path (Put, PutLink, and Move for its
-// destination). It reads, in one wave (one fdyno.QueryBatch), the listing
+// destination). It reads, in one wave (one fdyno.TransactGet), the listing
 // row of each prefix of the path and, when the tree keeps watch counters,
 // the object row of each proper ancestor; then the change writes only the
 // listing rows that are missing, and counts a change only in the
 // directories whose listing changes. A Put into an existing directory so
-// writes its object row and nothing else: no ancestor's row, no
-// partition directory entry of an ancestor's listing (fdyno writes one
-// for every blind write), no ancestor's counter. The root is written only
-// by a write that adds a top-level entry.
+// writes its object row and its directory's counter and nothing else: no
+// ancestor's row, no partition directory entry of an ancestor's listing
+// (fdyno writes one for every blind write), no ancestor's counter. The
+// root is written only by a write that adds or removes a top-level entry.
 //
 // Those reads are for conflicts (the rule in doc.go, # Conflicts): a row
 // read as present is not written, so the write must abort if a concurrent
@@ -32,35 +32,39 @@ type pathRows struct {
 	object []bool
 }
 
-// readPath reads, in tr and in one fdyno.QueryBatch together with extra
-// (whose outputs it returns), the rows that list p.
-func (t *Tree) readPath(tr fdb.Transaction, p Path, extra ...fdyno.QueryBatchInput) (pathRows, []*fdyno.QueryOutput, error) {
-	qs := make([]fdyno.QueryBatchInput, 0, len(extra)+2*len(p))
-	qs = append(qs, extra...)
+// readPath reads, in tr and in one fdyno.TransactGet together with the
+// rows of extra (table keys; whether each exists is returned), the rows
+// that list p. The rows are read whole: a projection costs more to plan
+// per key than a listing row or a small object costs to decode.
+func (t *Tree) readPath(tr fdb.Transaction, p Path, extra ...fdyno.Item) (pathRows, []bool, error) {
+	keys := make([]fdyno.Item, 0, len(extra)+2*len(p))
+	keys = append(keys, extra...)
 	for i := range p {
-		qs = append(qs, fdyno.QueryBatchInput{Table: t.table, Input: t.listingRowQuery(p[:i], p[i])})
+		keys = append(keys, t.listingRow(p[:i], p[i]))
 	}
 	if t.watch != nil {
 		for i := 1; i < len(p); i++ {
-			qs = append(qs, fdyno.QueryBatchInput{Table: t.table, Input: t.objectRowQuery(p[:i])})
+			keys = append(keys, t.objectRowKey(p[:i]))
 		}
 	}
-	outs, err := fdyno.QueryBatch(tr, qs)
+	in := fdyno.TransactGetInput{TransactItems: make([]fdyno.TransactGetItem, len(keys))}
+	for i, k := range keys {
+		in.TransactItems[i] = fdyno.TransactGetItem{Table: t.table, Key: k}
+	}
+	out, err := fdyno.TransactGet(tr, in)
 	if err != nil {
 		return pathRows{}, nil, err
 	}
-	r := pathRows{p: p, listed: make([]bool, len(p))}
-	rest := outs[len(extra):]
-	for i := range p {
-		r.listed[i] = len(rest[i].Items) > 0
+	found := make([]bool, len(keys))
+	for i, r := range out.Responses {
+		found[i] = r.Item != nil
 	}
+	rest := found[len(extra):]
+	r := pathRows{p: p, listed: rest[:len(p)]}
 	if t.watch != nil {
-		r.object = make([]bool, len(p))
-		for i := 1; i < len(p); i++ {
-			r.object[i] = len(rest[len(p)+i-1].Items) > 0
-		}
+		r.object = append([]bool{false}, rest[len(p):]...)
 	}
-	return r, outs[:len(extra)], nil
+	return r, found[:len(extra)], nil
 }
 
 // listPath adds to c the listing rows of r.p that r found missing. A row

@@ -30,11 +30,11 @@ func (t *Tree) Move(tx fdb.Transactor, from, to Path) error {
 	}
 	_, err := fdyno.Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
 		// The destination's object row, read with the rows that list it.
-		dest, outs, err := t.readPath(tr, to, fdyno.QueryBatchInput{Table: t.table, Input: t.objectRowQuery(to)})
+		dest, destRow, err := t.readPath(tr, to, t.objectRowKey(to))
 		if err != nil {
 			return struct{}{}, err
 		}
-		busy := len(outs[0].Items) > 0
+		busy := destRow[0]
 		if !busy {
 			if busy, err = t.hasChild(tr, to, "", true); err != nil {
 				return struct{}{}, err
