@@ -49,10 +49,9 @@
 //  2. every listing row has an object or a listing row beneath it.
 //
 // A Put writes the object and the listing rows of its path that are
-// missing, together. A
-// Delete removes the object, then p's listing row only if nothing remains
-// under p, then each ancestor's row whose ancestor is no object and lists
-// nothing else. DeleteTree and Move do the same for a whole subtree, in
+// missing, together. A Delete removes the object, then p's listing row
+// only if nothing remains under p, then each ancestor's row whose
+// ancestor is no object and lists nothing else. DeleteTree and Move do the same for a whole subtree, in
 // one transaction bounded by [Options].MaxRows and MaxBytes (defaults
 // 10,000 rows and 5 MB, inside FoundationDB's 10 MB and 5 seconds); past
 // them they write nothing and return a [*TooLargeError].
@@ -73,8 +72,9 @@
 //     retry lists the path again; or another Put (or Move) that creates
 //     the same row, so of two Puts creating one directory one retries and
 //     finds it;
-//  2. with watch counters, an ancestor's object row: its creation or
-//     removal changes what the Put must count (below).
+//  2. with watch counters, an ancestor's object row (a Put, Delete or
+//     Move of the ancestor): whether the ancestor is an object decides
+//     which counters the Put adds to (# Watch).
 //
 // A Delete (and DeleteTree and Move, for each path they remove) reads,
 // and so conflicts with a concurrent commit that writes:
@@ -126,7 +126,9 @@
 // fdyno.QueryBatch ([ListInput].NamesOnly skips that wave). Delete: one read
 // version, a read of its object row, two reads per directory it examines
 // (a snapshot read of the listing, then the read its conflicts need) and
-// one per ancestor (its object row), one after another, and one commit.
+// one per ancestor (its object row), one after another, and one commit;
+// with watch counters, two more for the object ancestor it stops at, if
+// any (whether it keeps a child).
 //
 // # Differences from dynamotree
 //
