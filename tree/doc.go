@@ -51,10 +51,11 @@
 // A Put writes the object and the listing rows of its path that are
 // missing, together. A Delete removes the object, then p's listing row
 // only if nothing remains under p, then each ancestor's row whose
-// ancestor is no object and lists nothing else. DeleteTree and Move do the same for a whole subtree, in
-// one transaction bounded by [Options].MaxRows and MaxBytes (defaults
-// 10,000 rows and 5 MB, inside FoundationDB's 10 MB and 5 seconds); past
-// them they write nothing and return a [*TooLargeError].
+// ancestor is no object and lists nothing else. DeleteTree and Move do
+// the same for a whole subtree, in one transaction bounded by
+// [Options].MaxRows and MaxBytes (defaults 10,000 rows and 5 MB, inside
+// FoundationDB's 10 MB and 5 seconds); past them they write nothing and
+// return a [*TooLargeError].
 //
 // # Conflicts
 //
@@ -120,10 +121,10 @@
 //
 // Put and PutLink: one read version, one wave of point reads (the rows
 // above) and one commit. Get: one read version and one read, plus one per
-// link followed. List page: one read
-// version, one range read of the listing, then one wave: every child's
-// object row and the first row of its own listing, read together with
-// fdyno.QueryBatch ([ListInput].NamesOnly skips that wave). Delete: one read
+// link followed. List page: one read version, one range read of the
+// listing, then one wave: every child's object row and the first row of
+// its own listing, read together with fdyno.QueryBatch
+// ([ListInput].NamesOnly skips that wave). Delete: one read
 // version, a read of its object row, two reads per directory it examines
 // (a snapshot read of the listing, then the read its conflicts need) and
 // one per ancestor (its object row), one after another, and one commit;

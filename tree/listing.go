@@ -14,7 +14,8 @@ import (
 // writes its object row and its directory's counter and nothing else: no
 // ancestor's row, no partition directory entry of an ancestor's listing
 // (fdyno writes one for every blind write), no ancestor's counter. The
-// root is written only by a write that adds or removes a top-level entry.
+// root's rows and counter change only with the root's listing: a
+// top-level entry added or removed, or a top-level object written.
 //
 // Those reads are for conflicts (the rule in doc.go, # Conflicts): a row
 // read as present is not written, so the write must abort if a concurrent
