@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"strconv"
 	"strings"
@@ -375,21 +376,7 @@ func TestBuildCountsModel(t *testing.T) {
 		if _, err := tbl.BuildCounts(context.Background(), db, BuildCountsInput{BatchSize: 2}); err != nil {
 			rt.Fatal(err)
 		}
-		var want Counts
-		for _, it := range model {
-			want.ItemCount++
-			want.SizeBytes += int64(it.Size())
-		}
-		got, err := tbl.Count(db)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		if d := cmp.Diff(want, got); d != "" {
-			rt.Fatalf("Count (-model +got):\n%s", d)
-		}
-		if p := tableProblems(db, tbl); len(p) > 0 {
-			rt.Fatalf("table invariants: %q", p)
-		}
+		model.check(rt, db, tbl, "")
 	})
 }
 
@@ -494,20 +481,6 @@ func TestBuildCountsConcurrent(t *testing.T) {
 		if err != nil {
 			rt.Fatalf("fault seed %d: %v", seed, err)
 		}
-		var want Counts
-		for _, it := range model {
-			want.ItemCount++
-			want.SizeBytes += int64(it.Size())
-		}
-		got, err := tbl.Count(db)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		if d := cmp.Diff(want, got); d != "" {
-			rt.Fatalf("fault seed %d: Count (-model +got):\n%s", seed, d)
-		}
-		if p := tableProblems(db, tbl); len(p) > 0 {
-			rt.Fatalf("fault seed %d: table invariants: %q", seed, p)
-		}
+		model.check(rt, db, tbl, fmt.Sprintf("fault seed %d: ", seed))
 	})
 }

@@ -253,6 +253,27 @@ func TestCounts(t *testing.T) {
 // countModel is the model of TestCountsModel: the items by key.
 type countModel map[string]Item
 
+// check fails rt (what prefixing its message) unless tbl's Count equals
+// what the model's items add up to and every counter agrees with the
+// stored items and entries (tableProblems).
+func (model countModel) check(rt *rapid.T, db fdb.Database, tbl *Table, what string) {
+	var want Counts
+	for _, it := range model {
+		want.ItemCount++
+		want.SizeBytes += int64(it.Size())
+	}
+	got, err := tbl.Count(db)
+	if err != nil {
+		rt.Fatalf("%s%v", what, err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		rt.Fatalf("%sCount (-model +got):\n%s", what, d)
+	}
+	if p := tableProblems(db, tbl); len(p) > 0 {
+		rt.Fatalf("%stable invariants: %q", what, p)
+	}
+}
+
 // Every way of writing keeps the counts equal to the model's, checked
 // after every step (checkTable also recomputes every counter from the
 // stored items and entries at cleanup).
@@ -316,21 +337,7 @@ func TestCountsModel(t *testing.T) {
 			if err != nil {
 				rt.Fatal(err)
 			}
-			var want Counts
-			for _, it := range model {
-				want.ItemCount++
-				want.SizeBytes += int64(it.Size())
-			}
-			got, err := tbl.Count(db)
-			if err != nil {
-				rt.Fatal(err)
-			}
-			if d := cmp.Diff(want, got); d != "" {
-				rt.Fatalf("Count (-model +got):\n%s", d)
-			}
-			if p := tableProblems(db, tbl); len(p) > 0 {
-				rt.Fatalf("table invariants: %q", p)
-			}
+			model.check(rt, db, tbl, "")
 		}
 	})
 }

@@ -53,6 +53,16 @@ import (
 //     Counted metadata stored as 1 or 2 (by the versions between
 //     counters and this rule) is read as counted, and stored as 4 by its
 //     next write; BuildCounts rewrites it at once.
+//  7. A capture of the change log (captures: an on-demand backup being
+//     taken, or point-in-time recovery, backup_log.go) is a fourth: a
+//     version before backups writes without logging, and the backup or
+//     the recovery would silently miss its writes. Metadata with a
+//     capture is stored as FormatVersion 4 too (backups came before
+//     FormatVersion 4, so every version that reads 4 logs), and returns
+//     to its old form when the last capture ends. Metadata with captures
+//     stored under the FormatVersion of invariants 5 and 6 alone (by the
+//     versions between backups and this rule) is read as it is, and
+//     stored as 4 by its next write.
 
 // tableMeta is a table's metadata as the code uses it.
 type tableMeta struct {
@@ -107,11 +117,11 @@ const (
 )
 
 // storedFormatVersion returns the FormatVersion of metadata of a table of
-// format format with schema s, that keeps counters or has them built if
-// counts (invariants 5 and 6).
-func (s TableSchema) storedFormatVersion(format int, counts bool) int {
+// format format with schema s, that keeps counters, has them built or has
+// its change log captured if refuseOlder (invariants 5, 6 and 7).
+func (s TableSchema) storedFormatVersion(format int, refuseOlder bool) int {
 	switch {
-	case s.hasUniqueIndexes() || counts:
+	case s.hasUniqueIndexes() || refuseOlder:
 		return uniqueFormatVersion
 	case s.hasMultiAttributeKeys():
 		return multiKeyFormatVersion
@@ -121,7 +131,7 @@ func (s TableSchema) storedFormatVersion(format int, counts bool) int {
 
 // formatVersion returns the FormatVersion m is stored under.
 func (m *tableMeta) formatVersion() int {
-	return m.schema.storedFormatVersion(m.format, m.counted || m.counting)
+	return m.schema.storedFormatVersion(m.format, m.counted || m.counting || len(m.captures) > 0)
 }
 
 // storedMeta is the JSON stored at ("m",).
@@ -244,6 +254,8 @@ func decodeMeta(raw []byte, name string) (*tableMeta, error) {
 	case v == s.FormatVersion:
 	case m.counted && !m.counting && m.schema.storedFormatVersion(format, false) == s.FormatVersion:
 		// Counted metadata stored before invariant 6.
+	case len(m.captures) > 0 && m.schema.storedFormatVersion(format, m.counted || m.counting) == s.FormatVersion:
+		// Captured metadata stored before invariant 7.
 	default:
 		return nil, corrupt // invariants 5 and 6: written by no version
 	}

@@ -601,3 +601,86 @@ func TestMetaCountsFormat(t *testing.T) {
 		t.Errorf("decodeMeta of counted and counting = %v, want ErrCorrupt", err)
 	}
 }
+
+// TestMetaCapturesFormat checks invariant 7: metadata whose change log is
+// captured (a backup being taken, point-in-time recovery) is stored as
+// FormatVersion 4, which versions before backups refuse; captured
+// metadata under the FormatVersion of the versions between backups and
+// the rule is read as it is.
+func TestMetaCapturesFormat(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		counted  bool
+		multi    bool
+		captures []string
+		stored   string // the FormatVersion and Layout members stored
+		storeAs  string // the form of the versions before the rule
+	}{
+		{"captured", false, false, []string{"b1"}, `"FormatVersion":4,"Layout":2`, `"FormatVersion":2`},
+		{"captured, multi-attribute key", false, true, []string{"b1", "b2"}, `"FormatVersion":4,"Layout":2`, `"FormatVersion":3,"Layout":2`},
+		{"captured and counted", true, false, []string{"b1"}, `"FormatVersion":4,"Layout":2`, `"FormatVersion":2`},
+		{"not captured", false, false, nil, `"FormatVersion":2`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &tableMeta{name: "Music", schema: goldenSchema(), format: 2}
+			if tc.multi {
+				multiKeyGolden(2)(m)
+			}
+			m.counted, m.captures = tc.counted, tc.captures
+			raw, err := encodeMeta(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(string(raw), "{"+tc.stored+",") {
+				t.Fatalf("stored as %.40s…, want %s", raw, tc.stored)
+			}
+			got, err := decodeMeta(raw, "Music")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !cmp.Equal(got.captures, tc.captures, cmpopts.EquateEmpty()) || got.format != 2 {
+				t.Errorf("decoded captures %v format %d, want %v 2", got.captures, got.format, tc.captures)
+			}
+			if tc.storeAs == "" {
+				return
+			}
+			old := strings.Replace(string(raw), tc.stored, tc.storeAs, 1)
+			got, err = decodeMeta([]byte(old), "Music")
+			if err != nil {
+				t.Fatalf("decodeMeta stored as %s: %v", tc.storeAs, err)
+			}
+			again, err := encodeMeta(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(string(again), "{"+tc.stored+",") {
+				t.Errorf("rewritten as %.40s…, want %s", again, tc.stored)
+			}
+		})
+	}
+}
+
+// A table without counters is stored under its plain format until
+// point-in-time recovery captures its log, as FormatVersion 4 while it
+// does, and under its plain format again once recovery is off.
+func TestCapturedTableRefusedByOlderVersions(t *testing.T) {
+	db := fdblitetest.Open(t)
+	schema := hashOnly
+	schema.WithoutCounts = true
+	tbl := newTestTable(t, db, schema)
+	if fv := storedFormatVersionOf(t, db, tbl); fv != metaFormatVersion {
+		t.Fatalf("before recovery: FormatVersion %d, want %d", fv, metaFormatVersion)
+	}
+	if _, err := tbl.UpdateContinuousBackups(db, true, 1); err != nil {
+		t.Fatal(err)
+	}
+	if fv := storedFormatVersionOf(t, db, tbl); fv != uniqueFormatVersion {
+		t.Fatalf("with recovery on: FormatVersion %d, want %d", fv, uniqueFormatVersion)
+	}
+	if _, err := tbl.UpdateContinuousBackups(db, false, 0); err != nil {
+		t.Fatal(err)
+	}
+	if fv := storedFormatVersionOf(t, db, tbl); fv != metaFormatVersion {
+		t.Fatalf("with recovery off again: FormatVersion %d, want %d", fv, metaFormatVersion)
+	}
+}

@@ -90,6 +90,7 @@ type pendingEvent struct {
 	value   []byte
 	parts   [][]byte // further parts of a chunked value
 	indexes [][]byte
+	shards  []int // of its heads (heads.go)
 }
 
 // prepare validates events and builds their values and index prefixes.
@@ -101,7 +102,10 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 		return nil, fmt.Errorf("%w: %d events > %d per transaction", ErrTooLarge, len(events), MaxEventsPerTransaction)
 	}
 	out := make([]pendingEvent, len(events))
-	total := 0
+	// The anyShard head (heads.go), then each event's heads: key, value
+	// and write conflict range.
+	headBytes := 3*(len(s.k.heads)+maxHeadSuffixLen) + 14
+	total := headBytes
 	for i, e := range events {
 		tags, err := e.validate(i)
 		if err != nil {
@@ -113,6 +117,8 @@ func (s *Store) prepare(events []Event) ([]pendingEvent, error) {
 		p := &out[i]
 		p.value, p.parts = chunkEvent(encodeEvent(e.Type, tags, e.Data))
 		p.indexes = s.k.eventIndexes(e.Type, tags)
+		p.shards = eventShards(e.Type, tags)
+		total += len(p.shards) * headBytes
 		// Each key, and (at most) each key's write conflict range.
 		total += 3*stampedKeyLen(s.k.events) + len(p.value)
 		for _, part := range p.parts {
@@ -224,7 +230,13 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 	}
 	var order fdb.FutureByteSlice
 	if !sole {
-		order = tr.Snapshot().Get(s.k.order)
+		// The order key is chosen by the read version: wait for it
+		// first (the reads above wait for it anyway).
+		rv, err := tr.GetReadVersion().Get()
+		if err != nil {
+			return Appended{}, err
+		}
+		order = tr.Snapshot().Get(s.k.orderKey(rv))
 	}
 	if record != nil {
 		v, err := record.Get()
@@ -301,7 +313,7 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 		}
 	}
 	if !sole {
-		tr.Set(s.k.order, encodeOrder(rv, base+len(evs)))
+		tr.Set(s.k.orderKey(rv), encodeOrder(rv, base+len(evs)))
 	}
 	for i, e := range evs {
 		n := uint16(base + i)
@@ -313,7 +325,7 @@ func (s *Store) appendTx(tr fdb.Transaction, evs []pendingEvent, check plan, aft
 			tr.SetVersionstampedKey(stamped(ix, n), nil)
 		}
 	}
-	tr.SetVersionstampedValue(s.k.head, headValue())
+	s.writeHeads(tr, evs, rv)
 	if once != nil {
 		var expires int64
 		if s.idempotencyRetention > 0 {

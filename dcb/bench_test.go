@@ -8,6 +8,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
+	"github.com/apple/foundationdb/bindings/go/src/fdb/tuple"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
@@ -222,20 +223,29 @@ func BenchmarkRead1000(b *testing.B) {
 
 // BenchmarkSubscriberWakeups measures what one append costs the store's
 // idle subscribers: with 1 and with 100 subscriptions, each on a tag of
-// its own, an append matching only the first wakes every subscriber
-// (they all watch the store's head key), and each reads its query's
+// its own, an append matching only the first wakes the subscribers that
+// watch a head it writes (heads.go: the first's, and those sharing a
+// shard with its tag or its type by hash), and each reads its query's
 // ranges once before it waits again. The figure is the read waves per
-// append (reads/append), against the one wave the matching subscriber
-// needs; docs/design.md ("Several servers") weighs a head key per tag.
+// append (waves/append), against the two the matching subscriber needs
+// (its page, then the empty read before it waits). The raw sibling is
+// the floor: each subscriber watches a key of its own, which the append
+// writes for the first only, and reads it once when woken.
 func BenchmarkSubscriberWakeups(b *testing.B) {
 	for _, n := range []int{1, 100} {
-		b.Run(fmt.Sprintf("subscribers=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("dcb/subscribers=%d", n), func(b *testing.B) {
 			db, s := benchStore(b)
 			ctx, cancel := context.WithCancel(b.Context())
 			defer cancel()
 			got := make(chan Position, 1)
+			watches := int64(0) // when every subscriber waits
 			for i := range n {
 				q := Items(QueryItem{Tags: []string{fmt.Sprintf("sub:%d", i)}})
+				heads, err := s.HeadKeys(q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				watches += int64(len(heads))
 				go func() {
 					for e, err := range s.Subscribe(ctx, db, q, Position{}) {
 						if err != nil {
@@ -247,38 +257,88 @@ func BenchmarkSubscriberWakeups(b *testing.B) {
 					}
 				}()
 			}
-			var overhead int64 // the waves of idle's own stats reads
-			idle := func() {
-				for {
-					st, err := fdblitetest.ReadStats(db)
-					if err != nil {
-						b.Fatal(err)
-					}
-					overhead += st.Transaction.ReadWaves + 1
-					if st.Watches >= int64(n) {
-						return
-					}
-					time.Sleep(200 * time.Microsecond)
+			measureWakeups(b, db, watches, func() {
+				ps := mustAppend(b, db, s, Event{Type: "Pinged", Tags: []string{"sub:0"}})
+				if p := <-got; p != ps[0] {
+					b.Fatalf("delivered %s, want %s", p, ps[0])
 				}
-			}
-			idle()
-			appends, overhead := 0, int64(0)
-			rt, err := fdblitetest.CountRoundTrips(db, func() error {
-				for b.Loop() {
-					ps := mustAppend(b, db, s, Event{Type: "Pinged", Tags: []string{"sub:0"}})
-					if p := <-got; p != ps[0] {
-						b.Fatalf("delivered %s, want %s", p, ps[0])
-					}
-					idle()
-					appends++
-				}
-				return nil
 			})
+		})
+		b.Run(fmt.Sprintf("raw-watch-own-key/subscribers=%d", n), func(b *testing.B) {
+			db, _ := benchStore(b)
+			ctx, cancel := context.WithCancel(b.Context())
+			defer cancel()
+			sub := subspace.Sub("raw-wakeups")
+			got := make(chan []byte, 1)
+			for i := range n {
+				key := sub.Pack(tuple.Tuple{i})
+				go func() {
+					for ctx.Err() == nil {
+						w, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+							v, err := tr.Get(key).Get()
+							if err != nil {
+								return nil, err
+							}
+							if i == 0 && v != nil {
+								got <- v
+							}
+							return tr.Watch(key), nil
+						})
+						if err != nil {
+							return
+						}
+						f := w.(fdb.FutureNil)
+						go func() { <-ctx.Done(); f.Cancel() }()
+						if f.Get() != nil {
+							return
+						}
+					}
+				}()
+			}
+			key0 := sub.Pack(tuple.Tuple{0})
+			measureWakeups(b, db, int64(n), func() {
+				_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+					tr.SetVersionstampedValue(key0, headValue())
+					return nil, nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				<-got
+			})
+		})
+	}
+}
+
+// measureWakeups runs appendOne (an append and its delivery) once per
+// iteration, each after the subscribers have settled (the database holds
+// watches watches), and reports the read waves per append. Reading
+// fdblite's stats costs no round trip.
+func measureWakeups(b *testing.B, db fdb.Database, watches int64, appendOne func()) {
+	idle := func() {
+		for {
+			st, err := fdblitetest.ReadStats(db)
 			if err != nil {
 				b.Fatal(err)
 			}
-			// Less the stats reads of idle, counted too.
-			b.ReportMetric(float64(rt.ReadWaves-overhead)/float64(appends), "waves/append")
-		})
+			if st.Watches >= watches {
+				return
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
 	}
+	idle()
+	appends := 0
+	rt, err := fdblitetest.CountRoundTrips(db, func() error {
+		for b.Loop() {
+			appendOne()
+			idle()
+			appends++
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(rt.ReadWaves)/float64(appends), "waves/append")
 }

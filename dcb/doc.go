@@ -67,13 +67,32 @@
 //  4. Reads are consistent within a transaction; [Store.Read] given a
 //     database reads a page of events per transaction.
 //  5. [Store.Subscribe] delivers matching events in position order,
-//     exactly once, waiting on a watch rather than polling.
+//     exactly once, waiting on watches rather than polling; an append
+//     wakes only the subscribers whose query it may match.
+//
+// # Subscriptions
+//
+// There is no head key that every append writes (one storage team would
+// serve it, whatever the cluster's size). An append rewrites, with
+// versionstamped values, a head for each distinct tag and type it carries
+// (hashed into 256 shards) and an "any append" head, each in the one of 8
+// stripes its transaction's read version picks. A subscription watches,
+// in every stripe, the heads through which its query can match: one tag's
+// per item with tags, the types' per item with types only, the "any
+// append" heads for [All] (or a query of more than 8 shards).
+// [Store.HeadKeys] returns them for consumers of one's own. An append
+// wakes a subscription only if it may match its query (or, by hash
+// collision, carries a name sharing a watched shard), and no head is
+// written by more than about one transaction in 8.
 //
 // # Costs and limits
 //
 // An event with n distinct tags writes 2 + 2·(2ⁿ − 1) keys: the event, a
 // type index entry, and two entries per non-empty subset of its tags
-// (n = 3: 16 keys). [MaxTags] (8) caps n. A conditional append is one
+// (n = 3: 16 keys). [MaxTags] (8) caps n. An append also rewrites a head
+// per shard of its events' distinct types and tags, and the "any append"
+// head (one event with 3 tags: 5). A subscription holds 8 watches per
+// watched tag or type, at most 64. A conditional append is one
 // read version, one wave of reads and one commit; a read page is one read
 // version and two waves (the index ranges, then the events), one wave for
 // [All]; a page holding events larger than [EventPartBytes], which are
@@ -82,6 +101,12 @@
 // to [MaxAppendBytes], inside FoundationDB's 10 MB transaction limit;
 // larger requests are refused before the transaction is touched. See
 // docs/dcb.md.
+//
+// # Formats
+//
+// A store records its format. Stores written before sharded heads (format
+// 1) are refused by [Open] with [ErrOldFormat] until [Upgrade] has run;
+// run it once no process of an older version uses the store.
 //
 // # Differences from the DCB specification
 //

@@ -30,6 +30,10 @@ var (
 	// ErrCorrupt: stored bytes under the store's namespace do not decode
 	// (not written by this package, or damaged).
 	ErrCorrupt = errors.New("dcb: corrupt store")
+	// ErrOldFormat: [Open] found a store of an older format, which this
+	// version reads but whose appends it would not announce to that
+	// version's subscribers (nor learn of that version's): see [Upgrade].
+	ErrOldFormat = errors.New("dcb: store of an older format")
 	// ErrIdempotencyKeyReused: [Store.AppendOnce] found the record of its
 	// idempotency key written for other events. Nothing was written.
 	ErrIdempotencyKeyReused = errors.New("dcb: idempotency key reused for other events")

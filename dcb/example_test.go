@@ -161,3 +161,53 @@ func ExampleStore_AppendOnce() {
 	// true <nil>
 	// 1 event
 }
+
+// A consumer of one's own waits for new events as Subscribe does: it
+// reads what it has not seen and watches the query's head keys in one
+// transaction, then waits for a watch. An append the query may match
+// fires one; the store's other appends leave them alone (up to hash
+// collisions).
+func ExampleStore_HeadKeys() {
+	db, store := exampleStore("heads")
+	q := dcb.Items(dcb.QueryItem{Tags: []string{"course:c1"}})
+	heads, err := store.HeadKeys(q)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("watching", len(heads), "keys")
+	var last dcb.Position
+	ws, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		for e, err := range store.Read(tr, q, dcb.ReadOptions{After: last}) {
+			if err != nil {
+				return nil, err
+			}
+			last = e.Position // fold e into the consumer's state
+		}
+		ws := make([]fdb.FutureNil, len(heads))
+		for i, k := range heads {
+			ws[i] = tr.Watch(k)
+		}
+		return ws, nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	watches := ws.([]fdb.FutureNil)
+	fired := make(chan struct{}, len(watches))
+	for _, w := range watches {
+		go func() {
+			if w.Get() == nil {
+				fired <- struct{}{}
+			}
+		}()
+	}
+	_, _ = store.Append(db, []dcb.Event{{Type: "CourseDefined", Tags: []string{"course:c1"}}}, nil)
+	<-fired
+	fmt.Println("woken: read again after position", last)
+	for _, w := range watches {
+		w.Cancel()
+	}
+	// Output:
+	// watching 8 keys
+	// woken: read again after position 000000000000000000000000
+}

@@ -14,8 +14,8 @@ import (
 // directory), every element tuple-encoded:
 //
 //	ns/"m"                                  → format version (1 byte)
-//	ns/"h"                                  → head: the 10-byte versionstamp of the last append's commit
-//	ns/"o"                                  → per-transaction order: read version (8 bytes) + next event order (2)
+//	ns/"h"/<shard>/<stripe>                 → head: the 10-byte versionstamp of the last append that wrote it (heads.go; shard -1 or 0 to 255, stripe 0 to 7)
+//	ns/"o"/<stripe>                         → per-transaction order: read version (8 bytes) + next event order (2); stripe: the read version's hash, 0 to 7
 //	ns/"e"/<vs>                             → the event: type, tags, data (event.go)
 //	ns/"t"/<type>/<vs>                      → empty (type index)
 //	ns/"g"/<tag1>/…/<tagk>/0/<type>/<vs>    → empty (typed tag-subset index)
@@ -43,7 +43,12 @@ import (
 // Write amplification: an event with n distinct tags writes 2 + 2·(2ⁿ − 1)
 // keys (n = 0: 2; 1: 4; 3: 16; 8: 512), which is why [MaxTags] caps n.
 const (
-	formatVersion = 1
+	// formatVersion is 2 since heads are sharded (heads.go); a store of
+	// format 1 has one head key, ns/"h", and is refused by Open until
+	// [Upgrade] has run (store.go).
+	formatVersion = 2
+	// legacyFormatVersion is the format of stores with one head key.
+	legacyFormatVersion = 1
 
 	markTyped   = int64(0)
 	markUntyped = int64(1)
@@ -60,8 +65,8 @@ const (
 type keys struct {
 	ns      []byte
 	meta    fdb.Key
-	head    fdb.Key
-	order   fdb.Key
+	heads   []byte // ns/"h" (in format 1, the one head key)
+	order   []byte // ns/"o" (in format 1, the one order key)
 	events  []byte // ns/"e"
 	types   []byte // ns/"t"
 	tags    []byte // ns/"g"
@@ -76,7 +81,7 @@ func newKeys(ns []byte) *keys {
 	return &keys{
 		ns:      append([]byte{}, ns...),
 		meta:    p(tuple.Tuple{"m"}),
-		head:    p(tuple.Tuple{"h"}),
+		heads:   p(tuple.Tuple{"h"}),
 		order:   p(tuple.Tuple{"o"}),
 		events:  p(tuple.Tuple{"e"}),
 		types:   p(tuple.Tuple{"t"}),
@@ -130,6 +135,28 @@ func (k *keys) eventIndexes(typ string, tags []string) [][]byte {
 		out = append(out, append(slices.Clip(set), typed...), append(set, k.untyped...))
 	}
 	return out
+}
+
+// headKey is the head of shard (0 to headShards-1, or anyShard) and
+// stripe (0 to headStripes-1).
+func (k *keys) headKey(shard, stripe int) fdb.Key {
+	return append(append(fdb.Key{}, k.heads...), tuple.Tuple{int64(shard), int64(stripe)}.Pack()...)
+}
+
+// stripeBits sets the number of stripes of the order key and of each
+// head, 2^stripeBits: a transaction writes the stripe its read version
+// hashes to (Fibonacci hashing), so transactions spread their writes over
+// the stripes, and the appends of one transaction share theirs.
+const stripeBits = 3
+
+// stripeOf is the stripe of the transactions of read version rv.
+func stripeOf(rv int64) int {
+	return int(uint64(rv) * 0x9E3779B97F4A7C15 >> (64 - stripeBits))
+}
+
+// orderKey is the order key of the transactions of read version rv.
+func (k *keys) orderKey(rv int64) fdb.Key {
+	return append(append(fdb.Key{}, k.order...), tuple.Tuple{int64(stripeOf(rv))}.Pack()...)
 }
 
 // idempotencyKey is the key of the idempotency record named id.

@@ -66,8 +66,10 @@ func WithPageSize(n int) Option {
 // fdb.Database it runs its own transaction, and may be retried; given an
 // fdb.Transaction, it joins it.
 //
-// It returns an error wrapping [ErrCorrupt] if ns holds a store of an
-// unknown format, and FoundationDB's errors as they are.
+// It returns an error wrapping [ErrOldFormat] if ns holds a store written
+// by an fdyno before sharded heads (see [Upgrade]), one wrapping
+// [ErrCorrupt] if ns holds a store of an unknown format, and
+// FoundationDB's errors as they are.
 func Open(tr fdb.Transactor, ns subspace.Subspace, opts ...Option) (*Store, error) {
 	s := &Store{k: newKeys(ns.Bytes()), pageSize: DefaultPageSize, stats: new(subscribeStats),
 		idempotencyRetention: DefaultIdempotencyRetention, now: time.Now}
@@ -84,6 +86,9 @@ func Open(tr fdb.Transactor, ns subspace.Subspace, opts ...Option) (*Store, erro
 		switch {
 		case v == nil:
 			tr.Set(s.k.meta, []byte{formatVersion})
+		case len(v) == 1 && v[0] == legacyFormatVersion:
+			return struct{}{}, fmt.Errorf("%w: format %d under %s: stop every process of an older fdyno using it, then run dcb.Upgrade",
+				ErrOldFormat, legacyFormatVersion, fdb.Printable(s.k.ns))
 		case len(v) != 1 || v[0] != formatVersion:
 			return struct{}{}, fmt.Errorf("%w: format %x under %s, want %d", ErrCorrupt, v, fdb.Printable(s.k.ns), formatVersion)
 		}
@@ -95,7 +100,39 @@ func Open(tr fdb.Transactor, ns subspace.Subspace, opts ...Option) (*Store, erro
 	return s, nil
 }
 
-// HeadKey returns the key every append rewrites (with a versionstamped
-// value): a watch on it fires after the next append to the store.
-// [Store.Subscribe] uses it; use it directly to wake your own consumer.
-func (s *Store) HeadKey() fdb.Key { return append(fdb.Key{}, s.k.head...) }
+// Upgrade brings the store in ns to the current format, in tr; a store
+// already current, or an empty ns, is left as it is. Events, indexes and
+// idempotency records keep their format: only the heads and the order
+// key changed, so Upgrade writes three keys whatever the store's size.
+//
+// A store of format 1 (fdyno before sharded heads) has one head key that
+// every append rewrites and every subscriber watches. Run Upgrade once no
+// process of such a version uses the store: after it, such a process
+// refuses to open the store (it finds a format it does not know), but one
+// that opened it before would go on writing and watching only the old
+// head, so its subscribers would miss the new version's appends, and the
+// new version's subscribers its appends. Before it, this version refuses
+// to open the store ([ErrOldFormat]), so neither misses the other's
+// appends silently.
+func Upgrade(tr fdb.Transactor, ns subspace.Subspace) error {
+	k := newKeys(ns.Bytes())
+	_, err := fdyno.Transact(tr, func(tr fdb.Transaction) (struct{}, error) {
+		v, err := tr.Get(k.meta).Get()
+		if err != nil {
+			return struct{}{}, err
+		}
+		switch {
+		case v == nil || len(v) == 1 && v[0] == formatVersion:
+		case len(v) == 1 && v[0] == legacyFormatVersion:
+			tr.Set(k.meta, []byte{formatVersion})
+			// Format 1's head and order keys, which no append of
+			// format 2 writes.
+			tr.Clear(fdb.Key(k.heads))
+			tr.Clear(fdb.Key(k.order))
+		default:
+			return struct{}{}, fmt.Errorf("%w: format %x under %s, want %d or %d", ErrCorrupt, v, fdb.Printable(k.ns), legacyFormatVersion, formatVersion)
+		}
+		return struct{}{}, nil
+	})
+	return err
+}

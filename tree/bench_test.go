@@ -15,10 +15,14 @@ import (
 //
 //	go test -run '^$' -bench . -benchmem ./tree/
 //
-// Put of a 4-deep path is 5 blind table Puts in one transaction; Get one
-// table Get; List of 1,000 children one Query of 1,000 listing rows plus
-// the kinds (one QueryBatch of every child's object row and first listing
-// row).
+// Put of a 4-deep path into existing directories is one wave of 7 point
+// reads (the 4 listing rows of its path and the 3 ancestors' object rows,
+// as the tree keeps watch counters) and then one table Put and one
+// counter add; into new directories it writes each new listing row and
+// counts it. "before" is what Put did until issue 35: 5 blind table Puts
+// and an add to every ancestor's counter, no read. Get is one table Get;
+// List of 1,000 children one Query of 1,000 listing rows plus the kinds
+// (one QueryBatch of every child's object row and first listing row).
 func BenchmarkPut(b *testing.B) {
 	db := fdblitetest.Open(b)
 	tr := newTestTree(b, db, Options{})
@@ -34,35 +38,77 @@ func BenchmarkPut(b *testing.B) {
 			}
 		}
 	})
-	b.Run("table/5-puts", func(b *testing.B) {
+	runs := 0 // distinct paths in every run of the function
+	b.Run("tree/depth=4/new-directories", func(b *testing.B) {
+		b.ReportAllocs()
+		runs++
+		run := fmt.Sprint(runs)
+		i := 0
+		for b.Loop() {
+			i++
+			if err := tr.Put(db, Path{"New" + run, fmt.Sprint(i), "Links", "x"}, it); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("before/depth=4", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
 			i++
 			path := Path{"Accounts", "123456", "Links", fmt.Sprint(i % 1000)}
+			if _, err := db.Transact(func(t fdb.Transaction) (any, error) { return nil, blindPut(t, tr, path, it) }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("table/1-put", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			path := Path{"Accounts", "123456", "Links", fmt.Sprint(i % 1000)}
+			if _, err := tr.table.Put(db, fdyno.PutInput{Item: tr.objectRow(path, it)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	val := []byte("http://example.com/")
+	b.Run("raw/7-gets+set+add", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
 			_, err := db.Transact(func(t fdb.Transaction) (any, error) {
-				for j := range path {
-					if _, err := tr.table.Put(t, fdyno.PutInput{Item: tr.listingRow(path[:j], path[j])}); err != nil {
+				fs := make([]fdb.FutureByteSlice, 7)
+				for j := range fs {
+					fs[j] = t.Get(raw.Pack(tuple.Tuple{"r", j}))
+				}
+				for _, f := range fs {
+					if _, err := f.Get(); err != nil {
 						return nil, err
 					}
 				}
-				_, err := tr.table.Put(t, fdyno.PutInput{Item: tr.objectRow(path, it)})
-				return nil, err
+				t.Set(raw.Pack(tuple.Tuple{i % 1000}), val)
+				t.Add(raw.Pack(tuple.Tuple{"c"}), one)
+				return nil, nil
 			})
 			if err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	b.Run("raw/5-sets", func(b *testing.B) {
+	b.Run("raw/5-sets+4-adds", func(b *testing.B) {
 		b.ReportAllocs()
-		val := []byte("http://example.com/")
 		i := 0
 		for b.Loop() {
 			i++
 			_, err := db.Transact(func(t fdb.Transaction) (any, error) {
 				for j := range 5 {
 					t.Set(raw.Pack(tuple.Tuple{j, i % 1000}), val)
+				}
+				for j := range 4 {
+					t.Add(raw.Pack(tuple.Tuple{"c", j}), one)
 				}
 				return nil, nil
 			})
@@ -71,6 +117,21 @@ func BenchmarkPut(b *testing.B) {
 			}
 		}
 	})
+}
+
+// blindPut is what Put did before issue 35: every listing row of the path
+// written blind and one added to every ancestor's counter, so every Put
+// wrote the root's counter and the partition directory entry of the
+// root's listing.
+func blindPut(t fdb.Transaction, tr *Tree, path Path, it fdyno.Item) error {
+	for j := range path {
+		if _, err := tr.table.Put(t, fdyno.PutInput{Item: tr.listingRow(path[:j], path[j])}); err != nil {
+			return err
+		}
+		t.Add(tr.watchKey(tr.dirKey(path[:j])), one)
+	}
+	_, err := tr.table.Put(t, fdyno.PutInput{Item: tr.objectRow(path, it)})
+	return err
 }
 
 func BenchmarkGet(b *testing.B) {
@@ -224,6 +285,17 @@ func BenchmarkModelled(b *testing.B) {
 		})
 	}
 	run("Put/depth=4", func(i int) error { return tr.Put(db, Path{"w", "x", "y", fmt.Sprint(i)}, it) })
+	newDirs := 0
+	run("Put/depth=4/new-directories", func(i int) error {
+		newDirs++ // distinct paths in every run of the function
+		return tr.Put(db, Path{"n", fmt.Sprint(newDirs), "x", "y"}, it)
+	})
+	run("Put/depth=4/before", func(i int) error {
+		_, err := db.Transact(func(t fdb.Transaction) (any, error) {
+			return nil, blindPut(t, tr, Path{"w", "x", "y", fmt.Sprint(i)}, it)
+		})
+		return err
+	})
 	run("Get", func(int) error { _, err := tr.Get(db, path); return err })
 	run("Get/via-link", func(int) error { _, err := tr.Get(db, Path{"Links", "xyzpdq"}); return err })
 	run("Delete/emptying-depth=4", func(i int) error {

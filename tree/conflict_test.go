@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The conflict rule (delete.go), checked with FoundationDB's own count of
+// The conflict rule (doc.go, # Conflicts), checked with FoundationDB's own count of
 // conflicts (fdblite's Stats.Conflicts): two transactions take their read
 // versions, then the first commits and the second tries to; FoundationDB
 // rejects the second with not_committed (1020) exactly when it read a key
@@ -37,16 +37,34 @@ func TestConflictRule(t *testing.T) {
 			want:   []string{"¦ d", "¦d¦ a", "¦d¦ b", "¦d¦ x", "¦d¦a", "¦d¦b", "¦d¦x"},
 		},
 		{
-			name:   "puts creating the same new directories",
+			name:   "puts into existing directories of one path",
+			setup:  []string{"x/y/z/0"},
 			first:  func(tr *Tree) func(fdb.Transaction) error { return put(tr, "x/y/z/1") },
-			second: func(tr *Tree) func(fdb.Transaction) error { return put(tr, "x/y/z/2") },
-			want:   []string{"¦ x", "¦x¦ y", "¦x¦y¦ z", "¦x¦y¦z¦ 1", "¦x¦y¦z¦ 2", "¦x¦y¦z¦1", "¦x¦y¦z¦2"},
+			second: func(tr *Tree) func(fdb.Transaction) error { return put(tr, "x/y/2") },
+			want:   []string{"¦ x", "¦x¦ y", "¦x¦y¦ 2", "¦x¦y¦ z", "¦x¦y¦2", "¦x¦y¦z¦ 0", "¦x¦y¦z¦ 1", "¦x¦y¦z¦0", "¦x¦y¦z¦1"},
 		},
 		{
-			name:   "puts of one path",
+			// Both read the listing rows of x, x/y and x/y/z as missing
+			// and write them: the second read rows the first wrote.
+			name:     "puts creating the same new directories",
+			first:    func(tr *Tree) func(fdb.Transaction) error { return put(tr, "x/y/z/1") },
+			second:   func(tr *Tree) func(fdb.Transaction) error { return put(tr, "x/y/z/2") },
+			conflict: true,
+			want:     []string{"¦ x", "¦x¦ y", "¦x¦y¦ z", "¦x¦y¦z¦ 1", "¦x¦y¦z¦ 2", "¦x¦y¦z¦1", "¦x¦y¦z¦2"},
+		},
+		{
+			name:   "puts of one existing path",
+			setup:  []string{"d/a"},
 			first:  func(tr *Tree) func(fdb.Transaction) error { return put(tr, "d/a") },
 			second: func(tr *Tree) func(fdb.Transaction) error { return put(tr, "d/a") },
 			want:   []string{"¦ d", "¦d¦ a", "¦d¦a"},
+		},
+		{
+			name:     "puts of one new path",
+			first:    func(tr *Tree) func(fdb.Transaction) error { return put(tr, "d/a") },
+			second:   func(tr *Tree) func(fdb.Transaction) error { return put(tr, "d/a") },
+			conflict: true,
+			want:     []string{"¦ d", "¦d¦ a", "¦d¦a"},
 		},
 		{
 			name:     "put into the directory a delete empties, put first",
@@ -57,11 +75,30 @@ func TestConflictRule(t *testing.T) {
 			want:     []string{"¦ d", "¦d¦ b", "¦d¦b"},
 		},
 		{
-			name:   "put into the directory a delete empties, delete first",
-			setup:  []string{"d/a"},
-			first:  func(tr *Tree) func(fdb.Transaction) error { return del(tr, "d/a") },
-			second: func(tr *Tree) func(fdb.Transaction) error { return put(tr, "d/b") },
-			want:   []string{"¦ d", "¦d¦ b", "¦d¦b"},
+			// The Put read the root's row of d, which the Delete removed:
+			// it retries and lists d again.
+			name:     "put into the directory a delete empties, delete first",
+			setup:    []string{"d/a"},
+			first:    func(tr *Tree) func(fdb.Transaction) error { return del(tr, "d/a") },
+			second:   func(tr *Tree) func(fdb.Transaction) error { return put(tr, "d/b") },
+			conflict: true,
+			want:     []string{"¦ d", "¦d¦ b", "¦d¦b"},
+		},
+		{
+			name:     "put under two levels a delete empties, delete first",
+			setup:    []string{"a/b/c"},
+			first:    func(tr *Tree) func(fdb.Transaction) error { return del(tr, "a/b/c") },
+			second:   func(tr *Tree) func(fdb.Transaction) error { return put(tr, "a/b/d") },
+			conflict: true,
+			want:     []string{"¦ a", "¦a¦ b", "¦a¦b¦ d", "¦a¦b¦d"},
+		},
+		{
+			name:     "put under two levels a delete empties, put first",
+			setup:    []string{"a/b/c"},
+			first:    func(tr *Tree) func(fdb.Transaction) error { return put(tr, "a/b/d") },
+			second:   func(tr *Tree) func(fdb.Transaction) error { return del(tr, "a/b/c") },
+			conflict: true,
+			want:     []string{"¦ a", "¦a¦ b", "¦a¦b¦ d", "¦a¦b¦d"},
 		},
 		{
 			name:   "put beside the witness of a directory a delete keeps",
@@ -77,6 +114,17 @@ func TestConflictRule(t *testing.T) {
 			second:   func(tr *Tree) func(fdb.Transaction) error { return del(tr, "d/b") },
 			conflict: true,
 			want:     nil,
+		},
+		{
+			// q stays, an object; whichever Delete leaves it with no
+			// child counts the change of its kind in the root's counter,
+			// so each reads the other's row as its witness.
+			name:     "deletes of each other's witness under an object",
+			setup:    []string{"q", "q/a", "q/b"},
+			first:    func(tr *Tree) func(fdb.Transaction) error { return del(tr, "q/a") },
+			second:   func(tr *Tree) func(fdb.Transaction) error { return del(tr, "q/b") },
+			conflict: true,
+			want:     []string{"¦ q", "¦q"},
 		},
 		{
 			name:     "put of an ancestor object a delete unlists",
@@ -102,6 +150,25 @@ func TestConflictRule(t *testing.T) {
 			},
 			conflict: true,
 			want:     []string{"¦ d", "¦ e", "¦d¦ b", "¦d¦b", "¦e¦ a", "¦e¦a"},
+		},
+		{
+			name:  "put into a directory a move empties, move first",
+			setup: []string{"d/a"},
+			first: func(tr *Tree) func(fdb.Transaction) error {
+				return func(tx fdb.Transaction) error { return tr.Move(tx, p("d/a"), p("e/a")) }
+			},
+			second:   func(tr *Tree) func(fdb.Transaction) error { return put(tr, "d/b") },
+			conflict: true,
+			want:     []string{"¦ d", "¦ e", "¦d¦ b", "¦d¦b", "¦e¦ a", "¦e¦a"},
+		},
+		{
+			name:  "put into the directory a move lists, move first",
+			setup: []string{"d/a", "e/x"},
+			first: func(tr *Tree) func(fdb.Transaction) error {
+				return func(tx fdb.Transaction) error { return tr.Move(tx, p("d/a"), p("e/a")) }
+			},
+			second: func(tr *Tree) func(fdb.Transaction) error { return put(tr, "e/b") },
+			want:   []string{"¦ e", "¦e¦ a", "¦e¦ b", "¦e¦ x", "¦e¦a", "¦e¦b", "¦e¦x"},
 		},
 	}
 	for _, tc := range tests {

@@ -27,7 +27,7 @@ func (t *Tree) Delete(tx fdb.Transactor, p Path) error {
 		}
 		c := newChange()
 		c.clearObject(t, p)
-		keep, err := t.hasChild(tr, p, "")
+		keep, err := t.hasChild(tr, p, "", true)
 		if err != nil {
 			return struct{}{}, err
 		}
@@ -95,6 +95,13 @@ func (t *Tree) DeleteTree(tx fdb.Transactor, p Path) error {
 // prune adds to c the removal of p's listing row and then of each
 // ancestor's that is not an object and has no child but the one being
 // removed. Precondition: once c applies, nothing is at or under p.
+//
+// The ancestor it stops at because it is an object loses a child; if it
+// is left with none, its entry changes kind (object and directory to
+// object), which no row of its parent's listing shows: on a tree with
+// watch counters prune looks for another child (hasChild, but with no
+// conflict on an empty listing: a concurrent Put into it counts the same
+// counter) and counts the parent's counter if there is none.
 func (t *Tree) prune(tr fdb.Transaction, p Path, c *change) error {
 	c.clearListing(t, p.parent(), p.name())
 	for q := p.parent(); len(q) > 0; q = q.parent() {
@@ -103,9 +110,16 @@ func (t *Tree) prune(tr fdb.Transaction, p Path, c *change) error {
 			return err
 		}
 		if row != nil {
-			return nil
+			if t.watch == nil {
+				return nil
+			}
+			keep, err := t.hasChild(tr, q, p[len(q)], false)
+			if err == nil && !keep {
+				c.touch(t, q.parent())
+			}
+			return err
 		}
-		keep, err := t.hasChild(tr, q, p[len(q)])
+		keep, err := t.hasChild(tr, q, p[len(q)], true)
 		if err != nil || keep {
 			return err
 		}
@@ -117,8 +131,9 @@ func (t *Tree) prune(tr fdb.Transaction, p Path, c *change) error {
 // hasChild reports whether directory dir lists a child other than except
 // (none if empty). Its read conflicts follow the rule above: a snapshot
 // read finds a witness, and then only the witness's row is read for
-// conflicts; if there is none, the whole listing is.
-func (t *Tree) hasChild(tr fdb.Transaction, dir Path, except string) (bool, error) {
+// conflicts; if there is none, the whole listing is, if emptied says
+// that the caller removes dir's listing row then.
+func (t *Tree) hasChild(tr fdb.Transaction, dir Path, except string, emptied bool) (bool, error) {
 	in := t.listQuery(dir, 2)
 	out, err := t.table.Query(tr.Snapshot(), in)
 	if err != nil {
@@ -130,7 +145,9 @@ func (t *Tree) hasChild(tr fdb.Transaction, dir Path, except string) (bool, erro
 			return true, err
 		}
 	}
-	_, err = t.table.Query(tr, in)
+	if emptied {
+		_, err = t.table.Query(tr, in)
+	}
 	return false, err
 }
 

@@ -48,21 +48,37 @@
 //  1. every object is listed in each of its ancestors;
 //  2. every listing row has an object or a listing row beneath it.
 //
-// A Put writes the object and every listing row of its path together. A
-// Delete removes the object, then p's listing row only if nothing remains
-// under p, then each ancestor's row whose ancestor is no object and lists
-// nothing else. DeleteTree and Move do the same for a whole subtree, in
-// one transaction bounded by [Options].MaxRows and MaxBytes (defaults
-// 10,000 rows and 5 MB, inside FoundationDB's 10 MB and 5 seconds); past
-// them they write nothing and return a [*TooLargeError].
+// A Put writes the object and the listing rows of its path that are
+// missing, together. A Delete removes the object, then p's listing row
+// only if nothing remains under p, then each ancestor's row whose
+// ancestor is no object and lists nothing else. DeleteTree and Move do
+// the same for a whole subtree, in one transaction bounded by
+// [Options].MaxRows and MaxBytes (defaults 10,000 rows and 5 MB, inside
+// FoundationDB's 10 MB and 5 seconds); past them they write nothing and
+// return a [*TooLargeError].
 //
 // # Conflicts
 //
-// Puts read nothing: listing rows are written blind, as fdyno writes an
-// item without a condition (on a table with no secondary index and no
-// stream), so concurrent Puts never conflict, under one directory or
-// anywhere. A Delete (and DeleteTree and Move, for each path they remove)
-// reads, and so conflicts with a concurrent commit that writes:
+// A Put (and PutLink, and Move for its destination) reads, in one wave,
+// the listing row of each prefix of its path and, on a tree with watch
+// counters, the object row of each proper ancestor, all for conflicts,
+// and writes only the listing rows it found missing. So a Put into
+// existing directories writes its object row alone, and two such Puts
+// never conflict, under one directory or anywhere (reads do not conflict
+// with reads). A Put conflicts with a concurrent commit that writes:
+//
+//  1. a listing row of its path: a Delete (DeleteTree, Move) that removes
+//     it because it empties that directory, whichever commits first (the
+//     Delete reads the emptied listing whole, the Put the row), so the
+//     retry lists the path again; or another Put (or Move) that creates
+//     the same row, so of two Puts creating one directory one retries and
+//     finds it;
+//  2. with watch counters, an ancestor's object row (a Put, Delete or
+//     Move of the ancestor): whether the ancestor is an object decides
+//     which counters the Put adds to (# Watch).
+//
+// A Delete (and DeleteTree and Move, for each path they remove) reads,
+// and so conflicts with a concurrent commit that writes:
 //
 //  1. the object row of each path it removes or examines: p itself, and
 //     each ancestor whose listing row it considers removing;
@@ -70,13 +86,13 @@
 //     a Put under it included;
 //  3. in the first directory it leaves in place, one child other than the
 //     one it removes (found with a snapshot read), so only a concurrent
-//     removal of that child.
+//     removal of that child; with watch counters, also in an object's
+//     directory it leaves, so of two Deletes that empty it together one
+//     retries and counts its change of kind.
 //
 // Writes into a directory the Delete does not empty never conflict with
 // it. TestConflictRule checks each case with FoundationDB's count of
-// conflicts. A Delete that commits before a concurrent Put into the
-// directory it empties does not conflict either: the Put's blind rows list
-// the path again.
+// conflicts.
 //
 // # Links
 //
@@ -87,23 +103,33 @@
 //
 // # Watch
 //
-// With [Options].Watch set, every change adds one (an atomic add, which
-// conflicts with nothing) to a counter per directory whose children it
-// changes, and [Tree.Watch] waits on the counter with a FoundationDB
-// watch: no polling, resumable from a token, at least once. Writes that
+// With [Options].Watch set, a change adds one (an atomic add, which
+// conflicts with nothing) to the counter of each directory whose listing
+// it changes: an entry added or removed, an entry's object or link written
+// or removed, or an entry's kind changed (an object gaining its first
+// child or losing its last). No other counter: a write deep in the tree
+// touches no ancestor's counter unless it adds or removes that
+// ancestor's entries, so the root's counter changes only with the root's
+// listing, not with the tree's traffic. [Tree.Watch] waits on one
+// directory's counter with a FoundationDB watch: no polling, resumable
+// from a token, at least once. A watch on a directory says nothing about
+// changes further down (watch the subdirectory for those). Writes that
 // bypass the package (a dynamotree client through fdyno-server) change no
 // counter.
 //
 // # Round trips
 //
-// Put and PutLink: one read version and one commit, no read. Get: one read
-// version and one read, plus one per link followed. List page: one read
-// version, one range read of the listing, then one wave: every child's
-// object row and the first row of its own listing, read together with
-// fdyno.QueryBatch ([ListInput].NamesOnly skips that wave). Delete: one read
+// Put and PutLink: one read version, one wave of point reads (the rows
+// above) and one commit. Get: one read version and one read, plus one per
+// link followed. List page: one read version, one range read of the
+// listing, then one wave: every child's object row and the first row of
+// its own listing, read together with fdyno.QueryBatch
+// ([ListInput].NamesOnly skips that wave). Delete: one read
 // version, a read of its object row, two reads per directory it examines
 // (a snapshot read of the listing, then the read its conflicts need) and
-// one per ancestor (its object row), one after another, and one commit.
+// one per ancestor (its object row), one after another, and one commit;
+// with watch counters, two more for the object ancestor it stops at, if
+// any (whether it keeps a child).
 //
 // # Differences from dynamotree
 //

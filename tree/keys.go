@@ -18,7 +18,8 @@ package tree
 //
 // Watch counters, when enabled (Options.Watch), are FoundationDB keys
 // outside the table: (<Options.Watch>, <directory key>) holding a
-// little-endian int64 that every change into the directory adds 1 to.
+// little-endian int64 that every change of the directory's listing adds 1
+// to (write.go says which).
 
 import (
 	"encoding/binary"
@@ -212,9 +213,22 @@ func (t *Tree) decodeCursor(dir Path, c []byte) (string, error) {
 	return name, nil
 }
 
-// watchKey is the FoundationDB key of the watch counter of directory dir.
-func (t *Tree) watchKey(dir Path) fdb.Key {
-	return t.watch.Pack(tuple.Tuple{t.dirKey(dir)})
+// watchKey is the FoundationDB key of the watch counter of the directory
+// whose key (dirKey) is dir.
+func (t *Tree) watchKey(dir string) fdb.Key {
+	return t.watch.Pack(tuple.Tuple{dir})
+}
+
+// rowDir returns the key of the directory whose listing a row is part of:
+// a listing row's own Key, or for an object row the key of the object's
+// parent (its Key up to and including its last R), whose entry the
+// object is.
+func (t *Tree) rowDir(row fdyno.Item) string {
+	key := row[KeyAttribute].S()
+	if row[ChildAttribute].S() != t.r {
+		return key
+	}
+	return key[:strings.LastIndex(key, t.r)+len(t.r)]
 }
 
 // one is the operand of the counters' atomic add.

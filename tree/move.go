@@ -16,7 +16,8 @@ import (
 // subtree past Options.MaxRows or MaxBytes a [*TooLargeError]; then
 // nothing is written. Move reads the source like DeleteTree, so its
 // conflicts follow the rule in the package documentation, plus the
-// destination's object row and listing.
+// destination's object row and listing, and it lists the destination as
+// Put does (only its missing listing rows).
 func (t *Tree) Move(tx fdb.Transactor, from, to Path) error {
 	if err := t.checkPath("Move", from); err != nil {
 		return err
@@ -28,13 +29,14 @@ func (t *Tree) Move(tx fdb.Transactor, from, to Path) error {
 		return t.pathError("Move", to, "destination is the source or under it")
 	}
 	_, err := fdyno.Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
-		row, err := t.getRow(tr, to, "#c")
+		// The destination's object row, read with the rows that list it.
+		dest, destRow, err := t.readPath(tr, to, t.objectRowKey(to))
 		if err != nil {
 			return struct{}{}, err
 		}
-		busy := row != nil
+		busy := destRow[0]
 		if !busy {
-			if busy, err = t.hasChild(tr, to, ""); err != nil {
+			if busy, err = t.hasChild(tr, to, "", true); err != nil {
 				return struct{}{}, err
 			}
 		}
@@ -59,12 +61,11 @@ func (t *Tree) Move(tx fdb.Transactor, from, to Path) error {
 		err = t.subtree(tr, from, b, true, func(dir Path, name string, o fdyno.Item) {
 			found = true
 			c.clearListing(t, dir, name)
-			dest := to.join(dir[len(from):]...)
-			puts = append(puts, t.listingRow(dest, name))
-			c.touch(t, dest)
+			moved := to.join(dir[len(from):]...)
+			puts = append(puts, t.listingRow(moved, name))
 			if o != nil {
 				c.clearObject(t, dir.join(name))
-				puts = append(puts, t.movedRow(o, dest.join(name)))
+				puts = append(puts, t.movedRow(o, moved.join(name)))
 			}
 		})
 		if err != nil {
@@ -77,7 +78,7 @@ func (t *Tree) Move(tx fdb.Transactor, from, to Path) error {
 			return struct{}{}, err
 		}
 		c.puts = append(c.puts, puts...)
-		c.listPath(t, to)
+		c.listPath(t, dest)
 		return struct{}{}, t.apply(tr, c)
 	})
 	return err

@@ -42,7 +42,7 @@ type Options struct {
 	MaxBytes int
 	// Watch, if not nil, is the subspace of the watch counters: every
 	// change through this package adds to the counter of each directory
-	// it changes, and Watch waits on them. Nil turns Watch off (and
+	// whose listing it changes (and no other), and Watch waits on them. Nil turns Watch off (and
 	// writes touch no counter). All writers through this package must
 	// agree on it.
 	Watch subspace.Subspace
@@ -85,9 +85,10 @@ func TableSchema() fdyno.TableSchema {
 // is [TableSchema]'s ([ErrSchema] if not) and that opts are valid (an
 // error matching [fdyno.ErrValidation] if not).
 //
-// Concurrent Puts under one directory never conflict only if the table has
-// no secondary index, no stream and no exact counts (as [TableSchema]'s
-// table): each makes every fdyno write read the item it replaces.
+// Concurrent Puts into existing directories never conflict only if the
+// table has no secondary index, no stream and no exact counts (as
+// [TableSchema]'s table): each makes every fdyno write read the item it
+// replaces, so that Puts of one object would conflict.
 func Open(rt fdb.ReadTransactor, table *fdyno.Table, opts Options) (*Tree, error) {
 	t := &Tree{table: table, r: opts.Reserved, maxLinks: opts.MaxLinks, maxRows: opts.MaxRows, maxBytes: opts.MaxBytes, watch: opts.Watch}
 	if t.r == "" {

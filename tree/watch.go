@@ -27,13 +27,17 @@ type WatchEvent struct {
 // the first event come at once). After an event, List the directory to see
 // it.
 //
-// Events are at least once: a Put that rewrites a listing row already
-// there, or changes that commit together, may give an event with nothing
-// new, or one event for several changes. Writes that do not go through
-// this package (dynamotree clients of fdyno-server, say) change no counter
-// and give no event. A tree opened without Options.Watch yields
-// [ErrNoWatch]. Watch stops when ctx is done (yielding ctx.Err()) or at the
-// first error.
+// Changes further down do not count: a Put of dir/a/b wakes a watch on
+// dir only if it adds the entry a or changes a's kind (a was an object
+// with no child), so the root's watch wakes only when the root's listing
+// changes. Events are at least once: a Put that rewrites an object with
+// the same attributes, a Put that adds a child to an object that had
+// children already (it does not read the object's listing to tell), or
+// changes that commit together, may give an event with nothing new, or
+// one event for several changes. Writes that do not go through this
+// package (dynamotree clients of fdyno-server, say) change no counter and
+// give no event. A tree opened without Options.Watch yields [ErrNoWatch].
+// Watch stops when ctx is done (yielding ctx.Err()) or at the first error.
 func (t *Tree) Watch(ctx context.Context, db fdb.Database, dir Path, after []byte) iter.Seq2[WatchEvent, error] {
 	return func(yield func(WatchEvent, error) bool) {
 		if t.watch == nil {
@@ -44,7 +48,7 @@ func (t *Tree) Watch(ctx context.Context, db fdb.Database, dir Path, after []byt
 			yield(WatchEvent{}, err)
 			return
 		}
-		key := t.watchKey(dir)
+		key := t.watchKey(t.dirKey(dir))
 		last := after
 		for {
 			type state struct {

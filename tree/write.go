@@ -1,6 +1,8 @@
 package tree
 
 import (
+	"maps"
+
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
 )
@@ -11,50 +13,54 @@ import (
 // transaction, so an operation is one transaction and an error before
 // apply leaves that transaction untouched.
 //
-// Listing rows are written blind (fdyno writes an item without reading it
-// when the table has no index and no stream), which is why concurrent Puts
-// under one directory never conflict.
+// A change holds only rows that change: a write that lists a path writes
+// the listing rows it read as missing and no other (listing.go), so a
+// write into an existing directory writes no row of its ancestors. The
+// watch counters follow from the rows (apply): each directory whose
+// listing gains or loses a row, or one of whose entries' object row is
+// written or removed, gets one add, plus the directories where an
+// entry's kind changes without a row of theirs changing (touch), and no
+// other.
 
 // change is every row one operation removes and writes.
 type change struct {
-	clears []fdyno.Item // table keys of rows to remove
-	puts   []fdyno.Item // rows to write, after the removals
-	dirs   map[string]Path
+	clears []fdyno.Item        // table keys of rows to remove
+	puts   []fdyno.Item        // rows to write, after the removals
+	kinds  map[string]struct{} // keys of directories an entry of which changes kind
 }
 
-func newChange() *change { return &change{dirs: map[string]Path{}} }
+func newChange() *change { return &change{kinds: map[string]struct{}{}} }
 
-// touch records that dir's listing changes, for its watch counter.
+// touch records that the kind of an entry of dir changes (an object gains
+// its first child), which no row of dir's shows.
 func (c *change) touch(t *Tree, dir Path) {
-	c.dirs[t.dirKey(dir)] = dir
+	c.kinds[t.dirKey(dir)] = struct{}{}
 }
 
-// putObject writes p's object row (or link row) and lists p in every
-// ancestor, blind.
-func (c *change) putObject(t *Tree, p Path, row fdyno.Item) {
+// putObject writes an object row (or link row).
+func (c *change) putObject(row fdyno.Item) {
 	c.puts = append(c.puts, row)
-	c.listPath(t, p)
-}
-
-// listPath writes the listing row of every prefix of p: the root lists
-// p[0], p[0] lists p[1], and so on.
-func (c *change) listPath(t *Tree, p Path) {
-	for i := range p {
-		c.puts = append(c.puts, t.listingRow(p[:i], p[i]))
-		c.touch(t, p[:i])
-	}
 }
 
 // clearObject removes p's object row.
 func (c *change) clearObject(t *Tree, p Path) {
 	c.clears = append(c.clears, t.objectRowKey(p))
-	c.touch(t, p.parent())
 }
 
 // clearListing removes the listing row of name in dir.
 func (c *change) clearListing(t *Tree, dir Path, name string) {
 	c.clears = append(c.clears, t.listingRow(dir, name))
-	c.touch(t, dir)
+}
+
+// keep drops the removal of listing row row, if c removes it, so that the
+// row stays as it is.
+func (c *change) keep(row fdyno.Item) {
+	for i, k := range c.clears {
+		if k[KeyAttribute].S() == row[KeyAttribute].S() && k[ChildAttribute].S() == row[ChildAttribute].S() {
+			c.clears = append(c.clears[:i], c.clears[i+1:]...)
+			return
+		}
+	}
 }
 
 // apply writes c in tr: removals, then rows (so a row removed and written
@@ -78,7 +84,13 @@ func (t *Tree) apply(tr fdb.Transaction, c *change) error {
 		}
 	}
 	if t.watch != nil {
-		for _, dir := range c.dirs {
+		dirs := maps.Clone(c.kinds)
+		for _, rows := range [][]fdyno.Item{c.clears, c.puts} {
+			for _, row := range rows {
+				dirs[t.rowDir(row)] = struct{}{}
+			}
+		}
+		for dir := range dirs {
 			tr.Add(t.watchKey(dir), one)
 		}
 	}

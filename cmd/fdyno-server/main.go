@@ -12,6 +12,11 @@
 //	             [--ttl-sweep=true] [--ttl-sweep-interval 1m] [--ttl-sweep-rate 1000] [--max-backfills 2]
 //	             [--stream-retention 24h] [--count-build=true] [--tls-cert CERT --tls-key KEY]
 //	             [--max-concurrent-requests 1024] [--max-requests-per-connection 64] [--max-header-bytes 65536]
+//	fdyno-server backup-data [--data-dir DIR] DEST
+//
+// backup-data writes a consistent copy of the embedded database's data
+// directory to DEST while a server serves it; --data-dir DEST serves the
+// copy.
 //
 // GET /metrics answers the server's metrics in Prometheus's text format,
 // with the process's resident memory and the embedded database's caches.
@@ -33,6 +38,13 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "backup-data" {
+		if err := backupData(os.Args[2:], os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "fdyno-server backup-data:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "fdyno-server:", err)
 		os.Exit(1)

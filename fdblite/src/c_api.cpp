@@ -7,6 +7,7 @@
 // Memory: every input buffer is copied before the call returns (cgo may move
 // Go memory afterwards). Memory a getter hands out belongs to its future;
 // see future.h.
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "data_dir.h"
 #include "database.h"
 #include "errors.h"
 #include "fdb_api.h"
@@ -186,6 +188,30 @@ DLLEXPORT const char* fdb_get_client_version(void) noexcept { return kClientVers
 // to learn which library it runs on.
 extern "C" DLLEXPORT const char* fdblite_version(void) noexcept {
   return "fdblite: FoundationDB 7.3 C API (API version 730), in process";
+}
+
+// fdblite_copy_data_dir writes to dst a consistent copy of the durable
+// database in src while it may be serving (data_dir.h). fdblite's own
+// entry point, outside FoundationDB's API: a program finds it with a weak
+// symbol or dlsym and, on FoundationDB's client, does without it. On
+// failure, up to detail_len - 1 bytes of the reason go to detail.
+extern "C" DLLEXPORT fdb_error_t fdblite_copy_data_dir(const char* src, const char* dst,
+                                                      char* detail, int detail_len) noexcept {
+  if (src == nullptr || dst == nullptr || *src == 0 || *dst == 0) return fdblite::kInvalidOptionValue;
+  std::string why;
+  int err;
+  try {
+    err = fdblite::CopyDataDir(src, dst, &why);
+  } catch (const std::exception& e) {
+    why = e.what();
+    err = fdblite::kIoError;
+  }
+  if (err != 0 && detail != nullptr && detail_len > 0) {
+    size_t n = std::min(why.size(), static_cast<size_t>(detail_len - 1));
+    std::memcpy(detail, why.data(), n);
+    detail[n] = 0;
+  }
+  return err;
 }
 
 // ---- network ----

@@ -14,61 +14,16 @@
 #include <cstring>
 #include <filesystem>
 
+#include "data_dir.h"
 #include "errors.h"
 
 namespace fdblite {
 
 namespace {
 
-constexpr char kLockFile[] = "LOCK";
-constexpr char kDbFile[] = "fdblite.sqlite";
 constexpr int kFormat = 2;
 // The log bytes one group applies at least (DurableLog::WriteGroup).
 constexpr size_t kApplyBudget = 4 << 20;
-
-// CodeForErrno maps a failed file-system call to an FDB error code.
-int CodeForErrno(int e) {
-  switch (e) {
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      return kFileNotWritable;
-    default:
-      return kIoError;
-  }
-}
-
-// CodeForSqlite maps an SQLite result code to an FDB error code.
-int CodeForSqlite(int rc) {
-  switch (rc & 0xff) {
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-    case SQLITE_FORMAT:
-      return kFileCorrupt;
-    case SQLITE_READONLY:
-    case SQLITE_PERM:
-    case SQLITE_AUTH:
-      return kFileNotWritable;
-    case SQLITE_CANTOPEN:
-      return kFileNotReadable;
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return kLockFileFailure;
-    default:  // SQLITE_FULL, SQLITE_IOERR and the rest
-      return kIoError;
-  }
-}
-
-// Why spells out an SQLite failure for an operator.
-std::string Why(sqlite3* db, int rc, const char* what) {
-  std::string s = what;
-  s += ": ";
-  s += db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  if ((rc & 0xff) == SQLITE_FULL) s += " (the disk is full, or the database reached its size limit)";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, " [sqlite %d]", rc);
-  return s + buf;
-}
 
 }  // namespace
 
