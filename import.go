@@ -250,7 +250,7 @@ func StartImport(tx fdb.Transactor, in ImportTableInput, opts ...Option) (*Impor
 		}
 		keys := newBackupKeys(root)
 		if in.ClientToken != "" {
-			prev, err := tokenImport(tr, keys, in.ClientToken, now)
+			prev, err := importRecords.byToken(tr, keys, in.ClientToken, now)
 			if err != nil {
 				return nil, err
 			}
@@ -283,84 +283,20 @@ func StartImport(tx fdb.Transactor, in ImportTableInput, opts ...Option) (*Impor
 		if in.TableArn != "" {
 			im.ImportArn = in.TableArn + "/import/" + id
 		}
-		if err := putImport(tr, keys, im); err != nil {
+		if err := importRecords.put(tr, keys, im); err != nil {
 			return nil, err
 		}
 		if in.ClientToken != "" {
-			raw, err := json.Marshal(storedToken{ID: id, Created: now})
-			if err != nil {
+			if err := importRecords.setToken(tr, keys, in.ClientToken, id, now); err != nil {
 				return nil, err
 			}
-			tr.Set(keys.token("i", in.ClientToken), raw)
 		}
 		return &im.ImportTableDescription, nil
 	})
 }
 
-func tokenImport(tr fdb.ReadTransaction, keys backupKeys, token string, now time.Time) (*storedImport, error) {
-	raw, err := tr.Get(keys.token("i", token)).Get()
-	if err != nil || raw == nil {
-		return nil, err
-	}
-	var t storedToken
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, &CorruptError{What: "client token", Reason: "cannot decode the token " + token}
-	}
-	if now.After(t.Created.Add(clientTokenWindow)) {
-		return nil, nil
-	}
-	im, err := getImport(tr, keys, t.ID)
-	if errors.Is(err, ErrImportNotFound) {
-		return nil, nil
-	}
-	return im, err
-}
-
 func importNotFound(id string) error {
 	return &ExportError{ID: id, Err: ErrImportNotFound, Reason: "Import not found: " + id}
-}
-
-func getImport(rt fdb.ReadTransaction, keys backupKeys, id string) (*storedImport, error) {
-	raw, err := rt.Get(keys.importRecord(id)).Get()
-	if err != nil {
-		return nil, err
-	}
-	if raw == nil {
-		return nil, importNotFound(id)
-	}
-	var im storedImport
-	if err := json.Unmarshal(raw, &im); err != nil {
-		return nil, &CorruptError{What: "import record", Reason: "cannot decode import " + id}
-	}
-	return &im, nil
-}
-
-func putImport(tr fdb.Transaction, keys backupKeys, im *storedImport) error {
-	raw, err := json.Marshal(im)
-	if err != nil {
-		return err
-	}
-	tr.Set(keys.importRecord(im.ImportID), raw)
-	return nil
-}
-
-func readImport(rt fdb.ReadTransactor, root []string, id string) (*storedImport, backupKeys, error) {
-	type res struct {
-		im   *storedImport
-		keys backupKeys
-	}
-	r, err := ReadTransact(rt, func(tr fdb.ReadTransaction) (res, error) {
-		keys, ok, err := openBackupKeys(tr, root)
-		if err != nil {
-			return res{}, err
-		}
-		if !ok {
-			return res{}, importNotFound(id)
-		}
-		im, err := getImport(tr, keys, id)
-		return res{im, keys}, err
-	})
-	return r.im, r.keys, err
 }
 
 // DescribeImport returns import id's description. Errors:
@@ -371,7 +307,7 @@ func DescribeImport(rt fdb.ReadTransactor, id string, opts ...Option) (*ImportTa
 	if err != nil {
 		return nil, err
 	}
-	im, _, err := readImport(rt, o.root, id)
+	im, _, err := importRecords.read(rt, o.root, id)
 	if err != nil {
 		return nil, err
 	}
@@ -411,29 +347,14 @@ func ListImports(rt fdb.ReadTransactor, in ListImportsInput, opts ...Option) (*L
 		if err != nil || !ok {
 			return out, err
 		}
-		begin, end := keys.imports.FDBRangeKeys()
-		if in.ExclusiveStartImportID != "" {
-			begin = fdb.Key(append(keys.importRecord(in.ExclusiveStartImportID), 0x00))
+		recs, last, err := importRecords.list(tr, keys, in.TableName, in.ExclusiveStartImportID, in.PageSize)
+		if err != nil {
+			return nil, err
 		}
-		it := tr.GetRange(fdb.KeyRange{Begin: begin, End: end}, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).Iterator()
-		for it.Advance() {
-			row, err := it.Get()
-			if err != nil {
-				return nil, err
-			}
-			var im storedImport
-			if err := json.Unmarshal(row.Value, &im); err != nil {
-				return nil, &CorruptError{What: "import record", Reason: "cannot decode an import record"}
-			}
-			if in.TableName != "" && im.TableName != in.TableName {
-				continue
-			}
-			if in.PageSize > 0 && len(out.ImportSummaries) == in.PageSize {
-				out.LastEvaluatedImportID = out.ImportSummaries[len(out.ImportSummaries)-1].ImportID
-				break
-			}
+		for _, im := range recs {
 			out.ImportSummaries = append(out.ImportSummaries, im.ImportTableDescription)
 		}
+		out.LastEvaluatedImportID = last
 		return out, nil
 	})
 }
@@ -461,7 +382,7 @@ func runImport(tx fdb.Transactor, id string, src ImportSource, errLog io.Writer,
 	if err != nil {
 		return nil, err
 	}
-	im, keys, err := readImport(tx, o.root, id)
+	im, keys, err := importRecords.read(tx, o.root, id)
 	if err != nil {
 		return nil, err
 	}
@@ -703,7 +624,7 @@ func (r *importRun) commit(n int, line int64, p *pending, done bool) error {
 		fails []importLineFailure
 	}
 	res, err := Transact(r.tx, func(tr fdb.Transaction) (result, error) {
-		im, err := getImport(tr, r.keys, r.im.ImportID)
+		im, err := importRecords.get(tr, r.keys, r.im.ImportID)
 		if err != nil {
 			return result{}, err
 		}
@@ -743,7 +664,7 @@ func (r *importRun) commit(n int, line int64, p *pending, done bool) error {
 		if done {
 			im.ObjectBytes = 0
 		}
-		return result{im, fails}, putImport(tr, r.keys, im)
+		return result{im, fails}, importRecords.put(tr, r.keys, im)
 	})
 	if err != nil {
 		return err
@@ -774,7 +695,7 @@ func (r *importRun) logFailures(n int, fails []importLineFailure) {
 func (r *importRun) finish() (*ImportTableDescription, error) {
 	now := r.tbl.now().UTC()
 	d, err := Transact(r.tx, func(tr fdb.Transaction) (*ImportTableDescription, error) {
-		im, err := getImport(tr, r.keys, r.im.ImportID)
+		im, err := importRecords.get(tr, r.keys, r.im.ImportID)
 		if err != nil || im.ImportStatus != ImportStatusInProgress {
 			if err == nil {
 				return &im.ImportTableDescription, nil
@@ -796,7 +717,7 @@ func (r *importRun) finish() (*ImportTableDescription, error) {
 			im.ImportStatus, im.FailureCode = ImportStatusFailed, "ItemValidationError"
 			im.FailureMessage = "Some of the items failed validation checks and were not imported. Please check the error log for more details."
 		}
-		return &im.ImportTableDescription, putImport(tr, r.keys, im)
+		return &im.ImportTableDescription, importRecords.put(tr, r.keys, im)
 	})
 	if err != nil {
 		return r.fail(err)
@@ -809,7 +730,7 @@ func (r *importRun) finish() (*ImportTableDescription, error) {
 func (r *importRun) fail(cause error) (*ImportTableDescription, error) {
 	now := r.tbl.now().UTC()
 	_, err := Transact(r.tx, func(tr fdb.Transaction) (struct{}, error) {
-		im, err := getImport(tr, r.keys, r.im.ImportID)
+		im, err := importRecords.get(tr, r.keys, r.im.ImportID)
 		if err != nil || im.ImportStatus != ImportStatusInProgress {
 			return struct{}{}, err
 		}
@@ -818,7 +739,7 @@ func (r *importRun) fail(cause error) (*ImportTableDescription, error) {
 		}
 		im.ImportStatus, im.EndTime = ImportStatusFailed, now
 		im.FailureCode, im.FailureMessage = importFailureCode(cause), cause.Error()
-		return struct{}{}, putImport(tr, r.keys, im)
+		return struct{}{}, importRecords.put(tr, r.keys, im)
 	})
 	return nil, errors.Join(cause, err)
 }
