@@ -495,6 +495,8 @@ func exportFailureCode(err error) string {
 	switch {
 	case errors.Is(err, ErrNoSuchBucket):
 		return "S3NoSuchBucket"
+	case errors.Is(err, ErrAccessDenied):
+		return "S3AccessDenied"
 	case errors.Is(err, ErrResourceNotFound):
 		return "TableNotFound"
 	case errors.Is(err, ErrPointInTimeRecoveryUnavailable):

@@ -748,6 +748,8 @@ func importFailureCode(err error) string {
 	switch {
 	case errors.Is(err, ErrNoSuchBucket):
 		return "S3NoSuchBucket"
+	case errors.Is(err, ErrAccessDenied):
+		return "S3AccessDenied"
 	case errors.Is(err, ErrResourceInUse):
 		return "ResourceInUse"
 	case errors.Is(err, errManifest):
