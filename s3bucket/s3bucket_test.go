@@ -12,8 +12,6 @@ import (
 	"io"
 	"io/fs"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,36 +21,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/s3fake"
 	gocmp "github.com/google/go-cmp/cmp"
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 )
 
-// deniedKey is an access key ID the fake refuses, as S3 refuses a key
-// without the bucket's permissions: 403 AccessDenied.
-const deniedKey = "AKIDDENIED"
+const deniedKey = s3fake.DeniedKey
 
-// fakeS3 starts an in-process S3 (gofakes3) holding bucket "exports"
-// and returns a client of it for key ID akid.
+// fakeS3 starts an in-process S3 holding bucket "exports" and returns a
+// client of it for key ID akid.
 func fakeS3(t *testing.T) func(akid string) *s3.Client {
 	t.Helper()
-	backend := s3mem.New()
-	if err := backend.CreateBucket("exports"); err != nil {
-		t.Fatal(err)
-	}
-	fake := gofakes3.New(backend).Server()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(r.Header.Get("Authorization"), "Credential="+deniedKey+"/") {
-			w.Header().Set("Content-Type", "application/xml")
-			w.WriteHeader(http.StatusForbidden)
-			io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`)
-			return
-		}
-		fake.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
+	url := s3fake.Start(t, "exports")
 	return func(akid string) *s3.Client {
-		c, err := NewClient(Config{Endpoint: srv.URL, AccessKeyID: akid, SecretAccessKey: "secret", PathStyle: true})
+		c, err := NewClient(Config{Endpoint: url, AccessKeyID: akid, SecretAccessKey: "secret", PathStyle: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,18 +12,21 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/s3bucket"
 )
 
 // exports.go: ExportTableToPointInTime, DescribeExport and ListExports,
 // on the library's exports (export.go in the root package), and the
 // buckets exports write to and imports read from (imports.go).
 //
-// A bucket is a local directory: S3Bucket names the directory
+// A bucket is a local directory by default: S3Bucket names the directory
 // Config.ExportDir/<account>/<bucket> with per-account namespaces, or
 // Config.ExportDir/<bucket> with the shared one, so an account never
 // reaches another's files. The directory must exist, as an S3 bucket
 // must (an export into a missing one ends FAILED with S3NoSuchBucket).
-// Without Config.ExportDir the operations answer ValidationException.
+// With Config.S3, S3Bucket is a real S3 bucket (package s3bucket), and
+// per-account namespaces put the account's id and "/" before every key.
+// With neither, the operations answer ValidationException.
 //
 // An export is recorded IN_PROGRESS in the request and runs in the
 // background (background.go); DescribeExport follows it to COMPLETED or
@@ -37,7 +40,7 @@ var (
 	errInvalidExportTime  = errType{nsDynamoDB + "InvalidExportTimeException", 400}
 	errImportNotFound     = errType{nsDynamoDB + "ImportNotFoundException", 400}
 	errImportConflict     = errType{nsDynamoDB + "ImportConflictException", 400}
-	errExportsUnavailable = "This server keeps no export or import files: start it with --export-dir"
+	errExportsUnavailable = "This server keeps no export or import files: start it with --export-dir or --s3-endpoint"
 )
 
 // transferError maps the library's export and import errors to
@@ -84,7 +87,7 @@ func checkBucket(c *call, v *constraints, field, bucket string, owner *string, p
 		return err
 	}
 	if owner != nil && *owner != c.owner {
-		return validation("S3BucketOwner " + *owner + " is not the caller's account: fdyno-server's buckets are directories of the account's own")
+		return validation("S3BucketOwner " + *owner + " is not the caller's account: fdyno-server's buckets are the account's own")
 	}
 	if prefix != nil {
 		for _, e := range strings.Split(strings.Trim(*prefix, "/"), "/") {
@@ -96,13 +99,31 @@ func checkBucket(c *call, v *constraints, field, bucket string, owner *string, p
 	return nil
 }
 
-// bucket returns the directory bucket name of the caller's namespace.
-func (s *Server) bucket(name string) (fdyno.DirBucket, error) {
+// transferBucket is where exports write and imports read.
+type transferBucket interface {
+	fdyno.ExportDestination
+	fdyno.ImportSource
+}
+
+// hasBuckets reports whether s keeps export and import files.
+func (s *Server) hasBuckets() bool { return s.bgConfig.S3 != nil || s.bgConfig.ExportDir != "" }
+
+// bucket returns the bucket named name in the caller's namespace; ctx
+// bounds its requests.
+func (s *Server) bucket(ctx context.Context, name string) (transferBucket, error) {
+	perAccount := s.bgConfig.Namespaces == PerAccountNamespaces
+	if s.bgConfig.S3 != nil {
+		b := &s3bucket.Bucket{Client: s.bgConfig.S3, Name: name, Context: ctx}
+		if perAccount {
+			b.KeyPrefix = s.account + "/"
+		}
+		return b, nil
+	}
 	root := s.bgConfig.ExportDir
 	if root == "" {
-		return fdyno.DirBucket{}, validation(errExportsUnavailable)
+		return nil, validation(errExportsUnavailable)
 	}
-	if s.bgConfig.Namespaces == PerAccountNamespaces {
+	if perAccount {
 		root = filepath.Join(root, s.account)
 	}
 	return fdyno.DirBucket{Dir: filepath.Join(root, name)}, nil
@@ -159,7 +180,7 @@ func (s *Server) runExportInBackground(id, bucket string) {
 	}
 	s.goBackground(func(ctx context.Context) {
 		defer s.endTransfer(id)
-		dest, err := s.bucket(bucket)
+		dest, err := s.bucket(ctx, bucket)
 		if err == nil {
 			_, err = fdyno.RunExport(ctxTransactor{ctx, s.db}, id, dest, s.tableOptions()...)
 		}
@@ -172,7 +193,7 @@ func (s *Server) runExportInBackground(id, bucket string) {
 // resumeTransfers runs again the exports and imports of s's namespace
 // left IN_PROGRESS by a server that stopped.
 func (s *Server) resumeTransfers(ctx context.Context) {
-	if s.bgConfig.ExportDir == "" {
+	if !s.hasBuckets() {
 		return
 	}
 	tx := ctxTransactor{ctx, s.db}
@@ -381,8 +402,8 @@ func (s *Server) exportTableToPointInTime(c *call, in *exportTableInput, _ *fdyn
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.bucket(*in.S3Bucket); err != nil {
-		return nil, err
+	if !s.hasBuckets() {
+		return nil, validation(errExportsUnavailable)
 	}
 	t, err := s.backupTable(c, &name)
 	if err != nil {

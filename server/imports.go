@@ -45,7 +45,7 @@ func (s *Server) runImportInBackground(id, bucket, arn string) {
 	}
 	s.goBackground(func(ctx context.Context) {
 		defer s.endTransfer(id)
-		src, err := s.bucket(bucket)
+		src, err := s.bucket(ctx, bucket)
 		if err == nil {
 			_, err = fdyno.RunImport(ctxTransactor{ctx, s.db}, id, src, &importLog{log: s.log, arn: arn}, s.tableOptions()...)
 		}
@@ -212,8 +212,8 @@ func (s *Server) imported(d *fdyno.ImportTableDescription) importTableDescriptio
 
 func (s *Server) importTable(c *call, in *importTableInput, _ *fdyno.Table) (any, error) {
 	src := in.S3BucketSource
-	if _, err := s.bucket(*src.S3Bucket); err != nil {
-		return nil, err
+	if !s.hasBuckets() {
+		return nil, validation(errExportsUnavailable)
 	}
 	ct := in.TableCreationParameters.create()
 	name := c.table
