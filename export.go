@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
 )
 
 // export.go is ExportTableToPointInTime, DescribeExport and ListExports:
@@ -174,14 +175,13 @@ type storedExport struct {
 	Request string
 }
 
-// clientTokenWindow is how long a ClientToken names its export or
-// import, DynamoDB's 8 hours.
-const clientTokenWindow = 8 * time.Hour
-
-// storedToken is the value of a ClientToken's key.
-type storedToken struct {
-	ID      string
-	Created time.Time
+// exportRecords are the exports' records (transfer_record.go).
+var exportRecords = transferRecords[storedExport]{
+	what: "export", tokenKind: "x",
+	space:    func(k backupKeys) subspace.Subspace { return k.exports },
+	notFound: exportNotFound, errNotFound: ErrExportNotFound,
+	id:    func(e *storedExport) string { return e.ExportID },
+	table: func(e *storedExport) string { return e.TableName },
 }
 
 // checkExportInput validates in and fills in its defaults.

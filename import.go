@@ -18,6 +18,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/directory"
+	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -146,6 +147,15 @@ type storedImport struct {
 	Line   int64 `json:",omitempty"`
 	// ObjectBytes counts the bytes of object Object already counted.
 	ObjectBytes int64 `json:",omitempty"`
+}
+
+// importRecords are the imports' records (transfer_record.go).
+var importRecords = transferRecords[storedImport]{
+	what: "import", tokenKind: "i",
+	space:    func(k backupKeys) subspace.Subspace { return k.imports },
+	notFound: importNotFound, errNotFound: ErrImportNotFound,
+	id:    func(im *storedImport) string { return im.ImportID },
+	table: func(im *storedImport) string { return im.TableName },
 }
 
 func (in ImportTableInput) requestText() string {

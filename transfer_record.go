@@ -16,6 +16,16 @@ import (
 // the same way; a [transferRecords] says where a kind lives and what its
 // errors are.
 
+// clientTokenWindow is how long a ClientToken names its export or
+// import, DynamoDB's 8 hours.
+const clientTokenWindow = 8 * time.Hour
+
+// storedToken is the value of a ClientToken's key.
+type storedToken struct {
+	ID      string
+	Created time.Time
+}
+
 // transferRecords is one kind of job record, T (storedExport or
 // storedImport).
 type transferRecords[T any] struct {
@@ -26,22 +36,6 @@ type transferRecords[T any] struct {
 	errNotFound error // what notFound's errors wrap
 	id          func(*T) string
 	table       func(*T) string
-}
-
-var exportRecords = transferRecords[storedExport]{
-	what: "export", tokenKind: "x",
-	space:    func(k backupKeys) subspace.Subspace { return k.exports },
-	notFound: exportNotFound, errNotFound: ErrExportNotFound,
-	id:    func(e *storedExport) string { return e.ExportID },
-	table: func(e *storedExport) string { return e.TableName },
-}
-
-var importRecords = transferRecords[storedImport]{
-	what: "import", tokenKind: "i",
-	space:    func(k backupKeys) subspace.Subspace { return k.imports },
-	notFound: importNotFound, errNotFound: ErrImportNotFound,
-	id:    func(im *storedImport) string { return im.ImportID },
-	table: func(im *storedImport) string { return im.TableName },
 }
 
 func (r transferRecords[T]) key(keys backupKeys, id string) fdb.Key {
