@@ -23,7 +23,7 @@ import (
 )
 
 // import.go is ImportTable, DescribeImport and ListImports: a new table
-// made from files in DynamoDB's formats (DYNAMODB_JSON, CSV), compressed
+// made from files in DynamoDB's formats (DYNAMODB_JSON, CSV, ION), compressed
 // with GZIP, ZSTD or not at all, read from an [ImportSource].
 //
 // Nothing half-imported is ever visible, as a restore (restore.go):
@@ -190,7 +190,6 @@ func checkImportInput(in *ImportTableInput) error {
 			}
 		}
 	case InputFormatIon:
-		return invalid("fdyno does not import ION yet; use DYNAMODB_JSON or CSV")
 	default:
 		return invalid("InputFormat must be DYNAMODB_JSON, ION or CSV")
 	}
@@ -621,7 +620,17 @@ func (r *importRun) lineSource(rd io.Reader) func() (Item, error) {
 				}
 				continue // blank lines are no items
 			}
-			return decodeImportJSONLine(line)
+			if r.im.InputFormat != InputFormatIon {
+				return decodeImportJSONLine(line)
+			}
+			it, derr := decodeImportIonLine(line)
+			if derr != nil || it != nil {
+				return it, derr
+			}
+			if err == io.EOF {
+				return nil, io.EOF
+			}
+			// A line of only the version marker, $ion_1_0, is no item.
 		}
 	}
 }

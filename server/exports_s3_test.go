@@ -14,8 +14,8 @@ import (
 	"github.com/fdyno/fdyno/s3bucket"
 )
 
-// With Config.S3 the buckets are S3's: an export lands in the S3 bucket
-// under the account's id and its S3Prefix, an import reads it back, a
+// With Config.S3 the buckets are S3's: an export (ION) lands in the S3
+// bucket under the account's id and its S3Prefix, an import reads it back, a
 // missing bucket and a refused key end the export FAILED with
 // S3NoSuchBucket and S3AccessDenied.
 func TestExportImportS3(t *testing.T) {
@@ -44,7 +44,7 @@ func TestExportImportS3(t *testing.T) {
 	account := strings.Split(tableArn, ":")[4]
 	export := func(c *dynamodb.Client, bucket string) *types.ExportDescription {
 		ex, err := c.ExportTableToPointInTime(ctx(t), &dynamodb.ExportTableToPointInTimeInput{TableArn: aws.String(tableArn),
-			S3Bucket: aws.String(bucket), S3Prefix: aws.String("daily")})
+			S3Bucket: aws.String(bucket), S3Prefix: aws.String("daily"), ExportFormat: types.ExportFormatIon})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestExportImportS3(t *testing.T) {
 
 	prefix := strings.TrimSuffix(manifest, "manifest-summary.json")
 	im, err := c.ImportTable(ctx(t), &dynamodb.ImportTableInput{S3BucketSource: &types.S3BucketSource{S3Bucket: aws.String("exports"), S3KeyPrefix: aws.String(prefix)},
-		InputFormat: types.InputFormatDynamodbJson, InputCompressionType: types.InputCompressionTypeGzip,
+		InputFormat: types.InputFormatIon, InputCompressionType: types.InputCompressionTypeGzip,
 		TableCreationParameters: &types.TableCreationParameters{TableName: aws.String("Music2"), BillingMode: types.BillingModePayPerRequest,
 			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
 			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}}})

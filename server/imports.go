@@ -139,9 +139,6 @@ func (in *importTableInput) prepare(c *call) (string, error) {
 	if err := checkBilling(*ct); err != nil {
 		return "", err
 	}
-	if in.InputFormat == "ION" {
-		return "", validation("fdyno-server does not import ION yet; use DYNAMODB_JSON or CSV")
-	}
 	if in.InputFormatOptions != nil && in.InputFormatOptions.Csv != nil && in.InputFormat != "CSV" {
 		return "", validation("InputFormatOptions.Csv is only for the CSV input format")
 	}
