@@ -3,8 +3,10 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/fdyno/fdyno"
@@ -288,11 +290,43 @@ type listImportsInput struct {
 func (in *listImportsInput) prepare(c *call) (string, error) {
 	var v constraints
 	checkPage(&v, "pageSize", in.PageSize)
+	if in.NextToken != nil {
+		if _, ok := importIDOfToken(*in.NextToken); !ok {
+			v.add("nextToken", in.NextToken, "Member must satisfy regular expression pattern: ([0-9a-f]{16})+")
+		}
+	}
 	if err := v.err(); err != nil {
 		return "", err
 	}
 	_, err := listTable(c, in.TableArn)
 	return "", err
+}
+
+// importNextToken is ListImports' NextToken of the import id: DynamoDB's
+// ImportNextToken is 112 to 1024 characters of ([0-9a-f]{16})+, which
+// SDKs check, so it is the id in hex, padded with zero bytes to a
+// multiple of 8 bytes and at least 56.
+func importNextToken(id string) string {
+	if id == "" {
+		return ""
+	}
+	b := []byte(id)
+	for len(b) < 56 || len(b)%8 != 0 {
+		b = append(b, 0)
+	}
+	return hex.EncodeToString(b)
+}
+
+// importIDOfToken is the import id of an importNextToken.
+func importIDOfToken(tok string) (string, bool) {
+	if len(tok) < 112 || len(tok) > 1024 || len(tok)%16 != 0 || strings.ToLower(tok) != tok {
+		return "", false
+	}
+	b, err := hex.DecodeString(tok)
+	if err != nil {
+		return "", false
+	}
+	return strings.TrimRight(string(b), "\x00"), true
 }
 
 type listImportsOutput struct {
@@ -310,13 +344,13 @@ func (s *Server) listImports(c *call, in *listImportsInput, _ *fdyno.Table) (any
 		q.PageSize = *in.PageSize
 	}
 	if in.NextToken != nil {
-		q.ExclusiveStartImportID = *in.NextToken
+		q.ExclusiveStartImportID, _ = importIDOfToken(*in.NextToken)
 	}
 	l, err := fdyno.ListImports(s.db, q, s.tableOptions()...)
 	if err != nil {
 		return nil, transferError(err)
 	}
-	out := listImportsOutput{ImportSummaryList: make([]importSummary, 0, len(l.ImportSummaries)), NextToken: l.LastEvaluatedImportID}
+	out := listImportsOutput{ImportSummaryList: make([]importSummary, 0, len(l.ImportSummaries)), NextToken: importNextToken(l.LastEvaluatedImportID)}
 	for i := range l.ImportSummaries {
 		d := s.imported(&l.ImportSummaries[i])
 		out.ImportSummaryList = append(out.ImportSummaryList, importSummary{ImportArn: d.ImportArn, ImportStatus: d.ImportStatus, TableArn: d.TableArn,
