@@ -473,6 +473,31 @@ func ListExports(rt fdb.ReadTransactor, in ListExportsInput, opts ...Option) (*L
 	})
 }
 
+// TryExportLease takes or renews holder's lease on running export id for
+// d from now (WithClock's clock), unless another holder's lease has not
+// expired, and reports whether holder holds it: of several programs on
+// one database, the one holding the lease runs the export ([RunExport]),
+// and the others take it over once a holder that died lets it lapse. A
+// holder renews well within d, and stops running the export when a
+// renewal fails. Errors: [ErrExportNotFound].
+func TryExportLease(tx fdb.Transactor, id, holder string, d time.Duration, opts ...Option) (bool, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return false, err
+	}
+	return exportRecords.tryLease(tx, o.root, id, holder, o.clockNow(), d)
+}
+
+// ReleaseExportLease gives up holder's lease on export id, if it holds
+// it, so another may take it at once.
+func ReleaseExportLease(tx fdb.Transactor, id, holder string, opts ...Option) error {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return err
+	}
+	return exportRecords.releaseLease(tx, o.root, id, holder)
+}
+
 // finishExport records the export's end: COMPLETED with its counts, or
 // FAILED with code and message (cause != nil).
 func finishExport(tx fdb.Transactor, keys backupKeys, id string, now time.Time, done func(e *storedExport)) (*ExportDescription, error) {

@@ -368,6 +368,26 @@ func ListImports(rt fdb.ReadTransactor, in ListImportsInput, opts ...Option) (*L
 	})
 }
 
+// TryImportLease is [TryExportLease] for import id. Errors:
+// [ErrImportNotFound].
+func TryImportLease(tx fdb.Transactor, id, holder string, d time.Duration, opts ...Option) (bool, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return false, err
+	}
+	return importRecords.tryLease(tx, o.root, id, holder, o.clockNow(), d)
+}
+
+// ReleaseImportLease gives up holder's lease on import id, if it holds
+// it.
+func ReleaseImportLease(tx fdb.Transactor, id, holder string, opts ...Option) error {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return err
+	}
+	return importRecords.releaseLease(tx, o.root, id, holder)
+}
+
 // RunImport runs import id, recorded IN_PROGRESS by [StartImport],
 // reading its objects from src, and returns its description once it is
 // done (see [ImportTable]). An import no longer IN_PROGRESS is returned

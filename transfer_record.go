@@ -148,3 +148,72 @@ func (r transferRecords[T]) list(tr fdb.ReadTransaction, keys backupKeys, table,
 	}
 	return out, "", nil
 }
+
+// tryLease takes or renews holder's lease on running record id until d
+// after now, unless another holder's has not expired (lease.go's rule,
+// on the root's backup keys rather than a table's): several programs on
+// one database run each export or import once at a time, and take over
+// one whose runner died after its lease lapses. It reports whether
+// holder holds the lease; a record that is gone is the kind's not-found
+// error.
+func (r transferRecords[T]) tryLease(tx fdb.Transactor, root []string, id, holder string, now time.Time, d time.Duration) (bool, error) {
+	if id == "" || holder == "" || d <= 0 {
+		return false, &ValidationError{Op: "TryLease", Reason: "a lease needs an id, a holder and a positive period"}
+	}
+	return Transact(tx, func(tr fdb.Transaction) (bool, error) {
+		keys, ok, err := openBackupKeys(tr, root)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return false, r.notFound(id)
+		}
+		if _, err := r.get(tr, keys, id); err != nil {
+			return false, err
+		}
+		key := keys.transferLease(r.tokenKind, id)
+		raw, err := tr.Get(key).Get()
+		if err != nil {
+			return false, err
+		}
+		var cur leaseRecord
+		if raw != nil && json.Unmarshal(raw, &cur) == nil && cur.Holder != holder && now.UnixMicro() < cur.Expires {
+			return false, nil
+		}
+		v, err := json.Marshal(leaseRecord{Holder: holder, Expires: now.Add(d).UnixMicro()})
+		if err != nil {
+			return false, err
+		}
+		tr.Set(key, v)
+		return true, nil
+	})
+}
+
+// releaseLease gives up holder's lease on record id, if it holds it.
+func (r transferRecords[T]) releaseLease(tx fdb.Transactor, root []string, id, holder string) error {
+	_, err := Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
+		keys, ok, err := openBackupKeys(tr, root)
+		if err != nil || !ok {
+			return struct{}{}, err
+		}
+		key := keys.transferLease(r.tokenKind, id)
+		raw, err := tr.Get(key).Get()
+		if err != nil {
+			return struct{}{}, err
+		}
+		var cur leaseRecord
+		if raw != nil && json.Unmarshal(raw, &cur) == nil && cur.Holder == holder {
+			tr.Clear(key)
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// clockNow is the time by WithClock's clock (time.Now without one).
+func (o options) clockNow() time.Time {
+	if o.clock != nil {
+		return o.clock()
+	}
+	return time.Now()
+}
