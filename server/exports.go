@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -173,25 +174,111 @@ func (s *Server) endTransfer(id string) {
 	delete(s.bg.transfers, id)
 }
 
-// runExportInBackground runs export id in the background.
-func (s *Server) runExportInBackground(id, bucket string) {
-	if !s.startTransfer(id) {
-		return
-	}
-	s.goBackground(func(ctx context.Context) {
-		defer s.endTransfer(id)
-		dest, err := s.bucket(ctx, bucket)
-		if err == nil {
-			_, err = fdyno.RunExport(ctxTransactor{ctx, s.db}, id, dest, s.tableOptions()...)
-		}
-		if err != nil && !errors.Is(err, context.Canceled) {
-			s.log.Warn("export failed", slog.String("export", id), slog.String("account", s.account), slog.String("error", err.Error()))
-		}
-	})
+// Of several servers on one database, the one holding a job's lease
+// (fdyno's TryExportLease, TryImportLease) runs the export or import; it
+// renews the lease every transferRenewInterval and stops when a renewal
+// fails. Every server looks for IN_PROGRESS jobs at start and every
+// transferResumeInterval, so the job of a server that died is taken over
+// once its lease lapses.
+const (
+	transferResumeInterval = time.Minute
+	transferRenewInterval  = time.Minute
+	transferLeasePeriod    = 3 * transferRenewInterval
+)
+
+// transferJob is an export or import to run in the background.
+type transferJob struct {
+	kind string // "export" or "import": the metrics' label, the logs' key
+	id   string
+	name string // what the logs name it by
+	// lease takes or renews holder's lease; release gives it up.
+	lease   func(holder string) (bool, error)
+	release func(holder string) error
+	// run runs the job through tx and returns its items and whether it
+	// ended FAILED.
+	run func(ctx context.Context, tx fdb.Transactor) (items int64, failed bool, err error)
 }
 
-// resumeTransfers runs again the exports and imports of s's namespace
-// left IN_PROGRESS by a server that stopped.
+// runTransfer runs j in the background if this server does not run it
+// already and takes its lease.
+func (s *Server) runTransfer(j transferJob) {
+	if !s.startTransfer(j.id) {
+		return
+	}
+	started := s.goBackground(func(ctx context.Context) {
+		defer s.endTransfer(j.id)
+		if ok, err := j.lease(s.holder); err != nil || !ok {
+			return // another server runs it (or it is gone)
+		}
+		run, cancel := context.WithCancel(ctx)
+		var lost atomic.Bool
+		renewed := make(chan struct{})
+		go func() {
+			defer close(renewed)
+			for {
+				select {
+				case <-run.Done():
+					return
+				case <-time.After(transferRenewInterval):
+				}
+				if ok, err := j.lease(s.holder); err != nil || !ok {
+					lost.Store(true)
+					cancel()
+					return
+				}
+			}
+		}()
+		s.metrics.transferStarted(j.kind)
+		items, failed, err := j.run(run, ctxTransactor{run, s.db})
+		cancel()
+		<-renewed
+		result := "completed"
+		switch {
+		case errors.Is(err, context.Canceled) && lost.Load():
+			result = "elsewhere" // a renewal failed: another server took it
+			s.log.Info(j.kind+" taken over by another server", slog.String(j.kind, j.name))
+		case errors.Is(err, context.Canceled):
+			result = "stopped" // closing: this or another server resumes it
+		case err != nil || failed:
+			result = "failed"
+			if err != nil {
+				s.log.Warn(j.kind+" failed", slog.String(j.kind, j.name), slog.String("account", s.account), slog.String("error", err.Error()))
+			}
+		}
+		if result == "completed" || result == "failed" {
+			if err := j.release(s.holder); err != nil {
+				s.log.Warn("lease release failed", slog.String(j.kind, j.name), slog.String("error", err.Error()))
+			}
+		}
+		s.metrics.transferEnded(j.kind, result, items)
+	})
+	if !started {
+		s.endTransfer(j.id) // closed: the next server resumes it
+	}
+}
+
+// runExportInBackground runs export id in the background.
+func (s *Server) runExportInBackground(id, bucket string) {
+	opts := s.tableOptions()
+	s.runTransfer(transferJob{kind: "export", id: id, name: id,
+		lease:   func(h string) (bool, error) { return fdyno.TryExportLease(s.db, id, h, transferLeasePeriod, opts...) },
+		release: func(h string) error { return fdyno.ReleaseExportLease(s.db, id, h, opts...) },
+		run: func(ctx context.Context, tx fdb.Transactor) (int64, bool, error) {
+			dest, err := s.bucket(ctx, bucket)
+			if err != nil {
+				return 0, false, err
+			}
+			d, err := fdyno.RunExport(tx, id, dest, opts...)
+			if err != nil {
+				return 0, false, err
+			}
+			return d.ItemCount, d.ExportStatus == fdyno.ExportStatusFailed, nil
+		}})
+}
+
+// resumeTransfers runs the exports and imports of s's namespace that are
+// IN_PROGRESS and whose lease no server holds (those of a server that
+// stopped): at start, and every transferResumeInterval.
 func (s *Server) resumeTransfers(ctx context.Context) {
 	if !s.hasBuckets() {
 		return

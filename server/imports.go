@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
-	"errors"
 	"log/slog"
 	"strings"
 	"sync"
 
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
 )
 
@@ -42,19 +42,21 @@ func (s *Server) importARN(table, id string) string { return s.tableARN(table) +
 
 // runImportInBackground runs import id in the background.
 func (s *Server) runImportInBackground(id, bucket, arn string) {
-	if !s.startTransfer(id) {
-		return
-	}
-	s.goBackground(func(ctx context.Context) {
-		defer s.endTransfer(id)
-		src, err := s.bucket(ctx, bucket)
-		if err == nil {
-			_, err = fdyno.RunImport(ctxTransactor{ctx, s.db}, id, src, &importLog{log: s.log, arn: arn}, s.tableOptions()...)
-		}
-		if err != nil && !errors.Is(err, context.Canceled) {
-			s.log.Warn("import failed", slog.String("import", arn), slog.String("error", err.Error()))
-		}
-	})
+	opts := s.tableOptions()
+	s.runTransfer(transferJob{kind: "import", id: id, name: arn,
+		lease:   func(h string) (bool, error) { return fdyno.TryImportLease(s.db, id, h, transferLeasePeriod, opts...) },
+		release: func(h string) error { return fdyno.ReleaseImportLease(s.db, id, h, opts...) },
+		run: func(ctx context.Context, tx fdb.Transactor) (int64, bool, error) {
+			src, err := s.bucket(ctx, bucket)
+			if err != nil {
+				return 0, false, err
+			}
+			d, err := fdyno.RunImport(tx, id, src, &importLog{log: s.log, arn: arn}, opts...)
+			if err != nil {
+				return 0, false, err
+			}
+			return d.ImportedItemCount, d.ImportStatus == fdyno.ImportStatusFailed, nil
+		}})
 }
 
 // ImportTable.

@@ -406,7 +406,9 @@ func (s *Server) startBackground() {
 	s.goBackground(func(ctx context.Context) {
 		everyInterval(ctx, backfillResumeInterval, func() { s.resumeBackfills(ctx) })
 	})
-	s.goBackground(s.resumeTransfers)
+	s.goBackground(func(ctx context.Context) {
+		everyInterval(ctx, transferResumeInterval, func() { s.resumeTransfers(ctx) })
+	})
 	if cfg.TTLSweepInterval >= 0 {
 		interval, perSecond := cfg.TTLSweepInterval, cfg.TTLSweepItemsPerSecond
 		if interval == 0 {
