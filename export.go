@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
-	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
 )
 
 // export.go is ExportTableToPointInTime, DescribeExport and ListExports:
@@ -178,7 +177,8 @@ type storedExport struct {
 // exportRecords are the exports' records (transfer_record.go).
 var exportRecords = transferRecords[storedExport]{
 	what: "export", tokenKind: "x",
-	space:    func(k backupKeys) subspace.Subspace { return k.exports },
+	key:      backupKeys.exportRecord,
+	all:      func(k backupKeys) (fdb.KeyConvertible, fdb.KeyConvertible) { return k.exports.FDBRangeKeys() },
 	notFound: exportNotFound, errNotFound: ErrExportNotFound,
 	id:    func(e *storedExport) string { return e.ExportID },
 	table: func(e *storedExport) string { return e.TableName },

@@ -18,7 +18,6 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/directory"
-	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -152,7 +151,8 @@ type storedImport struct {
 // importRecords are the imports' records (transfer_record.go).
 var importRecords = transferRecords[storedImport]{
 	what: "import", tokenKind: "i",
-	space:    func(k backupKeys) subspace.Subspace { return k.imports },
+	key:      backupKeys.importRecord,
+	all:      func(k backupKeys) (fdb.KeyConvertible, fdb.KeyConvertible) { return k.imports.FDBRangeKeys() },
 	notFound: importNotFound, errNotFound: ErrImportNotFound,
 	id:    func(im *storedImport) string { return im.ImportID },
 	table: func(im *storedImport) string { return im.TableName },

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
-	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
-	"github.com/apple/foundationdb/bindings/go/src/fdb/tuple"
 )
 
 // transfer_record.go keeps the records of exports and imports: one JSON
@@ -29,17 +27,14 @@ type storedToken struct {
 // transferRecords is one kind of job record, T (storedExport or
 // storedImport).
 type transferRecords[T any] struct {
-	what        string // "export", "import": for messages
-	tokenKind   string // the ClientToken's kind in keys.token
-	space       func(backupKeys) subspace.Subspace
+	what        string                           // "export", "import": for messages
+	tokenKind   string                           // the ClientToken's kind in keys.token
+	key         func(backupKeys, string) fdb.Key // a record's key (keys.go)
+	all         func(backupKeys) (fdb.KeyConvertible, fdb.KeyConvertible)
 	notFound    func(id string) error
 	errNotFound error // what notFound's errors wrap
 	id          func(*T) string
 	table       func(*T) string
-}
-
-func (r transferRecords[T]) key(keys backupKeys, id string) fdb.Key {
-	return r.space(keys).Pack(tuple.Tuple{id})
 }
 
 // get reads record id; a missing one is the kind's not-found error.
@@ -123,7 +118,7 @@ func (r transferRecords[T]) setToken(tr fdb.Transaction, keys backupKeys, token,
 // if empty), of table (any if empty), at most max (no limit if 0), and
 // the id of the last one returned when more may follow.
 func (r transferRecords[T]) list(tr fdb.ReadTransaction, keys backupKeys, table, after string, max int) ([]*T, string, error) {
-	begin, end := r.space(keys).FDBRangeKeys()
+	begin, end := r.all(keys)
 	if after != "" {
 		begin = fdb.Key(append(r.key(keys, after), 0x00))
 	}
