@@ -15,7 +15,8 @@ import (
 // [ImportSource] are small interfaces over io.Writer and io.Reader, so a
 // program can send an export anywhere (a socket, an S3 client, memory);
 // [DirBucket] is both, over a local directory, with object keys as paths
-// below it.
+// below it, and package s3bucket is both over an S3 bucket (the AWS
+// SDK's client, kept out of this package).
 
 // ExportDestination receives the objects (files) of an export.
 type ExportDestination interface {
@@ -38,6 +39,10 @@ type ImportSource interface {
 // ErrNoSuchBucket reports a bucket (a [DirBucket]'s directory) that does
 // not exist, S3's NoSuchBucket.
 var ErrNoSuchBucket = errors.New("fdyno: NoSuchBucket: the specified bucket does not exist")
+
+// ErrAccessDenied reports a bucket its credentials may not read or
+// write, S3's AccessDenied (an S3 bucket: package s3bucket).
+var ErrAccessDenied = errors.New("fdyno: AccessDenied: access to the bucket is denied")
 
 // DirBucket is a local directory used as a bucket: object key k is the
 // file Dir/k. Keys are slash-separated relative paths without "." or ".."

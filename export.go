@@ -174,14 +174,14 @@ type storedExport struct {
 	Request string
 }
 
-// clientTokenWindow is how long a ClientToken names its export or
-// import, DynamoDB's 8 hours.
-const clientTokenWindow = 8 * time.Hour
-
-// storedToken is the value of a ClientToken's key.
-type storedToken struct {
-	ID      string
-	Created time.Time
+// exportRecords are the exports' records (transfer_record.go).
+var exportRecords = transferRecords[storedExport]{
+	what: "export", tokenKind: "x",
+	key:      backupKeys.exportRecord,
+	all:      func(k backupKeys) (fdb.KeyConvertible, fdb.KeyConvertible) { return k.exports.FDBRangeKeys() },
+	notFound: exportNotFound, errNotFound: ErrExportNotFound,
+	id:    func(e *storedExport) string { return e.ExportID },
+	table: func(e *storedExport) string { return e.TableName },
 }
 
 // checkExportInput validates in and fills in its defaults.
@@ -288,7 +288,7 @@ func StartExport(tx fdb.Transactor, in ExportTableToPointInTimeInput, opts ...Op
 			return nil, err
 		}
 		if in.ClientToken != "" {
-			prev, err := tokenExport(tr, keys, in.ClientToken, now)
+			prev, err := exportRecords.byToken(tr, keys, in.ClientToken, now)
 			if err != nil {
 				return nil, err
 			}
@@ -319,15 +319,13 @@ func StartExport(tx fdb.Transactor, in ExportTableToPointInTimeInput, opts ...Op
 			return nil, err
 		}
 		e.ExportManifest = exportBase(e.S3Prefix, id) + "manifest-summary.json"
-		if err := putExport(tr, keys, e); err != nil {
+		if err := exportRecords.put(tr, keys, e); err != nil {
 			return nil, err
 		}
 		if in.ClientToken != "" {
-			raw, err := json.Marshal(storedToken{ID: id, Created: now})
-			if err != nil {
+			if err := exportRecords.setToken(tr, keys, in.ClientToken, id, now); err != nil {
 				return nil, err
 			}
-			tr.Set(keys.token("x", in.ClientToken), raw)
 		}
 		return &e.ExportDescription, nil
 	})
@@ -410,73 +408,8 @@ func exportBase(prefix, id string) string {
 	return prefix + "AWSDynamoDB/" + id + "/"
 }
 
-// tokenExport returns the export a ClientToken made within its window,
-// or nil.
-func tokenExport(tr fdb.ReadTransaction, keys backupKeys, token string, now time.Time) (*storedExport, error) {
-	raw, err := tr.Get(keys.token("x", token)).Get()
-	if err != nil || raw == nil {
-		return nil, err
-	}
-	var t storedToken
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, &CorruptError{What: "client token", Reason: "cannot decode the token " + token}
-	}
-	if now.After(t.Created.Add(clientTokenWindow)) {
-		return nil, nil
-	}
-	e, err := getExport(tr, keys, t.ID)
-	if errors.Is(err, ErrExportNotFound) {
-		return nil, nil
-	}
-	return e, err
-}
-
 func exportNotFound(id string) error {
 	return &ExportError{ID: id, Err: ErrExportNotFound, Reason: "Export not found: " + id}
-}
-
-func getExport(rt fdb.ReadTransaction, keys backupKeys, id string) (*storedExport, error) {
-	raw, err := rt.Get(keys.exportRecord(id)).Get()
-	if err != nil {
-		return nil, err
-	}
-	if raw == nil {
-		return nil, exportNotFound(id)
-	}
-	var e storedExport
-	if err := json.Unmarshal(raw, &e); err != nil {
-		return nil, &CorruptError{What: "export record", Reason: "cannot decode export " + id}
-	}
-	return &e, nil
-}
-
-func putExport(tr fdb.Transaction, keys backupKeys, e *storedExport) error {
-	raw, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	tr.Set(keys.exportRecord(e.ExportID), raw)
-	return nil
-}
-
-// readExport reads export id under root.
-func readExport(rt fdb.ReadTransactor, root []string, id string) (*storedExport, backupKeys, error) {
-	type res struct {
-		e    *storedExport
-		keys backupKeys
-	}
-	r, err := ReadTransact(rt, func(tr fdb.ReadTransaction) (res, error) {
-		keys, ok, err := openBackupKeys(tr, root)
-		if err != nil {
-			return res{}, err
-		}
-		if !ok {
-			return res{}, exportNotFound(id)
-		}
-		e, err := getExport(tr, keys, id)
-		return res{e, keys}, err
-	})
-	return r.e, r.keys, err
 }
 
 // DescribeExport returns export id's description. Errors:
@@ -487,7 +420,7 @@ func DescribeExport(rt fdb.ReadTransactor, id string, opts ...Option) (*ExportDe
 	if err != nil {
 		return nil, err
 	}
-	e, _, err := readExport(rt, o.root, id)
+	e, _, err := exportRecords.read(rt, o.root, id)
 	if err != nil {
 		return nil, err
 	}
@@ -528,38 +461,48 @@ func ListExports(rt fdb.ReadTransactor, in ListExportsInput, opts ...Option) (*L
 		if err != nil || !ok {
 			return out, err
 		}
-		begin, end := keys.exports.FDBRangeKeys()
-		if in.ExclusiveStartExportID != "" {
-			begin = fdb.Key(append(keys.exportRecord(in.ExclusiveStartExportID), 0x00))
+		recs, last, err := exportRecords.list(tr, keys, in.TableName, in.ExclusiveStartExportID, in.MaxResults)
+		if err != nil {
+			return nil, err
 		}
-		it := tr.GetRange(fdb.KeyRange{Begin: begin, End: end}, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).Iterator()
-		for it.Advance() {
-			row, err := it.Get()
-			if err != nil {
-				return nil, err
-			}
-			var e storedExport
-			if err := json.Unmarshal(row.Value, &e); err != nil {
-				return nil, &CorruptError{What: "export record", Reason: "cannot decode an export record"}
-			}
-			if in.TableName != "" && e.TableName != in.TableName {
-				continue
-			}
-			if in.MaxResults > 0 && len(out.ExportSummaries) == in.MaxResults {
-				out.LastEvaluatedExportID = out.ExportSummaries[len(out.ExportSummaries)-1].ExportID
-				break
-			}
+		for _, e := range recs {
 			out.ExportSummaries = append(out.ExportSummaries, e.ExportDescription)
 		}
+		out.LastEvaluatedExportID = last
 		return out, nil
 	})
+}
+
+// TryExportLease takes or renews holder's lease on running export id for
+// d from now (WithClock's clock), unless another holder's lease has not
+// expired, and reports whether holder holds it: of several programs on
+// one database, the one holding the lease runs the export ([RunExport]),
+// and the others take it over once a holder that died lets it lapse. A
+// holder renews well within d, and stops running the export when a
+// renewal fails. Errors: [ErrExportNotFound].
+func TryExportLease(tx fdb.Transactor, id, holder string, d time.Duration, opts ...Option) (bool, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return false, err
+	}
+	return exportRecords.tryLease(tx, o.root, id, holder, o.clockNow(), d)
+}
+
+// ReleaseExportLease gives up holder's lease on export id, if it holds
+// it, so another may take it at once.
+func ReleaseExportLease(tx fdb.Transactor, id, holder string, opts ...Option) error {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return err
+	}
+	return exportRecords.releaseLease(tx, o.root, id, holder)
 }
 
 // finishExport records the export's end: COMPLETED with its counts, or
 // FAILED with code and message (cause != nil).
 func finishExport(tx fdb.Transactor, keys backupKeys, id string, now time.Time, done func(e *storedExport)) (*ExportDescription, error) {
 	return Transact(tx, func(tr fdb.Transaction) (*ExportDescription, error) {
-		e, err := getExport(tr, keys, id)
+		e, err := exportRecords.get(tr, keys, id)
 		if err != nil {
 			return nil, err
 		}
@@ -568,7 +511,7 @@ func finishExport(tx fdb.Transactor, keys backupKeys, id string, now time.Time, 
 		}
 		done(e)
 		e.EndTime = now
-		return &e.ExportDescription, putExport(tr, keys, e)
+		return &e.ExportDescription, exportRecords.put(tr, keys, e)
 	})
 }
 
@@ -577,6 +520,8 @@ func exportFailureCode(err error) string {
 	switch {
 	case errors.Is(err, ErrNoSuchBucket):
 		return "S3NoSuchBucket"
+	case errors.Is(err, ErrAccessDenied):
+		return "S3AccessDenied"
 	case errors.Is(err, ErrResourceNotFound):
 		return "TableNotFound"
 	case errors.Is(err, ErrPointInTimeRecoveryUnavailable):

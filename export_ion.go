@@ -58,43 +58,28 @@ func appendIonValue(dst []byte, v Value) []byte {
 	case TypeM:
 		return appendIonItem(dst, v.M())
 	case TypeL:
-		dst = append(dst, '[')
-		for i, e := range v.L() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendIonValue(dst, e)
-		}
-		return append(dst, ']')
+		return appendIonList(dst, "", v.L(), appendIonValue)
 	case TypeSS:
-		dst = append(dst, "$dynamodb_SS::["...)
-		for i, s := range v.SS() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendIonString(dst, s)
-		}
-		return append(dst, ']')
+		return appendIonList(dst, "$dynamodb_SS::", v.SS(), appendIonString)
 	case TypeNS:
-		dst = append(dst, "$dynamodb_NS::["...)
-		for i, s := range v.NS() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendIonDecimal(dst, s)
-		}
-		return append(dst, ']')
+		return appendIonList(dst, "$dynamodb_NS::", v.NS(), appendIonDecimal)
 	case TypeBS:
-		dst = append(dst, "$dynamodb_BS::["...)
-		for i, b := range v.BS() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendIonBlob(dst, b)
-		}
-		return append(dst, ']')
+		return appendIonList(dst, "$dynamodb_BS::", v.BS(), appendIonBlob)
 	}
 	return append(dst, "null"...)
+}
+
+// appendIonList appends elems as an Ion list, annotated with annotation
+// (a set's "$dynamodb_SS::", none for a list), each written by appendElem.
+func appendIonList[E any](dst []byte, annotation string, elems []E, appendElem func([]byte, E) []byte) []byte {
+	dst = append(append(dst, annotation...), '[')
+	for i, e := range elems {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendElem(dst, e)
+	}
+	return append(dst, ']')
 }
 
 // appendIonDecimal appends a number's text as an Ion decimal: Ion reads

@@ -61,7 +61,7 @@ func runExport(tx fdb.Transactor, id string, dest ExportDestination, batch, perF
 	if err != nil {
 		return nil, err
 	}
-	e, keys, err := readExport(tx, o.root, id)
+	e, keys, err := exportRecords.read(tx, o.root, id)
 	if err != nil {
 		return nil, err
 	}

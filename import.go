@@ -22,7 +22,7 @@ import (
 )
 
 // import.go is ImportTable, DescribeImport and ListImports: a new table
-// made from files in DynamoDB's formats (DYNAMODB_JSON, CSV), compressed
+// made from files in DynamoDB's formats (DYNAMODB_JSON, CSV, ION), compressed
 // with GZIP, ZSTD or not at all, read from an [ImportSource].
 //
 // Nothing half-imported is ever visible, as a restore (restore.go):
@@ -148,6 +148,16 @@ type storedImport struct {
 	ObjectBytes int64 `json:",omitempty"`
 }
 
+// importRecords are the imports' records (transfer_record.go).
+var importRecords = transferRecords[storedImport]{
+	what: "import", tokenKind: "i",
+	key:      backupKeys.importRecord,
+	all:      func(k backupKeys) (fdb.KeyConvertible, fdb.KeyConvertible) { return k.imports.FDBRangeKeys() },
+	notFound: importNotFound, errNotFound: ErrImportNotFound,
+	id:    func(im *storedImport) string { return im.ImportID },
+	table: func(im *storedImport) string { return im.TableName },
+}
+
 func (in ImportTableInput) requestText() string {
 	in.ClientToken = ""
 	b, _ := json.Marshal(in)
@@ -180,7 +190,6 @@ func checkImportInput(in *ImportTableInput) error {
 			}
 		}
 	case InputFormatIon:
-		return invalid("fdyno does not import ION yet; use DYNAMODB_JSON or CSV")
 	default:
 		return invalid("InputFormat must be DYNAMODB_JSON, ION or CSV")
 	}
@@ -250,7 +259,7 @@ func StartImport(tx fdb.Transactor, in ImportTableInput, opts ...Option) (*Impor
 		}
 		keys := newBackupKeys(root)
 		if in.ClientToken != "" {
-			prev, err := tokenImport(tr, keys, in.ClientToken, now)
+			prev, err := importRecords.byToken(tr, keys, in.ClientToken, now)
 			if err != nil {
 				return nil, err
 			}
@@ -283,84 +292,20 @@ func StartImport(tx fdb.Transactor, in ImportTableInput, opts ...Option) (*Impor
 		if in.TableArn != "" {
 			im.ImportArn = in.TableArn + "/import/" + id
 		}
-		if err := putImport(tr, keys, im); err != nil {
+		if err := importRecords.put(tr, keys, im); err != nil {
 			return nil, err
 		}
 		if in.ClientToken != "" {
-			raw, err := json.Marshal(storedToken{ID: id, Created: now})
-			if err != nil {
+			if err := importRecords.setToken(tr, keys, in.ClientToken, id, now); err != nil {
 				return nil, err
 			}
-			tr.Set(keys.token("i", in.ClientToken), raw)
 		}
 		return &im.ImportTableDescription, nil
 	})
 }
 
-func tokenImport(tr fdb.ReadTransaction, keys backupKeys, token string, now time.Time) (*storedImport, error) {
-	raw, err := tr.Get(keys.token("i", token)).Get()
-	if err != nil || raw == nil {
-		return nil, err
-	}
-	var t storedToken
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, &CorruptError{What: "client token", Reason: "cannot decode the token " + token}
-	}
-	if now.After(t.Created.Add(clientTokenWindow)) {
-		return nil, nil
-	}
-	im, err := getImport(tr, keys, t.ID)
-	if errors.Is(err, ErrImportNotFound) {
-		return nil, nil
-	}
-	return im, err
-}
-
 func importNotFound(id string) error {
 	return &ExportError{ID: id, Err: ErrImportNotFound, Reason: "Import not found: " + id}
-}
-
-func getImport(rt fdb.ReadTransaction, keys backupKeys, id string) (*storedImport, error) {
-	raw, err := rt.Get(keys.importRecord(id)).Get()
-	if err != nil {
-		return nil, err
-	}
-	if raw == nil {
-		return nil, importNotFound(id)
-	}
-	var im storedImport
-	if err := json.Unmarshal(raw, &im); err != nil {
-		return nil, &CorruptError{What: "import record", Reason: "cannot decode import " + id}
-	}
-	return &im, nil
-}
-
-func putImport(tr fdb.Transaction, keys backupKeys, im *storedImport) error {
-	raw, err := json.Marshal(im)
-	if err != nil {
-		return err
-	}
-	tr.Set(keys.importRecord(im.ImportID), raw)
-	return nil
-}
-
-func readImport(rt fdb.ReadTransactor, root []string, id string) (*storedImport, backupKeys, error) {
-	type res struct {
-		im   *storedImport
-		keys backupKeys
-	}
-	r, err := ReadTransact(rt, func(tr fdb.ReadTransaction) (res, error) {
-		keys, ok, err := openBackupKeys(tr, root)
-		if err != nil {
-			return res{}, err
-		}
-		if !ok {
-			return res{}, importNotFound(id)
-		}
-		im, err := getImport(tr, keys, id)
-		return res{im, keys}, err
-	})
-	return r.im, r.keys, err
 }
 
 // DescribeImport returns import id's description. Errors:
@@ -371,7 +316,7 @@ func DescribeImport(rt fdb.ReadTransactor, id string, opts ...Option) (*ImportTa
 	if err != nil {
 		return nil, err
 	}
-	im, _, err := readImport(rt, o.root, id)
+	im, _, err := importRecords.read(rt, o.root, id)
 	if err != nil {
 		return nil, err
 	}
@@ -411,31 +356,36 @@ func ListImports(rt fdb.ReadTransactor, in ListImportsInput, opts ...Option) (*L
 		if err != nil || !ok {
 			return out, err
 		}
-		begin, end := keys.imports.FDBRangeKeys()
-		if in.ExclusiveStartImportID != "" {
-			begin = fdb.Key(append(keys.importRecord(in.ExclusiveStartImportID), 0x00))
+		recs, last, err := importRecords.list(tr, keys, in.TableName, in.ExclusiveStartImportID, in.PageSize)
+		if err != nil {
+			return nil, err
 		}
-		it := tr.GetRange(fdb.KeyRange{Begin: begin, End: end}, fdb.RangeOptions{Mode: fdb.StreamingModeWantAll}).Iterator()
-		for it.Advance() {
-			row, err := it.Get()
-			if err != nil {
-				return nil, err
-			}
-			var im storedImport
-			if err := json.Unmarshal(row.Value, &im); err != nil {
-				return nil, &CorruptError{What: "import record", Reason: "cannot decode an import record"}
-			}
-			if in.TableName != "" && im.TableName != in.TableName {
-				continue
-			}
-			if in.PageSize > 0 && len(out.ImportSummaries) == in.PageSize {
-				out.LastEvaluatedImportID = out.ImportSummaries[len(out.ImportSummaries)-1].ImportID
-				break
-			}
+		for _, im := range recs {
 			out.ImportSummaries = append(out.ImportSummaries, im.ImportTableDescription)
 		}
+		out.LastEvaluatedImportID = last
 		return out, nil
 	})
+}
+
+// TryImportLease is [TryExportLease] for import id. Errors:
+// [ErrImportNotFound].
+func TryImportLease(tx fdb.Transactor, id, holder string, d time.Duration, opts ...Option) (bool, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return false, err
+	}
+	return importRecords.tryLease(tx, o.root, id, holder, o.clockNow(), d)
+}
+
+// ReleaseImportLease gives up holder's lease on import id, if it holds
+// it.
+func ReleaseImportLease(tx fdb.Transactor, id, holder string, opts ...Option) error {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return err
+	}
+	return importRecords.releaseLease(tx, o.root, id, holder)
 }
 
 // RunImport runs import id, recorded IN_PROGRESS by [StartImport],
@@ -461,7 +411,7 @@ func runImport(tx fdb.Transactor, id string, src ImportSource, errLog io.Writer,
 	if err != nil {
 		return nil, err
 	}
-	im, keys, err := readImport(tx, o.root, id)
+	im, keys, err := importRecords.read(tx, o.root, id)
 	if err != nil {
 		return nil, err
 	}
@@ -690,7 +640,17 @@ func (r *importRun) lineSource(rd io.Reader) func() (Item, error) {
 				}
 				continue // blank lines are no items
 			}
-			return decodeImportJSONLine(line)
+			if r.im.InputFormat != InputFormatIon {
+				return decodeImportJSONLine(line)
+			}
+			it, derr := decodeImportIonLine(line)
+			if derr != nil || it != nil {
+				return it, derr
+			}
+			if err == io.EOF {
+				return nil, io.EOF
+			}
+			// A line of only the version marker, $ion_1_0, is no item.
 		}
 	}
 }
@@ -703,7 +663,7 @@ func (r *importRun) commit(n int, line int64, p *pending, done bool) error {
 		fails []importLineFailure
 	}
 	res, err := Transact(r.tx, func(tr fdb.Transaction) (result, error) {
-		im, err := getImport(tr, r.keys, r.im.ImportID)
+		im, err := importRecords.get(tr, r.keys, r.im.ImportID)
 		if err != nil {
 			return result{}, err
 		}
@@ -743,7 +703,7 @@ func (r *importRun) commit(n int, line int64, p *pending, done bool) error {
 		if done {
 			im.ObjectBytes = 0
 		}
-		return result{im, fails}, putImport(tr, r.keys, im)
+		return result{im, fails}, importRecords.put(tr, r.keys, im)
 	})
 	if err != nil {
 		return err
@@ -774,7 +734,7 @@ func (r *importRun) logFailures(n int, fails []importLineFailure) {
 func (r *importRun) finish() (*ImportTableDescription, error) {
 	now := r.tbl.now().UTC()
 	d, err := Transact(r.tx, func(tr fdb.Transaction) (*ImportTableDescription, error) {
-		im, err := getImport(tr, r.keys, r.im.ImportID)
+		im, err := importRecords.get(tr, r.keys, r.im.ImportID)
 		if err != nil || im.ImportStatus != ImportStatusInProgress {
 			if err == nil {
 				return &im.ImportTableDescription, nil
@@ -796,7 +756,7 @@ func (r *importRun) finish() (*ImportTableDescription, error) {
 			im.ImportStatus, im.FailureCode = ImportStatusFailed, "ItemValidationError"
 			im.FailureMessage = "Some of the items failed validation checks and were not imported. Please check the error log for more details."
 		}
-		return &im.ImportTableDescription, putImport(tr, r.keys, im)
+		return &im.ImportTableDescription, importRecords.put(tr, r.keys, im)
 	})
 	if err != nil {
 		return r.fail(err)
@@ -809,7 +769,7 @@ func (r *importRun) finish() (*ImportTableDescription, error) {
 func (r *importRun) fail(cause error) (*ImportTableDescription, error) {
 	now := r.tbl.now().UTC()
 	_, err := Transact(r.tx, func(tr fdb.Transaction) (struct{}, error) {
-		im, err := getImport(tr, r.keys, r.im.ImportID)
+		im, err := importRecords.get(tr, r.keys, r.im.ImportID)
 		if err != nil || im.ImportStatus != ImportStatusInProgress {
 			return struct{}{}, err
 		}
@@ -818,7 +778,7 @@ func (r *importRun) fail(cause error) (*ImportTableDescription, error) {
 		}
 		im.ImportStatus, im.EndTime = ImportStatusFailed, now
 		im.FailureCode, im.FailureMessage = importFailureCode(cause), cause.Error()
-		return struct{}{}, putImport(tr, r.keys, im)
+		return struct{}{}, importRecords.put(tr, r.keys, im)
 	})
 	return nil, errors.Join(cause, err)
 }
@@ -827,6 +787,8 @@ func importFailureCode(err error) string {
 	switch {
 	case errors.Is(err, ErrNoSuchBucket):
 		return "S3NoSuchBucket"
+	case errors.Is(err, ErrAccessDenied):
+		return "S3AccessDenied"
 	case errors.Is(err, ErrResourceInUse):
 		return "ResourceInUse"
 	case errors.Is(err, errManifest):

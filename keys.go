@@ -1007,6 +1007,9 @@ func (k tableKeys) countProgressKey() fdb.Key { return k.counts.Pack(tuple.Tuple
 //	root/ ("k", "i", id)                 an import's record (JSON)
 //	root/ ("k", "t", kind, token)        the export or import id a
 //	                                     ClientToken made ("x" or "i")
+//	root/ ("k", "w", kind, id)           the lease on running an export
+//	                                     or import ("x" or "i"; lease.go's
+//	                                     record)
 //
 // An export's snapshot is a backup of its own, hidden, whose id is
 // exportSnapshotID(id).
@@ -1093,12 +1096,13 @@ type backupKeys struct {
 	exports  subspace.Subspace // ("k", "x", …)
 	imports  subspace.Subspace // ("k", "i", …)
 	tokens   subspace.Subspace // ("k", "t", …)
+	leases   subspace.Subspace // ("k", "w", …)
 }
 
 func newBackupKeys(root subspace.Subspace) backupKeys {
 	s := root.Sub(backupSubspace)
 	return backupKeys{records: s.Sub("b"), starts: s.Sub("s"), ends: s.Sub("e"), data: s.Sub("d"), restores: s.Sub("r"),
-		exports: s.Sub("x"), imports: s.Sub("i"), tokens: s.Sub("t")}
+		exports: s.Sub("x"), imports: s.Sub("i"), tokens: s.Sub("t"), leases: s.Sub("w")}
 }
 
 func (k backupKeys) exportRecord(id string) fdb.Key { return k.exports.Pack(tuple.Tuple{id}) }
@@ -1107,6 +1111,12 @@ func (k backupKeys) importRecord(id string) fdb.Key { return k.imports.Pack(tupl
 // token returns the key of a ClientToken of kind "x" (exports) or "i"
 // (imports).
 func (k backupKeys) token(kind, token string) fdb.Key { return k.tokens.Pack(tuple.Tuple{kind, token}) }
+
+// transferLease returns the key of the lease on running export or
+// import id (kind "x" or "i").
+func (k backupKeys) transferLease(kind, id string) fdb.Key {
+	return k.leases.Pack(tuple.Tuple{kind, id})
+}
 
 // rebaseDataKey returns data key key of backup from as the same key of
 // backup to, for copying one backup's items to another.

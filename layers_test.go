@@ -43,7 +43,7 @@ var packageLayers = []struct {
 		"layer_api.go", "put.go", "stream_tail.go", "stream_consumer.go", "updatetable.go", "restore.go", "stream_trim.go",
 		"update.go", "query_batch.go", "ttl_sweep.go", "stream_merge.go", "pitr.go", "pitr_trim.go", "counts_read.go",
 		"delete_table.go", "counts_build.go",
-		"bucket.go", "export_ion.go", "import_json.go", "import_csv.go", "export.go", "export_files.go", "export_snapshot.go",
+		"bucket.go", "transfer_record.go", "export_ion.go", "import_json.go", "import_ion.go", "import_csv.go", "export.go", "export_files.go", "export_snapshot.go",
 		"export_run.go", "import.go"}},
 }
 

@@ -8,22 +8,26 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/s3bucket"
 )
 
 // exports.go: ExportTableToPointInTime, DescribeExport and ListExports,
 // on the library's exports (export.go in the root package), and the
 // buckets exports write to and imports read from (imports.go).
 //
-// A bucket is a local directory: S3Bucket names the directory
+// A bucket is a local directory by default: S3Bucket names the directory
 // Config.ExportDir/<account>/<bucket> with per-account namespaces, or
 // Config.ExportDir/<bucket> with the shared one, so an account never
 // reaches another's files. The directory must exist, as an S3 bucket
 // must (an export into a missing one ends FAILED with S3NoSuchBucket).
-// Without Config.ExportDir the operations answer ValidationException.
+// With Config.S3, S3Bucket is a real S3 bucket (package s3bucket), and
+// per-account namespaces put the account's id and "/" before every key.
+// With neither, the operations answer ValidationException.
 //
 // An export is recorded IN_PROGRESS in the request and runs in the
 // background (background.go); DescribeExport follows it to COMPLETED or
@@ -37,7 +41,7 @@ var (
 	errInvalidExportTime  = errType{nsDynamoDB + "InvalidExportTimeException", 400}
 	errImportNotFound     = errType{nsDynamoDB + "ImportNotFoundException", 400}
 	errImportConflict     = errType{nsDynamoDB + "ImportConflictException", 400}
-	errExportsUnavailable = "This server keeps no export or import files: start it with --export-dir"
+	errExportsUnavailable = "This server keeps no export or import files: start it with --export-dir or --s3-endpoint"
 )
 
 // transferError maps the library's export and import errors to
@@ -84,7 +88,7 @@ func checkBucket(c *call, v *constraints, field, bucket string, owner *string, p
 		return err
 	}
 	if owner != nil && *owner != c.owner {
-		return validation("S3BucketOwner " + *owner + " is not the caller's account: fdyno-server's buckets are directories of the account's own")
+		return validation("S3BucketOwner " + *owner + " is not the caller's account: fdyno-server's buckets are the account's own")
 	}
 	if prefix != nil {
 		for _, e := range strings.Split(strings.Trim(*prefix, "/"), "/") {
@@ -96,13 +100,31 @@ func checkBucket(c *call, v *constraints, field, bucket string, owner *string, p
 	return nil
 }
 
-// bucket returns the directory bucket name of the caller's namespace.
-func (s *Server) bucket(name string) (fdyno.DirBucket, error) {
+// transferBucket is where exports write and imports read.
+type transferBucket interface {
+	fdyno.ExportDestination
+	fdyno.ImportSource
+}
+
+// hasBuckets reports whether s keeps export and import files.
+func (s *Server) hasBuckets() bool { return s.bgConfig.S3 != nil || s.bgConfig.ExportDir != "" }
+
+// bucket returns the bucket named name in the caller's namespace; ctx
+// bounds its requests.
+func (s *Server) bucket(ctx context.Context, name string) (transferBucket, error) {
+	perAccount := s.bgConfig.Namespaces == PerAccountNamespaces
+	if s.bgConfig.S3 != nil {
+		b := &s3bucket.Bucket{Client: s.bgConfig.S3, Name: name, Context: ctx}
+		if perAccount {
+			b.KeyPrefix = s.account + "/"
+		}
+		return b, nil
+	}
 	root := s.bgConfig.ExportDir
 	if root == "" {
-		return fdyno.DirBucket{}, validation(errExportsUnavailable)
+		return nil, validation(errExportsUnavailable)
 	}
-	if s.bgConfig.Namespaces == PerAccountNamespaces {
+	if perAccount {
 		root = filepath.Join(root, s.account)
 	}
 	return fdyno.DirBucket{Dir: filepath.Join(root, name)}, nil
@@ -152,27 +174,113 @@ func (s *Server) endTransfer(id string) {
 	delete(s.bg.transfers, id)
 }
 
-// runExportInBackground runs export id in the background.
-func (s *Server) runExportInBackground(id, bucket string) {
-	if !s.startTransfer(id) {
-		return
-	}
-	s.goBackground(func(ctx context.Context) {
-		defer s.endTransfer(id)
-		dest, err := s.bucket(bucket)
-		if err == nil {
-			_, err = fdyno.RunExport(ctxTransactor{ctx, s.db}, id, dest, s.tableOptions()...)
-		}
-		if err != nil && !errors.Is(err, context.Canceled) {
-			s.log.Warn("export failed", slog.String("export", id), slog.String("account", s.account), slog.String("error", err.Error()))
-		}
-	})
+// Of several servers on one database, the one holding a job's lease
+// (fdyno's TryExportLease, TryImportLease) runs the export or import; it
+// renews the lease every transferRenewInterval and stops when a renewal
+// fails. Every server looks for IN_PROGRESS jobs at start and every
+// transferResumeInterval, so the job of a server that died is taken over
+// once its lease lapses.
+const (
+	transferResumeInterval = time.Minute
+	transferRenewInterval  = time.Minute
+	transferLeasePeriod    = 3 * transferRenewInterval
+)
+
+// transferJob is an export or import to run in the background.
+type transferJob struct {
+	kind string // "export" or "import": the metrics' label, the logs' key
+	id   string
+	name string // what the logs name it by
+	// lease takes or renews holder's lease; release gives it up.
+	lease   func(holder string) (bool, error)
+	release func(holder string) error
+	// run runs the job through tx and returns its items and whether it
+	// ended FAILED.
+	run func(ctx context.Context, tx fdb.Transactor) (items int64, failed bool, err error)
 }
 
-// resumeTransfers runs again the exports and imports of s's namespace
-// left IN_PROGRESS by a server that stopped.
+// runTransfer runs j in the background if this server does not run it
+// already and takes its lease.
+func (s *Server) runTransfer(j transferJob) {
+	if !s.startTransfer(j.id) {
+		return
+	}
+	started := s.goBackground(func(ctx context.Context) {
+		defer s.endTransfer(j.id)
+		if ok, err := j.lease(s.holder); err != nil || !ok {
+			return // another server runs it (or it is gone)
+		}
+		run, cancel := context.WithCancel(ctx)
+		var lost atomic.Bool
+		renewed := make(chan struct{})
+		go func() {
+			defer close(renewed)
+			for {
+				select {
+				case <-run.Done():
+					return
+				case <-time.After(transferRenewInterval):
+				}
+				if ok, err := j.lease(s.holder); err != nil || !ok {
+					lost.Store(true)
+					cancel()
+					return
+				}
+			}
+		}()
+		s.metrics.transferStarted(j.kind)
+		items, failed, err := j.run(run, ctxTransactor{run, s.db})
+		cancel()
+		<-renewed
+		result := "completed"
+		switch {
+		case errors.Is(err, context.Canceled) && lost.Load():
+			result = "elsewhere" // a renewal failed: another server took it
+			s.log.Info(j.kind+" taken over by another server", slog.String(j.kind, j.name))
+		case errors.Is(err, context.Canceled):
+			result = "stopped" // closing: this or another server resumes it
+		case err != nil || failed:
+			result = "failed"
+			if err != nil {
+				s.log.Warn(j.kind+" failed", slog.String(j.kind, j.name), slog.String("account", s.account), slog.String("error", err.Error()))
+			}
+		}
+		if result == "completed" || result == "failed" {
+			if err := j.release(s.holder); err != nil {
+				s.log.Warn("lease release failed", slog.String(j.kind, j.name), slog.String("error", err.Error()))
+			}
+		}
+		s.metrics.transferEnded(j.kind, result, items)
+	})
+	if !started {
+		s.endTransfer(j.id) // closed: the next server resumes it
+	}
+}
+
+// runExportInBackground runs export id in the background.
+func (s *Server) runExportInBackground(id, bucket string) {
+	opts := s.tableOptions()
+	s.runTransfer(transferJob{kind: "export", id: id, name: id,
+		lease:   func(h string) (bool, error) { return fdyno.TryExportLease(s.db, id, h, transferLeasePeriod, opts...) },
+		release: func(h string) error { return fdyno.ReleaseExportLease(s.db, id, h, opts...) },
+		run: func(ctx context.Context, tx fdb.Transactor) (int64, bool, error) {
+			dest, err := s.bucket(ctx, bucket)
+			if err != nil {
+				return 0, false, err
+			}
+			d, err := fdyno.RunExport(tx, id, dest, opts...)
+			if err != nil {
+				return 0, false, err
+			}
+			return d.ItemCount, d.ExportStatus == fdyno.ExportStatusFailed, nil
+		}})
+}
+
+// resumeTransfers runs the exports and imports of s's namespace that are
+// IN_PROGRESS and whose lease no server holds (those of a server that
+// stopped): at start, and every transferResumeInterval.
 func (s *Server) resumeTransfers(ctx context.Context) {
-	if s.bgConfig.ExportDir == "" {
+	if !s.hasBuckets() {
 		return
 	}
 	tx := ctxTransactor{ctx, s.db}
@@ -381,8 +489,8 @@ func (s *Server) exportTableToPointInTime(c *call, in *exportTableInput, _ *fdyn
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.bucket(*in.S3Bucket); err != nil {
-		return nil, err
+	if !s.hasBuckets() {
+		return nil, validation(errExportsUnavailable)
 	}
 	t, err := s.backupTable(c, &name)
 	if err != nil {

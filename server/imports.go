@@ -3,10 +3,12 @@ package server
 import (
 	"bytes"
 	"context"
-	"errors"
+	"encoding/hex"
 	"log/slog"
+	"strings"
 	"sync"
 
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno"
 )
 
@@ -40,19 +42,21 @@ func (s *Server) importARN(table, id string) string { return s.tableARN(table) +
 
 // runImportInBackground runs import id in the background.
 func (s *Server) runImportInBackground(id, bucket, arn string) {
-	if !s.startTransfer(id) {
-		return
-	}
-	s.goBackground(func(ctx context.Context) {
-		defer s.endTransfer(id)
-		src, err := s.bucket(bucket)
-		if err == nil {
-			_, err = fdyno.RunImport(ctxTransactor{ctx, s.db}, id, src, &importLog{log: s.log, arn: arn}, s.tableOptions()...)
-		}
-		if err != nil && !errors.Is(err, context.Canceled) {
-			s.log.Warn("import failed", slog.String("import", arn), slog.String("error", err.Error()))
-		}
-	})
+	opts := s.tableOptions()
+	s.runTransfer(transferJob{kind: "import", id: id, name: arn,
+		lease:   func(h string) (bool, error) { return fdyno.TryImportLease(s.db, id, h, transferLeasePeriod, opts...) },
+		release: func(h string) error { return fdyno.ReleaseImportLease(s.db, id, h, opts...) },
+		run: func(ctx context.Context, tx fdb.Transactor) (int64, bool, error) {
+			src, err := s.bucket(ctx, bucket)
+			if err != nil {
+				return 0, false, err
+			}
+			d, err := fdyno.RunImport(tx, id, src, &importLog{log: s.log, arn: arn}, opts...)
+			if err != nil {
+				return 0, false, err
+			}
+			return d.ImportedItemCount, d.ImportStatus == fdyno.ImportStatusFailed, nil
+		}})
 }
 
 // ImportTable.
@@ -139,9 +143,6 @@ func (in *importTableInput) prepare(c *call) (string, error) {
 	if err := checkBilling(*ct); err != nil {
 		return "", err
 	}
-	if in.InputFormat == "ION" {
-		return "", validation("fdyno-server does not import ION yet; use DYNAMODB_JSON or CSV")
-	}
 	if in.InputFormatOptions != nil && in.InputFormatOptions.Csv != nil && in.InputFormat != "CSV" {
 		return "", validation("InputFormatOptions.Csv is only for the CSV input format")
 	}
@@ -212,8 +213,8 @@ func (s *Server) imported(d *fdyno.ImportTableDescription) importTableDescriptio
 
 func (s *Server) importTable(c *call, in *importTableInput, _ *fdyno.Table) (any, error) {
 	src := in.S3BucketSource
-	if _, err := s.bucket(*src.S3Bucket); err != nil {
-		return nil, err
+	if !s.hasBuckets() {
+		return nil, validation(errExportsUnavailable)
 	}
 	ct := in.TableCreationParameters.create()
 	name := c.table
@@ -291,11 +292,43 @@ type listImportsInput struct {
 func (in *listImportsInput) prepare(c *call) (string, error) {
 	var v constraints
 	checkPage(&v, "pageSize", in.PageSize)
+	if in.NextToken != nil {
+		if _, ok := importIDOfToken(*in.NextToken); !ok {
+			v.add("nextToken", in.NextToken, "Member must satisfy regular expression pattern: ([0-9a-f]{16})+")
+		}
+	}
 	if err := v.err(); err != nil {
 		return "", err
 	}
 	_, err := listTable(c, in.TableArn)
 	return "", err
+}
+
+// importNextToken is ListImports' NextToken of the import id: DynamoDB's
+// ImportNextToken is 112 to 1024 characters of ([0-9a-f]{16})+, which
+// SDKs check, so it is the id in hex, padded with zero bytes to a
+// multiple of 8 bytes and at least 56.
+func importNextToken(id string) string {
+	if id == "" {
+		return ""
+	}
+	b := []byte(id)
+	for len(b) < 56 || len(b)%8 != 0 {
+		b = append(b, 0)
+	}
+	return hex.EncodeToString(b)
+}
+
+// importIDOfToken is the import id of an importNextToken.
+func importIDOfToken(tok string) (string, bool) {
+	if len(tok) < 112 || len(tok) > 1024 || len(tok)%16 != 0 || strings.ToLower(tok) != tok {
+		return "", false
+	}
+	b, err := hex.DecodeString(tok)
+	if err != nil {
+		return "", false
+	}
+	return strings.TrimRight(string(b), "\x00"), true
 }
 
 type listImportsOutput struct {
@@ -313,13 +346,13 @@ func (s *Server) listImports(c *call, in *listImportsInput, _ *fdyno.Table) (any
 		q.PageSize = *in.PageSize
 	}
 	if in.NextToken != nil {
-		q.ExclusiveStartImportID = *in.NextToken
+		q.ExclusiveStartImportID, _ = importIDOfToken(*in.NextToken)
 	}
 	l, err := fdyno.ListImports(s.db, q, s.tableOptions()...)
 	if err != nil {
 		return nil, transferError(err)
 	}
-	out := listImportsOutput{ImportSummaryList: make([]importSummary, 0, len(l.ImportSummaries)), NextToken: l.LastEvaluatedImportID}
+	out := listImportsOutput{ImportSummaryList: make([]importSummary, 0, len(l.ImportSummaries)), NextToken: importNextToken(l.LastEvaluatedImportID)}
 	for i := range l.ImportSummaries {
 		d := s.imported(&l.ImportSummaries[i])
 		out.ImportSummaryList = append(out.ImportSummaryList, importSummary{ImportArn: d.ImportArn, ImportStatus: d.ImportStatus, TableArn: d.TableArn,

@@ -69,6 +69,9 @@ type metrics struct {
 	streamTrimmed    prometheus.Counter
 	countBuilds      *prometheus.CounterVec // result
 	countedItems     prometheus.Counter
+	transfers        *prometheus.CounterVec // kind, result
+	transfersRunning *prometheus.GaugeVec   // kind
+	transferItems    *prometheus.CounterVec // kind
 }
 
 // newMetrics registers the server's metrics in a new registry; ops holds
@@ -117,6 +120,11 @@ func newMetrics(ops map[string]operation) *metrics {
 	m.leases = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "fdyno", Name: "background_leases",
 		Help: "Leases on tables' background work this server holds, by job (ttl-sweep, trim, counts, backfill): of several servers on one database, the holder does the job."}, []string{"job"})
 	reg(m.leases)
+	m.transfers = counterVec("transfers_total", "Exports and imports run by this server, by kind (export, import) and result: completed, failed (FAILED, with DescribeExport's or DescribeImport's FailureCode), stopped (server closing; resumed by the next) or elsewhere (another server took it over).", "kind", "result")
+	m.transfersRunning = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "fdyno", Name: "transfers_running",
+		Help: "Exports and imports this server runs now, by kind; DescribeExport and DescribeImport report each one's progress."}, []string{"kind"})
+	reg(m.transfersRunning)
+	m.transferItems = counterVec("transfer_items_total", "Items written by the exports and imported by the imports that ended here, by kind.", "kind")
 	m.ttlSweeps = counterVec("ttl_sweeps_total", "Time to Live sweeps of one table, by result (ok or error).", "result")
 	m.ttlScanned = counter("ttl_items_scanned_total", "Items the Time to Live sweeper examined.")
 	m.ttlDeleted = counter("ttl_items_deleted_total", "Expired items the Time to Live sweeper deleted.")
@@ -239,6 +247,23 @@ func (m *metrics) countBuilt(result string, items int64) {
 	}
 	m.countBuilds.WithLabelValues(result).Inc()
 	m.countedItems.Add(float64(items))
+}
+
+// transferStarted and transferEnded bracket an export or import this
+// server runs; transferEnded's result is completed, failed, stopped or
+// elsewhere.
+func (m *metrics) transferStarted(kind string) {
+	if m != nil {
+		m.transfersRunning.WithLabelValues(kind).Inc()
+	}
+}
+
+func (m *metrics) transferEnded(kind, result string, items int64) {
+	if m != nil {
+		m.transfersRunning.WithLabelValues(kind).Dec()
+		m.transfers.WithLabelValues(kind, result).Inc()
+		m.transferItems.WithLabelValues(kind).Add(float64(items))
+	}
 }
 
 // leaseHeld counts a lease on background work taken (held) or lost.

@@ -60,6 +60,7 @@ import (
 
 	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/partiql"
+	"github.com/fdyno/fdyno/s3bucket"
 )
 
 // Limits of the wire protocol (DynamoDB's).
@@ -153,6 +154,12 @@ type Config struct {
 	// otherwise, which must exist (exports.go). Empty: no exports or
 	// imports.
 	ExportDir string
+	// S3, when set, holds the buckets instead of ExportDir: S3Bucket names
+	// a bucket this client (its endpoint and credentials) reaches, and
+	// with PerAccountNamespaces every object key starts with the
+	// account's id and "/", so an account never reaches another's
+	// objects (exports.go). See package s3bucket.
+	S3 s3bucket.API
 	// MaxConcurrentRequests bounds the requests the server runs at once
 	// (default DefaultMaxConcurrentRequests); one more is refused with a
 	// ThrottlingException (limits.go).
@@ -414,7 +421,9 @@ func (s *Server) startBackground() {
 	s.goBackground(func(ctx context.Context) {
 		everyInterval(ctx, backfillResumeInterval, func() { s.resumeBackfills(ctx) })
 	})
-	s.goBackground(s.resumeTransfers)
+	s.goBackground(func(ctx context.Context) {
+		everyInterval(ctx, transferResumeInterval, func() { s.resumeTransfers(ctx) })
+	})
 	if cfg.TTLSweepInterval >= 0 {
 		interval, perSecond := cfg.TTLSweepInterval, cfg.TTLSweepItemsPerSecond
 		if interval == 0 {

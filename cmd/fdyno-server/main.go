@@ -33,7 +33,9 @@ import (
 	"syscall"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/fdyno/fdyno"
+	"github.com/fdyno/fdyno/s3bucket"
 	"github.com/fdyno/fdyno/server"
 )
 
@@ -77,6 +79,9 @@ func run() error {
 		perConn     = flag.Int("max-requests-per-connection", server.DefaultMaxRequestsPerConnection, "most requests in flight on one HTTP/2 connection")
 		headerBytes = flag.Int("max-header-bytes", server.DefaultMaxHeaderBytes, "largest request headers, in bytes")
 		exportDir   = flag.String("export-dir", "", "directory of the buckets of ExportTableToPointInTime and ImportTable: S3Bucket names its subdirectory <account>/<bucket> (<bucket> with --shared-db), which must exist; empty: no exports or imports")
+		s3Endpoint  = flag.String("s3-endpoint", "", "URL of an S3 endpoint (AWS's or an S3-compatible store's) holding the buckets of ExportTableToPointInTime and ImportTable instead of --export-dir; credentials from FDYNO_S3_ACCESS_KEY_ID, FDYNO_S3_SECRET_ACCESS_KEY and FDYNO_S3_SESSION_TOKEN")
+		s3Region    = flag.String("s3-region", "", "region of the --s3-endpoint buckets (default: --region)")
+		s3PathStyle = flag.Bool("s3-path-style", false, "address --s3-endpoint buckets as ENDPOINT/BUCKET/KEY (most S3-compatible stores want it) rather than BUCKET.HOST/KEY")
 		t           server.Timeouts
 	)
 	flag.DurationVar(&t.ReadHeader, "read-header-timeout", server.DefaultTimeouts.ReadHeader, "time to read a request's headers")
@@ -127,6 +132,10 @@ func run() error {
 			return fmt.Errorf("--policies %s: %w", *policyFile, err)
 		}
 	}
+	s3client, err := s3Client(*s3Endpoint, *s3Region, *region, *s3PathStyle, *exportDir)
+	if err != nil {
+		return err
+	}
 	if err := fdb.APIVersion(730); err != nil {
 		return err
 	}
@@ -150,6 +159,9 @@ func run() error {
 		MaxBackfills: *backfills, TTLSweepInterval: *ttlInterval, TTLSweepItemsPerSecond: *ttlRate,
 		MaxConcurrentRequests: *maxRequests, Accounts: accounts, Policies: policies, Namespaces: server.PerAccountNamespaces, AuditLog: *auditLog,
 		ExportDir: *exportDir}
+	if s3client != nil {
+		cfg.S3 = s3client
+	}
 	if *sharedDB {
 		cfg.Namespaces = server.SharedNamespace
 	}
@@ -179,4 +191,25 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return server.Serve(ctx, ln, srv, t, log, opts...)
+}
+
+// s3Client returns the client of --s3-endpoint (nil without it), with
+// the credentials of the FDYNO_S3_* environment variables.
+func s3Client(endpoint, region, defaultRegion string, pathStyle bool, exportDir string) (*s3.Client, error) {
+	if endpoint == "" {
+		return nil, nil
+	}
+	if exportDir != "" {
+		return nil, fmt.Errorf("--s3-endpoint and --export-dir exclude each other: the buckets are in one place")
+	}
+	if region == "" {
+		region = defaultRegion
+	}
+	c, err := s3bucket.NewClient(s3bucket.Config{Endpoint: endpoint, Region: region, PathStyle: pathStyle,
+		AccessKeyID: os.Getenv("FDYNO_S3_ACCESS_KEY_ID"), SecretAccessKey: os.Getenv("FDYNO_S3_SECRET_ACCESS_KEY"),
+		SessionToken: os.Getenv("FDYNO_S3_SESSION_TOKEN")})
+	if err != nil {
+		return nil, fmt.Errorf("--s3-endpoint: %w (set FDYNO_S3_ACCESS_KEY_ID and FDYNO_S3_SECRET_ACCESS_KEY)", err)
+	}
+	return c, nil
 }
