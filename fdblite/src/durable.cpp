@@ -22,16 +22,7 @@ namespace {
 
 constexpr char kLockFile[] = "LOCK";
 constexpr char kDbFile[] = "fdblite.sqlite";
-constexpr int kFormat = 3;
-// Format 3's page size: a WITHOUT ROWID key table keeps a row in its
-// B-tree page up to about a quarter of the page, so with 16 KB pages rows of
-// up to ~4 KB stay inline and a range read walks one B-tree.
-constexpr int kPageSize = 16384;
-// The key table of format 3, and of formats 1 and 2 (a rowid table with a
-// unique index on k: a read looks the key up in the index, then the row in
-// the table).
-constexpr char kKvTable[] =
-    "CREATE TABLE IF NOT EXISTS kv(k BLOB NOT NULL PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID;";
+constexpr int kFormat = 2;
 // The log bytes one group applies at least (DurableLog::WriteGroup).
 constexpr size_t kApplyBudget = 4 << 20;
 
@@ -167,43 +158,6 @@ int DurableLog::Exec(const char* sql, std::string* detail, const char* what) {
   return 0;
 }
 
-int DurableLog::UpgradeToFormat3(int format, std::string* detail) {
-  // 1. The key table, copied in key order into a WITHOUT ROWID table that
-  //    takes its name, with the format, in one transaction.
-  if (format < 3) {
-    if (int e = Exec(
-            "BEGIN IMMEDIATE;"
-            "CREATE TABLE kv3(k BLOB NOT NULL PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID;"
-            "INSERT INTO kv3(k, v) SELECT k, v FROM kv ORDER BY k;"
-            "DROP TABLE kv;"
-            "ALTER TABLE kv3 RENAME TO kv;"
-            "UPDATE meta SET value = 3 WHERE name = 'format';"
-            "COMMIT;",
-            detail, "upgrade to format 3: key table")) {
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return e;
-    }
-  }
-  // 2. The page size: VACUUM rewrites the file with format 3's page size
-  //    (and without the pages the old table left free), which SQLite does
-  //    only outside WAL mode. A crash leaves the file as it was (VACUUM is
-  //    one transaction), and the next open does it again: this step runs
-  //    whenever the page size is not format 3's.
-  sqlite3_stmt* st = nullptr;
-  int page = 0;
-  if (sqlite3_prepare_v2(db_, "PRAGMA page_size", -1, &st, nullptr) == SQLITE_OK &&
-      sqlite3_step(st) == SQLITE_ROW) {
-    page = sqlite3_column_int(st, 0);
-  }
-  sqlite3_finalize(st);
-  if (page != kPageSize) {
-    std::string sql = "PRAGMA journal_mode=DELETE; PRAGMA page_size=" +
-                      std::to_string(kPageSize) + "; VACUUM; PRAGMA journal_mode=WAL;";
-    if (int e = Exec(sql.c_str(), detail, "upgrade to format 3: page size")) return e;
-  }
-  return 0;
-}
-
 int DurableLog::Open(const std::string& dir, int64_t cache_bytes, const ReplayFn& replay,
                      std::unique_ptr<DurableLog>* out, Version* version,
                      std::string* detail) {
@@ -253,30 +207,22 @@ int DurableLog::Open(const std::string& dir, int64_t cache_bytes, const ReplayFn
   // WAL + synchronous=FULL: a commit returns once its WAL frames are
   // fsynced. The schema statements also tell a database file that is not
   // SQLite's (file_corrupt) or cannot be written (file_not_writable) at once.
-  // A new file takes format 3's page size (a no-op on an existing one; it
-  // must come before WAL mode).
-  if (int e = log->Exec(("PRAGMA page_size=" + std::to_string(kPageSize)).c_str(), detail,
-                        ("open " + db_path).c_str())) {
-    return e;
-  }
   if (int e = log->Exec("PRAGMA journal_mode=WAL", detail, ("open " + db_path).c_str())) return e;
   if (int e = log->Exec("PRAGMA synchronous=FULL", detail)) return e;
   // After a checkpoint, a WAL file that grew past 64 MB (a large group) is
   // truncated back to that size.
   if (int e = log->Exec("PRAGMA journal_size_limit=67108864", detail)) return e;
   if (int e = log->Exec(
-          (std::string(kKvTable) +
-           "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-           "INSERT OR IGNORE INTO meta(name, value) VALUES('format', 3), ('version', 0);")
-              .c_str(),
+          "CREATE TABLE IF NOT EXISTS kv(k BLOB NOT NULL UNIQUE, v BLOB NOT NULL);"
+          "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+          "INSERT OR IGNORE INTO meta(name, value) VALUES('format', 2), ('version', 0);",
           detail, "create or check the schema")) {
     return e;
   }
   {
     // Format 1 (every commit in kv, meta's version its newest) is format 2
-    // with an empty log: the upgrade adds the table. Format 2 is format 3
-    // with a rowid key table: the upgrade rewrites the file (UpgradeToFormat3).
-    // Any other format is refused before anything is written.
+    // with an empty log: the upgrade adds the table. Any other format is
+    // refused before anything is written.
     sqlite3_stmt* st = nullptr;
     int format = 0;
     rc = sqlite3_prepare_v2(log->db_, "SELECT value FROM meta WHERE name = 'format'", -1, &st,
@@ -289,15 +235,19 @@ int DurableLog::Open(const std::string& dir, int64_t cache_bytes, const ReplayFn
       *detail = Why(log->db_, rc, "read meta");
       return CodeForSqlite(rc);
     }
-    if (format < 1 || format > kFormat) {
+    if (format != 1 && format != kFormat) {
       *detail = dir + ": unknown data format " + std::to_string(format);
       return kFileCorrupt;
     }
-    if (int e = log->Exec("CREATE TABLE IF NOT EXISTS log(version INTEGER PRIMARY KEY, ops BLOB NOT NULL);",
-                          detail, "create the log")) {
+    if (int e = log->Exec(
+            "BEGIN IMMEDIATE;"
+            "CREATE TABLE IF NOT EXISTS log(version INTEGER PRIMARY KEY, ops BLOB NOT NULL);"
+            "UPDATE meta SET value = 2 WHERE name = 'format' AND value = 1;"
+            "COMMIT;",
+            detail, "upgrade to format 2")) {
+      sqlite3_exec(log->db_, "ROLLBACK", nullptr, nullptr, nullptr);
       return e;
     }
-    if (int e = log->UpgradeToFormat3(format, detail)) return e;
   }
   // The directory entries of files just created must survive a power cut
   // too (SQLite syncs the WAL's; this covers the database file's).

@@ -160,10 +160,6 @@ class DurableLog {
                  std::string* detail);
   // SetCacheBytes sets the writer connection's page cache.
   void SetCacheBytes(int64_t bytes);
-  // UpgradeToFormat3 brings a directory of an older format (1 or 2) to
-  // format 3 at open, and a file whose page size is not format 3's to it:
-  // O(data), once; each step is one SQLite transaction.
-  int UpgradeToFormat3(int format, std::string* detail);
   // Exec runs sql; on failure *detail names `what` (default: the sql).
   int Exec(const char* sql, std::string* detail, const char* what = nullptr);
 

@@ -468,86 +468,16 @@ TEST("durable disk: a format-1 directory is upgraded in place; an unknown format
     auto r = CommitMutations(*db, {Set("c", "3")});
     EXPECT_EQ(r.error, 0);
   }
-  EXPECT_EQ(Query(dir.file("fdblite.sqlite"), "SELECT value FROM meta WHERE name='format'"), 3);
+  EXPECT_EQ(Query(dir.file("fdblite.sqlite"), "SELECT value FROM meta WHERE name='format'"), 2);
   {
     auto db = MustOpen(dir.path());
     EXPECT_EQ(Get(*db, "c"), "3");
   }
-  Exec(dir.file("fdblite.sqlite"), "UPDATE meta SET value = 4 WHERE name = 'format'");
+  Exec(dir.file("fdblite.sqlite"), "UPDATE meta SET value = 3 WHERE name = 'format'");
   std::shared_ptr<Database> db;
   std::string detail;
   EXPECT_EQ(Database::OpenDurable(dir.path(), &db, &detail), fdblite::kFileCorrupt);
-  EXPECT_TRUE(detail.find("unknown data format 4") != std::string::npos);
-}
-
-// Hex is s as an SQL blob literal.
-std::string Hex(std::string_view s) {
-  std::string out = "X'";
-  for (unsigned char c : s) {
-    char b[3];
-    std::snprintf(b, sizeof b, "%02x", c);
-    out += b;
-  }
-  return out + "'";
-}
-
-TEST("durable disk: a format-2 directory is upgraded to format 3 at open, log rows kept") {
-  TempDir dir;
-  // Format 2 as the previous release wrote it: 4 KB pages, a rowid key
-  // table with a unique index, and log rows not yet applied at version 500.
-  std::string sql =
-      "PRAGMA page_size=4096; PRAGMA journal_mode=WAL;"
-      "CREATE TABLE kv(k BLOB NOT NULL UNIQUE, v BLOB NOT NULL);"
-      "CREATE TABLE meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-      "CREATE TABLE log(version INTEGER PRIMARY KEY, ops BLOB NOT NULL);"
-      "INSERT INTO meta VALUES('format', 2), ('version', 400000000);";
-  for (int i = 0; i < 300; ++i) {
-    char k[8];
-    std::snprintf(k, sizeof k, "k%03d", i);
-    sql += "INSERT INTO kv VALUES(" + Hex(k) + ", " + Hex(std::string(1000, 'a' + i % 26)) + ");";
-  }
-  sql += "INSERT INTO log VALUES(400000500, " +
-         Hex(fdblite::EncodeOps({{fdblite::DurableOp::kSet, "b", "2"},
-                                 {fdblite::DurableOp::kClear, "k005", ""},
-                                 {fdblite::DurableOp::kClearRange, "k010", "k020"}})) +
-         ");";
-  Exec(dir.file("fdblite.sqlite"), sql);
-  auto check = [](Database& db) {
-    EXPECT_EQ(Get(db, "b"), "2");
-    EXPECT_EQ(Get(db, "k004"), std::string(1000, 'a' + 4));
-    EXPECT_EQ(Get(db, "k005"), "<absent>");
-    EXPECT_EQ(Get(db, "k015"), "<absent>");
-    EXPECT_EQ(Get(db, "k020"), std::string(1000, 'a' + 20));
-    EXPECT_EQ(Get(db, "k299"), std::string(1000, 'a' + 299 % 26));
-  };
-  {
-    auto db = MustOpen(dir.path());
-    check(*db);
-    EXPECT_TRUE(db->GetReadVersion() > 400000500);
-  }
-  const std::string file = dir.file("fdblite.sqlite");
-  EXPECT_EQ(Query(file, "SELECT value FROM meta WHERE name='format'"), 3);
-  EXPECT_EQ(Query(file, "PRAGMA page_size"), 16384);
-  EXPECT_EQ(Query(file, "SELECT instr(sql, 'WITHOUT ROWID') > 0 FROM sqlite_master WHERE name='kv'"), 1);
-  EXPECT_EQ(Query(file, "SELECT COUNT(*) FROM kv"), 300);  // the log is not applied yet
-  EXPECT_EQ(Query(file, "SELECT COUNT(*) FROM log"), 1);
-  // Reopened (no upgrade this time), then the log applied by later commits.
-  {
-    auto db = MustOpen(dir.path());
-    check(*db);
-    db->SetWindowForTesting(kShortWindow);
-    for (int i = 0; i < 5; ++i) {
-      EXPECT_EQ(CommitMutations(*db, {Set("c", std::to_string(i))}).error, 0);
-      std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    }
-    check(*db);
-  }
-  EXPECT_EQ(Query(file, "SELECT COUNT(*) FROM log WHERE version <= 400000500"), 0);
-  EXPECT_EQ(Query(file, "SELECT COUNT(*) FROM kv WHERE k = CAST('b' AS BLOB)"), 1);
-  // k005 and k010..k019 out.
-  EXPECT_EQ(Query(file, "SELECT COUNT(*) FROM kv WHERE k >= CAST('k' AS BLOB)"), 300 - 11);
-  auto db = MustOpen(dir.path());
-  check(*db);
+  EXPECT_TRUE(detail.find("unknown data format 3") != std::string::npos);
 }
 
 TEST("durable disk: a malformed log row is file_corrupt at open") {
