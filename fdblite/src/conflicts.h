@@ -12,11 +12,12 @@
 // number of boundaries inside the read range.
 //
 // Memory budget (issue 36): five seconds of writes are two boundaries per
-// key written, 20-40 MB at a bulk load of 20,000 keys a second. When the
-// history holds more than its budget, it first forgets what Prune allows,
-// then coarsens: it merges neighbouring segments into one carrying the
-// newer of their versions, halving the boundaries, until it holds at most
-// half the budget. A merged segment claims a write over keys that were not
+// key written, 20-40 MB at a bulk load of 20,000 keys a second. Above
+// three quarters of its budget, the history coarsens: it merges
+// neighbouring segments into one carrying the newer of their versions, a
+// few hundred at each Add (more than the Add added), until it holds at
+// most half the budget; an Add that still reaches the budget forgets what
+// Prune allows and merges across the whole history at once. A merged segment claims a write over keys that were not
 // written, never the reverse, so coarsening can add conflicts (a read of an
 // unwritten key between two recent writes now conflicts) but never miss
 // one; FoundationDB allows the same: its resolvers may report a conflict
@@ -73,7 +74,7 @@ class ConflictHistory {
   // MemoryBytes estimates the bytes the history holds (map nodes and key
   // buffers as malloc holds them); at most the budget after every Add.
   size_t MemoryBytes() const;
-  // Coarsenings counts the passes that merged segments to meet the budget.
+  // Coarsenings counts the merge steps and passes run to meet the budget.
   uint64_t Coarsenings() const;
 
  private:
