@@ -17,11 +17,12 @@
 // neighbouring segments into one carrying the newer of their versions, a
 // few hundred at each Add (more than the Add added), until it holds at
 // most half the budget; an Add that still reaches the budget forgets what
-// Prune allows and merges across the whole history at once. A merged segment claims a write over keys that were not
-// written, never the reverse, so coarsening can add conflicts (a read of an
-// unwritten key between two recent writes now conflicts) but never miss
-// one; FoundationDB allows the same: its resolvers may report a conflict
-// that did not happen (not_committed), never miss one.
+// Prune allows and merges across the whole history at once. A merged
+// segment claims a write over keys that were not written, never the
+// reverse, so coarsening can add conflicts (a read of an unwritten key
+// between two recent writes now conflicts) but never miss one; FoundationDB
+// allows the same: its resolvers may report a conflict that did not happen
+// (not_committed), never miss one.
 //
 // Thread safety: none inside; the database guards it with its commit lock.
 #ifndef FDBLITE_CONFLICTS_H_
