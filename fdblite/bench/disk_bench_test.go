@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -135,6 +137,84 @@ func readFigures(t testing.TB, db fdb.Database, keys int, emit func(string, ...a
 	emit("Zipfian 100-row range read: %s", percentiles(zipfRanges))
 }
 
+// commitKeys is the size of the small durable database that commits on
+// the large one are compared with.
+const commitKeys = 100_000
+
+// commitFigures compares commit throughput on the large database (big,
+// keys keys) with a small durable one (commitKeys keys) it loads first:
+// each commit overwrites one uniformly chosen existing key with a new
+// 1,000-byte value, so the apply step updates rows all over the key table.
+// The two alternate, 5 s at a time, five rounds each for 1 and for 64
+// writers, so both see the same load on a shared machine; the figures are
+// each round's and their medians.
+func commitFigures(t *testing.T, big fdb.Database, keys int, emit func(string, ...any)) {
+	small, err := fdblitetest.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := make([]byte, diskValue)
+	buf := make([]byte, 0, keySize)
+	for i := 0; i < commitKeys; i += 5000 {
+		if _, err := small.Transact(func(tr fdb.Transaction) (any, error) {
+			for j := i; j < min(i+5000, commitKeys); j++ {
+				tr.Set(makeKey(buf, j), value)
+			}
+			return nil, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	measure := func(db fdb.Database, n, writers int) float64 {
+		var done atomic.Int64
+		stop := time.Now().Add(5 * time.Second)
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rand.New(rand.NewPCG(uint64(w), uint64(n)))
+				buf := make([]byte, 0, keySize)
+				v := make([]byte, diskValue)
+				for time.Now().Before(stop) {
+					k := makeKey(buf, r.IntN(n))
+					v[0]++
+					if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+						tr.Set(k, v)
+						return nil, nil
+					}); err != nil {
+						t.Error(err)
+						return
+					}
+					done.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		return float64(done.Load()) / 5
+	}
+	for _, writers := range []int{1, 64} {
+		var onSmall, onBig []float64
+		for range 5 {
+			onSmall = append(onSmall, measure(small, commitKeys, writers))
+			onBig = append(onBig, measure(big, keys, writers))
+		}
+		emit("commits/s with %d writer(s): %d keys %s; %d keys %s", writers,
+			commitKeys, rounds(onSmall), keys, rounds(onBig))
+	}
+}
+
+// rounds formats measurements and their median.
+func rounds(xs []float64) string {
+	var out []string
+	for _, x := range xs {
+		out = append(out, fmt.Sprintf("%.0f", x))
+	}
+	m := slices.Clone(xs)
+	slices.Sort(m)
+	return fmt.Sprintf("%s (median %.0f)", strings.Join(out, " "), m[len(m)/2])
+}
+
 // TestDiskChild is BenchmarkDurableDisk's child; skipped otherwise.
 func TestDiskChild(t *testing.T) {
 	dir := os.Getenv(envDiskDir)
@@ -166,6 +246,10 @@ func TestDiskChild(t *testing.T) {
 		emit("load: %d keys in %.1f s (%.0f keys/s, %.1f MB/s), peak RSS %.0f MB", keys, secs,
 			float64(keys)/secs, float64(keys)*(keySize+diskValue)/secs/(1<<20), peak)
 		return // no close: the log keeps the last seconds of writes
+	}
+	if os.Getenv(envDiskMode) == "commit" {
+		commitFigures(t, db, keys, emit)
+		return
 	}
 	if _, err := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
 		return rt.Get(makeKey(buf, keys/2)).Get()
@@ -213,6 +297,7 @@ func BenchmarkDurableDisk(b *testing.B) {
 		run("load")
 		run("read")   // restart on the log a kill left
 		run("reread") // restart on the state a clean run left
+		run("commit") // commits on it against a small database
 		mem := openDB(b, "disk-memory")
 		n := min(keys, 100_000)
 		value := make([]byte, diskValue)

@@ -27,6 +27,14 @@ type Stats struct {
 	// ConflictBoundaries is the size of the conflict history (range
 	// boundaries of recent writes kept to check later commits).
 	ConflictBoundaries int64 `json:"conflict_boundaries"`
+	// ConflictBytes is the memory the conflict history holds (estimated),
+	// at most ConflictBudgetBytes (FDBLITE_CONFLICT_BYTES, default 16 MiB).
+	// Over the budget the history merges neighbouring ranges, which can
+	// add conflicts, never miss one; ConflictCoarsenings counts those
+	// passes.
+	ConflictBytes       int64 `json:"conflict_bytes"`
+	ConflictBudgetBytes int64 `json:"conflict_budget_bytes"`
+	ConflictCoarsenings int64 `json:"conflict_coarsenings"`
 	// Commits counts successful read-write commits.
 	Commits int64 `json:"commits"`
 	// Conflicts counts commits rejected with not_committed (1020) by a real

@@ -58,6 +58,22 @@ struct Registry {
   std::unordered_map<std::string, std::shared_ptr<Database>> dbs;  // GUARDED_BY(mu)
 };
 
+// ByteCountEnv reads a byte count from the environment variable `name`
+// into *out; unset or empty leaves *out alone.
+int ByteCountEnv(const char* name, int64_t* out, std::string* detail) {
+  const char* env = std::getenv(name);
+  if (env == nullptr || *env == '\0') return 0;
+  char* end = nullptr;
+  errno = 0;
+  long long n = std::strtoll(env, &end, 10);
+  if (end == env || *end != '\0' || n < 0 || errno == ERANGE) {
+    *detail = std::string(name) + "=" + env + ": not a byte count";
+    return kInvalidOptionValue;
+  }
+  *out = n;
+  return 0;
+}
+
 Registry& GetRegistry() {
   static Registry* r = new Registry();  // NoDestructor: live for the process
   return *r;
@@ -84,7 +100,14 @@ int Database::Open(const DatabaseName& name, std::shared_ptr<Database>* out) {
   std::shared_ptr<Database> db;
   const std::string connection = name.connection.Text();
   if (name.dir.empty()) {
+    int64_t conflict_bytes = kDefaultConflictBytes;
+    std::string detail;
+    if (int err = ByteCountEnv("FDBLITE_CONFLICT_BYTES", &conflict_bytes, &detail)) {
+      std::fprintf(stderr, "fdblite: cannot open database: %s (error %d)\n", detail.c_str(), err);
+      return err;
+    }
     db = std::make_shared<Database>();
+    db->conflicts_.SetBudget(static_cast<size_t>(conflict_bytes));
   } else {
     std::string detail;
     if (int err = OpenDurable(name.dir, &db, &detail, connection)) {
@@ -109,25 +132,17 @@ int Database::Open(const DatabaseName& name, std::shared_ptr<Database>* out) {
 
 int Database::OpenDurable(const std::string& dir, std::shared_ptr<Database>* out,
                           std::string* detail, std::string_view coordinators) {
-  // byte_count reads a byte count from the environment variable `name`.
-  auto byte_count = [&](const char* name, int64_t* out) -> int {
-    const char* env = std::getenv(name);
-    if (env == nullptr || *env == '\0') return 0;
-    char* end = nullptr;
-    errno = 0;
-    long long n = std::strtoll(env, &end, 10);
-    if (end == env || *end != '\0' || n < 0 || errno == ERANGE) {
-      *detail = std::string(name) + "=" + env + ": not a byte count";
-      return kInvalidOptionValue;
-    }
-    *out = n;
-    return 0;
+  auto byte_count = [&](const char* name, int64_t* out) {
+    return ByteCountEnv(name, out, detail);
   };
   int64_t cache = kDefaultCacheBytes, window_bytes = kDefaultWindowBytes;
+  int64_t conflict_bytes = kDefaultConflictBytes;
   if (int err = byte_count("FDBLITE_CACHE_BYTES", &cache)) return err;
   if (int err = byte_count("FDBLITE_WINDOW_BYTES", &window_bytes)) return err;
+  if (int err = byte_count("FDBLITE_CONFLICT_BYTES", &conflict_bytes)) return err;
   auto db = std::make_shared<Database>(StoreKind::kOverlay);
   db->budget_ = std::make_unique<WindowBudget>(window_bytes);
+  db->conflicts_.SetBudget(static_cast<size_t>(conflict_bytes));
   std::unique_ptr<DurableLog> log;
   Version last = 0;
   {
@@ -475,7 +490,8 @@ void Database::SetCacheBytes(int64_t bytes) {
 }
 
 std::string Database::StatsJSON() {
-  size_t keys, versions, boundaries, bytes;
+  size_t keys, versions, boundaries, bytes, conflict_bytes, conflict_budget;
+  unsigned long long coarsenings;
   int64_t window_bytes = 0, window_budget = 0;
   Version read_window = 0;
   {
@@ -483,7 +499,10 @@ std::string Database::StatsJSON() {
     keys = store_.KeyNodes();
     versions = store_.VersionRecords();
     boundaries = conflicts_.Boundaries();
-    bytes = store_.MemoryBytes() + conflicts_.MemoryBytes();
+    conflict_bytes = conflicts_.MemoryBytes();
+    conflict_budget = conflicts_.budget();
+    coarsenings = conflicts_.Coarsenings();
+    bytes = store_.MemoryBytes() + conflict_bytes;
     if (budget_) {
       window_bytes = budget_->bytes();
       window_budget = budget_->budget();
@@ -495,11 +514,12 @@ std::string Database::StatsJSON() {
   std::snprintf(
       buf, sizeof buf,
       "{\"keys\":%zu,\"versions\":%zu,\"conflict_boundaries\":%zu,"
+      "\"conflict_bytes\":%zu,\"conflict_budget_bytes\":%zu,\"conflict_coarsenings\":%llu,"
       "\"commits\":%llu,\"conflicts\":%llu,\"watches\":%d,\"heap_bytes\":%zu,"
       "\"injected\":{\"read_too_old\":%llu,\"read_future_version\":%llu,"
       "\"commit_not_committed\":%llu,\"commit_too_old\":%llu,"
       "\"commit_unknown_result\":%llu}}",
-      keys, versions, boundaries,
+      keys, versions, boundaries, conflict_bytes, conflict_budget, coarsenings,
       static_cast<unsigned long long>(commits_.load()),
       static_cast<unsigned long long>(conflicts_seen_.load()),
       outstanding_watches_.load(), bytes,

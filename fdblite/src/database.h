@@ -46,7 +46,9 @@
 // commits of the window add up to more, the read horizon oldest_ moves
 // closer (window_budget.h), down to a fifth of the window; conflict checks
 // keep the full window (conflicts_oldest_). What the overlay frees goes
-// back to the system (memory_release.h).
+// back to the system (memory_release.h). The conflict history has a budget
+// too, in both modes: FDBLITE_CONFLICT_BYTES at open (default
+// kDefaultConflictBytes); over it, it coarsens (conflicts.h).
 #ifndef FDBLITE_DATABASE_H_
 #define FDBLITE_DATABASE_H_
 
