@@ -185,7 +185,9 @@ type backupRun struct {
 // was at one version (BackupDescription.Version), its creation time.
 //
 // If CreateBackup returns an error after the backup was started, the
-// backup stays CREATING and [ResumeBackup] finishes it.
+// backup stays CREATING and [ResumeBackup] finishes it, from its last
+// committed step. A backup that cannot be finished (its table deleted)
+// is removed: DynamoDB has no FAILED backup status.
 //
 // Errors: [ErrValidation] for a bad name; [ErrResourceNotFound] if the
 // table does not exist (or is deleted during the backup). See
@@ -203,6 +205,25 @@ func (t *Table) createBackup(tx fdb.Transactor, backupName string, batch int) (*
 		return nil, err
 	}
 	return r.run(tx)
+}
+
+// StartBackup starts an on-demand backup of the table, as [Table.CreateBackup]
+// does, in one transaction, and returns its description, CREATING:
+// [ResumeBackup] makes it, in this program or another. Its
+// BackupCreationDateTime is the start's time until it is AVAILABLE.
+func (t *Table) StartBackup(tx fdb.Transactor, backupName string) (*BackupDescription, error) {
+	if err := checkBackupName(backupName); err != nil {
+		return nil, err
+	}
+	r, err := t.startBackup(tx, backupName, BackupTypeUser, backupBatch)
+	if err != nil {
+		return nil, err
+	}
+	b, _, err := readBackup(tx, t.path[:len(t.path)-1], r.id)
+	if err != nil {
+		return nil, err
+	}
+	return b.description(), nil
 }
 
 // ResumeBackup finishes backup id, left CREATING by an interrupted
@@ -725,7 +746,7 @@ func ListBackups(rt fdb.ReadTransactor, in ListBackupsInput, opts ...Option) (*L
 
 // DeleteBackup deletes backup id and returns its description with status
 // DELETED. Errors: [ErrBackupNotFound]; [ErrBackupInUse] while it is
-// being created. See
+// being created or restored. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteBackup.html.
 func DeleteBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescription, error) {
 	o, err := buildOptions(opts)
@@ -746,6 +767,15 @@ func DeleteBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescript
 		}
 		if b.Phase != phaseDone {
 			return nil, &BackupError{BackupID: id, Err: ErrBackupInUse, Reason: "Backup is being created: " + id}
+		}
+		restores, err := restoresIn(tr, keys)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range restores {
+			if r.BackupID == id {
+				return nil, &BackupError{BackupID: id, Err: ErrBackupInUse, Reason: "Backup is being restored: " + id}
+			}
 		}
 		tr.Clear(keys.record(id))
 		tr.ClearRange(keys.dataRange(id))

@@ -262,6 +262,19 @@ func RestoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeIn
 }
 
 func restoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeInput, batch int, opts ...Option) (*Table, error) {
+	d, err := StartRestoreTableToPointInTime(tx, in, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return runRestore(tx, d.RestoreID, batch, opts...)
+}
+
+// StartRestoreTableToPointInTime checks a restore as
+// [RestoreTableToPointInTime] does, fixes the point it restores (the
+// latest restorable version now, for UseLatestRestorableTime) and
+// records it with its hidden table, empty, as
+// [StartRestoreTableFromBackup]: [RunRestore] writes it.
+func StartRestoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeInput, opts ...Option) (*RestoreDescription, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err
@@ -287,12 +300,23 @@ func restoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeIn
 		return nil, err
 	}
 	// The restore reads the base and the log over many transactions:
-	// trimming (pitr_trim.go) must not fold or clear them meanwhile.
-	release, err := src.holdRecovery(tx, "restore")
+	// trimming (pitr_trim.go) must not fold or clear them meanwhile. The
+	// lease is taken here under the restore's name, and again by each run
+	// (restore_run.go).
+	id, err := newRestoreID()
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	release, err := src.holdRecoveryAs(tx, recoveryHolder(id))
+	if err != nil {
+		return nil, err
+	}
+	kept := false
+	defer func() {
+		if !kept {
+			release()
+		}
+	}()
 	type point struct {
 		b     *storedBackup
 		keys  backupKeys
@@ -318,25 +342,27 @@ func restoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeIn
 	if err != nil {
 		return nil, err
 	}
-	replay := &logReplay{src: src, from: p.from, before: p.rv + 1}
-	now := src.now()
+	now := src.now().UTC()
+	rec := &storedRestore{ID: id, BackupID: p.b.ID, SourceTable: in.SourceTableName, PITR: true, From: p.from[:], Before: p.rv + 1, Point: now}
 	switch {
 	case in.Version != 0:
 		if in.Version <= p.early || in.Version > p.rv+1 {
 			return nil, &TableError{Table: in.SourceTableName, Err: ErrInvalidRestoreTime, Reason: "Version " + strconv.FormatInt(in.Version, 10) + " is outside the recovery window"}
 		}
-		replay.before = in.Version
+		rec.Before = in.Version
 	case !in.RestoreDateTime.IsZero():
 		if in.RestoreDateTime.Before(p.b.Created) || in.RestoreDateTime.After(now) {
 			return nil, &TableError{Table: in.SourceTableName, Err: ErrInvalidRestoreTime, Reason: "Restore time " + in.RestoreDateTime.UTC().Format(time.RFC3339Nano) + " is outside the recovery window"}
 		}
-		replay.until = in.RestoreDateTime
+		rec.Until, rec.Point = in.RestoreDateTime, in.RestoreDateTime.UTC()
 	}
 	schema, err := restoredSchema(loadSchema(p.b.Schema), RestoreTableFromBackupInput{GlobalSecondaryIndexOverride: in.GlobalSecondaryIndexOverride, LocalSecondaryIndexOverride: in.LocalSecondaryIndexOverride})
 	if err != nil {
 		return nil, err
 	}
-	return restoreBackup(tx, o, p.b, p.keys, in.TargetTableName, schema, batch, replay, opts)
+	d, err := startRestore(tx, o, p.keys, in.TargetTableName, schema, rec)
+	kept = err == nil // the restore's runs take the lease again, and release it
+	return d, err
 }
 
 // recoveryLease is the lease (lease.go) that a trim and a restore to a
@@ -360,7 +386,12 @@ func (t *Table) holdRecovery(tx fdb.Transactor, what string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	holder = what + "-" + holder
+	return t.holdRecoveryAs(tx, what+"-"+holder)
+}
+
+// holdRecoveryAs is holdRecovery under the name holder, which takes the
+// lease again if holder holds it (a restore run again).
+func (t *Table) holdRecoveryAs(tx fdb.Transactor, holder string) (func(), error) {
 	for deadline := time.Now().Add(recoveryWait); ; time.Sleep(50 * time.Millisecond) {
 		ok, err := t.TryLease(tx, recoveryLease, holder, recoveryRestoreLease)
 		if err != nil {

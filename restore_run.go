@@ -1,0 +1,413 @@
+package fdyno
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/apple/foundationdb/bindings/go/src/fdb/directory"
+)
+
+// restore_run.go runs a restore (restore.go, pitr.go) as a job that may
+// stop at any point and go on later, in this program or another:
+//
+//  1. Start (StartRestoreTableFromBackup, StartRestoreTableToPointInTime):
+//     one transaction checks that the target name is free (no table, no
+//     other restore to it), creates the hidden table, empty, and the
+//     restore's record, ("k", "j", id), which names everything a run
+//     needs: the backup, the log window to replay, the point restored.
+//  2. Run (RunRestore): the batches of restore.go, each committing its
+//     progress (and the record's counts) with its items, then the unique
+//     checks, then the move, which clears the record in the transaction
+//     that makes the table appear. A run stopped between two transactions
+//     (its transactor answers context.Canceled, or the program dies) is
+//     taken up by the next RunRestore from the last committed batch.
+//  3. A restore that cannot finish (its backup deleted, its recovery base
+//     trimmed past its start, a unique index violated, the target created
+//     meanwhile) is removed: hidden table, progress and record, in one
+//     transaction. No table of the target's name ever appears for it.
+//
+// A restore to a point in time holds its source's recovery lease
+// (pitr.go) under a name derived from its id, which every run takes
+// again, so that a trim never folds the base or the log it reads; the
+// lease lapses recoveryRestoreLease after the last run took it, and a run
+// that finds the base trimmed past its window fails (3).
+
+// RestoreDescription is a restore under way: what DescribeTable reports
+// of a table whose status is CREATING with a RestoreSummary.
+type RestoreDescription struct {
+	RestoreID       string
+	TargetTableName string
+	// SourceBackupID is the restored backup's id; empty for a restore to
+	// a point in time, whose source table is SourceTableName.
+	SourceBackupID  string
+	SourceTableName string
+	// RestoreDateTime is the point restored: the backup's creation time,
+	// or the time asked of a restore to a point in time (the latest
+	// restorable time at the start, for UseLatestRestorableTime).
+	RestoreDateTime time.Time
+	// StartDateTime is when the restore started (the handle's clock).
+	StartDateTime time.Time
+	// ItemsRestored and BytesRestored count the items (and their encoded
+	// bytes) copied into the new table so far.
+	ItemsRestored, BytesRestored int64
+	Schema                       TableSchema
+}
+
+// storedRestore is a restore's record, JSON at ("k", "j", id).
+type storedRestore struct {
+	ID          string
+	Target      string
+	TablePath   []string
+	TableID     string
+	BackupID    string
+	SourceTable string
+	// PITR restores replay the source's log from versionstamp From, up to
+	// the first commit at or after version Before, or past time Until.
+	PITR   bool      `json:",omitempty"`
+	From   []byte    `json:",omitempty"`
+	Before int64     `json:",omitempty"`
+	Until  time.Time `json:",omitzero"`
+	Point  time.Time
+	Start  time.Time
+	Schema storedSchema
+	Items  int64
+	Bytes  int64
+}
+
+func (r *storedRestore) description() *RestoreDescription {
+	d := &RestoreDescription{RestoreID: r.ID, TargetTableName: r.Target, SourceTableName: r.SourceTable, RestoreDateTime: r.Point,
+		StartDateTime: r.Start, ItemsRestored: r.Items, BytesRestored: r.Bytes, Schema: loadSchema(r.Schema)}
+	if !r.PITR {
+		d.SourceBackupID = r.BackupID
+	}
+	return d
+}
+
+func restoreNotFound(id string) error {
+	return &TableError{Err: ErrResourceNotFound, Reason: "Restore not found: " + id}
+}
+
+func getRestore(rt fdb.ReadTransaction, keys backupKeys, id string) (*storedRestore, error) {
+	raw, err := rt.Get(keys.restoreJob(id)).Get()
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, restoreNotFound(id)
+	}
+	var r storedRestore
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, &CorruptError{What: "restore record", Reason: "cannot decode restore " + id}
+	}
+	return &r, nil
+}
+
+func putRestore(tr fdb.Transaction, keys backupKeys, r *storedRestore) error {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	tr.Set(keys.restoreJob(r.ID), raw)
+	return nil
+}
+
+// restoresIn reads every restore record of keys.
+func restoresIn(rt fdb.ReadTransaction, keys backupKeys) ([]*storedRestore, error) {
+	rows, err := rt.GetRange(keys.jobs, fdb.RangeOptions{}).GetSliceWithError()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*storedRestore, 0, len(rows))
+	for _, row := range rows {
+		var r storedRestore
+		if err := json.Unmarshal(row.Value, &r); err != nil {
+			return nil, &CorruptError{What: "restore record", Reason: "cannot decode a restore record"}
+		}
+		out = append(out, &r)
+	}
+	return out, nil
+}
+
+// newRestoreID returns a new restore's id, the name of its hidden table's
+// directory.
+func newRestoreID() (string, error) {
+	var rb [8]byte
+	if _, err := rand.Read(rb[:]); err != nil {
+		return "", err
+	}
+	return restorePrefix + hex.EncodeToString(rb[:]), nil
+}
+
+// startRestore creates restore rec (its source members set) to table
+// target with schema: its hidden table, empty, and its record.
+func startRestore(tx fdb.Transactor, o options, keys backupKeys, target string, schema TableSchema, rec *storedRestore) (*RestoreDescription, error) {
+	if rec.ID == "" {
+		id, err := newRestoreID()
+		if err != nil {
+			return nil, err
+		}
+		rec.ID = id
+	}
+	tmp := newTable(target, tablePath(o.root, rec.ID))
+	tmp.clock, tmp.guard = o.clock, o.guard
+	// The restore writes every item of the target: the guard is asked
+	// for the whole table's writes now, since a run in the background
+	// (RunRestore) may run without it.
+	if err := tmp.allow(Access{Write: true}); err != nil {
+		return nil, err
+	}
+	now := tmp.now().UTC()
+	rec.Target, rec.TablePath, rec.Start, rec.Schema = target, tmp.path, now, storeSchema(schema)
+	want := &tableMeta{format: metaFormatVersion, name: target, schema: schema.canonical(), created: now, counted: !schema.WithoutCounts}
+	return Transact(tx, func(tr fdb.Transaction) (*RestoreDescription, error) {
+		if ok, err := directory.Exists(tr, tablePath(o.root, target)); err != nil || ok {
+			if err == nil {
+				err = tableAlreadyExists(target)
+			}
+			return nil, err
+		}
+		others, err := restoresIn(tr, keys)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range others {
+			if r.Target == target && r.ID != rec.ID {
+				return nil, &TableError{Table: target, Err: ErrTableAlreadyExists, Reason: "Table already exists: " + target + " (being restored)"}
+			}
+		}
+		st, err := tmp.openTx(tr, want)
+		if err != nil {
+			return nil, err
+		}
+		meta, err := readMeta(tr, st.keys, target)
+		if err != nil {
+			return nil, err
+		}
+		rec.TableID = meta.tableID
+		if err := putRestore(tr, keys, rec); err != nil {
+			return nil, err
+		}
+		return rec.description(), nil
+	})
+}
+
+// RunRestore runs restore id, recorded by [StartRestoreTableFromBackup] or
+// [StartRestoreTableToPointInTime], until its table exists, whole, and
+// returns the table's handle. A restore interrupted at any point may be
+// run again and goes on from its last committed batch; an error that is
+// (or wraps) context.Canceled, from a transactor that stops between
+// transactions, or a FoundationDB error leaves it to be run again. Any
+// other error ends it: its hidden table and record are removed, and no
+// table appears. Errors: [ErrResourceNotFound] if no restore id is under
+// way (it ended); those of the restores.
+func RunRestore(tx fdb.Transactor, id string, opts ...Option) (*Table, error) {
+	return runRestore(tx, id, backupBatch, opts...)
+}
+
+func runRestore(tx fdb.Transactor, id string, batch int, opts ...Option) (*Table, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	type found struct {
+		rec  *storedRestore
+		keys backupKeys
+	}
+	f, err := ReadTransact(tx, func(tr fdb.ReadTransaction) (found, error) {
+		keys, ok, err := openBackupKeys(tr, o.root)
+		if err != nil || !ok {
+			if err == nil {
+				err = restoreNotFound(id)
+			}
+			return found{}, err
+		}
+		rec, err := getRestore(tr, keys, id)
+		return found{rec, keys}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	j := &restoreJob{tx: tx, o: o, keys: f.keys, rec: f.rec, batch: batch}
+	j.tbl = newTable(f.rec.Target, f.rec.TablePath)
+	j.tbl.maxItemSize, j.tbl.chunkThreshold, j.tbl.clock, j.tbl.guard = o.maxItemSize, o.chunkThreshold, o.clock, o.guard
+	if err := j.run(); err != nil {
+		if errors.Is(err, context.Canceled) || isFDBError(err) {
+			return nil, err // stopped, not failed: run it again
+		}
+		return nil, j.abandon(err)
+	}
+	return Open(tx, f.rec.Target, opts...)
+}
+
+// isFDBError reports whether err is a FoundationDB error, which may pass
+// (the cluster unavailable, a transaction timed out).
+func isFDBError(err error) bool {
+	var fe fdb.Error
+	return errors.As(err, &fe)
+}
+
+// restoreJob is one run of a restore.
+type restoreJob struct {
+	tx    fdb.Transactor
+	o     options
+	keys  backupKeys
+	rec   *storedRestore
+	tbl   *Table // the hidden table
+	batch int
+	// release gives up the recovery lease of a restore to a point in time.
+	release func()
+}
+
+// recoveryHolder is the name under which restore id holds its source's
+// recovery lease.
+func recoveryHolder(id string) string { return "restore-" + id }
+
+func (j *restoreJob) run() error {
+	defer func() {
+		if j.release != nil {
+			j.release()
+		}
+	}()
+	b, _, err := readBackup(j.tx, j.o.root, j.rec.BackupID)
+	if err != nil {
+		return err
+	}
+	var replay *logReplay
+	if j.rec.PITR {
+		src := newTable(j.rec.SourceTable, tablePath(j.o.root, j.rec.SourceTable))
+		src.clock = j.o.clock
+		if j.release, err = src.holdRecoveryAs(j.tx, recoveryHolder(j.rec.ID)); err != nil {
+			return err
+		}
+		from, err := ReadTransact(j.tx, func(tr fdb.ReadTransaction) ([tupleVersionstampLen]byte, error) {
+			f, _, err := logWindow(tr, j.keys, b.ID)
+			return f, err
+		})
+		if err != nil {
+			return err
+		}
+		if string(from[:]) != string(j.rec.From) {
+			// A trim folded the base past the restore's start (its lease
+			// lapsed): the point is no longer restorable from here.
+			return &TableError{Table: j.rec.SourceTable, Err: ErrInvalidRestoreTime, Reason: "The point-in-time recovery of table " + j.rec.SourceTable + " was trimmed past restore " + j.rec.ID + "'s start"}
+		}
+		replay = &logReplay{src: src, before: j.rec.Before, until: j.rec.Until}
+		copy(replay.from[:], j.rec.From)
+	}
+	r := &restoreRun{keys: j.keys, backup: b, tbl: j.tbl, batch: j.batch, job: j.rec.ID}
+	for done := false; !done; {
+		if done, err = Transact(j.tx, r.step); err != nil {
+			return err
+		}
+	}
+	if replay != nil {
+		replay.tbl, replay.batch, replay.progress = j.tbl, j.batch, j.keys.restore(j.rec.ID+"/log")
+		for done := false; !done; {
+			if done, err = Transact(j.tx, replay.step); err != nil {
+				return err
+			}
+		}
+	}
+	schema := loadSchema(j.rec.Schema)
+	for _, g := range schema.GlobalSecondaryIndexes {
+		if !g.Unique {
+			continue
+		}
+		dups, err := uniqueDuplicates(context.Background(), j.tx, j.tbl, g.IndexName)
+		if err == nil && dups != nil {
+			err = &DuplicateKeysError{Index: g.IndexName, Keys: dups}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	target := tablePath(j.o.root, j.rec.Target)
+	_, err = Transact(j.tx, func(tr fdb.Transaction) (struct{}, error) {
+		if moved, err := restoreMoved(tr, j.tbl, target, j.rec.TableID); err != nil || moved {
+			return struct{}{}, err // moved: an earlier attempt committed
+		}
+		if ok, err := directory.Exists(tr, target); err != nil || ok {
+			if err == nil {
+				err = tableAlreadyExists(j.rec.Target)
+			}
+			return struct{}{}, err
+		}
+		if _, err := directory.Root().Move(tr, j.tbl.path, target); err != nil {
+			return struct{}{}, err
+		}
+		j.clearRecord(tr)
+		bumpMetadataVersion(tr)
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// clearRecord clears the restore's record and progress.
+func (j *restoreJob) clearRecord(tr fdb.Transaction) {
+	tr.Clear(j.keys.restoreJob(j.rec.ID))
+	tr.Clear(j.keys.restore(j.rec.ID))
+	tr.Clear(j.keys.restore(j.rec.ID + "/log"))
+}
+
+// abandon removes the restore, which failed with cause: its hidden table,
+// never visible, and its record. It returns cause.
+func (j *restoreJob) abandon(cause error) error {
+	_, err := Transact(j.tx, func(tr fdb.Transaction) (bool, error) {
+		if _, err := getRestore(tr, j.keys, j.rec.ID); err != nil {
+			if errors.Is(err, ErrResourceNotFound) {
+				err = nil // removed already (or moved in)
+			}
+			return false, err
+		}
+		j.clearRecord(tr)
+		return directory.Root().Remove(tr, j.tbl.path)
+	})
+	if j.rec.PITR {
+		src := newTable(j.rec.SourceTable, tablePath(j.o.root, j.rec.SourceTable))
+		_ = src.ReleaseLease(j.tx, recoveryLease, recoveryHolder(j.rec.ID))
+	}
+	return errors.Join(cause, err)
+}
+
+// ListRestores returns the restores under way, in id order (random).
+func ListRestores(rt fdb.ReadTransactor, opts ...Option) ([]RestoreDescription, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return ReadTransact(rt, func(tr fdb.ReadTransaction) ([]RestoreDescription, error) {
+		out := []RestoreDescription{}
+		keys, ok, err := openBackupKeys(tr, o.root)
+		if err != nil || !ok {
+			return out, err
+		}
+		recs, err := restoresIn(tr, keys)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			out = append(out, *r.description())
+		}
+		return out, nil
+	})
+}
+
+// DescribeRestore returns the restore under way to table target.
+// Errors: [ErrResourceNotFound] if there is none.
+func DescribeRestore(rt fdb.ReadTransactor, target string, opts ...Option) (*RestoreDescription, error) {
+	all, err := ListRestores(rt, opts...)
+	if err != nil {
+		return nil, err
+	}
+	for i := range all {
+		if all[i].TargetTableName == target {
+			return &all[i], nil
+		}
+	}
+	return nil, &TableError{Table: target, Err: ErrResourceNotFound, Reason: "Requested resource not found: Table: " + target + " not found"}
+}
