@@ -230,6 +230,10 @@ func (t *Table) StartBackup(tx fdb.Transactor, backupName string) (*BackupDescri
 // CreateBackup, and returns its description. An AVAILABLE backup is
 // returned as it is.
 func ResumeBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescription, error) {
+	return resumeBackup(tx, id, backupBatch, opts...)
+}
+
+func resumeBackup(tx fdb.Transactor, id string, batch int, opts ...Option) (*BackupDescription, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err
@@ -240,7 +244,7 @@ func ResumeBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescript
 	}
 	tbl := newTable(b.Table, b.TablePath)
 	tbl.maxItemSize, tbl.chunkThreshold, tbl.clock = o.maxItemSize, o.chunkThreshold, o.clock
-	return (&backupRun{keys: keys, id: id, tbl: tbl, batch: backupBatch}).run(tx)
+	return (&backupRun{keys: keys, id: id, tbl: tbl, batch: batch}).run(tx)
 }
 
 // checkBackupName applies DynamoDB's BackupName rule: 3-255 of
