@@ -247,6 +247,8 @@ type RestoreTableToPointInTimeInput struct {
 	// The overrides, as RestoreTableFromBackup's.
 	GlobalSecondaryIndexOverride []GlobalSecondaryIndex
 	LocalSecondaryIndexOverride  []LocalSecondaryIndex
+	// Settings, as RestoreTableFromBackup's.
+	Settings []byte
 }
 
 // RestoreTableToPointInTime creates table in.TargetTableName holding the
@@ -360,7 +362,7 @@ func StartRestoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInT
 	if err != nil {
 		return nil, err
 	}
-	d, err := startRestore(tx, o, p.keys, in.TargetTableName, schema, rec)
+	d, err := startRestore(tx, o, p.keys, in.TargetTableName, schema, in.Settings, rec)
 	kept = err == nil // the restore's runs take the lease again, and release it
 	return d, err
 }

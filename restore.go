@@ -39,6 +39,10 @@ type RestoreTableFromBackupInput struct {
 	// kept GSI is unique if the backup's was, whatever its Unique says.
 	GlobalSecondaryIndexOverride []GlobalSecondaryIndex
 	LocalSecondaryIndexOverride  []LocalSecondaryIndex
+	// Settings, if not nil, is the new table's settings record (see
+	// [Table.UpdateSettings]; a server's billing overrides), in place
+	// from the moment the table appears.
+	Settings []byte
 }
 
 // RestoreTableFromBackup creates table in.TargetTableName holding the
@@ -97,7 +101,7 @@ func StartRestoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInp
 		return nil, err
 	}
 	rec := &storedRestore{BackupID: b.ID, SourceTable: b.Table, Point: b.Created}
-	return startRestore(tx, o, keys, in.TargetTableName, schema, rec)
+	return startRestore(tx, o, keys, in.TargetTableName, schema, in.Settings, rec)
 }
 
 // restoreMoved reports whether the hidden table tmp, whose id is tableID,

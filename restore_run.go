@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -144,8 +145,12 @@ func newRestoreID() (string, error) {
 }
 
 // startRestore creates restore rec (its source members set) to table
-// target with schema: its hidden table, empty, and its record.
-func startRestore(tx fdb.Transactor, o options, keys backupKeys, target string, schema TableSchema, rec *storedRestore) (*RestoreDescription, error) {
+// target with schema and settings: its hidden table, empty, and its
+// record.
+func startRestore(tx fdb.Transactor, o options, keys backupKeys, target string, schema TableSchema, settings []byte, rec *storedRestore) (*RestoreDescription, error) {
+	if err := checkSettings("RestoreTable", settings); err != nil {
+		return nil, err
+	}
 	if rec.ID == "" {
 		id, err := newRestoreID()
 		if err != nil {
@@ -163,7 +168,8 @@ func startRestore(tx fdb.Transactor, o options, keys backupKeys, target string, 
 	}
 	now := tmp.now().UTC()
 	rec.Target, rec.TablePath, rec.Start, rec.Schema = target, tmp.path, now, storeSchema(schema)
-	want := &tableMeta{format: metaFormatVersion, name: target, schema: schema.canonical(), created: now, counted: !schema.WithoutCounts}
+	want := &tableMeta{format: metaFormatVersion, name: target, schema: schema.canonical(), created: now, counted: !schema.WithoutCounts,
+		settings: slices.Clone(settings)}
 	return Transact(tx, func(tr fdb.Transaction) (*RestoreDescription, error) {
 		if ok, err := directory.Exists(tr, tablePath(o.root, target)); err != nil || ok {
 			if err == nil {
@@ -337,6 +343,12 @@ func (j *restoreJob) run() error {
 			}
 			return struct{}{}, err
 		}
+		// The runs' lease (TryRestoreLease) does not go with the table.
+		st, err := j.tbl.load(tr, nil)
+		if err != nil {
+			return struct{}{}, err
+		}
+		tr.Clear(st.keys.leaseKey(restoreLeaseJob))
 		if _, err := directory.Root().Move(tr, j.tbl.path, target); err != nil {
 			return struct{}{}, err
 		}
@@ -372,6 +384,43 @@ func (j *restoreJob) abandon(cause error) error {
 		_ = src.ReleaseLease(j.tx, recoveryLease, recoveryHolder(j.rec.ID))
 	}
 	return errors.Join(cause, err)
+}
+
+// restoreLeaseJob names the lease of a restore's runs, in its hidden
+// table.
+const restoreLeaseJob = "restore"
+
+// TryRestoreLease takes or renews holder's lease on running restore id,
+// until d from now, unless another holder's has not expired, as
+// [Table.TryLease] does for a table's jobs: of several programs that
+// resume restores, one runs each. The lease is kept in the hidden table
+// and cleared when the table appears. Errors: [ErrResourceNotFound] if no
+// restore id is under way.
+func TryRestoreLease(tx fdb.Transactor, id, holder string, d time.Duration, opts ...Option) (bool, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return false, err
+	}
+	rec, err := ReadTransact(tx, func(tr fdb.ReadTransaction) (*storedRestore, error) {
+		keys, ok, err := openBackupKeys(tr, o.root)
+		if err != nil || !ok {
+			if err == nil {
+				err = restoreNotFound(id)
+			}
+			return nil, err
+		}
+		return getRestore(tr, keys, id)
+	})
+	if err != nil {
+		return false, err
+	}
+	tmp := newTable(rec.Target, rec.TablePath)
+	tmp.clock = o.clock
+	ok, err := tmp.TryLease(tx, restoreLeaseJob, holder, d)
+	if errors.Is(err, ErrResourceNotFound) {
+		err = restoreNotFound(id) // moved in, or removed, meanwhile
+	}
+	return ok, err
 }
 
 // ListRestores returns the restores under way, in id order (random).

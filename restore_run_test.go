@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
@@ -201,3 +202,41 @@ func TestRestoreFailsCleanly(t *testing.T) {
 }
 
 var _ fdb.Transactor = stoppingTransactor{}
+
+// Of two holders, one holds a restore's lease; the settings given at the
+// start are the table's when it appears, and the lease does not go with it.
+func TestRestoreLeaseAndSettings(t *testing.T) {
+	db := fdblitetest.Open(t)
+	root := testRoot(t, db)
+	src := mustOpen(t, db, "Src", root, WithSchema(backupSchema))
+	mustPut(t, db, src, backupItem("p", 1, 1, 0))
+	b, err := src.CreateBackup(db, "bak")
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := []byte(`{"BillingMode":"PROVISIONED"}`)
+	d, err := StartRestoreTableFromBackup(db, RestoreTableFromBackupInput{BackupID: b.BackupID, TargetTableName: "Dst", Settings: settings}, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := TryRestoreLease(db, d.RestoreID, "one", time.Minute, root); !ok || err != nil {
+		t.Fatalf("first holder: %v, %v", ok, err)
+	}
+	if ok, err := TryRestoreLease(db, d.RestoreID, "two", time.Minute, root); ok || err != nil {
+		t.Fatalf("second holder while the first's lease runs: %v, %v; want false", ok, err)
+	}
+	dst, err := RunRestore(db, d.RestoreID, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc, err := dst.Describe(db)
+	if err != nil || string(desc.Settings) != string(settings) {
+		t.Errorf("restored table's settings: %q, %v; want %q", desc.Settings, err, settings)
+	}
+	if ok, err := dst.TryLease(db, restoreLeaseJob, "two", time.Minute); !ok || err != nil {
+		t.Errorf("the restore's lease went with its table: %v, %v", ok, err)
+	}
+	if _, err := TryRestoreLease(db, d.RestoreID, "one", time.Minute, root); !errors.Is(err, ErrResourceNotFound) {
+		t.Errorf("TryRestoreLease of a finished restore: %v, want ErrResourceNotFound", err)
+	}
+}
