@@ -56,7 +56,10 @@ type RestoreDescription struct {
 	// ItemsRestored and BytesRestored count the items (and their encoded
 	// bytes) copied into the new table so far.
 	ItemsRestored, BytesRestored int64
-	Schema                       TableSchema
+	// The new table's schema, TableId and settings record.
+	Schema   TableSchema
+	TableID  string
+	Settings []byte
 }
 
 // storedRestore is a restore's record, JSON at ("k", "j", id).
@@ -75,14 +78,16 @@ type storedRestore struct {
 	Until  time.Time `json:",omitzero"`
 	Point  time.Time
 	Start  time.Time
-	Schema storedSchema
-	Items  int64
-	Bytes  int64
+	Schema   storedSchema
+	Settings []byte `json:",omitempty"`
+	Items    int64
+	Bytes    int64
 }
 
 func (r *storedRestore) description() *RestoreDescription {
 	d := &RestoreDescription{RestoreID: r.ID, TargetTableName: r.Target, SourceTableName: r.SourceTable, RestoreDateTime: r.Point,
-		StartDateTime: r.Start, ItemsRestored: r.Items, BytesRestored: r.Bytes, Schema: loadSchema(r.Schema)}
+		StartDateTime: r.Start, ItemsRestored: r.Items, BytesRestored: r.Bytes, Schema: loadSchema(r.Schema), TableID: r.TableID,
+		Settings: slices.Clone(r.Settings)}
 	if !r.PITR {
 		d.SourceBackupID = r.BackupID
 	}
@@ -167,7 +172,7 @@ func startRestore(tx fdb.Transactor, o options, keys backupKeys, target string, 
 		return nil, err
 	}
 	now := tmp.now().UTC()
-	rec.Target, rec.TablePath, rec.Start, rec.Schema = target, tmp.path, now, storeSchema(schema)
+	rec.Target, rec.TablePath, rec.Start, rec.Schema, rec.Settings = target, tmp.path, now, storeSchema(schema), slices.Clone(settings)
 	want := &tableMeta{format: metaFormatVersion, name: target, schema: schema.canonical(), created: now, counted: !schema.WithoutCounts,
 		settings: slices.Clone(settings)}
 	return Transact(tx, func(tr fdb.Transaction) (*RestoreDescription, error) {

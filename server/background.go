@@ -98,6 +98,8 @@ type background struct {
 	leases  map[leaseID]bool    // leases this server holds (holdsLease)
 	// transfers are the exports and imports running here (exports.go).
 	transfers map[string]bool
+	// jobs are the backups and restores running here (backup_jobs.go).
+	jobs map[string]bool
 }
 
 type leaseID struct{ table, job string }

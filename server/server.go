@@ -149,6 +149,10 @@ type Config struct {
 	// otherwise, which must exist (exports.go). Empty: no exports or
 	// imports.
 	ExportDir string
+	// JobPause is the least pause between two transactions of a
+	// background backup or restore (backup_jobs.go), which otherwise
+	// pauses after each for as long as it took.
+	JobPause time.Duration
 	// MaxConcurrentRequests bounds the requests the server runs at once
 	// (default DefaultMaxConcurrentRequests); one more is refused with a
 	// ThrottlingException (limits.go).
@@ -400,6 +404,7 @@ func (s *Server) startBackground() {
 		everyInterval(ctx, backfillResumeInterval, func() { s.resumeBackfills(ctx) })
 	})
 	s.goBackground(s.resumeTransfers)
+	s.goBackground(s.resumeJobs)
 	if cfg.TTLSweepInterval >= 0 {
 		interval, perSecond := cfg.TTLSweepInterval, cfg.TTLSweepItemsPerSecond
 		if interval == 0 {
