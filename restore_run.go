@@ -72,12 +72,12 @@ type storedRestore struct {
 	SourceTable string
 	// PITR restores replay the source's log from versionstamp From, up to
 	// the first commit at or after version Before, or past time Until.
-	PITR   bool      `json:",omitempty"`
-	From   []byte    `json:",omitempty"`
-	Before int64     `json:",omitempty"`
-	Until  time.Time `json:",omitzero"`
-	Point  time.Time
-	Start  time.Time
+	PITR     bool      `json:",omitempty"`
+	From     []byte    `json:",omitempty"`
+	Before   int64     `json:",omitempty"`
+	Until    time.Time `json:",omitzero"`
+	Point    time.Time
+	Start    time.Time
 	Schema   storedSchema
 	Settings []byte `json:",omitempty"`
 	Items    int64
