@@ -27,11 +27,11 @@ import (
 // Both persist their progress with each transaction, so a job stopped by
 // Close, a crash or a lost lease goes on from its last committed batch
 // when a server runs it again: every server walks its namespace's CREATING
-// backups and restores at start and every jobLeasePeriod (resumeJobs).
+// backups and restores at start and every Config.JobLease (resumeJobs).
 // Of several servers on one database, one runs each job: the one that
 // holds its lease (a backup's on its table, fdyno's Table.TryLease; a
 // restore's in its hidden table, fdyno.TryRestoreLease), renewed every
-// jobRenewEvery; a holder that dies is replaced within a period.
+// third of a period; a holder that dies is replaced within two periods.
 //
 // Bounded: the library's transactions copy at most a batch of items
 // (about 200) each, and jobTransactor pauses after each for as long as it
@@ -45,11 +45,10 @@ import (
 // (the cluster unavailable, a timeout) is retried after jobRetryDelay.
 
 const (
-	// jobLeasePeriod is the lease on a job; resumeJobs walks the jobs
-	// this often.
-	jobLeasePeriod = 15 * time.Second
-	// jobRenewEvery is how often a running job renews its lease.
-	jobRenewEvery = jobLeasePeriod / 3
+	// DefaultJobLease is the lease on a job when Config.JobLease is
+	// zero; resumeJobs walks the jobs this often, and a running job
+	// renews its lease three times as often.
+	DefaultJobLease = 15 * time.Second
 	// jobRetryDelay is the pause before a job that failed with an error
 	// that may pass runs again.
 	jobRetryDelay = time.Second
@@ -66,7 +65,7 @@ var errLeaseLost = fmt.Errorf("the job's lease was taken by another server: %w",
 
 // jobTransactor runs a background job's transactions: it stops, with an
 // error wrapping context.Canceled, once ctx is done or the job's lease is
-// lost (renew, called every jobRenewEvery, reports false); it pauses
+// lost (renew, called every third of the lease period, reports false); it pauses
 // after each transaction (see above) and calls progress when it renews.
 type jobTransactor struct {
 	ctx      context.Context
@@ -75,13 +74,14 @@ type jobTransactor struct {
 	renew    func() bool
 	progress func()
 	renewed  time.Time
+	every    time.Duration // between two renewals
 }
 
 func (j *jobTransactor) before() error {
 	if err := j.ctx.Err(); err != nil {
 		return err
 	}
-	if time.Since(j.renewed) >= jobRenewEvery {
+	if time.Since(j.renewed) >= j.every {
 		if j.progress != nil {
 			j.progress()
 		}
@@ -169,9 +169,18 @@ func (s *Server) runJob(kind, key string, attempt func(ctx context.Context) (res
 	}
 }
 
+// jobLease is the lease period of a job.
+func (s *Server) jobLease() time.Duration {
+	if s.bgConfig.JobLease > 0 {
+		return s.bgConfig.JobLease
+	}
+	return DefaultJobLease
+}
+
 // jobTx returns the transactor of a job, renewing its lease with renew.
 func (s *Server) jobTx(ctx context.Context, renew func() bool, progress func()) *jobTransactor {
-	return &jobTransactor{ctx: ctx, db: s.db, pause: s.bgConfig.JobPause, renew: renew, progress: progress, renewed: time.Now()}
+	return &jobTransactor{ctx: ctx, db: s.db, pause: s.bgConfig.JobPause, renew: renew, progress: progress, renewed: time.Now(),
+		every: s.jobLease() / 3}
 }
 
 // backupJob is the lease job of backup id on its table.
@@ -190,11 +199,11 @@ func (s *Server) runBackupInBackground(table, id string) {
 	}
 	s.runJob(jobBackup, "backup/"+id, func(ctx context.Context) (string, bool) {
 		t, err := s.openTable(table)
-		if err == nil && !s.holdsLease(t, backupJob(id), jobLeasePeriod) {
+		if err == nil && !s.holdsLease(t, backupJob(id), s.jobLease()) {
 			return "elsewhere", false // resumeJobs takes it over if that server dies
 		}
 		// A table deleted since: the run removes the backup.
-		renew := func() bool { return t == nil || s.holdsLease(t, backupJob(id), jobLeasePeriod) }
+		renew := func() bool { return t == nil || s.holdsLease(t, backupJob(id), s.jobLease()) }
 		d, err := fdyno.ResumeBackup(s.jobTx(ctx, renew, report), id, s.tableOptions()...)
 		switch {
 		case err == nil:
@@ -234,10 +243,10 @@ func (s *Server) runRestoreInBackground(id, target string) {
 	}
 	s.runJob(jobRestore, "restore/"+id, func(ctx context.Context) (string, bool) {
 		renew := func() bool {
-			ok, err := fdyno.TryRestoreLease(s.db, id, s.holder, jobLeasePeriod, s.tableOptions()...)
+			ok, err := fdyno.TryRestoreLease(s.db, id, s.holder, s.jobLease(), s.tableOptions()...)
 			return err == nil && ok
 		}
-		ok, err := fdyno.TryRestoreLease(s.db, id, s.holder, jobLeasePeriod, s.tableOptions()...)
+		ok, err := fdyno.TryRestoreLease(s.db, id, s.holder, s.jobLease(), s.tableOptions()...)
 		switch {
 		case errors.Is(err, fdyno.ErrResourceNotFound):
 			return "elsewhere", false // finished, or removed, meanwhile
@@ -278,9 +287,9 @@ func isFDBError(err error) bool {
 
 // resumeJobs runs the CREATING backups and the restores of s's namespace
 // that no server runs (their server stopped): at start, and every
-// jobLeasePeriod.
+// Config.JobLease.
 func (s *Server) resumeJobs(ctx context.Context) {
-	everyInterval(ctx, jobLeasePeriod, func() {
+	everyInterval(ctx, s.jobLease(), func() {
 		if l, err := fdyno.ListBackups(s.db, fdyno.ListBackupsInput{BackupType: "ALL"}, s.tableOptions()...); err == nil {
 			for _, b := range l.BackupSummaries {
 				if b.BackupStatus == fdyno.BackupStatusCreating {

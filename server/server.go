@@ -153,6 +153,10 @@ type Config struct {
 	// background backup or restore (backup_jobs.go), which otherwise
 	// pauses after each for as long as it took.
 	JobPause time.Duration
+	// JobLease is the lease a server takes on a background backup or
+	// restore it runs, and how often every server looks for jobs whose
+	// server died (default DefaultJobLease).
+	JobLease time.Duration
 	// MaxConcurrentRequests bounds the requests the server runs at once
 	// (default DefaultMaxConcurrentRequests); one more is refused with a
 	// ThrottlingException (limits.go).

@@ -65,6 +65,8 @@ func run() error {
 		perConn     = flag.Int("max-requests-per-connection", server.DefaultMaxRequestsPerConnection, "most requests in flight on one HTTP/2 connection")
 		headerBytes = flag.Int("max-header-bytes", server.DefaultMaxHeaderBytes, "largest request headers, in bytes")
 		exportDir   = flag.String("export-dir", "", "directory of the buckets of ExportTableToPointInTime and ImportTable: S3Bucket names its subdirectory <account>/<bucket> (<bucket> with --shared-db), which must exist; empty: no exports or imports")
+		jobPause    = flag.Duration("job-pause", 0, "least pause between two transactions of a background backup or restore, which otherwise pauses for as long as each took")
+		jobLease    = flag.Duration("job-lease", server.DefaultJobLease, "lease on a background backup or restore; a server that dies has its jobs taken over within two")
 		t           server.Timeouts
 	)
 	flag.DurationVar(&t.ReadHeader, "read-header-timeout", server.DefaultTimeouts.ReadHeader, "time to read a request's headers")
@@ -137,7 +139,7 @@ func run() error {
 	cfg := server.Config{DB: db, Keys: keys, Region: *region, Logger: log, TransactionTimeout: *txnTimeout,
 		MaxBackfills: *backfills, TTLSweepInterval: *ttlInterval, TTLSweepItemsPerSecond: *ttlRate,
 		MaxConcurrentRequests: *maxRequests, Accounts: accounts, Policies: policies, Namespaces: server.PerAccountNamespaces, AuditLog: *auditLog,
-		ExportDir: *exportDir}
+		ExportDir: *exportDir, JobPause: *jobPause, JobLease: *jobLease}
 	if *sharedDB {
 		cfg.Namespaces = server.SharedNamespace
 	}
