@@ -9,6 +9,7 @@ import (
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testseed"
 )
 
 // A backup started with StartBackup is CREATING (DynamoDB's status while
@@ -239,4 +240,42 @@ func TestRestoreLeaseAndSettings(t *testing.T) {
 	if _, err := TryRestoreLease(db, d.RestoreID, "one", time.Minute, root); !errors.Is(err, ErrResourceNotFound) {
 		t.Errorf("TryRestoreLease of a finished restore: %v, want ErrResourceNotFound", err)
 	}
+}
+
+// Under fdblite's retryable faults, a backup started, stopped and resumed
+// and a restore started, stopped and run again end exact: the faults'
+// retries and the interruptions neither lose nor double an item.
+func TestJobsUnderFaults(t *testing.T) {
+	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(testseed.Seed(t, "FDYNO_JOBS_FAULT_SEED")))
+	src := mustOpen(t, db, "Faulty", WithSchema(backupSchema), WithChunkThreshold(400))
+	for i := range 60 {
+		mustPut(t, db, src, backupItem("p"+strconv.Itoa(i%5), i, i, (i%3)*300))
+	}
+	want := tableItems(t, db, src)
+	d, err := src.StartBackup(db, "faulty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 5
+	if _, err := resumeBackup(stoppingTransactor{db, &n}, d.BackupID, 7); !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped backup: %v", err)
+	}
+	b, err := resumeBackup(db, d.BackupID, 7)
+	if err != nil || b.ItemCount != int64(len(want)) {
+		t.Fatalf("resumed backup: %+v, %v", b, err)
+	}
+	r, err := StartRestoreTableFromBackup(db, RestoreTableFromBackupInput{BackupID: b.BackupID, TargetTableName: "FaultyCopy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n = 4
+	if _, err := runRestore(stoppingTransactor{db, &n}, r.RestoreID, 9); !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped restore: %v", err)
+	}
+	dst, err := runRestore(db, r.RestoreID, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTable(t, db, want, dst)
+	checkTable(t, db, src)
 }
