@@ -2,12 +2,14 @@ package server
 
 import (
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
 // backup_jobs_test.go: backups and restores run in the background, with
@@ -73,4 +75,62 @@ func mustRestored(t *testing.T, c *dynamodb.Client, table string) *types.TableDe
 		t.Fatalf("restore of %s failed: the table is gone", table)
 	}
 	return d
+}
+
+// Of two servers on one database, the one that started a restore runs
+// it, under its lease; the other finds the lease held and leaves it
+// (elsewhere). When the first stops (Close, as a crash would, between two
+// transactions), the second takes the restore over once the lease lapses
+// and finishes it from its progress: the table ACTIVE and whole.
+func TestRestoreTakenOver(t *testing.T) {
+	db := fdblitetest.OpenIsolated(t)
+	cfg := Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1, JobLease: time.Second, JobPause: 200 * time.Millisecond}
+	a := newTestServer(t, cfg)
+	ca := a.client(testCredentials)
+	createTable(t, ca, "Src", "", "")
+	const items = 2000
+	for i := 0; i < items; i += 25 {
+		var reqs []types.WriteRequest
+		for j := i; j < i+25; j++ {
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{"pk": s("k" + strconv.Itoa(j))}}})
+		}
+		if _, err := ca.BatchWriteItem(ctx(t), &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"Src": reqs}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cb, err := ca.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: aws.String("Src"), BackupName: aws.String("src")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := aws.ToString(cb.BackupDetails.BackupArn)
+	waitBackup(t, ca, arn)
+	b := newTestServer(t, cfg)
+	cbClient := b.client(testCredentials)
+	if _, err := ca.RestoreTableFromBackup(ctx(t), &dynamodb.RestoreTableFromBackupInput{BackupArn: aws.String(arn), TargetTableName: aws.String("Copy")}); err != nil {
+		t.Fatal(err)
+	}
+	// b walks its jobs every lease period: it finds a's lease held.
+	for deadline := time.Now().Add(10 * time.Second); value(b.scrape(t), "fdyno_background_jobs_total", "kind", "restore", "result", "elsewhere") == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("b never found the restore held by a")
+		}
+	}
+	if out, err := cbClient.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Copy")}); err != nil || out.Table.TableStatus != types.TableStatusCreating {
+		t.Fatalf("Copy seen by b while a restores it: %v", err)
+	}
+	a.Close() // a stops between two transactions, its lease held
+	td := mustRestored(t, cbClient, "Copy")
+	if aws.ToInt64(td.ItemCount) != items {
+		t.Errorf("restored by b: %d items, want %d", aws.ToInt64(td.ItemCount), items)
+	}
+	// b's job ends just after the table appears.
+	done := func() float64 { return value(b.scrape(t), "fdyno_background_jobs_total", "kind", "restore", "result", "done") }
+	for end := time.Now().Add(5 * time.Second); done() != 1 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+	}
+	if got := done(); got != 1 {
+		t.Errorf("b's restores done: %v, want 1", got)
+	}
+	if got := value(a.scrape(t), "fdyno_background_jobs_total", "kind", "restore", "result", "stopped"); got != 1 {
+		t.Errorf("a's restores stopped: %v, want 1", got)
+	}
 }
