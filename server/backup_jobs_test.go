@@ -124,7 +124,9 @@ func TestRestoreTakenOver(t *testing.T) {
 		t.Errorf("restored by b: %d items, want %d", aws.ToInt64(td.ItemCount), items)
 	}
 	// b's job ends just after the table appears.
-	done := func() float64 { return value(b.scrape(t), "fdyno_background_jobs_total", "kind", "restore", "result", "done") }
+	done := func() float64 {
+		return value(b.scrape(t), "fdyno_background_jobs_total", "kind", "restore", "result", "done")
+	}
 	for end := time.Now().Add(5 * time.Second); done() != 1 && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
 	}
 	if got := done(); got != 1 {
