@@ -268,7 +268,7 @@ func restoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeIn
 	if err != nil {
 		return nil, err
 	}
-	return runRestore(tx, d.RestoreID, batch, opts...)
+	return runRestoreNow(tx, d.RestoreID, batch, opts...)
 }
 
 // StartRestoreTableToPointInTime checks a restore as

@@ -73,7 +73,7 @@ func restoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, b
 	if err != nil {
 		return nil, err
 	}
-	return runRestore(tx, d.RestoreID, batch, opts...)
+	return runRestoreNow(tx, d.RestoreID, batch, opts...)
 }
 
 // StartRestoreTableFromBackup checks a restore as [RestoreTableFromBackup]

@@ -255,6 +255,36 @@ func runRestore(tx fdb.Transactor, id string, batch int, opts ...Option) (*Table
 	return Open(tx, f.rec.Target, opts...)
 }
 
+// runRestoreNow is a synchronous restore's run (RestoreTableFromBackup,
+// RestoreTableToPointInTime): one that fails, even with an error a later
+// run could pass, is removed, since no one runs it again; one stopped by
+// context.Canceled is left, to be run.
+func runRestoreNow(tx fdb.Transactor, id string, batch int, opts ...Option) (*Table, error) {
+	t, err := runRestore(tx, id, batch, opts...)
+	if err == nil || errors.Is(err, context.Canceled) || !isFDBError(err) {
+		return t, err
+	}
+	o, oerr := buildOptions(opts)
+	if oerr != nil {
+		return nil, err
+	}
+	j, jerr := ReadTransact(tx, func(tr fdb.ReadTransaction) (*restoreJob, error) {
+		keys, ok, err := openBackupKeys(tr, o.root)
+		if err != nil || !ok {
+			return nil, err
+		}
+		rec, err := getRestore(tr, keys, id)
+		if err != nil {
+			return nil, nil // removed, or moved in
+		}
+		return &restoreJob{tx: tx, o: o, keys: keys, rec: rec, tbl: newTable(rec.Target, rec.TablePath)}, nil
+	})
+	if jerr != nil || j == nil {
+		return nil, err
+	}
+	return nil, j.abandon(err)
+}
+
 // isFDBError reports whether err is a FoundationDB error, which may pass
 // (the cluster unavailable, a transaction timed out).
 func isFDBError(err error) bool {
@@ -270,7 +300,8 @@ type restoreJob struct {
 	rec   *storedRestore
 	tbl   *Table // the hidden table
 	batch int
-	// release gives up the recovery lease of a restore to a point in time.
+	// release gives up the recovery lease of a restore to a point in time
+	// (set by run once it holds it).
 	release func()
 }
 
@@ -278,12 +309,11 @@ type restoreJob struct {
 // recovery lease.
 func recoveryHolder(id string) string { return "restore-" + id }
 
+// run runs the restore to its end. A restore to a point in time keeps
+// its recovery lease when the run stops (the next run takes it again, and
+// a trim must not fold the base meanwhile); the move and abandon release
+// it.
 func (j *restoreJob) run() error {
-	defer func() {
-		if j.release != nil {
-			j.release()
-		}
-	}()
 	b, _, err := readBackup(j.tx, j.o.root, j.rec.BackupID)
 	if err != nil {
 		return err
@@ -361,6 +391,9 @@ func (j *restoreJob) run() error {
 		bumpMetadataVersion(tr)
 		return struct{}{}, nil
 	})
+	if err == nil && j.release != nil {
+		j.release()
+	}
 	return err
 }
 

@@ -137,6 +137,13 @@ func TestRestoreStartedThenRun(t *testing.T) {
 			if _, err := StartRestoreTableFromBackup(db, RestoreTableFromBackupInput{BackupID: b.BackupID, TargetTableName: target}, root); !errors.Is(err, ErrTableAlreadyExists) {
 				t.Errorf("a second restore to a name being restored: %v, want ErrTableAlreadyExists", err)
 			}
+			if kind == "pitr" {
+				// The stopped restore keeps its source's recovery lease: no
+				// trim folds the base before it runs again.
+				if ok, err := src.TryLease(db, recoveryLease, "a-trim", time.Minute); ok || err != nil {
+					t.Fatalf("recovery lease of a stopped restore taken by another: %v, %v", ok, err)
+				}
+			}
 			if kind == "backup" {
 				if _, err := DeleteBackup(db, b.BackupID, root); !errors.Is(err, ErrBackupInUse) {
 					t.Fatalf("DeleteBackup of a backup being restored: %v, want ErrBackupInUse", err)
@@ -154,6 +161,10 @@ func TestRestoreStartedThenRun(t *testing.T) {
 	}
 	if h := hiddenTables(t, db, root); len(h) != 0 {
 		t.Errorf("hidden tables left: %v", h)
+	}
+	// Finished, the restores gave the lease back.
+	if ok, err := src.TryLease(db, recoveryLease, "a-trim", time.Minute); !ok || err != nil {
+		t.Errorf("recovery lease after the restores: %v, %v", ok, err)
 	}
 }
 
