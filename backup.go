@@ -788,3 +788,70 @@ func DeleteBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescript
 		return d, nil
 	})
 }
+
+// storedRestore is a restore's record, JSON at ("k", "j", id).
+type storedRestore struct {
+	ID          string
+	Target      string
+	TablePath   []string
+	TableID     string
+	BackupID    string
+	SourceTable string
+	// PITR restores replay the source's log from versionstamp From, up to
+	// the first commit at or after version Before, or past time Until.
+	PITR     bool      `json:",omitempty"`
+	From     []byte    `json:",omitempty"`
+	Before   int64     `json:",omitempty"`
+	Until    time.Time `json:",omitzero"`
+	Point    time.Time
+	Start    time.Time
+	Schema   storedSchema
+	Settings []byte `json:",omitempty"`
+	Items    int64
+	Bytes    int64
+}
+
+func restoreNotFound(id string) error {
+	return &TableError{Err: ErrResourceNotFound, Reason: "Restore not found: " + id}
+}
+
+func getRestore(rt fdb.ReadTransaction, keys backupKeys, id string) (*storedRestore, error) {
+	raw, err := rt.Get(keys.restoreJob(id)).Get()
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, restoreNotFound(id)
+	}
+	var r storedRestore
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, &CorruptError{What: "restore record", Reason: "cannot decode restore " + id}
+	}
+	return &r, nil
+}
+
+func putRestore(tr fdb.Transaction, keys backupKeys, r *storedRestore) error {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	tr.Set(keys.restoreJob(r.ID), raw)
+	return nil
+}
+
+// restoresIn reads every restore record of keys.
+func restoresIn(rt fdb.ReadTransaction, keys backupKeys) ([]*storedRestore, error) {
+	rows, err := rt.GetRange(keys.jobs, fdb.RangeOptions{}).GetSliceWithError()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*storedRestore, 0, len(rows))
+	for _, row := range rows {
+		var r storedRestore
+		if err := json.Unmarshal(row.Value, &r); err != nil {
+			return nil, &CorruptError{What: "restore record", Reason: "cannot decode a restore record"}
+		}
+		out = append(out, &r)
+	}
+	return out, nil
+}

@@ -9,7 +9,10 @@ import (
 	"github.com/apple/foundationdb/bindings/go/src/fdb/directory"
 )
 
-// restore.go restores a backup (backup.go) to a new table.
+// restore.go restores a backup (backup.go) to a new table: the request's
+// types and the batches that build the table; restore_run.go starts and
+// runs a restore as a job (RestoreTableFromBackup and
+// RestoreTableToPointInTime are there).
 //
 // The new table is built in a directory of its own under the root whose
 // name, starting with '!', is no table name (ListTables skips it), over
@@ -43,65 +46,6 @@ type RestoreTableFromBackupInput struct {
 	// [Table.UpdateSettings]; a server's billing overrides), in place
 	// from the moment the table appears.
 	Settings []byte
-}
-
-// RestoreTableFromBackup creates table in.TargetTableName holding the
-// items of backup in.BackupID, with the backup's schema and indexes (or
-// the overrides) and, as DynamoDB, without its stream and Time to Live
-// settings. It runs many transactions through tx (pass an fdb.Database)
-// and returns the new table's handle once the table exists, whole: it is
-// [StartRestoreTableFromBackup] followed by [RunRestore].
-//
-// The new table keeps exact counts (unless the backup's schema is
-// WithoutCounts), and its unique indexes are checked before it appears.
-//
-// Errors: [ErrValidation] for a bad name or override; [ErrBackupNotFound];
-// [ErrBackupInUse] if the backup is still being created;
-// [ErrTableAlreadyExists] if the target exists, or is being restored; a
-// *[DuplicateKeysError] ([ErrUniqueViolation]) if two of the backup's
-// items share a key in a unique index (possible when the backup was taken
-// while the index was CREATING, or deleted): no table is created, and a
-// restore with a GlobalSecondaryIndexOverride without the index succeeds.
-// See
-// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableFromBackup.html.
-func RestoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, opts ...Option) (*Table, error) {
-	return restoreTableFromBackup(tx, in, backupBatch, opts...)
-}
-
-func restoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, batch int, opts ...Option) (*Table, error) {
-	d, err := StartRestoreTableFromBackup(tx, in, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return runRestoreNow(tx, d.RestoreID, batch, opts...)
-}
-
-// StartRestoreTableFromBackup checks a restore as [RestoreTableFromBackup]
-// does and records it, in one transaction, with its hidden table, empty:
-// [RunRestore] writes it. Until then the target's name is taken (another
-// restore to it fails with [ErrTableAlreadyExists]) and [ListRestores]
-// reports the restore; no table of that name exists.
-func StartRestoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, opts ...Option) (*RestoreDescription, error) {
-	o, err := buildOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkTableName("TargetTableName", in.TargetTableName); err != nil {
-		return nil, err
-	}
-	b, keys, err := readBackup(tx, o.root, in.BackupID)
-	if err != nil {
-		return nil, err
-	}
-	if b.Phase != phaseDone {
-		return nil, &BackupError{BackupID: b.ID, Err: ErrBackupInUse, Reason: "Backup is being created: " + b.ID}
-	}
-	schema, err := restoredSchema(loadSchema(b.Schema), in)
-	if err != nil {
-		return nil, err
-	}
-	rec := &storedRestore{BackupID: b.ID, SourceTable: b.Table, Point: b.Created}
-	return startRestore(tx, o, keys, in.TargetTableName, schema, in.Settings, rec)
 }
 
 // restoreMoved reports whether the hidden table tmp, whose id is tableID,

@@ -3,17 +3,20 @@ package fdyno
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/apple/foundationdb/bindings/go/src/fdb/directory"
 )
 
-// restore_run.go runs a restore (restore.go, pitr.go) as a job that may
+// restore_run.go holds RestoreTableFromBackup and
+// RestoreTableToPointInTime, and runs a restore (the batches of
+// restore.go, the recovery base and log of pitr.go) as a job that may
 // stop at any point and go on later, in this program or another:
 //
 //  1. Start (StartRestoreTableFromBackup, StartRestoreTableToPointInTime):
@@ -62,28 +65,6 @@ type RestoreDescription struct {
 	Settings []byte
 }
 
-// storedRestore is a restore's record, JSON at ("k", "j", id).
-type storedRestore struct {
-	ID          string
-	Target      string
-	TablePath   []string
-	TableID     string
-	BackupID    string
-	SourceTable string
-	// PITR restores replay the source's log from versionstamp From, up to
-	// the first commit at or after version Before, or past time Until.
-	PITR     bool      `json:",omitempty"`
-	From     []byte    `json:",omitempty"`
-	Before   int64     `json:",omitempty"`
-	Until    time.Time `json:",omitzero"`
-	Point    time.Time
-	Start    time.Time
-	Schema   storedSchema
-	Settings []byte `json:",omitempty"`
-	Items    int64
-	Bytes    int64
-}
-
 func (r *storedRestore) description() *RestoreDescription {
 	d := &RestoreDescription{RestoreID: r.ID, TargetTableName: r.Target, SourceTableName: r.SourceTable, RestoreDateTime: r.Point,
 		StartDateTime: r.Start, ItemsRestored: r.Items, BytesRestored: r.Bytes, Schema: loadSchema(r.Schema), TableID: r.TableID,
@@ -92,51 +73,6 @@ func (r *storedRestore) description() *RestoreDescription {
 		d.SourceBackupID = r.BackupID
 	}
 	return d
-}
-
-func restoreNotFound(id string) error {
-	return &TableError{Err: ErrResourceNotFound, Reason: "Restore not found: " + id}
-}
-
-func getRestore(rt fdb.ReadTransaction, keys backupKeys, id string) (*storedRestore, error) {
-	raw, err := rt.Get(keys.restoreJob(id)).Get()
-	if err != nil {
-		return nil, err
-	}
-	if raw == nil {
-		return nil, restoreNotFound(id)
-	}
-	var r storedRestore
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, &CorruptError{What: "restore record", Reason: "cannot decode restore " + id}
-	}
-	return &r, nil
-}
-
-func putRestore(tr fdb.Transaction, keys backupKeys, r *storedRestore) error {
-	raw, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	tr.Set(keys.restoreJob(r.ID), raw)
-	return nil
-}
-
-// restoresIn reads every restore record of keys.
-func restoresIn(rt fdb.ReadTransaction, keys backupKeys) ([]*storedRestore, error) {
-	rows, err := rt.GetRange(keys.jobs, fdb.RangeOptions{}).GetSliceWithError()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*storedRestore, 0, len(rows))
-	for _, row := range rows {
-		var r storedRestore
-		if err := json.Unmarshal(row.Value, &r); err != nil {
-			return nil, &CorruptError{What: "restore record", Reason: "cannot decode a restore record"}
-		}
-		out = append(out, &r)
-	}
-	return out, nil
 }
 
 // newRestoreID returns a new restore's id, the name of its hidden table's
@@ -497,4 +433,179 @@ func DescribeRestore(rt fdb.ReadTransactor, target string, opts ...Option) (*Res
 		}
 	}
 	return nil, &TableError{Table: target, Err: ErrResourceNotFound, Reason: "Requested resource not found: Table: " + target + " not found"}
+}
+
+// RestoreTableFromBackup creates table in.TargetTableName holding the
+// items of backup in.BackupID, with the backup's schema and indexes (or
+// the overrides) and, as DynamoDB, without its stream and Time to Live
+// settings. It runs many transactions through tx (pass an fdb.Database)
+// and returns the new table's handle once the table exists, whole: it is
+// [StartRestoreTableFromBackup] followed by [RunRestore].
+//
+// The new table keeps exact counts (unless the backup's schema is
+// WithoutCounts), and its unique indexes are checked before it appears.
+//
+// Errors: [ErrValidation] for a bad name or override; [ErrBackupNotFound];
+// [ErrBackupInUse] if the backup is still being created;
+// [ErrTableAlreadyExists] if the target exists, or is being restored; a
+// *[DuplicateKeysError] ([ErrUniqueViolation]) if two of the backup's
+// items share a key in a unique index (possible when the backup was taken
+// while the index was CREATING, or deleted): no table is created, and a
+// restore with a GlobalSecondaryIndexOverride without the index succeeds.
+// See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableFromBackup.html.
+func RestoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, opts ...Option) (*Table, error) {
+	return restoreTableFromBackup(tx, in, backupBatch, opts...)
+}
+
+func restoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, batch int, opts ...Option) (*Table, error) {
+	d, err := StartRestoreTableFromBackup(tx, in, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return runRestoreNow(tx, d.RestoreID, batch, opts...)
+}
+
+// StartRestoreTableFromBackup checks a restore as [RestoreTableFromBackup]
+// does and records it, in one transaction, with its hidden table, empty:
+// [RunRestore] writes it. Until then the target's name is taken (another
+// restore to it fails with [ErrTableAlreadyExists]) and [ListRestores]
+// reports the restore; no table of that name exists.
+func StartRestoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, opts ...Option) (*RestoreDescription, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTableName("TargetTableName", in.TargetTableName); err != nil {
+		return nil, err
+	}
+	b, keys, err := readBackup(tx, o.root, in.BackupID)
+	if err != nil {
+		return nil, err
+	}
+	if b.Phase != phaseDone {
+		return nil, &BackupError{BackupID: b.ID, Err: ErrBackupInUse, Reason: "Backup is being created: " + b.ID}
+	}
+	schema, err := restoredSchema(loadSchema(b.Schema), in)
+	if err != nil {
+		return nil, err
+	}
+	rec := &storedRestore{BackupID: b.ID, SourceTable: b.Table, Point: b.Created}
+	return startRestore(tx, o, keys, in.TargetTableName, schema, in.Settings, rec)
+}
+
+// RestoreTableToPointInTime creates table in.TargetTableName holding the
+// source table's committed state at the point the input names, with the
+// schema the source had when recovery was enabled (or the overrides);
+// like RestoreTableFromBackup's, the new table keeps exact counts and
+// its unique indexes are checked before it appears. Errors:
+// [ErrPointInTimeRecoveryUnavailable]; [ErrInvalidRestoreTime] for a
+// point outside the recovery window; those of RestoreTableFromBackup. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableToPointInTime.html.
+func RestoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeInput, opts ...Option) (*Table, error) {
+	return restoreTableToPointInTime(tx, in, backupBatch, opts...)
+}
+
+func restoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeInput, batch int, opts ...Option) (*Table, error) {
+	d, err := StartRestoreTableToPointInTime(tx, in, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return runRestoreNow(tx, d.RestoreID, batch, opts...)
+}
+
+// StartRestoreTableToPointInTime checks a restore as
+// [RestoreTableToPointInTime] does, fixes the point it restores (the
+// latest restorable version now, for UseLatestRestorableTime) and
+// records it with its hidden table, empty, as
+// [StartRestoreTableFromBackup]: [RunRestore] writes it.
+func StartRestoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeInput, opts ...Option) (*RestoreDescription, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTableName("SourceTableName", in.SourceTableName); err != nil {
+		return nil, err
+	}
+	if err := checkTableName("TargetTableName", in.TargetTableName); err != nil {
+		return nil, err
+	}
+	given := 0
+	for _, b := range []bool{!in.RestoreDateTime.IsZero(), in.UseLatestRestorableTime, in.Version != 0} {
+		if b {
+			given++
+		}
+	}
+	if given != 1 {
+		return nil, &ValidationError{Op: "RestoreTableToPointInTime", Reason: "give exactly one of RestoreDateTime, UseLatestRestorableTime and Version"}
+	}
+	src := newTable(in.SourceTableName, tablePath(o.root, in.SourceTableName))
+	src.clock, src.guard = o.clock, o.guard
+	if err := src.allow(Access{}); err != nil { // a read of the whole source
+		return nil, err
+	}
+	// The restore reads the base and the log over many transactions:
+	// trimming (pitr_trim.go) must not fold or clear them meanwhile. The
+	// lease is taken here under the restore's name, and again by each run
+	// (restore_run.go).
+	id, err := newRestoreID()
+	if err != nil {
+		return nil, err
+	}
+	release, err := src.holdRecoveryAs(tx, recoveryHolder(id))
+	if err != nil {
+		return nil, err
+	}
+	kept := false
+	defer func() {
+		if !kept {
+			release()
+		}
+	}()
+	type point struct {
+		b     *storedBackup
+		keys  backupKeys
+		from  [tupleVersionstampLen]byte
+		early int64
+		rv    int64
+	}
+	p, err := ReadTransact(tx, func(tr fdb.ReadTransaction) (point, error) {
+		b, keys, _, err := src.pitrBase(tr)
+		if err != nil {
+			return point{}, err
+		}
+		if b == nil {
+			return point{}, &TableError{Table: in.SourceTableName, Err: ErrPointInTimeRecoveryUnavailable, Reason: "Point in time recovery is not enabled for table '" + in.SourceTableName + "'"}
+		}
+		from, to, err := logWindow(tr, keys, b.ID)
+		if err != nil {
+			return point{}, err
+		}
+		rv, err := tr.GetReadVersion().Get()
+		return point{b: b, keys: keys, from: from, early: int64(binary.BigEndian.Uint64(to[:8])), rv: rv}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	now := src.now().UTC()
+	rec := &storedRestore{ID: id, BackupID: p.b.ID, SourceTable: in.SourceTableName, PITR: true, From: p.from[:], Before: p.rv + 1, Point: now}
+	switch {
+	case in.Version != 0:
+		if in.Version <= p.early || in.Version > p.rv+1 {
+			return nil, &TableError{Table: in.SourceTableName, Err: ErrInvalidRestoreTime, Reason: "Version " + strconv.FormatInt(in.Version, 10) + " is outside the recovery window"}
+		}
+		rec.Before = in.Version
+	case !in.RestoreDateTime.IsZero():
+		if in.RestoreDateTime.Before(p.b.Created) || in.RestoreDateTime.After(now) {
+			return nil, &TableError{Table: in.SourceTableName, Err: ErrInvalidRestoreTime, Reason: "Restore time " + in.RestoreDateTime.UTC().Format(time.RFC3339Nano) + " is outside the recovery window"}
+		}
+		rec.Until, rec.Point = in.RestoreDateTime, in.RestoreDateTime.UTC()
+	}
+	schema, err := restoredSchema(loadSchema(p.b.Schema), RestoreTableFromBackupInput{GlobalSecondaryIndexOverride: in.GlobalSecondaryIndexOverride, LocalSecondaryIndexOverride: in.LocalSecondaryIndexOverride})
+	if err != nil {
+		return nil, err
+	}
+	d, err := startRestore(tx, o, p.keys, in.TargetTableName, schema, in.Settings, rec)
+	kept = err == nil // the restore's runs take the lease again, and release it
+	return d, err
 }
