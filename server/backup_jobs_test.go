@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 )
 
@@ -84,7 +85,9 @@ func mustRestored(t *testing.T, c *dynamodb.Client, table string) *types.TableDe
 // and finishes it from its progress: the table ACTIVE and whole.
 func TestRestoreTakenOver(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
-	cfg := Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1, JobLease: time.Second, JobPause: 200 * time.Millisecond}
+	// a crawls (2 s between two of its transactions), so it stops
+	// half-way whatever the machine's load; b runs at full speed.
+	cfg := Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1, JobLease: time.Second, JobPause: 2 * time.Second}
 	a := newTestServer(t, cfg)
 	ca := a.client(testCredentials)
 	createTable(t, ca, "Src", "", "")
@@ -98,17 +101,32 @@ func TestRestoreTakenOver(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cb, err := ca.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: aws.String("Src"), BackupName: aws.String("src")})
+	// The backup is the library's, made at once (a would crawl).
+	src, err := a.openTable("Src")
 	if err != nil {
 		t.Fatal(err)
 	}
-	arn := aws.ToString(cb.BackupDetails.BackupArn)
-	waitBackup(t, ca, arn)
-	b := newTestServer(t, cfg)
-	cbClient := b.client(testCredentials)
+	bk, err := src.CreateBackup(db, "src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := a.backupARN("Src", bk.BackupID)
 	if _, err := ca.RestoreTableFromBackup(ctx(t), &dynamodb.RestoreTableFromBackupInput{BackupArn: aws.String(arn), TargetTableName: aws.String("Copy")}); err != nil {
 		t.Fatal(err)
 	}
+	// a holds the lease once it wrote a batch; b starts then.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		r, err := fdyno.DescribeRestore(db, "Copy", a.tableOptions()...)
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("a's restore before b starts: %+v, %v", r, err)
+		}
+		if r.ItemsRestored > 0 {
+			break
+		}
+	}
+	cfg.JobPause = 0
+	b := newTestServer(t, cfg)
+	cbClient := b.client(testCredentials)
 	// b walks its jobs every lease period: it finds a's lease held.
 	for deadline := time.Now().Add(10 * time.Second); value(b.scrape(t), "fdyno_background_jobs_total", "kind", "restore", "result", "elsewhere") == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
