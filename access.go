@@ -58,7 +58,9 @@ func (a Access) InPartition(p []byte) bool {
 
 // Whole reports whether the access reads rows of more than one partition
 // whose partitions are not known in advance (an index or stream read);
-// the items a Scan returns are checked one by one, with their keys.
+// the items a Scan returns are checked one by one, with their keys. With
+// Write, it is the write of every item of the table: a restore's target,
+// asked when the restore starts.
 func (a Access) Whole() bool { return a.key == nil }
 
 // PackPartition returns the packed form of partition key value v, as

@@ -185,7 +185,9 @@ type backupRun struct {
 // was at one version (BackupDescription.Version), its creation time.
 //
 // If CreateBackup returns an error after the backup was started, the
-// backup stays CREATING and [ResumeBackup] finishes it.
+// backup stays CREATING and [ResumeBackup] finishes it, from its last
+// committed step. A backup that cannot be finished (its table deleted)
+// is removed: DynamoDB has no FAILED backup status.
 //
 // Errors: [ErrValidation] for a bad name; [ErrResourceNotFound] if the
 // table does not exist (or is deleted during the backup). See
@@ -205,10 +207,33 @@ func (t *Table) createBackup(tx fdb.Transactor, backupName string, batch int) (*
 	return r.run(tx)
 }
 
+// StartBackup starts an on-demand backup of the table, as [Table.CreateBackup]
+// does, in one transaction, and returns its description, CREATING:
+// [ResumeBackup] makes it, in this program or another. Its
+// BackupCreationDateTime is the start's time until it is AVAILABLE.
+func (t *Table) StartBackup(tx fdb.Transactor, backupName string) (*BackupDescription, error) {
+	if err := checkBackupName(backupName); err != nil {
+		return nil, err
+	}
+	r, err := t.startBackup(tx, backupName, BackupTypeUser, backupBatch)
+	if err != nil {
+		return nil, err
+	}
+	b, _, err := readBackup(tx, t.path[:len(t.path)-1], r.id)
+	if err != nil {
+		return nil, err
+	}
+	return b.description(), nil
+}
+
 // ResumeBackup finishes backup id, left CREATING by an interrupted
 // CreateBackup, and returns its description. An AVAILABLE backup is
 // returned as it is.
 func ResumeBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescription, error) {
+	return resumeBackup(tx, id, backupBatch, opts...)
+}
+
+func resumeBackup(tx fdb.Transactor, id string, batch int, opts ...Option) (*BackupDescription, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err
@@ -219,7 +244,7 @@ func ResumeBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescript
 	}
 	tbl := newTable(b.Table, b.TablePath)
 	tbl.maxItemSize, tbl.chunkThreshold, tbl.clock = o.maxItemSize, o.chunkThreshold, o.clock
-	return (&backupRun{keys: keys, id: id, tbl: tbl, batch: backupBatch}).run(tx)
+	return (&backupRun{keys: keys, id: id, tbl: tbl, batch: batch}).run(tx)
 }
 
 // checkBackupName applies DynamoDB's BackupName rule: 3-255 of
@@ -725,7 +750,7 @@ func ListBackups(rt fdb.ReadTransactor, in ListBackupsInput, opts ...Option) (*L
 
 // DeleteBackup deletes backup id and returns its description with status
 // DELETED. Errors: [ErrBackupNotFound]; [ErrBackupInUse] while it is
-// being created. See
+// being created or restored. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteBackup.html.
 func DeleteBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescription, error) {
 	o, err := buildOptions(opts)
@@ -747,10 +772,86 @@ func DeleteBackup(tx fdb.Transactor, id string, opts ...Option) (*BackupDescript
 		if b.Phase != phaseDone {
 			return nil, &BackupError{BackupID: id, Err: ErrBackupInUse, Reason: "Backup is being created: " + id}
 		}
+		restores, err := restoresIn(tr, keys)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range restores {
+			if r.BackupID == id {
+				return nil, &BackupError{BackupID: id, Err: ErrBackupInUse, Reason: "Backup is being restored: " + id}
+			}
+		}
 		tr.Clear(keys.record(id))
 		tr.ClearRange(keys.dataRange(id))
 		d := b.description()
 		d.BackupStatus = BackupStatusDeleted
 		return d, nil
 	})
+}
+
+// storedRestore is a restore's record, JSON at ("k", "j", id).
+type storedRestore struct {
+	ID          string
+	Target      string
+	TablePath   []string
+	TableID     string
+	BackupID    string
+	SourceTable string
+	// PITR restores replay the source's log from versionstamp From, up to
+	// the first commit at or after version Before, or past time Until.
+	PITR     bool      `json:",omitempty"`
+	From     []byte    `json:",omitempty"`
+	Before   int64     `json:",omitempty"`
+	Until    time.Time `json:",omitzero"`
+	Point    time.Time
+	Start    time.Time
+	Schema   storedSchema
+	Settings []byte `json:",omitempty"`
+	Items    int64
+	Bytes    int64
+}
+
+func restoreNotFound(id string) error {
+	return &TableError{Err: ErrResourceNotFound, Reason: "Restore not found: " + id}
+}
+
+func getRestore(rt fdb.ReadTransaction, keys backupKeys, id string) (*storedRestore, error) {
+	raw, err := rt.Get(keys.restoreJob(id)).Get()
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, restoreNotFound(id)
+	}
+	var r storedRestore
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, &CorruptError{What: "restore record", Reason: "cannot decode restore " + id}
+	}
+	return &r, nil
+}
+
+func putRestore(tr fdb.Transaction, keys backupKeys, r *storedRestore) error {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	tr.Set(keys.restoreJob(r.ID), raw)
+	return nil
+}
+
+// restoresIn reads every restore record of keys.
+func restoresIn(rt fdb.ReadTransaction, keys backupKeys) ([]*storedRestore, error) {
+	rows, err := rt.GetRange(keys.jobs, fdb.RangeOptions{}).GetSliceWithError()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*storedRestore, 0, len(rows))
+	for _, row := range rows {
+		var r storedRestore
+		if err := json.Unmarshal(row.Value, &r); err != nil {
+			return nil, &CorruptError{What: "restore record", Reason: "cannot decode a restore record"}
+		}
+		out = append(out, &r)
+	}
+	return out, nil
 }

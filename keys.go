@@ -1000,6 +1000,8 @@ func (k tableKeys) countProgressKey() fdb.Key { return k.counts.Pack(tuple.Tuple
 //	root/ ("k", "d", id, <hash>[, <range>], part)
 //	                                     part of one item of the backup
 //	root/ ("k", "r", id)                 progress of a restore (restore.go)
+//	root/ ("k", "j", id)                 a restore's record (JSON), until
+//	                                     its table is moved in
 //
 // Exports and imports (export.go, import.go) keep their records there too:
 //
@@ -1093,6 +1095,7 @@ type backupKeys struct {
 	ends     subspace.Subspace // ("k", "e", …)
 	data     subspace.Subspace // ("k", "d", …)
 	restores subspace.Subspace // ("k", "r", …)
+	jobs     subspace.Subspace // ("k", "j", …)
 	exports  subspace.Subspace // ("k", "x", …)
 	imports  subspace.Subspace // ("k", "i", …)
 	tokens   subspace.Subspace // ("k", "t", …)
@@ -1101,7 +1104,7 @@ type backupKeys struct {
 
 func newBackupKeys(root subspace.Subspace) backupKeys {
 	s := root.Sub(backupSubspace)
-	return backupKeys{records: s.Sub("b"), starts: s.Sub("s"), ends: s.Sub("e"), data: s.Sub("d"), restores: s.Sub("r"),
+	return backupKeys{records: s.Sub("b"), starts: s.Sub("s"), ends: s.Sub("e"), data: s.Sub("d"), restores: s.Sub("r"), jobs: s.Sub("j"),
 		exports: s.Sub("x"), imports: s.Sub("i"), tokens: s.Sub("t"), leases: s.Sub("w")}
 }
 
@@ -1132,6 +1135,9 @@ func (k backupKeys) record(id string) fdb.Key  { return k.records.Pack(tuple.Tup
 func (k backupKeys) start(id string) fdb.Key   { return k.starts.Pack(tuple.Tuple{id}) }
 func (k backupKeys) end(id string) fdb.Key     { return k.ends.Pack(tuple.Tuple{id}) }
 func (k backupKeys) restore(id string) fdb.Key { return k.restores.Pack(tuple.Tuple{id}) }
+
+// restoreJob returns the key of restore id's record.
+func (k backupKeys) restoreJob(id string) fdb.Key { return k.jobs.Pack(tuple.Tuple{id}) }
 
 // dataPrefix returns the prefix of backup id's items.
 func (k backupKeys) dataPrefix(id string) fdb.Key { return k.data.Pack(tuple.Tuple{id}) }

@@ -44,7 +44,7 @@ var packageLayers = []struct {
 		"update.go", "query_batch.go", "ttl_sweep.go", "stream_merge.go", "pitr.go", "pitr_trim.go", "counts_read.go",
 		"delete_table.go", "counts_build.go",
 		"bucket.go", "transfer_record.go", "export_ion.go", "import_json.go", "import_ion.go", "import_csv.go", "export.go", "export_files.go", "export_snapshot.go",
-		"export_run.go", "import.go"}},
+		"export_run.go", "import.go", "restore_run.go"}},
 }
 
 // upwardArrows are the file-to-file arrows allowed to run back up, each a

@@ -247,96 +247,8 @@ type RestoreTableToPointInTimeInput struct {
 	// The overrides, as RestoreTableFromBackup's.
 	GlobalSecondaryIndexOverride []GlobalSecondaryIndex
 	LocalSecondaryIndexOverride  []LocalSecondaryIndex
-}
-
-// RestoreTableToPointInTime creates table in.TargetTableName holding the
-// source table's committed state at the point the input names, with the
-// schema the source had when recovery was enabled (or the overrides);
-// like RestoreTableFromBackup's, the new table keeps exact counts and
-// its unique indexes are checked before it appears. Errors:
-// [ErrPointInTimeRecoveryUnavailable]; [ErrInvalidRestoreTime] for a
-// point outside the recovery window; those of RestoreTableFromBackup. See
-// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableToPointInTime.html.
-func RestoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeInput, opts ...Option) (*Table, error) {
-	return restoreTableToPointInTime(tx, in, backupBatch, opts...)
-}
-
-func restoreTableToPointInTime(tx fdb.Transactor, in RestoreTableToPointInTimeInput, batch int, opts ...Option) (*Table, error) {
-	o, err := buildOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkTableName("SourceTableName", in.SourceTableName); err != nil {
-		return nil, err
-	}
-	if err := checkTableName("TargetTableName", in.TargetTableName); err != nil {
-		return nil, err
-	}
-	given := 0
-	for _, b := range []bool{!in.RestoreDateTime.IsZero(), in.UseLatestRestorableTime, in.Version != 0} {
-		if b {
-			given++
-		}
-	}
-	if given != 1 {
-		return nil, &ValidationError{Op: "RestoreTableToPointInTime", Reason: "give exactly one of RestoreDateTime, UseLatestRestorableTime and Version"}
-	}
-	src := newTable(in.SourceTableName, tablePath(o.root, in.SourceTableName))
-	src.clock, src.guard = o.clock, o.guard
-	if err := src.allow(Access{}); err != nil { // a read of the whole source
-		return nil, err
-	}
-	// The restore reads the base and the log over many transactions:
-	// trimming (pitr_trim.go) must not fold or clear them meanwhile.
-	release, err := src.holdRecovery(tx, "restore")
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	type point struct {
-		b     *storedBackup
-		keys  backupKeys
-		from  [tupleVersionstampLen]byte
-		early int64
-		rv    int64
-	}
-	p, err := ReadTransact(tx, func(tr fdb.ReadTransaction) (point, error) {
-		b, keys, _, err := src.pitrBase(tr)
-		if err != nil {
-			return point{}, err
-		}
-		if b == nil {
-			return point{}, &TableError{Table: in.SourceTableName, Err: ErrPointInTimeRecoveryUnavailable, Reason: "Point in time recovery is not enabled for table '" + in.SourceTableName + "'"}
-		}
-		from, to, err := logWindow(tr, keys, b.ID)
-		if err != nil {
-			return point{}, err
-		}
-		rv, err := tr.GetReadVersion().Get()
-		return point{b: b, keys: keys, from: from, early: int64(binary.BigEndian.Uint64(to[:8])), rv: rv}, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	replay := &logReplay{src: src, from: p.from, before: p.rv + 1}
-	now := src.now()
-	switch {
-	case in.Version != 0:
-		if in.Version <= p.early || in.Version > p.rv+1 {
-			return nil, &TableError{Table: in.SourceTableName, Err: ErrInvalidRestoreTime, Reason: "Version " + strconv.FormatInt(in.Version, 10) + " is outside the recovery window"}
-		}
-		replay.before = in.Version
-	case !in.RestoreDateTime.IsZero():
-		if in.RestoreDateTime.Before(p.b.Created) || in.RestoreDateTime.After(now) {
-			return nil, &TableError{Table: in.SourceTableName, Err: ErrInvalidRestoreTime, Reason: "Restore time " + in.RestoreDateTime.UTC().Format(time.RFC3339Nano) + " is outside the recovery window"}
-		}
-		replay.until = in.RestoreDateTime
-	}
-	schema, err := restoredSchema(loadSchema(p.b.Schema), RestoreTableFromBackupInput{GlobalSecondaryIndexOverride: in.GlobalSecondaryIndexOverride, LocalSecondaryIndexOverride: in.LocalSecondaryIndexOverride})
-	if err != nil {
-		return nil, err
-	}
-	return restoreBackup(tx, o, p.b, p.keys, in.TargetTableName, schema, batch, replay, opts)
+	// Settings, as RestoreTableFromBackup's.
+	Settings []byte
 }
 
 // recoveryLease is the lease (lease.go) that a trim and a restore to a
@@ -360,7 +272,12 @@ func (t *Table) holdRecovery(tx fdb.Transactor, what string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	holder = what + "-" + holder
+	return t.holdRecoveryAs(tx, what+"-"+holder)
+}
+
+// holdRecoveryAs is holdRecovery under the name holder, which takes the
+// lease again if holder holds it (a restore run again).
+func (t *Table) holdRecoveryAs(tx fdb.Transactor, holder string) (func(), error) {
 	for deadline := time.Now().Add(recoveryWait); ; time.Sleep(50 * time.Millisecond) {
 		ok, err := t.TryLease(tx, recoveryLease, holder, recoveryRestoreLease)
 		if err != nil {

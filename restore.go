@@ -1,10 +1,7 @@
 package fdyno
 
 import (
-	"context"
-	"crypto/rand"
 	"encoding/binary"
-	"encoding/hex"
 	"slices"
 	"time"
 
@@ -12,7 +9,10 @@ import (
 	"github.com/apple/foundationdb/bindings/go/src/fdb/directory"
 )
 
-// restore.go restores a backup (backup.go) to a new table.
+// restore.go restores a backup (backup.go) to a new table: the request's
+// types and the batches that build the table; restore_run.go starts and
+// runs a restore as a job (RestoreTableFromBackup and
+// RestoreTableToPointInTime are there).
 //
 // The new table is built in a directory of its own under the root whose
 // name, starting with '!', is no table name (ListTables skips it), over
@@ -42,145 +42,10 @@ type RestoreTableFromBackupInput struct {
 	// kept GSI is unique if the backup's was, whatever its Unique says.
 	GlobalSecondaryIndexOverride []GlobalSecondaryIndex
 	LocalSecondaryIndexOverride  []LocalSecondaryIndex
-}
-
-// RestoreTableFromBackup creates table in.TargetTableName holding the
-// items of backup in.BackupID, with the backup's schema and indexes (or
-// the overrides) and, as DynamoDB, without its stream and Time to Live
-// settings. It runs many transactions through tx (pass an fdb.Database)
-// and returns the new table's handle once the table exists, whole.
-//
-// The new table keeps exact counts (unless the backup's schema is
-// WithoutCounts), and its unique indexes are checked before it appears.
-//
-// Errors: [ErrValidation] for a bad name or override; [ErrBackupNotFound];
-// [ErrBackupInUse] if the backup is still being created;
-// [ErrTableAlreadyExists] if the target exists; a *[DuplicateKeysError]
-// ([ErrUniqueViolation]) if two of the backup's items share a key in a
-// unique index (possible when the backup was taken while the index was
-// CREATING, or deleted): no table is created, and a restore with a
-// GlobalSecondaryIndexOverride without the index succeeds. See
-// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableFromBackup.html.
-func RestoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, opts ...Option) (*Table, error) {
-	return restoreTableFromBackup(tx, in, backupBatch, opts...)
-}
-
-func restoreTableFromBackup(tx fdb.Transactor, in RestoreTableFromBackupInput, batch int, opts ...Option) (*Table, error) {
-	o, err := buildOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkTableName("TargetTableName", in.TargetTableName); err != nil {
-		return nil, err
-	}
-	b, keys, err := readBackup(tx, o.root, in.BackupID)
-	if err != nil {
-		return nil, err
-	}
-	if b.Phase != phaseDone {
-		return nil, &BackupError{BackupID: b.ID, Err: ErrBackupInUse, Reason: "Backup is being created: " + b.ID}
-	}
-	schema, err := restoredSchema(loadSchema(b.Schema), in)
-	if err != nil {
-		return nil, err
-	}
-	return restoreBackup(tx, o, b, keys, in.TargetTableName, schema, batch, nil, opts)
-}
-
-// restoreBackup builds table target from backup b's items, then replays
-// the log window of replay (nil: none), and moves it in.
-func restoreBackup(tx fdb.Transactor, o options, b *storedBackup, keys backupKeys, targetName string, schema TableSchema,
-	batch int, replay *logReplay, opts []Option) (*Table, error) {
-	in := struct{ TargetTableName string }{targetName}
-	var rb [8]byte
-	if _, err := rand.Read(rb[:]); err != nil {
-		return nil, err
-	}
-	tmp := newTable(in.TargetTableName, tablePath(o.root, restorePrefix+hex.EncodeToString(rb[:])))
-	// Guarded as the target: each item written is asked for (write.go).
-	tmp.maxItemSize, tmp.chunkThreshold, tmp.clock, tmp.guard = o.maxItemSize, o.chunkThreshold, o.clock, o.guard
-	target := tablePath(o.root, in.TargetTableName)
-	want := &tableMeta{format: metaFormatVersion, name: in.TargetTableName, schema: schema.canonical(), created: tmp.now().UTC(),
-		counted: !schema.WithoutCounts}
-	tableID, err := Transact(tx, func(tr fdb.Transaction) (string, error) {
-		if ok, err := directory.Exists(tr, target); err != nil || ok {
-			if err == nil {
-				err = tableAlreadyExists(in.TargetTableName)
-			}
-			return "", err
-		}
-		st, err := tmp.openTx(tr, want)
-		if err != nil {
-			return "", err
-		}
-		meta, err := readMeta(tr, st.keys, in.TargetTableName)
-		if err != nil {
-			return "", err
-		}
-		return meta.tableID, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	// A restore that fails removes its partial table, which was never
-	// visible.
-	abandon := func(err error) (*Table, error) {
-		_, _ = Transact(tx, func(tr fdb.Transaction) (bool, error) {
-			tr.Clear(keys.restore(restoreID(tmp)))
-			tr.Clear(keys.restore(restoreID(tmp) + "/log"))
-			return directory.Root().Remove(tr, tmp.path)
-		})
-		return nil, err
-	}
-	r := &restoreRun{keys: keys, backup: b, tbl: tmp, batch: batch}
-	for done := false; !done; {
-		if done, err = Transact(tx, r.step); err != nil {
-			return abandon(err)
-		}
-	}
-	if replay != nil {
-		replay.tbl, replay.batch, replay.progress = tmp, batch, keys.restore(restoreID(tmp)+"/log")
-		for done := false; !done; {
-			if done, err = Transact(tx, replay.step); err != nil {
-				return abandon(err)
-			}
-		}
-	}
-	for _, g := range schema.GlobalSecondaryIndexes {
-		if !g.Unique {
-			continue
-		}
-		dups, err := uniqueDuplicates(context.Background(), tx, tmp, g.IndexName)
-		if err == nil && dups != nil {
-			err = &DuplicateKeysError{Index: g.IndexName, Keys: dups}
-		}
-		if err != nil {
-			// The partial table is removed; it was never visible.
-			_, _ = Transact(tx, func(tr fdb.Transaction) (bool, error) { return directory.Root().Remove(tr, tmp.path) })
-			return nil, err
-		}
-	}
-	if _, err := Transact(tx, func(tr fdb.Transaction) (struct{}, error) {
-		if moved, err := restoreMoved(tr, tmp, target, tableID); err != nil || moved {
-			return struct{}{}, err // moved: an earlier attempt committed
-		}
-		if ok, err := directory.Exists(tr, target); err != nil || ok {
-			if err == nil {
-				err = tableAlreadyExists(in.TargetTableName)
-			}
-			return struct{}{}, err
-		}
-		if _, err := directory.Root().Move(tr, tmp.path, target); err != nil {
-			return struct{}{}, err
-		}
-		tr.Clear(keys.restore(restoreID(tmp)))
-		tr.Clear(keys.restore(restoreID(tmp) + "/log"))
-		bumpMetadataVersion(tr)
-		return struct{}{}, nil
-	}); err != nil {
-		return abandon(err)
-	}
-	return Open(tx, in.TargetTableName, opts...)
+	// Settings, if not nil, is the new table's settings record (see
+	// [Table.UpdateSettings]; a server's billing overrides), in place
+	// from the moment the table appears.
+	Settings []byte
 }
 
 // restoreMoved reports whether the hidden table tmp, whose id is tableID,
@@ -251,12 +116,15 @@ func restoredSchema(s TableSchema, in RestoreTableFromBackupInput) (TableSchema,
 	return s, nil
 }
 
-// restoreRun is one restore being made into the hidden table tbl.
+// restoreRun copies a backup's items into the hidden table tbl.
 type restoreRun struct {
 	keys   backupKeys
 	backup *storedBackup
 	tbl    *Table
 	batch  int
+	// job is the restore's id: each step counts its items in the
+	// restore's record.
+	job string
 }
 
 // restoreID names a restore's progress key after its directory.
@@ -265,6 +133,15 @@ func restoreID(t *Table) string { return t.path[len(t.path)-1] }
 // step writes the next batch of items and reports whether all are.
 func (r *restoreRun) step(tr fdb.Transaction) (bool, error) {
 	st, err := r.tbl.load(tr, nil)
+	if err != nil {
+		return false, err
+	}
+	// The backup must still be there (DeleteBackup refuses a backup being
+	// restored; this read conflicts with one that did not see us).
+	if _, err := getBackup(tr, r.keys, r.backup.ID); err != nil {
+		return false, err
+	}
+	rec, err := getRestore(tr, r.keys, r.job)
 	if err != nil {
 		return false, err
 	}
@@ -292,33 +169,35 @@ func (r *restoreRun) step(tr fdb.Transaction) (bool, error) {
 		}
 		if count >= r.batch && j.done {
 			tr.Set(pk, last)
-			return false, nil
+			return false, putRestore(tr, r.keys, rec)
 		}
 		ikv, part, err := r.keys.splitDataKey(r.backup.ID, kv.Key, elems)
 		if err != nil {
 			return false, err
 		}
-		rec, err := j.add(ikv, part, kv.Value)
+		joined, err := j.add(ikv, part, kv.Value)
 		if err != nil {
 			return false, err
 		}
 		last = kv.Key
-		if rec == nil {
+		if joined == nil {
 			continue
 		}
 		count++
-		item, err := DecodeItem(rec.data)
+		item, err := DecodeItem(joined.data)
 		if err != nil {
 			return false, err
 		}
-		if err := writeItem(tr, r.tbl, itemChange{st: st, kv: rec.kv, oldKnown: true, new: item, enc: rec.data, size: item.Size()}); err != nil {
+		if err := writeItem(tr, r.tbl, itemChange{st: st, kv: joined.kv, oldKnown: true, new: item, enc: joined.data, size: item.Size()}); err != nil {
 			return false, err
 		}
+		rec.Items++
+		rec.Bytes += int64(len(joined.data))
 	}
 	if last != nil {
 		tr.Set(pk, last)
 	}
-	return true, nil
+	return true, putRestore(tr, r.keys, rec)
 }
 
 // logReplay replays, over a table being restored, the log records of a

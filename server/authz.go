@@ -89,6 +89,9 @@ func (g *requestGuard) allow(a fdyno.Access) error {
 		ok = gr.kinds&readStream != 0
 	case a.Index != "":
 		ok = gr.kinds&readIndex != 0 && slices.Contains(gr.indexes, a.Index)
+	case a.Whole() && a.Write:
+		// A restore's target: every item written.
+		ok = gr.anyWrite
 	case a.Whole():
 		// A Scan of the table: every partition.
 		ok = gr.anyRead

@@ -99,6 +99,8 @@ type background struct {
 	leases  map[leaseID]bool    // leases this server holds (holdsLease)
 	// transfers are the exports and imports running here (exports.go).
 	transfers map[string]bool
+	// jobs are the backups and restores running here (backup_jobs.go).
+	jobs map[string]bool
 }
 
 type leaseID struct{ table, job string }
@@ -439,14 +441,12 @@ func (s *Server) holdsLease(t *fdyno.Table, job string, period time.Duration) bo
 	return ok
 }
 
-// leaseMetricJob is job as fdyno_background_leases labels it: a
-// backfill's lease is "backfill", whatever its index (label values come
-// from fixed sets, never from a request).
+// leaseMetricJob is job as fdyno_background_leases labels it: its kind,
+// "backfill" whatever the index, "backup" whatever the backup (label
+// values come from fixed sets, never from a request or an id).
 func leaseMetricJob(job string) string {
-	if strings.HasPrefix(job, "backfill/") {
-		return "backfill"
-	}
-	return job
+	kind, _, _ := strings.Cut(job, "/")
+	return kind
 }
 
 // releaseLease gives up this server's lease on job for table t, so

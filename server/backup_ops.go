@@ -14,9 +14,9 @@ import (
 // RestoreTableToPointInTime, on the library's backups (backup.go,
 // restore.go, pitr.go in the root package). Backups live in the caller's
 // namespace: a backup ARN names the caller's own backup only, as a table
-// ARN does (checkARNOwner). Each operation runs in the request, not in
-// the background: CreateBackup answers AVAILABLE, a restore answers once
-// the table exists, whole, as ACTIVE.
+// ARN does (checkARNOwner). CreateBackup answers CREATING and the
+// restores answer their table CREATING: the work runs in the background
+// (backup_jobs.go).
 
 var (
 	errBackupNotFound     = errType{nsDynamoDB + "BackupNotFoundException", 400}
@@ -255,10 +255,11 @@ func (s *Server) createBackup(c *call, in *createBackupInput, _ *fdyno.Table) (a
 	if err != nil {
 		return nil, err
 	}
-	d, err := t.CreateBackup(s.db, *in.BackupName)
+	d, err := t.StartBackup(s.db, *in.BackupName)
 	if err != nil {
 		return nil, backupError(err)
 	}
+	s.runBackupInBackground(d.TableName, d.BackupID)
 	return createBackupOutput{BackupDetails: s.details(d)}, nil
 }
 
@@ -482,39 +483,52 @@ func (o *restoreOverrides) indexes() ([]fdyno.GlobalSecondaryIndex, []fdyno.Loca
 	return gsi, o.LocalSecondaryIndexOverride
 }
 
-// settle applies the billing override to restored table t, if any, and
-// returns its description with its RestoreSummary.
-func (s *Server) settle(c *call, t *fdyno.Table, o *restoreOverrides, summary restoreSummary) (any, error) {
-	if o.BillingModeOverride != "" {
-		p := tableSettings{BillingMode: o.BillingModeOverride}
-		if o.BillingModeOverride == billingProvisioned {
-			p.ProvisionedThroughput = o.ProvisionedThroughputOverride.units()
-			for _, g := range o.GlobalSecondaryIndexOverride {
-				if u := g.ProvisionedThroughput.units(); u != nil {
-					if p.IndexThroughput == nil {
-						p.IndexThroughput = map[string]provisioned{}
-					}
-					p.IndexThroughput[g.IndexName] = *u
+// settings is the settings record of a restore's new table: the
+// billing overrides, if any, and its RestoreSummary (DescribeTable shows
+// it once the table is ACTIVE, as DynamoDB's).
+func (o *restoreOverrides) settings(summary restoreSummary) ([]byte, error) {
+	p := tableSettings{BillingMode: o.BillingModeOverride, Restore: &summary}
+	if o.BillingModeOverride == billingProvisioned {
+		p.ProvisionedThroughput = o.ProvisionedThroughputOverride.units()
+		for _, g := range o.GlobalSecondaryIndexOverride {
+			if u := g.ProvisionedThroughput.units(); u != nil {
+				if p.IndexThroughput == nil {
+					p.IndexThroughput = map[string]provisioned{}
 				}
+				p.IndexThroughput[g.IndexName] = *u
 			}
 		}
-		b, err := p.encode()
-		if err != nil {
-			return nil, err
-		}
-		if _, err := t.UpdateSettings(s.db, func([]byte) ([]byte, error) { return b, nil }); err != nil {
-			return nil, err
-		}
 	}
-	d, err := t.Describe(s.db)
+	return p.encode()
+}
+
+// started runs restore d in the background and answers its table,
+// CREATING.
+func (s *Server) started(d *fdyno.RestoreDescription) (any, error) {
+	s.runRestoreInBackground(d.RestoreID, d.TargetTableName)
+	td, err := s.restoring(d)
 	if err != nil {
 		return nil, err
 	}
-	td, err := s.describe(d, "ACTIVE")
+	return restoreOutput{TableDescription: td}, nil
+}
+
+// restoring is the description of the table of restore d, CREATING,
+// with the items written so far.
+func (s *Server) restoring(d *fdyno.RestoreDescription) (tableDescription, error) {
+	td, err := s.describe(&fdyno.TableDescription{TableName: d.TargetTableName, TableSchema: d.Schema, TableID: d.TableID,
+		CreationDateTime: d.StartDateTime, Settings: d.Settings}, "CREATING")
 	if err != nil {
-		return nil, err
+		return td, err
 	}
-	return restoreOutput{TableDescription: restoredDescription{tableDescription: td, RestoreSummary: summary}}, nil
+	td.ItemCount, td.TableSizeBytes = d.ItemsRestored, d.BytesRestored
+	for i := range td.GlobalSecondaryIndexes {
+		td.GlobalSecondaryIndexes[i].IndexStatus = "CREATING"
+	}
+	if td.RestoreSummary != nil {
+		td.RestoreSummary.RestoreInProgress = true
+	}
+	return td, nil
 }
 
 type restoreSummary struct {
@@ -524,13 +538,8 @@ type restoreSummary struct {
 	RestoreInProgress bool
 }
 
-type restoredDescription struct {
-	tableDescription
-	RestoreSummary restoreSummary
-}
-
 type restoreOutput struct {
-	TableDescription restoredDescription
+	TableDescription tableDescription
 }
 
 // RestoreTableFromBackup.
@@ -562,13 +571,17 @@ func (s *Server) restoreTableFromBackup(c *call, in *restoreTableFromBackupInput
 		return nil, err
 	}
 	gsi, lsi := in.indexes()
-	t, err := fdyno.RestoreTableFromBackup(s.db, fdyno.RestoreTableFromBackupInput{BackupID: id, TargetTableName: target,
-		GlobalSecondaryIndexOverride: gsi, LocalSecondaryIndexOverride: lsi}, s.guardedOptions(c)...)
+	settings, err := in.settings(restoreSummary{SourceBackupArn: s.backupARN(table, id), SourceTableArn: s.tableARN(b.TableName),
+		RestoreDateTime: epochSeconds(b.BackupCreationDateTime)})
+	if err != nil {
+		return nil, err
+	}
+	d, err := fdyno.StartRestoreTableFromBackup(s.db, fdyno.RestoreTableFromBackupInput{BackupID: id, TargetTableName: target,
+		GlobalSecondaryIndexOverride: gsi, LocalSecondaryIndexOverride: lsi, Settings: settings}, s.guardedOptions(c)...)
 	if err != nil {
 		return nil, backupError(err)
 	}
-	return s.settle(c, t, &in.restoreOverrides, restoreSummary{SourceBackupArn: s.backupARN(table, id),
-		SourceTableArn: s.tableARN(b.TableName), RestoreDateTime: epochSeconds(s.now())})
+	return s.started(d)
 }
 
 // RestoreTableToPointInTime.
@@ -638,9 +651,12 @@ func (s *Server) restoreTableToPointInTime(c *call, in *restoreTableToPointInTim
 	} else {
 		q.UseLatestRestorableTime = true
 	}
-	t, err := fdyno.RestoreTableToPointInTime(s.db, q, s.guardedOptions(c)...)
+	if q.Settings, err = in.settings(restoreSummary{SourceTableArn: s.tableARN(source), RestoreDateTime: epochSeconds(at)}); err != nil {
+		return nil, err
+	}
+	d, err := fdyno.StartRestoreTableToPointInTime(s.db, q, s.guardedOptions(c)...)
 	if err != nil {
 		return nil, backupError(err)
 	}
-	return s.settle(c, t, &in.restoreOverrides, restoreSummary{SourceTableArn: s.tableARN(source), RestoreDateTime: epochSeconds(at)})
+	return s.started(d)
 }

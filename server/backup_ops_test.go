@@ -63,9 +63,16 @@ func TestBackupOperationsSDK(t *testing.T) {
 	}
 	d := cb.BackupDetails
 	arn := aws.ToString(d.BackupArn)
-	if !strings.HasPrefix(arn, "arn:aws:dynamodb:us-east-1:"+accountID+":table/Music/backup/") || d.BackupStatus != types.BackupStatusAvailable ||
+	// CREATING, as DynamoDB answers: the backup is made in the background.
+	if !strings.HasPrefix(arn, "arn:aws:dynamodb:us-east-1:"+accountID+":table/Music/backup/") || d.BackupStatus != types.BackupStatusCreating ||
 		d.BackupType != types.BackupTypeUser || aws.ToString(d.BackupName) != "first" || d.BackupCreationDateTime == nil {
 		t.Fatalf("CreateBackup: %+v", d)
+	}
+	if d.BackupSizeBytes != nil {
+		t.Errorf("BackupSizeBytes of a CREATING backup: %d, want none", *d.BackupSizeBytes)
+	}
+	if got := waitBackup(t, c, arn).BackupDetails; aws.ToInt64(got.BackupSizeBytes) == 0 {
+		t.Errorf("AVAILABLE backup: %+v, want its size", got)
 	}
 	// Writes after the backup are not in it.
 	putPK(t, c, "Music", "a", "changed")
@@ -73,9 +80,11 @@ func TestBackupOperationsSDK(t *testing.T) {
 	if _, err := c.DeleteItem(ctx(t), &dynamodb.DeleteItemInput{TableName: aws.String("Music"), Key: map[string]types.AttributeValue{"pk": s("b")}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: aws.String("Other"), BackupName: aws.String("other")}); err != nil {
+	ob, err := c.CreateBackup(ctx(t), &dynamodb.CreateBackupInput{TableName: aws.String("Other"), BackupName: aws.String("other")})
+	if err != nil {
 		t.Fatal(err)
 	}
+	waitBackup(t, c, aws.ToString(ob.BackupDetails.BackupArn))
 
 	db, err := c.DescribeBackup(ctx(t), &dynamodb.DescribeBackupInput{BackupArn: aws.String(arn)})
 	if err != nil {
@@ -129,8 +138,17 @@ func TestBackupOperationsSDK(t *testing.T) {
 		t.Fatal(err)
 	}
 	if td := rt.TableDescription; aws.ToString(td.TableName) != "Music2" || td.RestoreSummary == nil || aws.ToString(td.RestoreSummary.SourceBackupArn) != arn ||
-		len(td.GlobalSecondaryIndexes) != 1 {
+		!aws.ToBool(td.RestoreSummary.RestoreInProgress) || td.TableStatus != types.TableStatusCreating || len(td.GlobalSecondaryIndexes) != 1 {
 		t.Errorf("RestoreTableFromBackup: %+v", td)
+	}
+	// Its name is taken while it is restored.
+	_, err = c.CreateTable(ctx(t), pkTableInput("Music2"))
+	if td := mustRestored(t, c, "Music2"); td.RestoreSummary == nil || aws.ToBool(td.RestoreSummary.RestoreInProgress) ||
+		aws.ToString(td.RestoreSummary.SourceBackupArn) != arn {
+		t.Errorf("restored table's RestoreSummary: %+v", td.RestoreSummary)
+	}
+	if err == nil {
+		t.Error("CreateTable of a table being restored succeeded")
 	}
 	if got := scanPKs(t, c, "Music2"); !cmp.Equal(got, map[string]string{"a": "1", "b": "2"}) {
 		t.Errorf("restored items: %v", got)
@@ -149,6 +167,9 @@ func TestBackupOperationsSDK(t *testing.T) {
 	}
 	if td := rt.TableDescription; len(td.GlobalSecondaryIndexes) != 0 || aws.ToInt64(td.ProvisionedThroughput.WriteCapacityUnits) != 6 {
 		t.Errorf("restore with overrides: GSIs %v, throughput %+v", td.GlobalSecondaryIndexes, td.ProvisionedThroughput)
+	}
+	if td := mustRestored(t, c, "Music3"); aws.ToInt64(td.ProvisionedThroughput.WriteCapacityUnits) != 6 {
+		t.Errorf("restored with overrides: throughput %+v", td.ProvisionedThroughput)
 	}
 
 	// Errors.
@@ -201,6 +222,7 @@ func TestRestoreTableToPointInTimeSDK(t *testing.T) {
 	if s := rt.TableDescription.RestoreSummary; s == nil || aws.ToString(s.SourceTableArn) != "arn:aws:dynamodb:us-east-1:"+accountID+":table/Tab" {
 		t.Errorf("RestoreSummary: %+v", s)
 	}
+	mustRestored(t, c, "Rst1")
 	if got := scanPKs(t, c, "Rst1"); !cmp.Equal(got, map[string]string{"a": "1"}) {
 		t.Errorf("restored at %v: %v", at, got)
 	}
@@ -221,6 +243,7 @@ func TestRestoreTableToPointInTimeSDK(t *testing.T) {
 		TargetTableName: aws.String("Rst2"), UseLatestRestorableTime: aws.Bool(true)}); err != nil {
 		t.Fatal(err)
 	}
+	mustRestored(t, c, "Rst2")
 	if got := scanPKs(t, c, "Rst2"); !cmp.Equal(got, map[string]string{"a": "2", "b": "3"}) {
 		t.Errorf("restored at the latest time: %v", got)
 	}
@@ -280,6 +303,7 @@ func TestAttackBackupPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	arn := aws.ToString(cb.BackupDetails.BackupArn)
+	waitBackup(t, as.admin, arn)
 	if !strings.HasPrefix(arn, gamesARN+"/backup/") {
 		t.Fatalf("backup ARN %s, want it under %s", arn, gamesARN)
 	}
@@ -388,6 +412,9 @@ func TestBackupWhileWriting(t *testing.T) {
 		}
 		arns = append(arns, aws.ToString(cb.BackupDetails.BackupArn))
 	}
+	for _, arn := range arns {
+		waitBackup(t, c, arn) // made while the writers run
+	}
 	close(stop)
 	wg.Wait()
 	t.Logf("%d transactions committed", moved.Load())
@@ -396,6 +423,7 @@ func TestBackupWhileWriting(t *testing.T) {
 		if _, err := c.RestoreTableFromBackup(ctx(t), &dynamodb.RestoreTableFromBackupInput{BackupArn: aws.String(arn), TargetTableName: aws.String(target)}); err != nil {
 			t.Fatal(err)
 		}
+		mustRestored(t, c, target)
 		out, err := c.Scan(ctx(t), &dynamodb.ScanInput{TableName: aws.String(target), ConsistentRead: aws.Bool(true)})
 		if err != nil {
 			t.Fatal(err)
@@ -466,6 +494,7 @@ func TestAttackRestorePartitionPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	arn := aws.ToString(cb.BackupDetails.BackupArn)
+	waitBackup(t, as.admin, arn)
 	if _, err := as.admin.UpdateContinuousBackups(ctx(t), &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String("GameScores"),
 		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}}); err != nil {
 		t.Fatal(err)
@@ -545,6 +574,7 @@ func TestDeleteTableSystemBackupSDK(t *testing.T) {
 		TargetTableName: aws.String("Back")}); err != nil {
 		t.Fatal(err)
 	}
+	mustRestored(t, c, "Back")
 	if got := scanPKs(t, c, "Back"); !cmp.Equal(got, map[string]string{"a": "1", "b": "2"}) {
 		t.Errorf("restored from the system backup: %v", got)
 	}

@@ -27,7 +27,7 @@ import (
 // The counters are updated where the work happens: ServeHTTP (requests),
 // transactor.go (FoundationDB transactions and their retries), and
 // background.go (index backfills, TTL sweeps, stream trims, counting
-// passes). Every method
+// passes) and backup_jobs.go (backups and restores). Every method
 // of *metrics accepts a nil receiver, for servers built without New.
 
 // metricsPath is where the server answers GET with its metrics.
@@ -72,6 +72,10 @@ type metrics struct {
 	transfers        *prometheus.CounterVec // kind, result
 	transfersRunning *prometheus.GaugeVec   // kind
 	transferItems    *prometheus.CounterVec // kind
+	jobs             *prometheus.CounterVec // kind, result
+	jobsRunning      *prometheus.GaugeVec   // kind
+	jobItems         *prometheus.CounterVec // kind
+	jobBytes         *prometheus.CounterVec // kind
 }
 
 // newMetrics registers the server's metrics in a new registry; ops holds
@@ -132,6 +136,12 @@ func newMetrics(ops map[string]operation) *metrics {
 	m.streamTrimmed = counter("stream_records_trimmed_total", "Stream records removed by retention trims.")
 	m.countBuilds = counterVec("count_builds_total", "Runs of the counting pass of a table created before exact counts, by result: done (counts exact), stopped (server closing or lease lost; resumes at a later walk) or error.", "result")
 	m.countedItems = counter("count_build_items_total", "Items the counting passes of this server counted.")
+	m.jobs = counterVec("background_jobs_total", "Runs of background backups and restores (backup_jobs.go) ended here, by kind (backup, restore) and result: done (AVAILABLE, or the table ACTIVE), failed (removed), stopped (server closing; resumed at the next start), elsewhere (another server holds or took its lease) or retried (an error that may pass; run again).", "kind", "result")
+	m.jobsRunning = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "fdyno", Name: "background_jobs_running",
+		Help: "Background backups and restores running in this server now, by kind."}, []string{"kind"})
+	reg(m.jobsRunning)
+	m.jobItems = counterVec("background_job_items_total", "Items background backups copied and restores wrote, as their records report them while they run, by kind.", "kind")
+	m.jobBytes = counterVec("background_job_bytes_total", "Encoded bytes of the items background backups copied and restores wrote, by kind.", "kind")
 	reg(collectors.NewGoCollector())
 	reg(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Results and kinds start at zero, so that rate() sees the first
@@ -149,6 +159,14 @@ func newMetrics(ops map[string]operation) *metrics {
 	}
 	for _, r := range []string{"done", "stopped", "error"} {
 		m.countBuilds.WithLabelValues(r)
+	}
+	for _, k := range []string{jobBackup, jobRestore} {
+		for _, r := range []string{"done", "failed", "stopped", "elsewhere", "retried"} {
+			m.jobs.WithLabelValues(k, r)
+		}
+		m.jobsRunning.WithLabelValues(k)
+		m.jobItems.WithLabelValues(k)
+		m.jobBytes.WithLabelValues(k)
 	}
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 	return m
@@ -264,6 +282,30 @@ func (m *metrics) transferEnded(kind, result string, items int64) {
 		m.transfers.WithLabelValues(kind, result).Inc()
 		m.transferItems.WithLabelValues(kind).Add(float64(items))
 	}
+}
+
+// jobStarted and jobEnded bracket a background job's run; result is
+// one of jobs_total's.
+func (m *metrics) jobStarted(kind string) {
+	if m != nil {
+		m.jobsRunning.WithLabelValues(kind).Inc()
+	}
+}
+
+func (m *metrics) jobEnded(kind, result string) {
+	if m != nil {
+		m.jobsRunning.WithLabelValues(kind).Dec()
+		m.jobs.WithLabelValues(kind, result).Inc()
+	}
+}
+
+// jobProgress adds the items and bytes a job did since its last report.
+func (m *metrics) jobProgress(kind string, items, bytes int64) {
+	if m == nil || items < 0 || bytes < 0 {
+		return
+	}
+	m.jobItems.WithLabelValues(kind).Add(float64(items))
+	m.jobBytes.WithLabelValues(kind).Add(float64(bytes))
 }
 
 // leaseHeld counts a lease on background work taken (held) or lost.

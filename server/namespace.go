@@ -279,7 +279,7 @@ func (s *Server) settleNamespace(ns *Server, created bool) {
 		return
 	}
 	ns.bg.mu.Lock()
-	busy := len(ns.bg.running) > 0
+	busy := len(ns.bg.running) > 0 || len(ns.bg.jobs) > 0
 	ns.bg.mu.Unlock()
 	if created || busy {
 		s.keepNamespace(ns)

@@ -160,6 +160,14 @@ type Config struct {
 	// account's id and "/", so an account never reaches another's
 	// objects (exports.go). See package s3bucket.
 	S3 s3bucket.API
+	// JobPause is the least pause between two transactions of a
+	// background backup or restore (backup_jobs.go), which otherwise
+	// pauses after each for as long as it took.
+	JobPause time.Duration
+	// JobLease is the lease a server takes on a background backup or
+	// restore it runs, and how often every server looks for jobs whose
+	// server died (default DefaultJobLease).
+	JobLease time.Duration
 	// MaxConcurrentRequests bounds the requests the server runs at once
 	// (default DefaultMaxConcurrentRequests); one more is refused with a
 	// ThrottlingException (limits.go).
@@ -424,6 +432,7 @@ func (s *Server) startBackground() {
 	s.goBackground(func(ctx context.Context) {
 		everyInterval(ctx, transferResumeInterval, func() { s.resumeTransfers(ctx) })
 	})
+	s.goBackground(s.resumeJobs)
 	if cfg.TTLSweepInterval >= 0 {
 		interval, perSecond := cfg.TTLSweepInterval, cfg.TTLSweepItemsPerSecond
 		if interval == 0 {

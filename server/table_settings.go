@@ -47,6 +47,9 @@ type tableSettings struct {
 	DeletionProtectionEnabled bool `json:",omitempty"`
 	// Tags are the table's tags, in key order, keys unique (tags.go).
 	Tags []tag `json:",omitempty"`
+	// Restore is the RestoreSummary of a table made by a restore
+	// (backup_ops.go).
+	Restore *restoreSummary `json:",omitempty"`
 }
 
 // provisioned is a capacity in DynamoDB's units.
@@ -70,7 +73,7 @@ func settingsOf(d *fdyno.TableDescription) (tableSettings, error) {
 
 // encode returns the settings record of ts; the zero settings are none.
 func (ts *tableSettings) encode() ([]byte, error) {
-	if ts.BillingMode == "" && ts.ProvisionedThroughput == nil && ts.IndexThroughput == nil && ts.LastUpdateToPayPerRequest == nil && !ts.DeletionProtectionEnabled && len(ts.Tags) == 0 {
+	if ts.BillingMode == "" && ts.ProvisionedThroughput == nil && ts.IndexThroughput == nil && ts.LastUpdateToPayPerRequest == nil && !ts.DeletionProtectionEnabled && len(ts.Tags) == 0 && ts.Restore == nil {
 		return nil, nil
 	}
 	return json.Marshal(ts)

@@ -210,6 +210,14 @@ func (s *Server) createTable(c *call, in *createTableInput, _ *fdyno.Table) (any
 			}
 			return nil, err
 		}
+		// A table being restored (backup_jobs.go) is CREATING: its name
+		// is taken.
+		if _, err := fdyno.DescribeRestore(tr, name, s.tableOptions()...); !errors.Is(err, fdyno.ErrResourceNotFound) {
+			if err == nil {
+				return nil, &apiError{typ: errResourceInUse, msg: "Table already exists: " + name}
+			}
+			return nil, err
+		}
 		return fdyno.Open(tr, name, s.tableOptions(fdyno.WithSchema(schema), fdyno.WithSettings(settings))...)
 	})
 	if err != nil {
@@ -383,7 +391,29 @@ type describeTableOutput struct {
 	Table tableDescription
 }
 
-func (s *Server) describeTable(_ *call, _ *tableNameInput, t *fdyno.Table) (any, error) {
+// describeTableInput is a tableNameInput whose table DescribeTable
+// opens itself: a table being restored has none yet, and is described
+// CREATING (backup_jobs.go).
+type describeTableInput struct {
+	tableNameInput
+}
+
+func (in *describeTableInput) prepare(c *call) (string, error) {
+	_, err := tableName(c, in.TableName)
+	return "", err
+}
+
+func (s *Server) describeTable(c *call, _ *describeTableInput, _ *fdyno.Table) (any, error) {
+	t, err := s.tableFor(c, c.table)
+	if errors.Is(err, fdyno.ErrResourceNotFound) {
+		if r, rerr := fdyno.DescribeRestore(s.db, c.table, s.tableOptions()...); rerr == nil {
+			td, err := s.restoring(r)
+			return describeTableOutput{Table: td}, err
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
 	d, err := t.Describe(s.db)
 	if err != nil {
 		return nil, err
@@ -429,6 +459,16 @@ func (s *Server) listTables(_ *call, in *listTablesInput, _ *fdyno.Table) (any, 
 		// null (boto3 reads it without a default).
 		names = []string{}
 	}
+	// Tables being restored are listed, CREATING, as DynamoDB's.
+	restores, err := fdyno.ListRestores(s.db, s.tableOptions()...)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range restores {
+		if i, found := slices.BinarySearch(names, r.TargetTableName); !found {
+			names = slices.Insert(names, i, r.TargetTableName)
+		}
+	}
 	if in.ExclusiveStartTableName != nil {
 		after := *in.ExclusiveStartTableName
 		i, found := slices.BinarySearch(names, after)
@@ -470,6 +510,7 @@ type tableDescription struct {
 	LatestStreamArn           string               `json:",omitempty"`
 	LatestStreamLabel         string               `json:",omitempty"`
 	DeletionProtectionEnabled bool
+	RestoreSummary            *restoreSummary `json:",omitempty"`
 }
 
 type throughputDescription struct {
@@ -539,6 +580,10 @@ func (s *Server) describe(d *fdyno.TableDescription, status string) (tableDescri
 	}
 	if !d.CreationDateTime.IsZero() {
 		td.CreationDateTime = epochSeconds(d.CreationDateTime)
+	}
+	if p.Restore != nil {
+		r := *p.Restore
+		td.RestoreSummary = &r
 	}
 	switch {
 	case p.LastUpdateToPayPerRequest != nil:
