@@ -58,6 +58,8 @@ const (
 const (
 	jobBackup  = "backup"
 	jobRestore = "restore"
+	jobExport  = "export" // exports.go
+	jobImport  = "import" // imports.go
 )
 
 // errLeaseLost stops a job whose lease another server took.

@@ -228,11 +228,11 @@ func (s *Server) runTransfer(j transferJob) {
 				}
 			}
 		}()
-		s.metrics.transferStarted(j.kind)
+		s.metrics.jobStarted(j.kind)
 		items, failed, err := j.run(run, ctxTransactor{run, s.db})
 		cancel()
 		<-renewed
-		result := "completed"
+		result := "done"
 		switch {
 		case errors.Is(err, context.Canceled) && lost.Load():
 			result = "elsewhere" // a renewal failed: another server took it
@@ -245,12 +245,13 @@ func (s *Server) runTransfer(j transferJob) {
 				s.log.Warn(j.kind+" failed", slog.String(j.kind, j.name), slog.String("account", s.account), slog.String("error", err.Error()))
 			}
 		}
-		if result == "completed" || result == "failed" {
+		if result == "done" || result == "failed" {
 			if err := j.release(s.holder); err != nil {
 				s.log.Warn("lease release failed", slog.String(j.kind, j.name), slog.String("error", err.Error()))
 			}
 		}
-		s.metrics.transferEnded(j.kind, result, items)
+		s.metrics.jobProgress(j.kind, items, 0)
+		s.metrics.jobEnded(j.kind, result)
 	})
 	if !started {
 		s.endTransfer(j.id) // closed: the next server resumes it
@@ -260,7 +261,7 @@ func (s *Server) runTransfer(j transferJob) {
 // runExportInBackground runs export id in the background.
 func (s *Server) runExportInBackground(id, bucket string) {
 	opts := s.tableOptions()
-	s.runTransfer(transferJob{kind: "export", id: id, name: id,
+	s.runTransfer(transferJob{kind: jobExport, id: id, name: id,
 		lease:   func(h string) (bool, error) { return fdyno.TryExportLease(s.db, id, h, transferLeasePeriod, opts...) },
 		release: func(h string) error { return fdyno.ReleaseExportLease(s.db, id, h, opts...) },
 		run: func(ctx context.Context, tx fdb.Transactor) (int64, bool, error) {

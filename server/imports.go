@@ -43,7 +43,7 @@ func (s *Server) importARN(table, id string) string { return s.tableARN(table) +
 // runImportInBackground runs import id in the background.
 func (s *Server) runImportInBackground(id, bucket, arn string) {
 	opts := s.tableOptions()
-	s.runTransfer(transferJob{kind: "import", id: id, name: arn,
+	s.runTransfer(transferJob{kind: jobImport, id: id, name: arn,
 		lease:   func(h string) (bool, error) { return fdyno.TryImportLease(s.db, id, h, transferLeasePeriod, opts...) },
 		release: func(h string) error { return fdyno.ReleaseImportLease(s.db, id, h, opts...) },
 		run: func(ctx context.Context, tx fdb.Transactor) (int64, bool, error) {

@@ -69,9 +69,6 @@ type metrics struct {
 	streamTrimmed    prometheus.Counter
 	countBuilds      *prometheus.CounterVec // result
 	countedItems     prometheus.Counter
-	transfers        *prometheus.CounterVec // kind, result
-	transfersRunning *prometheus.GaugeVec   // kind
-	transferItems    *prometheus.CounterVec // kind
 	jobs             *prometheus.CounterVec // kind, result
 	jobsRunning      *prometheus.GaugeVec   // kind
 	jobItems         *prometheus.CounterVec // kind
@@ -124,11 +121,6 @@ func newMetrics(ops map[string]operation) *metrics {
 	m.leases = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "fdyno", Name: "background_leases",
 		Help: "Leases on tables' background work this server holds, by job (ttl-sweep, trim, counts, backfill): of several servers on one database, the holder does the job."}, []string{"job"})
 	reg(m.leases)
-	m.transfers = counterVec("transfers_total", "Exports and imports run by this server, by kind (export, import) and result: completed, failed (FAILED, with DescribeExport's or DescribeImport's FailureCode), stopped (server closing; resumed by the next) or elsewhere (another server took it over).", "kind", "result")
-	m.transfersRunning = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "fdyno", Name: "transfers_running",
-		Help: "Exports and imports this server runs now, by kind; DescribeExport and DescribeImport report each one's progress."}, []string{"kind"})
-	reg(m.transfersRunning)
-	m.transferItems = counterVec("transfer_items_total", "Items written by the exports and imported by the imports that ended here, by kind.", "kind")
 	m.ttlSweeps = counterVec("ttl_sweeps_total", "Time to Live sweeps of one table, by result (ok or error).", "result")
 	m.ttlScanned = counter("ttl_items_scanned_total", "Items the Time to Live sweeper examined.")
 	m.ttlDeleted = counter("ttl_items_deleted_total", "Expired items the Time to Live sweeper deleted.")
@@ -136,11 +128,11 @@ func newMetrics(ops map[string]operation) *metrics {
 	m.streamTrimmed = counter("stream_records_trimmed_total", "Stream records removed by retention trims.")
 	m.countBuilds = counterVec("count_builds_total", "Runs of the counting pass of a table created before exact counts, by result: done (counts exact), stopped (server closing or lease lost; resumes at a later walk) or error.", "result")
 	m.countedItems = counter("count_build_items_total", "Items the counting passes of this server counted.")
-	m.jobs = counterVec("background_jobs_total", "Runs of background backups and restores (backup_jobs.go) ended here, by kind (backup, restore) and result: done (AVAILABLE, or the table ACTIVE), failed (removed), stopped (server closing; resumed at the next start), elsewhere (another server holds or took its lease) or retried (an error that may pass; run again).", "kind", "result")
+	m.jobs = counterVec("background_jobs_total", "Runs of background backups, restores (backup_jobs.go), exports and imports (exports.go) ended here, by kind (backup, restore, export, import) and result: done (AVAILABLE, COMPLETED, or the table ACTIVE), failed (a backup or restore removed, an export or import FAILED), stopped (server closing; resumed by the next), elsewhere (another server holds or took its lease) or retried (an error that may pass; run again).", "kind", "result")
 	m.jobsRunning = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "fdyno", Name: "background_jobs_running",
-		Help: "Background backups and restores running in this server now, by kind."}, []string{"kind"})
+		Help: "Background backups, restores, exports and imports running in this server now, by kind; Describe* reports each one's progress."}, []string{"kind"})
 	reg(m.jobsRunning)
-	m.jobItems = counterVec("background_job_items_total", "Items background backups copied and restores wrote, as their records report them while they run, by kind.", "kind")
+	m.jobItems = counterVec("background_job_items_total", "Items background backups copied and restores wrote, as their records report them while they run, and items the exports wrote and the imports imported, when they end, by kind.", "kind")
 	m.jobBytes = counterVec("background_job_bytes_total", "Encoded bytes of the items background backups copied and restores wrote, by kind.", "kind")
 	reg(collectors.NewGoCollector())
 	reg(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -160,7 +152,7 @@ func newMetrics(ops map[string]operation) *metrics {
 	for _, r := range []string{"done", "stopped", "error"} {
 		m.countBuilds.WithLabelValues(r)
 	}
-	for _, k := range []string{jobBackup, jobRestore} {
+	for _, k := range []string{jobBackup, jobRestore, jobExport, jobImport} {
 		for _, r := range []string{"done", "failed", "stopped", "elsewhere", "retried"} {
 			m.jobs.WithLabelValues(k, r)
 		}
@@ -265,23 +257,6 @@ func (m *metrics) countBuilt(result string, items int64) {
 	}
 	m.countBuilds.WithLabelValues(result).Inc()
 	m.countedItems.Add(float64(items))
-}
-
-// transferStarted and transferEnded bracket an export or import this
-// server runs; transferEnded's result is completed, failed, stopped or
-// elsewhere.
-func (m *metrics) transferStarted(kind string) {
-	if m != nil {
-		m.transfersRunning.WithLabelValues(kind).Inc()
-	}
-}
-
-func (m *metrics) transferEnded(kind, result string, items int64) {
-	if m != nil {
-		m.transfersRunning.WithLabelValues(kind).Dec()
-		m.transfers.WithLabelValues(kind, result).Inc()
-		m.transferItems.WithLabelValues(kind).Add(float64(items))
-	}
 }
 
 // jobStarted and jobEnded bracket a background job's run; result is

@@ -85,14 +85,14 @@ func TestTransfersTakenOver(t *testing.T) {
 	}
 	fams := b.scrape(t)
 	for _, kind := range []string{"export", "import"} {
-		if got := value(fams, "fdyno_transfers_total", "kind", kind, "result", "completed"); got != 1 {
-			t.Errorf("fdyno_transfers_total{kind=%q,result=completed} = %v, want 1", kind, got)
+		if got := value(fams, "fdyno_background_jobs_total", "kind", kind, "result", "done"); got != 1 {
+			t.Errorf("fdyno_background_jobs_total{kind=%q,result=done} = %v, want 1", kind, got)
 		}
-		if got := value(fams, "fdyno_transfer_items_total", "kind", kind); got != 1 {
-			t.Errorf("fdyno_transfer_items_total{kind=%q} = %v, want 1", kind, got)
+		if got := value(fams, "fdyno_background_job_items_total", "kind", kind); got != 1 {
+			t.Errorf("fdyno_background_job_items_total{kind=%q} = %v, want 1", kind, got)
 		}
-		if got := value(fams, "fdyno_transfers_running", "kind", kind); got != 0 {
-			t.Errorf("fdyno_transfers_running{kind=%q} = %v, want 0", kind, got)
+		if got := value(fams, "fdyno_background_jobs_running", "kind", kind); got != 0 {
+			t.Errorf("fdyno_background_jobs_running{kind=%q} = %v, want 0", kind, got)
 		}
 	}
 }
