@@ -185,6 +185,14 @@ func (s *Server) jobTx(ctx context.Context, renew func() bool, progress func()) 
 		every: s.jobLease() / 3}
 }
 
+// pacedTx returns a transactor that paces a job's transactions as jobTx
+// does, for a job that renews its lease itself (exports and imports,
+// exports.go).
+func (s *Server) pacedTx(ctx context.Context) *jobTransactor {
+	return &jobTransactor{ctx: ctx, db: s.db, pause: s.bgConfig.JobPause, renew: func() bool { return true }, renewed: time.Now(),
+		every: s.jobLease()}
+}
+
 // backupJob is the lease job of backup id on its table.
 func backupJob(id string) string { return "backup/" + id }
 

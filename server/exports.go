@@ -176,15 +176,10 @@ func (s *Server) endTransfer(id string) {
 
 // Of several servers on one database, the one holding a job's lease
 // (fdyno's TryExportLease, TryImportLease) runs the export or import; it
-// renews the lease every transferRenewInterval and stops when a renewal
-// fails. Every server looks for IN_PROGRESS jobs at start and every
-// transferResumeInterval, so the job of a server that died is taken over
-// once its lease lapses.
-const (
-	transferResumeInterval = time.Minute
-	transferRenewInterval  = time.Minute
-	transferLeasePeriod    = 3 * transferRenewInterval
-)
+// renews the lease every third of Config.JobLease, as backups and
+// restores do (backup_jobs.go), and stops when a renewal fails. Every
+// server looks for IN_PROGRESS jobs at start and every JobLease, so the
+// job of a server that died is taken over once its lease lapses.
 
 // transferJob is an export or import to run in the background.
 type transferJob struct {
@@ -219,7 +214,7 @@ func (s *Server) runTransfer(j transferJob) {
 				select {
 				case <-run.Done():
 					return
-				case <-time.After(transferRenewInterval):
+				case <-time.After(s.jobLease() / 3):
 				}
 				if ok, err := j.lease(s.holder); err != nil || !ok {
 					lost.Store(true)
@@ -229,7 +224,9 @@ func (s *Server) runTransfer(j transferJob) {
 			}
 		}()
 		s.metrics.jobStarted(j.kind)
-		items, failed, err := j.run(run, ctxTransactor{run, s.db})
+		// Paced as backups and restores are, so foreground requests are
+		// not starved.
+		items, failed, err := j.run(run, s.pacedTx(run))
 		cancel()
 		<-renewed
 		result := "done"
@@ -262,7 +259,7 @@ func (s *Server) runTransfer(j transferJob) {
 func (s *Server) runExportInBackground(id, bucket string) {
 	opts := s.tableOptions()
 	s.runTransfer(transferJob{kind: jobExport, id: id, name: id,
-		lease:   func(h string) (bool, error) { return fdyno.TryExportLease(s.db, id, h, transferLeasePeriod, opts...) },
+		lease:   func(h string) (bool, error) { return fdyno.TryExportLease(s.db, id, h, s.jobLease(), opts...) },
 		release: func(h string) error { return fdyno.ReleaseExportLease(s.db, id, h, opts...) },
 		run: func(ctx context.Context, tx fdb.Transactor) (int64, bool, error) {
 			dest, err := s.bucket(ctx, bucket)
@@ -279,7 +276,7 @@ func (s *Server) runExportInBackground(id, bucket string) {
 
 // resumeTransfers runs the exports and imports of s's namespace that are
 // IN_PROGRESS and whose lease no server holds (those of a server that
-// stopped): at start, and every transferResumeInterval.
+// stopped): at start, and every Config.JobLease.
 func (s *Server) resumeTransfers(ctx context.Context) {
 	if !s.hasBuckets() {
 		return

@@ -44,7 +44,7 @@ func (s *Server) importARN(table, id string) string { return s.tableARN(table) +
 func (s *Server) runImportInBackground(id, bucket, arn string) {
 	opts := s.tableOptions()
 	s.runTransfer(transferJob{kind: jobImport, id: id, name: arn,
-		lease:   func(h string) (bool, error) { return fdyno.TryImportLease(s.db, id, h, transferLeasePeriod, opts...) },
+		lease:   func(h string) (bool, error) { return fdyno.TryImportLease(s.db, id, h, s.jobLease(), opts...) },
 		release: func(h string) error { return fdyno.ReleaseImportLease(s.db, id, h, opts...) },
 		run: func(ctx context.Context, tx fdb.Transactor) (int64, bool, error) {
 			src, err := s.bucket(ctx, bucket)

@@ -161,12 +161,13 @@ type Config struct {
 	// objects (exports.go). See package s3bucket.
 	S3 s3bucket.API
 	// JobPause is the least pause between two transactions of a
-	// background backup or restore (backup_jobs.go), which otherwise
-	// pauses after each for as long as it took.
+	// background backup, restore (backup_jobs.go), export or import
+	// (exports.go), which otherwise pauses after each for as long as it
+	// took.
 	JobPause time.Duration
-	// JobLease is the lease a server takes on a background backup or
-	// restore it runs, and how often every server looks for jobs whose
-	// server died (default DefaultJobLease).
+	// JobLease is the lease a server takes on a background backup,
+	// restore, export or import it runs, and how often every server looks
+	// for jobs whose server died (default DefaultJobLease).
 	JobLease time.Duration
 	// MaxConcurrentRequests bounds the requests the server runs at once
 	// (default DefaultMaxConcurrentRequests); one more is refused with a
@@ -430,7 +431,7 @@ func (s *Server) startBackground() {
 		everyInterval(ctx, backfillResumeInterval, func() { s.resumeBackfills(ctx) })
 	})
 	s.goBackground(func(ctx context.Context) {
-		everyInterval(ctx, transferResumeInterval, func() { s.resumeTransfers(ctx) })
+		everyInterval(ctx, s.jobLease(), func() { s.resumeTransfers(ctx) })
 	})
 	s.goBackground(s.resumeJobs)
 	if cfg.TTLSweepInterval >= 0 {

@@ -48,10 +48,10 @@ func TestTransfersTakenOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := fdyno.TryExportLease(db, ex.ExportID, "dead", transferLeasePeriod, opts...); !ok || err != nil {
+	if ok, err := fdyno.TryExportLease(db, ex.ExportID, "dead", DefaultJobLease, opts...); !ok || err != nil {
 		t.Fatalf("the dead server's export lease: %v, %v", ok, err)
 	}
-	if ok, err := fdyno.TryImportLease(db, im.ImportID, "dead", transferLeasePeriod, opts...); !ok || err != nil {
+	if ok, err := fdyno.TryImportLease(db, im.ImportID, "dead", DefaultJobLease, opts...); !ok || err != nil {
 		t.Fatalf("the dead server's import lease: %v, %v", ok, err)
 	}
 	b := newTestServer(t, Config{DB: db, Now: now, ExportDir: exportDir})
@@ -77,7 +77,7 @@ func TestTransfersTakenOver(t *testing.T) {
 	if e, i := status(); e != types.ExportStatusInProgress || i != types.ImportStatusInProgress {
 		t.Fatalf("while the dead server's leases last: export %s, import %s; want both IN_PROGRESS", e, i)
 	}
-	clock.Add(int64((transferLeasePeriod + time.Second) / time.Microsecond))
+	clock.Add(int64((DefaultJobLease + time.Second) / time.Microsecond))
 	b.resumeTransfers(t.Context())
 	testtime.WaitUntil(t, "b's transfers to end", idle)
 	if e, i := status(); e != types.ExportStatusCompleted || i != types.ImportStatusCompleted {

@@ -93,6 +93,29 @@ func scanAll(t *testing.T, addr, table string) map[string]string {
 	}
 }
 
+// createBig creates the table Big with killItems items and returns each
+// item's pk and n.
+func createBig(t *testing.T, addr string) map[string]string {
+	t.Helper()
+	if status, body := call(t, addr, "CreateTable", `{"TableName":"Big","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],
+		"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST"}`); status != 200 {
+		t.Fatalf("CreateTable: %d %s", status, body)
+	}
+	want := map[string]string{}
+	for i := 0; i < killItems; i += 25 {
+		var reqs []string
+		for j := i; j < i+25; j++ {
+			pk, n := fmt.Sprintf("item%05d", j), strconv.Itoa(j*7)
+			want[pk] = n
+			reqs = append(reqs, `{"PutRequest":{"Item":{"pk":{"S":"`+pk+`"},"n":{"N":"`+n+`"},"pad":{"S":"`+strings.Repeat("x", 100)+`"}}}}`)
+		}
+		if status, body := call(t, addr, "BatchWriteItem", `{"RequestItems":{"Big":[`+strings.Join(reqs, ",")+`]}}`); status != 200 || strings.Contains(body, `"pk"`) {
+			t.Fatalf("BatchWriteItem: %d %s", status, body)
+		}
+	}
+	return want
+}
+
 // kill stops a server with SIGKILL.
 func kill(cmd interface{ Wait() error }, signal func() error, logs <-chan string) {
 	_ = signal()
@@ -114,22 +137,7 @@ func TestBackupAndRestoreSurviveKill(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	args := []string{"--data-dir", dir, "--job-pause", "40ms", "--job-lease", "1s", "--ttl-sweep=false", "--count-build=false"}
 	cmd, addr, logs := startServer(t, args...)
-	if status, body := call(t, addr, "CreateTable", `{"TableName":"Big","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],
-		"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST"}`); status != 200 {
-		t.Fatalf("CreateTable: %d %s", status, body)
-	}
-	want := map[string]string{}
-	for i := 0; i < killItems; i += 25 {
-		var reqs []string
-		for j := i; j < i+25; j++ {
-			pk, n := fmt.Sprintf("item%05d", j), strconv.Itoa(j*7)
-			want[pk] = n
-			reqs = append(reqs, `{"PutRequest":{"Item":{"pk":{"S":"`+pk+`"},"n":{"N":"`+n+`"},"pad":{"S":"`+strings.Repeat("x", 100)+`"}}}}`)
-		}
-		if status, body := call(t, addr, "BatchWriteItem", `{"RequestItems":{"Big":[`+strings.Join(reqs, ",")+`]}}`); status != 200 || strings.Contains(body, `"pk"`) {
-			t.Fatalf("BatchWriteItem: %d %s", status, body)
-		}
-	}
+	want := createBig(t, addr)
 
 	// The backup: CREATING at once, killed while it is made.
 	status, body := call(t, addr, "CreateBackup", `{"TableName":"Big","BackupName":"big"}`)

@@ -82,8 +82,8 @@ func run() error {
 		s3Endpoint  = flag.String("s3-endpoint", "", "URL of an S3 endpoint (AWS's or an S3-compatible store's) holding the buckets of ExportTableToPointInTime and ImportTable instead of --export-dir; credentials from FDYNO_S3_ACCESS_KEY_ID, FDYNO_S3_SECRET_ACCESS_KEY and FDYNO_S3_SESSION_TOKEN")
 		s3Region    = flag.String("s3-region", "", "region of the --s3-endpoint buckets (default: --region)")
 		s3PathStyle = flag.Bool("s3-path-style", false, "address --s3-endpoint buckets as ENDPOINT/BUCKET/KEY (most S3-compatible stores want it) rather than BUCKET.HOST/KEY")
-		jobPause    = flag.Duration("job-pause", 0, "least pause between two transactions of a background backup or restore, which otherwise pauses for as long as each took")
-		jobLease    = flag.Duration("job-lease", server.DefaultJobLease, "lease on a background backup or restore; a server that dies has its jobs taken over within two")
+		jobPause    = flag.Duration("job-pause", 0, "least pause between two transactions of a background backup, restore, export or import, which otherwise pauses for as long as each took")
+		jobLease    = flag.Duration("job-lease", server.DefaultJobLease, "lease on a background backup, restore, export or import; a server that dies has its jobs taken over within two")
 		t           server.Timeouts
 	)
 	flag.DurationVar(&t.ReadHeader, "read-header-timeout", server.DefaultTimeouts.ReadHeader, "time to read a request's headers")
