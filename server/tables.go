@@ -410,6 +410,10 @@ func (s *Server) describeTable(c *call, _ *describeTableInput, _ *fdyno.Table) (
 			td, err := s.restoring(r)
 			return describeTableOutput{Table: td}, err
 		}
+		// A restore may have ended between the two reads: its table
+		// appears in the transaction that removes its record, so a read
+		// after the second finds the table.
+		t, err = s.tableFor(c, c.table)
 	}
 	if err != nil {
 		return nil, err
