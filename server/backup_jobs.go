@@ -207,7 +207,7 @@ func (s *Server) runBackupInBackground(table, id string) {
 			items, bytes = d.ItemCount, d.BackupSizeBytes
 		}
 	}
-	s.runJob(jobBackup, "backup/"+id, func(ctx context.Context) (string, bool) {
+	s.runJob(jobBackup, backupJob(id), func(ctx context.Context) (string, bool) {
 		t, err := s.openTable(table)
 		if err == nil && !s.holdsLease(t, backupJob(id), s.jobLease()) {
 			return "elsewhere", false // resumeJobs takes it over if that server dies

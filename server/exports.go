@@ -130,28 +130,6 @@ func (s *Server) bucket(ctx context.Context, name string) (transferBucket, error
 	return fdyno.DirBucket{Dir: filepath.Join(root, name)}, nil
 }
 
-// ctxTransactor runs transactions until its context is cancelled; then
-// it answers context.Canceled, which stops an export or import between
-// two of its transactions and leaves it IN_PROGRESS.
-type ctxTransactor struct {
-	ctx context.Context
-	db  fdyno.RetryLoop
-}
-
-func (t ctxTransactor) Transact(f func(fdb.Transaction) (any, error)) (any, error) {
-	if err := t.ctx.Err(); err != nil {
-		return nil, err
-	}
-	return t.db.Transact(f)
-}
-
-func (t ctxTransactor) ReadTransact(f func(fdb.ReadTransaction) (any, error)) (any, error) {
-	if err := t.ctx.Err(); err != nil {
-		return nil, err
-	}
-	return t.db.ReadTransact(f)
-}
-
 // startTransfer reports whether export or import id may start here: it
 // is not running in this server already (a namespace kept while its
 // import starts would otherwise resume it a second time).
@@ -176,8 +154,11 @@ func (s *Server) endTransfer(id string) {
 
 // Of several servers on one database, the one holding a job's lease
 // (fdyno's TryExportLease, TryImportLease) runs the export or import; it
-// renews the lease every third of Config.JobLease, as backups and
-// restores do (backup_jobs.go), and stops when a renewal fails. Every
+// renews the lease every third of Config.JobLease and stops when a
+// renewal fails. Unlike backups and restores, whose jobTransactor renews
+// between two transactions (backup_jobs.go), a transfer renews from a
+// goroutine of its own: between two transactions it reads or writes its
+// bucket (an S3 part, a file), which may take longer than a lease. Every
 // server looks for IN_PROGRESS jobs at start and every JobLease, so the
 // job of a server that died is taken over once its lease lapses.
 
@@ -281,7 +262,7 @@ func (s *Server) resumeTransfers(ctx context.Context) {
 	if !s.hasBuckets() {
 		return
 	}
-	tx := ctxTransactor{ctx, s.db}
+	tx := s.pacedTx(ctx)
 	if l, err := fdyno.ListExports(tx, fdyno.ListExportsInput{}, s.tableOptions()...); err == nil {
 		for _, e := range l.ExportSummaries {
 			if e.ExportStatus == fdyno.ExportStatusInProgress {
