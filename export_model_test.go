@@ -7,13 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/fdyno/fdyno/internal/testseed"
+	"github.com/fdyno/fdyno/internal/testtime"
 	gocmp "github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
@@ -223,9 +223,8 @@ func TestIncrementalExportModel(t *testing.T) {
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
-		var clock atomic.Int64
-		clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
-		now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
+		clock := testtime.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		now := clock.Now
 		opts := []Option{root, WithClock(now)}
 		name := "Inc" + strconv.Itoa(n)
 		src, err := Open(db, name, append(opts, WithSchema(exportSchema), WithChunkThreshold(300))...)
@@ -242,7 +241,7 @@ func TestIncrementalExportModel(t *testing.T) {
 		}
 		var history []point
 		write := func(rt *rapid.T) {
-			clock.Add(int64(time.Second / time.Microsecond))
+			clock.Advance(time.Second)
 			it := exportItemGen().Draw(rt, "item")
 			k := itemKeyString(it)
 			del := rapid.IntRange(0, 3).Draw(rt, "op") == 0
@@ -275,7 +274,7 @@ func TestIncrementalExportModel(t *testing.T) {
 		for range rapid.IntRange(1, 10).Draw(rt, "after") {
 			write(rt)
 		}
-		clock.Add(int64(time.Second / time.Microsecond))
+		clock.Advance(time.Second)
 		final := cloneModel(model)
 		i := rapid.IntRange(0, len(history)-1).Draw(rt, "from")
 		j := rapid.IntRange(i+1, len(history)).Draw(rt, "to") // the window is writes i..j-1

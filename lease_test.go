@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 	"pgregory.net/rapid"
 )
 
@@ -16,9 +17,8 @@ import (
 // not while another's runs; a release frees only the holder's own.
 func TestLeaseModel(t *testing.T) {
 	db := fdblitetest.Open(t)
-	var clock atomic.Int64
-	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
-	now := func() time.Time { return time.UnixMicro(clock.Load()) }
+	clock := testtime.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := clock.Now
 	tbl := newTestTable(t, db, hashOnly, WithClock(now))
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
@@ -39,9 +39,9 @@ func TestLeaseModel(t *testing.T) {
 					rt.Fatal(err)
 				}
 				cur, held := model[job]
-				want := !held || cur.holder == h || clock.Load() >= cur.expires
+				want := !held || cur.holder == h || clock.Now().UnixMicro() >= cur.expires
 				if got != want {
-					rt.Fatalf("TryLease(%s, %s) = %v, want %v (lease %+v, now %d)", job, h, got, want, cur, clock.Load())
+					rt.Fatalf("TryLease(%s, %s) = %v, want %v (lease %+v, now %d)", job, h, got, want, cur, clock.Now().UnixMicro())
 				}
 				if want {
 					model[job] = lease{h, now().Add(d).UnixMicro()}
@@ -57,7 +57,7 @@ func TestLeaseModel(t *testing.T) {
 				}
 			},
 			"wait": func(rt *rapid.T) {
-				clock.Add(int64(rapid.IntRange(0, 6).Draw(rt, "wait")) * int64(time.Second/time.Microsecond))
+				clock.Advance(time.Duration(rapid.IntRange(0, 6).Draw(rt, "wait")) * time.Second)
 			},
 		})
 	})

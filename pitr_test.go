@@ -3,13 +3,13 @@ package fdyno
 import (
 	"errors"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
 	"github.com/fdyno/fdyno/internal/testseed"
+	"github.com/fdyno/fdyno/internal/testtime"
 	gocmp "github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
@@ -57,9 +57,8 @@ func TestPITRModel(t *testing.T) {
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		n++
-		var clock atomic.Int64
-		clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
-		now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
+		clock := testtime.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		now := clock.Now
 		opts := []Option{root, WithClock(now)}
 		src, err := Open(db, "Pitr"+strconv.Itoa(n), append(opts, WithSchema(backupSchema), WithChunkThreshold(300))...)
 		if err != nil {
@@ -73,7 +72,7 @@ func TestPITRModel(t *testing.T) {
 		}
 		var history []point
 		write := func(rt *rapid.T) {
-			clock.Add(int64(time.Second / time.Microsecond))
+			clock.Advance(time.Second)
 			pk := "p" + strconv.Itoa(rapid.IntRange(0, 2).Draw(rt, "pk"))
 			sk := rapid.IntRange(0, 4).Draw(rt, "sk")
 			var it Item
@@ -120,18 +119,18 @@ func TestPITRModel(t *testing.T) {
 			}
 		}
 		history = history[:0] // restorable from here on
-		clock.Add(int64(time.Second / time.Microsecond))
+		clock.Advance(time.Second)
 		for range rapid.IntRange(1, 12).Draw(rt, "after") {
 			write(rt)
 		}
-		clock.Add(int64(time.Second / time.Microsecond)) // every write is in the past
+		clock.Advance(time.Second) // every write is in the past
 		// Trimming: the clock moves on so that the recovery period (7
 		// days) starts at write c; the writes before it fold into the
 		// base and can no longer be restored to.
 		c := -1
 		if rapid.Bool().Draw(rt, "trim") {
 			c = rapid.IntRange(0, len(history)-1).Draw(rt, "periodStart")
-			clock.Store(history[c].at.Add(7 * 24 * time.Hour).UnixMicro())
+			clock.Set(history[c].at.Add(7 * 24 * time.Hour))
 			if err := src.trimContinuousBackups(db, rapid.IntRange(1, 3).Draw(rt, "trimBatch")); err != nil {
 				rt.Fatal(err)
 			}
@@ -284,22 +283,21 @@ func logRecords(t *rapid.T, db fdb.Database, tbl *Table) int {
 // to the latest time afterwards is the table.
 func TestTrimContinuousBackupsUnderFaults(t *testing.T) {
 	db := fdblitetest.OpenFaulty(t, fdblitetest.RetryableFaults(testseed.Seed(t, "FDYNO_PITR_TRIM_FAULT_SEED")))
-	var clock atomic.Int64
-	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
-	now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
+	clock := testtime.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := clock.Now
 	src := mustOpen(t, db, "TrimFaulty", WithSchema(backupSchema), WithClock(now))
 	if _, err := src.UpdateContinuousBackups(db, true, 1); err != nil {
 		t.Fatal(err)
 	}
 	var periodStart time.Time
 	for i := range 40 {
-		clock.Add(int64(time.Minute / time.Microsecond))
+		clock.Advance(time.Minute)
 		if i == 30 {
 			periodStart = now()
 		}
 		mustPut(t, db, src, backupItem("p"+strconv.Itoa(i%4), i%7, i, (i%3)*300))
 	}
-	clock.Store(periodStart.Add(24 * time.Hour).UnixMicro())
+	clock.Set(periodStart.Add(24 * time.Hour))
 	if err := src.trimContinuousBackups(db, 3); err != nil {
 		t.Fatal(err)
 	}
@@ -327,22 +325,21 @@ func TestTrimContinuousBackupsUnderFaults(t *testing.T) {
 // held leaves the log for a later walk.
 func TestTrimWaitsForRestore(t *testing.T) {
 	db := fdblitetest.Open(t)
-	var clock atomic.Int64
-	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
-	now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
+	clock := testtime.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := clock.Now
 	src := newTestTable(t, db, backupSchema, WithClock(now))
 	if _, err := src.UpdateContinuousBackups(db, true, 1); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		clock.Add(int64(time.Minute / time.Microsecond))
+		clock.Advance(time.Minute)
 		mustPut(t, db, src, backupItem("p", i, i, 0))
 	}
 	before, err := src.DescribeContinuousBackups(db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock.Add(int64(48 * time.Hour / time.Microsecond))
+	clock.Advance(48 * time.Hour)
 	release, err := src.holdRecovery(db, "restore") // a restore in progress
 	if err != nil {
 		t.Fatal(err)

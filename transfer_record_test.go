@@ -2,11 +2,11 @@ package fdyno
 
 import (
 	"errors"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 )
 
 // The lease on running an export or import follows lease.go's rule: one
@@ -14,9 +14,8 @@ import (
 // an unknown job is not found.
 func TestTransferLeases(t *testing.T) {
 	db := fdblitetest.Open(t)
-	var clock atomic.Int64
-	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
-	now := func() time.Time { return time.UnixMicro(clock.Load()) }
+	clock := testtime.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := clock.Now
 	root := testRoot(t, db)
 	opts := []Option{root, WithClock(now)}
 	if _, err := Open(db, "Src", append(opts, WithSchema(hashOnly))...); err != nil {
@@ -52,9 +51,9 @@ func TestTransferLeases(t *testing.T) {
 		step("the free lease", "a", true)
 		step("a's lease", "b", false)
 		step("its own lease again", "a", true)
-		clock.Add(int64(d/time.Microsecond) - 1)
+		clock.Advance(d - time.Microsecond)
 		step("a's renewed lease before it lapses", "b", false)
-		clock.Add(int64(d / time.Microsecond))
+		clock.Advance(d)
 		step("a's lapsed lease", "b", true)
 		step("b's lease", "a", false)
 		if err := k.release(k.id, "a"); err != nil { // not a's: nothing

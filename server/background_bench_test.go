@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fdyno/fdyno"
 	"github.com/fdyno/fdyno/fdblite/fdblitetest"
+	"github.com/fdyno/fdyno/internal/testtime"
 )
 
 // BenchmarkBackgroundWork measures the background work per item of the
@@ -90,9 +90,8 @@ func BenchmarkBackgroundWork(b *testing.B) {
 // retention, and times one walk of every server at once.
 func benchBackgroundWork(b *testing.B, job string, servers, items int) {
 	db := fdblitetest.OpenIsolated(b)
-	var clock atomic.Int64
-	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
-	now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
+	clock := testtime.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := clock.Now
 	cfg := Config{DB: db, Now: now, Logger: slog.New(slog.DiscardHandler), TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1}
 	var all []*testServer
 	for range servers {
@@ -147,7 +146,7 @@ func benchBackgroundWork(b *testing.B, job string, servers, items int) {
 				b.Fatal(err)
 			}
 		}
-		clock.Add(int64((retention + interval) / time.Microsecond))
+		clock.Advance(retention + interval)
 		before := work()
 		b.StartTimer()
 		start := time.Now()

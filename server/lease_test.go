@@ -2,7 +2,6 @@ package server
 
 import (
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,9 +20,8 @@ import (
 // server holds.
 func TestBackgroundLeases(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
-	var clock atomic.Int64
-	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
-	now := func() time.Time { return time.UnixMicro(clock.Load()) }
+	clock := testtime.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := clock.Now
 	cfg := Config{DB: db, Now: now, TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1}
 	a, b := newTestServer(t, cfg), newTestServer(t, cfg)
 	if a.holder == b.holder {
@@ -55,14 +53,14 @@ func TestBackgroundLeases(t *testing.T) {
 	}
 	step("a takes the free lease", a, ta, true)
 	step("b finds it held", b, tb, false)
-	clock.Add(int64(2 * time.Minute / time.Microsecond))
+	clock.Advance(2 * time.Minute)
 	step("a renews it", a, ta, true)
-	clock.Add(int64(2 * time.Minute / time.Microsecond))
+	clock.Advance(2 * time.Minute)
 	step("b finds it renewed", b, tb, false)
 	if ha, hb := held(a), held(b); ha != 1 || hb > 0 {
 		t.Errorf("fdyno_background_leases{job=ttl-sweep}: a %v, b %v; want 1 and 0", ha, hb)
 	}
-	clock.Add(int64(period / time.Microsecond)) // a stops renewing: it died
+	clock.Advance(period) // a stops renewing: it died
 	step("b takes over the lapsed lease", b, tb, true)
 	step("a, back, finds it held", a, ta, false)
 	if ha, hb := held(a), held(b); ha != 0 || hb != 1 {
@@ -76,9 +74,8 @@ func TestBackgroundLeases(t *testing.T) {
 // lapsed, from the backfill's cursor, to ACTIVE.
 func TestBackfillTakenOver(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
-	var clock atomic.Int64
-	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
-	now := func() time.Time { return time.UnixMicro(clock.Load()) }
+	clock := testtime.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := clock.Now
 	cfg := Config{DB: db, Now: now, TTLSweepInterval: -1, StreamRetention: -1}
 	a, b := newTestServer(t, cfg), newTestServer(t, cfg)
 	c := a.client(testCredentials)
@@ -114,7 +111,7 @@ func TestBackfillTakenOver(t *testing.T) {
 	if got := status(); got != types.IndexStatusCreating {
 		t.Fatalf("while a's lease lasts: %s, want CREATING (b leaves it to a)", got)
 	}
-	clock.Add(int64((backfillLeasePeriod + time.Second) / time.Microsecond))
+	clock.Advance(backfillLeasePeriod + time.Second)
 	b.resumeBackfills(t.Context())
 	testtime.WaitUntil(t, "b to build the index", func() bool { return status() == types.IndexStatusActive })
 	out, err := b.client(testCredentials).Scan(ctx(t), &dynamodb.ScanInput{TableName: aws.String("Built"), IndexName: aws.String("byG"), Select: types.SelectCount})

@@ -3,7 +3,6 @@ package server
 import (
 	"math/rand/v2"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,9 +71,8 @@ func runSimulation(t *testing.T, l fdblitetest.Latency) {
 			t.Fatal(err)
 		}
 	}
-	var clock atomic.Int64
-	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
-	now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
+	clock := testtime.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := clock.Now
 	cfg := Config{DB: db, Now: now, TTLSweepInterval: -1, StreamRetention: -1}
 	// Backfill batches of one item: the backfill lasts many batches, so
 	// servers die while it runs and a live one takes it over.
@@ -165,7 +163,7 @@ func runSimulation(t *testing.T, l fdblitetest.Latency) {
 	}
 	unswept := 0 // rounds in a row in which no live server held the lease
 	round := func() {
-		clock.Add(int64(interval / time.Microsecond))
+		clock.Advance(interval)
 		before := sweeps()
 		for _, ts := range alive {
 			ts.sweepOnce(t.Context(), 1e9, period)

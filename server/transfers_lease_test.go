@@ -3,7 +3,6 @@ package server
 import (
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,9 +20,8 @@ import (
 // the next resume walk runs them, and /metrics counts them.
 func TestTransfersTakenOver(t *testing.T) {
 	db := fdblitetest.OpenIsolated(t)
-	var clock atomic.Int64
-	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro())
-	now := func() time.Time { return time.UnixMicro(clock.Load()) }
+	clock := testtime.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := clock.Now
 	exportDir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(exportDir, "exports"), 0o755); err != nil {
 		t.Fatal(err)
@@ -77,7 +75,7 @@ func TestTransfersTakenOver(t *testing.T) {
 	if e, i := status(); e != types.ExportStatusInProgress || i != types.ImportStatusInProgress {
 		t.Fatalf("while the dead server's leases last: export %s, import %s; want both IN_PROGRESS", e, i)
 	}
-	clock.Add(int64((DefaultJobLease + time.Second) / time.Microsecond))
+	clock.Advance(DefaultJobLease + time.Second)
 	b.resumeTransfers(t.Context())
 	testtime.WaitUntil(t, "b's transfers to end", idle)
 	if e, i := status(); e != types.ExportStatusCompleted || i != types.ImportStatusCompleted {

@@ -43,6 +43,13 @@ func (c *Clock) Now() time.Time {
 	return c.now
 }
 
+// Set moves the clock to t.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
 // Advance moves the clock forward by d (backward if d is negative).
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
