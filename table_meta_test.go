@@ -544,33 +544,39 @@ func TestMetaUniqueFormat(t *testing.T) {
 	}
 }
 
-// TestMetaCountsFormat checks invariant 6: metadata with exact counters,
-// or with the counting pass under way, is stored as FormatVersion 4
-// (the format in Layout), which versions before counters refuse;
-// counting under any other FormatVersion, or both counted and counting,
-// was written by no version and is refused. Counted metadata under the
-// FormatVersion of the versions before the rule is read as counted.
-func TestMetaCountsFormat(t *testing.T) {
+// TestMetaFormatVersion checks invariants 6 and 7: metadata with exact
+// counters, with the counting pass under way, or whose change log is
+// captured (a backup being taken, point-in-time recovery) is stored as
+// FormatVersion 4 (the format in Layout), which versions before counters
+// and backups refuse. Counting under any other FormatVersion, or both
+// counted and counting, was written by no version and is refused; counted
+// or captured metadata under the FormatVersion of the versions before the
+// rules is read as it is, and written back as FormatVersion 4.
+func TestMetaFormatVersion(t *testing.T) {
 	for _, tc := range []struct {
 		name              string
 		counted, counting bool
 		multi             bool
+		captures          []string
 		stored            string // the FormatVersion and Layout members stored
 		storeAs           string // another form to decode ("": none)
 		storeAsOK         bool
 	}{
-		{"counted", true, false, false, `"FormatVersion":4,"Layout":2`, `"FormatVersion":2`, true},
-		{"counted, multi-attribute key", true, false, true, `"FormatVersion":4,"Layout":2`, `"FormatVersion":3,"Layout":2`, true},
-		{"counting", false, true, false, `"FormatVersion":4,"Layout":2`, `"FormatVersion":2`, false},
-		{"counting, multi-attribute key", false, true, true, `"FormatVersion":4,"Layout":2`, `"FormatVersion":3,"Layout":2`, false},
-		{"neither", false, false, false, `"FormatVersion":2`, `"FormatVersion":4,"Layout":2`, false},
+		{"counted", true, false, false, nil, `"FormatVersion":4,"Layout":2`, `"FormatVersion":2`, true},
+		{"counted, multi-attribute key", true, false, true, nil, `"FormatVersion":4,"Layout":2`, `"FormatVersion":3,"Layout":2`, true},
+		{"counting", false, true, false, nil, `"FormatVersion":4,"Layout":2`, `"FormatVersion":2`, false},
+		{"counting, multi-attribute key", false, true, true, nil, `"FormatVersion":4,"Layout":2`, `"FormatVersion":3,"Layout":2`, false},
+		{"captured", false, false, false, []string{"b1"}, `"FormatVersion":4,"Layout":2`, `"FormatVersion":2`, true},
+		{"captured, multi-attribute key", false, false, true, []string{"b1", "b2"}, `"FormatVersion":4,"Layout":2`, `"FormatVersion":3,"Layout":2`, true},
+		{"captured and counted", true, false, false, []string{"b1"}, `"FormatVersion":4,"Layout":2`, `"FormatVersion":2`, true},
+		{"neither", false, false, false, nil, `"FormatVersion":2`, `"FormatVersion":4,"Layout":2`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &tableMeta{name: "Music", schema: goldenSchema(), format: 2, counted: tc.counted, counting: tc.counting}
+			m := &tableMeta{name: "Music", schema: goldenSchema(), format: 2}
 			if tc.multi {
 				multiKeyGolden(2)(m)
-				m.counted, m.counting = tc.counted, tc.counting
 			}
+			m.counted, m.counting, m.captures = tc.counted, tc.counting, tc.captures
 			raw, err := encodeMeta(m)
 			if err != nil {
 				t.Fatal(err)
@@ -582,12 +588,24 @@ func TestMetaCountsFormat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.counted != tc.counted || got.counting != tc.counting || got.format != 2 {
-				t.Errorf("decoded counted %v counting %v format %d, want %v %v 2", got.counted, got.counting, got.format, tc.counted, tc.counting)
+			if got.counted != tc.counted || got.counting != tc.counting || !cmp.Equal(got.captures, tc.captures, cmpopts.EquateEmpty()) || got.format != 2 {
+				t.Errorf("decoded counted %v counting %v captures %v format %d, want %v %v %v 2",
+					got.counted, got.counting, got.captures, got.format, tc.counted, tc.counting, tc.captures)
 			}
 			other := strings.Replace(string(raw), tc.stored, tc.storeAs, 1)
-			if _, err := decodeMeta([]byte(other), "Music"); (err == nil) != tc.storeAsOK || err != nil && !errors.Is(err, ErrCorrupt) {
-				t.Errorf("decodeMeta stored as %s = %v, want ok %v", tc.storeAs, err, tc.storeAsOK)
+			got, err = decodeMeta([]byte(other), "Music")
+			if (err == nil) != tc.storeAsOK || err != nil && !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("decodeMeta stored as %s = %v, want ok %v", tc.storeAs, err, tc.storeAsOK)
+			}
+			if err != nil {
+				return
+			}
+			again, err := encodeMeta(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(string(again), "{"+tc.stored+",") {
+				t.Errorf("rewritten as %.40s…, want %s", again, tc.stored)
 			}
 		})
 	}
@@ -599,64 +617,6 @@ func TestMetaCountsFormat(t *testing.T) {
 	both := strings.Replace(string(raw), `"Counted":true`, `"Counted":true,"Counting":true`, 1)
 	if _, err := decodeMeta([]byte(both), "Music"); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("decodeMeta of counted and counting = %v, want ErrCorrupt", err)
-	}
-}
-
-// TestMetaCapturesFormat checks invariant 7: metadata whose change log is
-// captured (a backup being taken, point-in-time recovery) is stored as
-// FormatVersion 4, which versions before backups refuse; captured
-// metadata under the FormatVersion of the versions between backups and
-// the rule is read as it is.
-func TestMetaCapturesFormat(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		counted  bool
-		multi    bool
-		captures []string
-		stored   string // the FormatVersion and Layout members stored
-		storeAs  string // the form of the versions before the rule
-	}{
-		{"captured", false, false, []string{"b1"}, `"FormatVersion":4,"Layout":2`, `"FormatVersion":2`},
-		{"captured, multi-attribute key", false, true, []string{"b1", "b2"}, `"FormatVersion":4,"Layout":2`, `"FormatVersion":3,"Layout":2`},
-		{"captured and counted", true, false, []string{"b1"}, `"FormatVersion":4,"Layout":2`, `"FormatVersion":2`},
-		{"not captured", false, false, nil, `"FormatVersion":2`, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m := &tableMeta{name: "Music", schema: goldenSchema(), format: 2}
-			if tc.multi {
-				multiKeyGolden(2)(m)
-			}
-			m.counted, m.captures = tc.counted, tc.captures
-			raw, err := encodeMeta(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.HasPrefix(string(raw), "{"+tc.stored+",") {
-				t.Fatalf("stored as %.40s…, want %s", raw, tc.stored)
-			}
-			got, err := decodeMeta(raw, "Music")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !cmp.Equal(got.captures, tc.captures, cmpopts.EquateEmpty()) || got.format != 2 {
-				t.Errorf("decoded captures %v format %d, want %v 2", got.captures, got.format, tc.captures)
-			}
-			if tc.storeAs == "" {
-				return
-			}
-			old := strings.Replace(string(raw), tc.stored, tc.storeAs, 1)
-			got, err = decodeMeta([]byte(old), "Music")
-			if err != nil {
-				t.Fatalf("decodeMeta stored as %s: %v", tc.storeAs, err)
-			}
-			again, err := encodeMeta(got)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.HasPrefix(string(again), "{"+tc.stored+",") {
-				t.Errorf("rewritten as %.40s…, want %s", again, tc.stored)
-			}
-		})
 	}
 }
 
