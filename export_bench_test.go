@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -25,20 +24,7 @@ func BenchmarkExport(b *testing.B) {
 	db := fdblitetest.Open(b)
 	root := testRoot(b, db)
 	src := mustOpen(b, db, "BenchExport", root, WithSchema(hashOnly))
-	pad := strings.Repeat("p", 1000)
-	for i := 0; i < n; i += 200 {
-		_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
-			for j := i; j < i+200; j++ {
-				if _, err := src.Put(tr, PutInput{Item: Item{"pk": S("k" + strconv.Itoa(j)), "pad": S(pad)}}); err != nil {
-					return nil, err
-				}
-			}
-			return nil, nil
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+	loadKB(b, db, src, n)
 	if _, err := src.UpdateContinuousBackups(db, true, 1); err != nil {
 		b.Fatal(err)
 	}
