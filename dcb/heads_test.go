@@ -242,35 +242,7 @@ func TestSubscribersNeverMissAppends(t *testing.T) {
 						return err == nil && st.Watches >= int64(watches)
 					})
 					batches := rapid.SliceOfN(rapid.SliceOfN(genEvent(), 1, 3), 1, 2).Draw(rt, fmt.Sprint("batches", step))
-					var as []Appended
-					_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
-						// Several appends in one transaction: idempotent,
-						// as the store's own transactions are.
-						if err := tr.Options().SetAutomaticIdempotency(); err != nil {
-							return nil, err
-						}
-						as = as[:0]
-						for _, b := range batches {
-							a, err := s.Append(tr, b, nil)
-							if err != nil {
-								return nil, err
-							}
-							as = append(as, a)
-						}
-						return nil, nil
-					})
-					if err != nil {
-						rt.Fatal(err)
-					}
-					for i, b := range batches {
-						ps, err := as[i].Positions()
-						if err != nil {
-							rt.Fatal(err)
-						}
-						for j, e := range b {
-							m.events = append(m.events, stored(e, ps[j]))
-						}
-					}
+					m.appendTogether(rt, db, s, batches, true)
 					for i, sb := range subs {
 						want := m.read(sb.q, ReadOptions{})
 						var got []StoredEvent

@@ -51,6 +51,45 @@ func (m *storeModel) read(q Query, o ReadOptions) []StoredEvent {
 	return out
 }
 
+// appendTogether appends batches in one transaction of db (idempotent:
+// with automatic idempotency, as the store's own transactions are),
+// checks that their positions follow the model's events, and records
+// them in the model.
+func (m *storeModel) appendTogether(rt *rapid.T, db fdb.Database, s *Store, batches [][]Event, idempotent bool) {
+	var as []Appended
+	_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
+		if idempotent {
+			if err := tr.Options().SetAutomaticIdempotency(); err != nil {
+				return nil, err
+			}
+		}
+		as = as[:0]
+		for _, b := range batches {
+			a, err := s.Append(tr, b, nil)
+			if err != nil {
+				return nil, err
+			}
+			as = append(as, a)
+		}
+		return nil, nil
+	})
+	if err != nil {
+		rt.Fatal(err)
+	}
+	for i, b := range batches {
+		ps, err := as[i].Positions()
+		if err != nil {
+			rt.Fatal(err)
+		}
+		for j, e := range b {
+			if n := len(m.events); n > 0 && ps[j].Compare(m.events[n-1].Position) <= 0 {
+				rt.Fatalf("position %s not after %s", ps[j], m.events[n-1].Position)
+			}
+			m.events = append(m.events, stored(e, ps[j]))
+		}
+	}
+}
+
 func stored(e Event, p Position) StoredEvent {
 	d := append([]byte{}, e.Data...)
 	return StoredEvent{Position: p, Type: e.Type, Tags: normalTags(e.Tags), Data: d}
@@ -162,34 +201,7 @@ func TestStoreModel(t *testing.T) {
 				}
 			},
 			"append several in one transaction": func(rt *rapid.T) {
-				batches := rapid.SliceOfN(rapid.SliceOfN(genEvent(), 1, 2), 2, 3).Draw(rt, "batches")
-				var as []Appended
-				_, err := db.Transact(func(tr fdb.Transaction) (any, error) {
-					as = as[:0]
-					for _, b := range batches {
-						a, err := s.Append(tr, b, nil)
-						if err != nil {
-							return nil, err
-						}
-						as = append(as, a)
-					}
-					return nil, nil
-				})
-				if err != nil {
-					rt.Fatal(err)
-				}
-				for i, b := range batches {
-					ps, err := as[i].Positions()
-					if err != nil {
-						rt.Fatal(err)
-					}
-					for j, e := range b {
-						if n := len(m.events); n > 0 && ps[j].Compare(m.events[n-1].Position) <= 0 {
-							rt.Fatalf("position %s not after %s", ps[j], m.events[n-1].Position)
-						}
-						m.events = append(m.events, stored(e, ps[j]))
-					}
-				}
+				m.appendTogether(rt, db, s, rapid.SliceOfN(rapid.SliceOfN(genEvent(), 1, 2), 2, 3).Draw(rt, "batches"), false)
 			},
 			"read": func(rt *rapid.T) {
 				q := genQuery().Draw(rt, "query")
