@@ -276,61 +276,32 @@ func loadItems(ctx context.Context, c *dynamodb.Client, items, clients int) erro
 // measureDurable runs ops operations (GetItem of one item, or Query of
 // one partition) from n clients, with keys drawn uniformly or Zipfian.
 func measureDurable(ctx context.Context, c *dynamodb.Client, op, keys string, items, n, ops int) (result, error) {
-	lat := make([]time.Duration, ops)
-	var next atomic.Int64
-	var firstErr error
-	var once sync.Once
-	var wg sync.WaitGroup
-	start := time.Now()
-	for g := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(g), 36))
-			z := rand.NewZipf(r, zipfS, 1, uint64(items-1))
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= ops {
-					return
-				}
-				k := r.IntN(items)
-				if keys == "zipfian" {
-					// Ranks scattered over the keys (a permutation: the prime
-					// does not divide items unless items is a multiple of it).
-					k = int((z.Uint64() * 1_000_000_007) % uint64(items))
-				}
-				t0 := time.Now()
-				var err error
-				if op == "GetItem" {
-					var out *dynamodb.GetItemOutput
-					out, err = c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: durableItemKey(k)})
-					if err == nil && out.Item == nil {
-						err = fmt.Errorf("item %d missing", k)
-					}
-				} else {
-					var out *dynamodb.QueryOutput
-					out, err = c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), Limit: aws.Int32(queryLimit),
-						KeyConditionExpression:    aws.String("pk = :p"),
-						ExpressionAttributeValues: map[string]types.AttributeValue{":p": durableItemKey(k)["pk"]}})
-					if err == nil && out.Count == 0 {
-						err = fmt.Errorf("partition of item %d empty", k)
-					}
-				}
-				if err != nil {
-					once.Do(func() { firstErr = err })
-					return
-				}
-				lat[i] = time.Since(t0)
+	return timeOps(n, ops, func(g int) func(int) error {
+		r := rand.New(rand.NewPCG(uint64(g), 36))
+		z := rand.NewZipf(r, zipfS, 1, uint64(items-1))
+		return func(int) error {
+			k := r.IntN(items)
+			if keys == "zipfian" {
+				// Ranks scattered over the keys (a permutation: the prime
+				// does not divide items unless items is a multiple of it).
+				k = int((z.Uint64() * 1_000_000_007) % uint64(items))
 			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	if firstErr != nil {
-		return result{}, firstErr
-	}
-	slices.Sort(lat)
-	return result{opsPerS: float64(ops) / elapsed.Seconds(), p50: lat[len(lat)/2], p99: lat[len(lat)*99/100]}, nil
+			if op == "GetItem" {
+				out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: durableItemKey(k)})
+				if err == nil && out.Item == nil {
+					err = fmt.Errorf("item %d missing", k)
+				}
+				return err
+			}
+			out, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), Limit: aws.Int32(queryLimit),
+				KeyConditionExpression:    aws.String("pk = :p"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":p": durableItemKey(k)["pk"]}})
+			if err == nil && out.Count == 0 {
+				err = fmt.Errorf("partition of item %d empty", k)
+			}
+			return err
+		}
+	})
 }
 
 // cpuSeconds is the CPU time (user and system) process pid has used, from

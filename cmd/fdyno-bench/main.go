@@ -361,23 +361,36 @@ func op(ctx context.Context, c *dynamodb.Client, wl string, i int) error {
 // throughput and latency percentiles. PutItem writes keys 0..ops-1, which
 // GetItem and Query then read.
 func measure(ctx context.Context, c *dynamodb.Client, wl string, n, ops int) (result, error) {
+	r, err := timeOps(n, ops, func(int) func(int) error {
+		return func(i int) error { return op(ctx, c, wl, i) }
+	})
+	r.workload, r.clients = wl, n
+	return r, err
+}
+
+// timeOps runs operations 0..ops-1 from n clients, each taking the next
+// one until none is left, and returns the throughput and latency
+// percentiles, or the first error. client(g) returns client g's
+// operation, called with the operation's number.
+func timeOps(n, ops int, client func(g int) func(i int) error) (result, error) {
 	lat := make([]time.Duration, ops)
 	var next atomic.Int64
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
 	start := time.Now()
-	for range n {
+	for g := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			op := client(g)
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= ops {
 					return
 				}
 				t0 := time.Now()
-				if err := op(ctx, c, wl, i); err != nil {
+				if err := op(i); err != nil {
 					once.Do(func() { firstErr = err })
 					return
 				}
@@ -391,8 +404,7 @@ func measure(ctx context.Context, c *dynamodb.Client, wl string, n, ops int) (re
 		return result{}, firstErr
 	}
 	slices.Sort(lat)
-	return result{workload: wl, clients: n, opsPerS: float64(ops) / elapsed.Seconds(),
-		p50: lat[len(lat)/2], p99: lat[len(lat)*99/100]}, nil
+	return result{opsPerS: float64(ops) / elapsed.Seconds(), p50: lat[len(lat)/2], p99: lat[len(lat)*99/100]}, nil
 }
 
 // report prints one line per target, operation and client count. The
