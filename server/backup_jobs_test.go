@@ -78,6 +78,50 @@ func mustRestored(t *testing.T, c *dynamodb.Client, table string) *types.TableDe
 	return d
 }
 
+// While a restore runs, its table is CREATING: DeleteTable and CreateTable
+// of its name are ResourceInUseException, as DynamoDB answers them for a
+// table being created, and item operations ResourceNotFoundException.
+func TestRestoringTableInUse(t *testing.T) {
+	db := fdblitetest.OpenIsolated(t)
+	// An hour's pause after the restore's first transaction: it stays
+	// CREATING for the whole test.
+	srv := newTestServer(t, Config{DB: db, TTLSweepInterval: -1, StreamRetention: -1, CountBuildInterval: -1, JobPause: time.Hour})
+	c := srv.client(testCredentials)
+	createTable(t, c, "Src", "", "")
+	putPK(t, c, "Src", "a", "1")
+	src, err := srv.openTable("Src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bk, err := src.CreateBackup(db, "src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RestoreTableFromBackup(ctx(t), &dynamodb.RestoreTableFromBackupInput{BackupArn: aws.String(srv.backupARN("Src", bk.BackupID)),
+		TargetTableName: aws.String("Copy")}); err != nil {
+		t.Fatal(err)
+	}
+	var inUse *types.ResourceInUseException
+	_, err = c.DeleteTable(ctx(t), &dynamodb.DeleteTableInput{TableName: aws.String("Copy")})
+	if !errors.As(err, &inUse) || aws.ToString(inUse.Message) != "Attempt to change a resource which is still in use: Table is being created: Copy" {
+		t.Errorf("DeleteTable of a table being restored: %v, want ResourceInUseException (Table is being created)", err)
+	}
+	if _, err := c.CreateTable(ctx(t), pkTableInput("Copy")); !errors.As(err, &inUse) {
+		t.Errorf("CreateTable of a table being restored: %v, want ResourceInUseException", err)
+	}
+	var notFound *types.ResourceNotFoundException
+	if _, err := c.GetItem(ctx(t), &dynamodb.GetItemInput{TableName: aws.String("Copy"), Key: map[string]types.AttributeValue{"pk": s("a")}}); !errors.As(err, &notFound) {
+		t.Errorf("GetItem of a table being restored: %v, want ResourceNotFoundException", err)
+	}
+	out, err := c.DescribeTable(ctx(t), &dynamodb.DescribeTableInput{TableName: aws.String("Copy")})
+	if err != nil || out.Table.TableStatus != types.TableStatusCreating {
+		t.Fatalf("DescribeTable after the refused DeleteTable: %v, %v; want CREATING", out, err)
+	}
+	if _, err := c.DeleteTable(ctx(t), &dynamodb.DeleteTableInput{TableName: aws.String("Gone")}); !errors.As(err, &notFound) {
+		t.Errorf("DeleteTable of no table: %v, want ResourceNotFoundException", err)
+	}
+}
+
 // Of two servers on one database, the one that started a restore runs
 // it, under its lease; the other finds the lease held and leaves it
 // (elsewhere). When the first stops (Close, as a crash would, between two

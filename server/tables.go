@@ -377,6 +377,13 @@ func (s *Server) deleteTable(c *call, _ *deleteTableInput, _ *fdyno.Table) (any,
 		}
 		return nil
 	}, s.tableOptions()...)
+	if errors.Is(err, fdyno.ErrResourceNotFound) {
+		// A table being restored (backup_jobs.go) is CREATING, which
+		// DynamoDB does not delete.
+		if _, rerr := fdyno.DescribeRestore(s.db, name, s.tableOptions()...); rerr == nil {
+			return nil, &apiError{typ: errResourceInUse, msg: "Attempt to change a resource which is still in use: Table is being created: " + name}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
