@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -272,4 +273,48 @@ func TestBucketObjects(t *testing.T) {
 		t.Fatalf("the object is not at KeyPrefix+key: %v", err)
 	}
 	raw.Body.Close()
+}
+
+// countingLists counts an API's ListObjectsV2 calls.
+type countingLists struct {
+	API
+	calls int
+}
+
+func (c *countingLists) ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input, opts ...func(*s3.Options)) (*s3.ListObjectsV2Output, error) {
+	c.calls++
+	return c.API.ListObjectsV2(ctx, in, opts...)
+}
+
+// List follows S3's pages (at most 1,000 keys each): every key of the
+// prefix, in order, none of another prefix.
+func TestListPages(t *testing.T) {
+	client := fakeS3(t)("AKIDOK")
+	const n = 2345
+	var want []string
+	for i := range n {
+		key := fmt.Sprintf("p/%05d", i)
+		want = append(want, key)
+		if _, err := client.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String("exports"),
+			Key: aws.String("111111111111/" + key), Body: bytes.NewReader(nil)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, key := range []string{"111111111111/q", "111111111111/p", "222222222222/p/00001"} {
+		if _, err := client.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String("exports"), Key: aws.String(key), Body: bytes.NewReader(nil)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lists := &countingLists{API: client}
+	b := &Bucket{Client: lists, Name: "exports", KeyPrefix: "111111111111/"}
+	got, err := b.List("p/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Errorf("List(p/) (-want +got):\n%s", diff)
+	}
+	if lists.calls != 3 {
+		t.Errorf("List(p/) of %d keys made %d ListObjectsV2 calls, want 3 (pages of 1,000)", n, lists.calls)
+	}
 }
