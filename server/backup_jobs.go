@@ -187,7 +187,8 @@ func (s *Server) jobTx(ctx context.Context, renew func() bool, progress func()) 
 
 // pacedTx returns a transactor that paces a job's transactions as jobTx
 // does, for a job that renews its lease itself (exports and imports,
-// exports.go).
+// exports.go) and for the walk that looks for their jobs; it stops once
+// ctx is done.
 func (s *Server) pacedTx(ctx context.Context) *jobTransactor {
 	return &jobTransactor{ctx: ctx, db: s.db, pause: s.bgConfig.JobPause, renew: func() bool { return true }, renewed: time.Now(),
 		every: s.jobLease()}
