@@ -383,14 +383,14 @@ func timeOps(n, ops int, client func(g int) func(i int) error) (result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			op := client(g)
+			do := client(g)
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= ops {
 					return
 				}
 				t0 := time.Now()
-				if err := op(i); err != nil {
+				if err := do(i); err != nil {
 					once.Do(func() { firstErr = err })
 					return
 				}

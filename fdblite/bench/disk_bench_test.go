@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,10 +29,12 @@ import (
 //	FDBLITE_BENCH_DISK_KEYS=1000000 FDBLITE_CACHE_BYTES=67108864 \
 //	  go test -run '^$' -bench DurableDisk -benchtime 1x ./fdblite/bench
 const (
-	envDiskDir  = "FDBLITE_BENCH_DISK_DIR"
-	envDiskMode = "FDBLITE_BENCH_DISK_MODE"
-	envDiskKeys = "FDBLITE_BENCH_DISK_KEYS"
-	diskValue   = 1000
+	envDiskDir      = "FDBLITE_BENCH_DISK_DIR"
+	envDiskMode     = "FDBLITE_BENCH_DISK_MODE"
+	envDiskKeys     = "FDBLITE_BENCH_DISK_KEYS"
+	envDiskBaseline = "FDBLITE_BENCH_DISK_BASELINE"
+	envDiskCold     = "FDBLITE_BENCH_DISK_COLD"
+	diskValue       = 1000
 )
 
 // rssMB reads the process's resident set (VmRSS) and its peak (VmHWM).
@@ -165,10 +167,13 @@ func commitFigures(t *testing.T, big fdb.Database, keys int, emit func(string, .
 			t.Fatal(err)
 		}
 	}
-	measure := func(db fdb.Database, n, writers int) float64 {
-		var done atomic.Int64
+	// measure runs writers for 5 s on db (n keys) and returns their
+	// commits per second; it adds every commit's latency to lat.
+	measure := func(db fdb.Database, n, writers int, lat *[]time.Duration) float64 {
+		var mu sync.Mutex
 		stop := time.Now().Add(5 * time.Second)
 		var wg sync.WaitGroup
+		done := 0
 		for w := range writers {
 			wg.Add(1)
 			go func() {
@@ -176,9 +181,11 @@ func commitFigures(t *testing.T, big fdb.Database, keys int, emit func(string, .
 				r := rand.New(rand.NewPCG(uint64(w), uint64(n)))
 				buf := make([]byte, 0, keySize)
 				v := make([]byte, diskValue)
+				var mine []time.Duration
 				for time.Now().Before(stop) {
 					k := makeKey(buf, r.IntN(n))
 					v[0]++
+					t0 := time.Now()
 					if _, err := db.Transact(func(tr fdb.Transaction) (any, error) {
 						tr.Set(k, v)
 						return nil, nil
@@ -186,22 +193,41 @@ func commitFigures(t *testing.T, big fdb.Database, keys int, emit func(string, .
 						t.Error(err)
 						return
 					}
-					done.Add(1)
+					mine = append(mine, time.Since(t0))
 				}
+				mu.Lock()
+				defer mu.Unlock()
+				*lat = append(*lat, mine...)
+				done += len(mine)
 			}()
 		}
 		wg.Wait()
-		return float64(done.Load()) / 5
+		return float64(done) / 5
 	}
 	for _, writers := range []int{1, 64} {
 		var onSmall, onBig []float64
+		var latSmall, latBig []time.Duration
 		for range 5 {
-			onSmall = append(onSmall, measure(small, commitKeys, writers))
-			onBig = append(onBig, measure(big, keys, writers))
+			onSmall = append(onSmall, measure(small, commitKeys, writers, &latSmall))
+			onBig = append(onBig, measure(big, keys, writers, &latBig))
 		}
 		emit("commits/s with %d writer(s): %d keys %s; %d keys %s", writers,
 			commitKeys, rounds(onSmall), keys, rounds(onBig))
+		emit("commit latency with %d writer(s): %d keys %s; %d keys %s", writers,
+			commitKeys, tail(latSmall), keys, tail(latBig))
 	}
+}
+
+// tail formats the 50th, 99th and 99.9th percentiles of ds and its
+// maximum.
+func tail(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	slices.Sort(ds)
+	at := func(q float64) time.Duration { return ds[int(q*float64(len(ds)-1))] }
+	return fmt.Sprintf("p50 %v p99 %v p99.9 %v max %v", at(0.5).Round(time.Microsecond),
+		at(0.99).Round(time.Microsecond), at(0.999).Round(time.Microsecond), ds[len(ds)-1].Round(time.Microsecond))
 }
 
 // rounds formats measurements and their median.
@@ -260,44 +286,92 @@ func TestDiskChild(t *testing.T) {
 	stats, _ := db.ReadTransact(func(rt fdb.ReadTransaction) (any, error) {
 		return rt.Get(fdblitetest.StatsKey).Get()
 	})
-	s := string(stats.([]byte))
-	recovered := s[strings.Index(s, `"recovered_commits"`):]
-	recovered = recovered[:strings.Index(recovered, ",")]
-	emit("restart: first answer %.3f s after open began (%s), RSS %.0f MB", time.Since(start).Seconds(), recovered, now)
+	emit("restart: first answer %.3f s after open began (%s), RSS %.0f MB", time.Since(start).Seconds(),
+		statField(string(stats.([]byte)), "recovered_commits", "loaded_keys"), now)
 	readFigures(t, db, keys, emit)
 	now, peak := rssMB()
 	emit("after the reads: RSS %.0f MB, peak %.0f MB", now, peak)
+}
+
+// statField is the first of names found in fdblite's stats JSON, as
+// "name": value; a baseline library may report others than today's.
+func statField(stats string, names ...string) string {
+	for _, name := range names {
+		i := strings.Index(stats, `"`+name+`"`)
+		if i < 0 {
+			continue
+		}
+		f := stats[i:]
+		if j := strings.IndexAny(f, ",}"); j >= 0 {
+			f = f[:j]
+		}
+		return f
+	}
+	return "no " + strings.Join(names, " or ")
 }
 
 // BenchmarkDurableDisk: see the comment at the top of this file. Keys are
 // 16 bytes, values 1,000; FDBLITE_BENCH_DISK_KEYS (default 100,000) sets
 // the size. The in-memory database's reads, in this process, are the
 // comparison. The figures go to stdout.
+//
+// FDBLITE_BENCH_DISK_BASELINE names a directory holding another build's
+// libfdb_c.so, such as the design before beyond-RAM, which kept every key
+// in memory (docs/benchmarks.md says how to build it): every child then
+// runs again on a second directory with that library (LD_LIBRARY_PATH
+// overrides the test binary's RUNPATH), and the commit children of the
+// two libraries alternate, twice each, so both see the same machine.
+// FDBLITE_BENCH_DISK_COLD=1 drops the system's page cache before every
+// child (root only), so none finds the other's pages cached.
 func BenchmarkDurableDisk(b *testing.B) {
 	keys := 100_000
 	if s := os.Getenv(envDiskKeys); s != "" {
 		keys, _ = strconv.Atoi(s)
 	}
-	dir := b.TempDir()
-	run := func(mode string) {
+	type library struct{ name, dir, libDir string }
+	libs := []library{{name: "", dir: b.TempDir()}}
+	if base := os.Getenv(envDiskBaseline); base != "" {
+		if _, err := os.Stat(base + "/libfdb_c.so"); err != nil {
+			b.Fatalf("%s: %v", envDiskBaseline, err)
+		}
+		libs = append(libs, library{name: "baseline ", dir: b.TempDir(), libDir: base})
+	}
+	cold := os.Getenv(envDiskCold) != ""
+	run := func(lib library, mode string) {
+		if cold {
+			// Every child starts on a cold page cache (root only).
+			syscall.Sync()
+			if err := os.WriteFile("/proc/sys/vm/drop_caches", []byte("1"), 0); err != nil {
+				b.Fatalf("%s: %v", envDiskCold, err)
+			}
+		}
 		cmd := exec.Command(os.Args[0], "-test.run=^TestDiskChild$", "-test.bench=^$", "-test.count=1")
-		cmd.Env = append(os.Environ(), envDiskDir+"="+dir, envDiskMode+"="+mode, envDiskKeys+"="+strconv.Itoa(keys))
+		cmd.Env = append(os.Environ(), envDiskDir+"="+lib.dir, envDiskMode+"="+mode, envDiskKeys+"="+strconv.Itoa(keys))
+		if lib.libDir != "" {
+			cmd.Env = append(cmd.Env, "LD_LIBRARY_PATH="+lib.libDir)
+		}
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			b.Fatalf("%s child: %v\n%s", mode, err, out)
+			b.Fatalf("%s%s child: %v\n%s", lib.name, mode, err, out)
 		}
 		sc := bufio.NewScanner(bytes.NewReader(out))
 		for sc.Scan() {
 			if fig, ok := strings.CutPrefix(sc.Text(), "FIG "); ok {
-				fmt.Printf("%s: %s\n", mode, fig)
+				fmt.Printf("%s%s: %s\n", lib.name, mode, fig)
 			}
 		}
 	}
 	for b.Loop() {
-		run("load")
-		run("read")   // restart on the log a kill left
-		run("reread") // restart on the state a clean run left
-		run("commit") // commits on it against a small database
+		for _, lib := range libs {
+			run(lib, "load")
+			run(lib, "read")   // restart on the log a kill left
+			run(lib, "reread") // restart on the state a clean run left
+		}
+		for range min(len(libs), 2) {
+			for _, lib := range libs {
+				run(lib, "commit") // commits on it against a small database
+			}
+		}
 		mem := openDB(b, "disk-memory")
 		n := min(keys, 100_000)
 		value := make([]byte, diskValue)
