@@ -76,7 +76,9 @@ func main() {
 		t.Fatalf("the README's tour does not build:\n%s\n%s", out, numbered(src))
 	}
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "FDB_CLUSTER_FILE=") // fdblite's in-memory default
+	// fdblite's in-memory default, also when the tests run on a durable
+	// default database (make durable-fdyno-test), which this process holds.
+	cmd.Env = append(os.Environ(), "FDB_CLUSTER_FILE=", "FDBLITE_DATA_DIR=")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the README's tour fails: %v\n%s", err, out)
