@@ -464,7 +464,13 @@ CommitResult Database::Commit(const CommitRequest& req, Deferred* defer) {
     CollectFiredLocked(touched, cv, &fired);
     MaybePruneLocked(cv);
     r.version = cv;
-    if (durable_) ticket = durable_->Append(cv, oldest_, std::move(ops));
+    if (durable_) {
+      // Over the window's budget, memory holds log not yet applied: the
+      // commit's group catches up (durable.h).
+      const bool catch_up =
+          budget_ && static_cast<int64_t>(store_.MemoryBytes()) > budget_->budget();
+      ticket = durable_->Append(cv, oldest_, std::move(ops), catch_up);
+    }
   }
   if (durable_) {
     // Group commit: wait, outside the store lock, for the fsync that carries

@@ -28,6 +28,9 @@ constexpr int kFormat = 2;
 // on a 10M-key table whose pages were not cached (a second of no commits
 // after each burst); 64 KB bounds it to tens of milliseconds.
 constexpr size_t kApplyBudget = 64 << 10;
+// The same while memory is over the window's budget (Pending::catch_up):
+// then memory comes first, and a group applies megabytes.
+constexpr size_t kCatchUpBudget = 4 << 20;
 
 }  // namespace
 
@@ -425,12 +428,13 @@ DurableLog::~DurableLog() {
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
 }
 
-uint64_t DurableLog::Append(Version v, Version horizon, std::vector<DurableOp> ops) {
+uint64_t DurableLog::Append(Version v, Version horizon, std::vector<DurableOp> ops,
+                            bool catch_up) {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t ticket = next_ticket_++;
   inflight_.push_back(v);
   if (error_ == 0) {
-    queue_.push_back(Pending{ticket, v, horizon, std::move(ops)});
+    queue_.push_back(Pending{ticket, v, horizon, std::move(ops), catch_up});
   }
   return ticket;
 }
@@ -548,14 +552,18 @@ int DurableLog::WriteGroup(const std::vector<Pending>& group, Version* applied,
   }
   // The apply step (invariant 5). Horizons are below their commits'
   // versions, so every row at or below h is in this group or an earlier one.
-  // A group applies at most kApplyBudget bytes of log, or twice what it
-  // appended, so the log after a restart is applied over several groups
-  // and a steady stream still catches up.
+  // A group applies at most kApplyBudget bytes of log (kCatchUpBudget
+  // while memory is over the window's budget), or twice what it appended,
+  // so the log after a restart is applied over several groups and a steady
+  // stream still catches up.
   Version h = std::min(group.back().horizon, group.back().version);
   Version to = *applied;
   if (h > *applied) {
     uint64_t rows = 0;
-    if (int e = Apply(h, std::max(kApplyBudget, 2 * appended), &to, &rows, detail)) {
+    bool catch_up = false;
+    for (const Pending& p : group) catch_up = catch_up || p.catch_up;
+    size_t floor = catch_up ? kCatchUpBudget : kApplyBudget;
+    if (int e = Apply(h, std::max(floor, 2 * appended), &to, &rows, detail)) {
       sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
       return e;
     }

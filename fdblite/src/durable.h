@@ -116,8 +116,11 @@ class DurableLog {
 
   // Append queues the commit at version v (greater than every version
   // appended before) and returns its ticket for Wait. horizon is the read
-  // horizon when it committed (invariant 5), non-decreasing.
-  uint64_t Append(Version v, Version horizon, std::vector<DurableOp> ops);
+  // horizon when it committed (invariant 5), non-decreasing. catch_up says
+  // that memory is over the window's budget: the group that carries the
+  // commit then applies megabytes of log, not kilobytes (WriteGroup).
+  uint64_t Append(Version v, Version horizon, std::vector<DurableOp> ops,
+                  bool catch_up = false);
   // Fail fails the log for good with code (invariant 3), as a failed write
   // does: a read of the engine that failed inside a commit calls it.
   void Fail(int code, const std::string& detail);
@@ -142,6 +145,7 @@ class DurableLog {
     Version version;
     Version horizon;
     std::vector<DurableOp> ops;
+    bool catch_up;
   };
   // Apply applies the log rows at or below h to kv, oldest first, whole
   // rows, stopping once `budget` bytes of them are applied; deletes them
