@@ -367,22 +367,29 @@ func (s *Server) deleteTable(c *call, _ *deleteTableInput, _ *fdyno.Table) (any,
 	// deleting transaction.
 	// A table with point-in-time recovery first gets its system backup,
 	// over many transactions (the library's DeleteTable).
-	d, err := fdyno.DeleteTableChecked(s.db, name, func(d *fdyno.TableDescription) error {
-		ts, err := settingsOf(d)
-		if err != nil {
-			return err
-		}
-		if ts.DeletionProtectionEnabled {
-			return validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
-		}
-		return nil
-	}, s.tableOptions()...)
+	del := func() (*fdyno.TableDescription, error) {
+		return fdyno.DeleteTableChecked(s.db, name, func(d *fdyno.TableDescription) error {
+			ts, err := settingsOf(d)
+			if err != nil {
+				return err
+			}
+			if ts.DeletionProtectionEnabled {
+				return validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+			}
+			return nil
+		}, s.tableOptions()...)
+	}
+	d, err := del()
 	if errors.Is(err, fdyno.ErrResourceNotFound) {
 		// A table being restored (backup_jobs.go) is CREATING, which
 		// DynamoDB does not delete.
 		if _, rerr := fdyno.DescribeRestore(s.db, name, s.tableOptions()...); rerr == nil {
 			return nil, &apiError{typ: errResourceInUse, msg: "Attempt to change a resource which is still in use: Table is being created: " + name}
 		}
+		// A restore may have ended between the two reads: its table
+		// appears in the transaction that removes its record, so a delete
+		// after the second finds it (as DescribeTable's read does).
+		d, err = del()
 	}
 	if err != nil {
 		return nil, err
