@@ -114,21 +114,12 @@ func TestHotKeys(t *testing.T) {
 	st := tbl.state.Load()
 	allowed := hotByDesign(st)
 	var hot []string
-	for _, side := range []struct {
-		kind   string
-		ranges []fdblitetest.AuditedRange
-	}{{"written", a.Writes}, {"read with a conflict", a.Reads}} {
-		for _, rg := range side.ranges {
-			share := float64(rg.Count) / float64(a.Transactions)
-			if share <= maxHotShare {
-				break // most first
-			}
-			if why, ok := allowed(rg.Begin); ok {
-				t.Logf("hot by design (%s): %s by %.0f%% of transactions: %s", why, side.kind, 100*share, describeKey(st, rg.Begin))
-				continue
-			}
-			hot = append(hot, fmt.Sprintf("%s %s by %d of %d transactions (%.0f%%)", describeKey(st, rg.Begin), side.kind, rg.Count, a.Transactions, 100*share))
+	for _, h := range a.Hot(maxHotShare) {
+		if why, ok := allowed(h.Begin); ok {
+			t.Logf("hot by design (%s): %s", why, h.Describe(describeKey(st, h.Begin), a.Transactions))
+			continue
 		}
+		hot = append(hot, h.Describe(describeKey(st, h.Begin), a.Transactions))
 	}
 	if len(hot) > 0 {
 		t.Errorf("seed %d: keys touched by more than %.0f%% of the transactions:\n%s", seed, 100*maxHotShare, strings.Join(hot, "\n"))

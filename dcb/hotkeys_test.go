@@ -106,19 +106,8 @@ func TestHotKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	var hot []string
-	for _, side := range []struct {
-		kind   string
-		ranges []fdblitetest.AuditedRange
-	}{{"written", a.Writes}, {"read with a conflict", a.Reads}} {
-		for i, rg := range side.ranges {
-			share := float64(rg.Count) / float64(a.Transactions)
-			if i < 3 {
-				t.Logf("%s by %d of %d transactions: %s", side.kind, rg.Count, a.Transactions, describeStoreKey(s, rg.Begin))
-			}
-			if share > maxHotShare {
-				hot = append(hot, fmt.Sprintf("%s %s by %d of %d transactions (%.0f%%)", describeStoreKey(s, rg.Begin), side.kind, rg.Count, a.Transactions, 100*share))
-			}
-		}
+	for _, h := range a.Hot(maxHotShare) {
+		hot = append(hot, h.Describe(describeStoreKey(s, h.Begin), a.Transactions))
 	}
 	if len(hot) > 0 {
 		t.Errorf("seed %d: keys touched by more than %.0f%% of the transactions:\n%s", seed, 100*maxHotShare, strings.Join(hot, "\n"))

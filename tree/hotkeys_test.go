@@ -104,23 +104,11 @@ func TestTreeHotKeys(t *testing.T) {
 	t.Logf("seed %d: %d transactions (%v)", seed, a.Transactions, ops)
 	describe := func(k fdb.Key) string { return describeTreeKey(tableDir, watch, k) }
 	var hot []string
-	for _, side := range []struct {
-		kind   string
-		ranges []fdblitetest.AuditedRange
-	}{{"written", a.Writes}, {"read with a conflict", a.Reads}} {
-		for i, rg := range side.ranges {
-			share := float64(rg.Count) / float64(a.Transactions)
-			if i < 3 {
-				t.Logf("%s by %d of %d transactions: %s", side.kind, rg.Count, a.Transactions, describe(rg.Begin))
-			}
-			if share <= maxHotShare {
-				break // most first
-			}
-			if string(rg.Begin) == string(meta) {
-				continue
-			}
-			hot = append(hot, fmt.Sprintf("%s %s by %d of %d transactions (%.0f%%)", describe(rg.Begin), side.kind, rg.Count, a.Transactions, 100*share))
+	for _, h := range a.Hot(maxHotShare) {
+		if string(h.Begin) == string(meta) {
+			continue
 		}
+		hot = append(hot, h.Describe(describe(h.Begin), a.Transactions))
 	}
 	if len(hot) > 0 {
 		t.Errorf("seed %d: keys touched by more than %.0f%% of the transactions:\n%s", seed, 100*maxHotShare, strings.Join(hot, "\n"))

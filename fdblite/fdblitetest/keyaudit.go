@@ -92,3 +92,37 @@ func ReadKeyAudit(db fdb.Database) (KeyAudit, error) {
 	}
 	return out, nil
 }
+
+// HotRange is a conflict range that more than a given share of the
+// audited transactions added.
+type HotRange struct {
+	AuditedRange
+	Kind  string  // "written" or "read with a conflict"
+	Share float64 // of the audited transactions
+}
+
+// Hot returns the ranges written, or read with a conflict, by more than
+// share of a's transactions: the writes first, then the reads, most first
+// within each kind.
+func (a KeyAudit) Hot(share float64) []HotRange {
+	var out []HotRange
+	for _, side := range []struct {
+		kind   string
+		ranges []AuditedRange
+	}{{"written", a.Writes}, {"read with a conflict", a.Reads}} {
+		for _, r := range side.ranges {
+			s := float64(r.Count) / float64(a.Transactions)
+			if s <= share {
+				break // most first
+			}
+			out = append(out, HotRange{AuditedRange: r, Kind: side.kind, Share: s})
+		}
+	}
+	return out
+}
+
+// Describe says what h is and how many of total transactions touched it,
+// its key named by name.
+func (h HotRange) Describe(name string, total int64) string {
+	return fmt.Sprintf("%s %s by %d of %d transactions (%.0f%%)", name, h.Kind, h.Count, total, 100*h.Share)
+}
